@@ -1,0 +1,124 @@
+"""Deal notation: parse, validate, format and encode hands of penalty values.
+
+A card is its penalty value: 0 for a numeral, 1-4 for J, Q, K, A. A hand is listed
+top card first; a deal lists hands in seat order, seat 0 first.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+import numpy as np
+
+VALUE_SYMBOL = "-JQKA"
+MIN_SEATS = 2
+MAX_SEATS = 4
+STANDARD_DECK = (0,) * 36 + (1,) * 4 + (2,) * 4 + (3,) * 4 + (4,) * 4
+
+Hand = tuple[int, ...]
+Deal = tuple[Hand, ...]
+
+# One card: a rank (or the record notation's '-'), then an optional suit.
+_CARD = re.compile(r"(10|[2-9TJQKA\-])([SHDC\u2660-\u2667]?)", re.IGNORECASE)
+_SEPARATORS = " \t,;"
+_RANK_VALUE = {"J": 1, "Q": 2, "K": 3, "A": 4}
+_EXPECTED = "a card: '-', 2-9, 10 or T, J, Q, K, A, optionally followed by a suit S H D C"
+
+
+class DealError(ValueError):
+    """A deal or hand that bmn cannot read; the message says where and what was expected."""
+
+
+def parse_hand(text: str, seat: int = 0) -> Hand:
+    """Read one hand, top card first, in record notation, ranks, or ranks with suits."""
+    values = []
+    pos = 0
+    while pos < len(text):
+        if text[pos] in _SEPARATORS:
+            pos += 1
+            continue
+        match = _CARD.match(text, pos)
+        if match is None:
+            raise DealError(
+                f"hand {seat + 1} ({text!r}): unexpected {text[pos]!r} at position {pos + 1};"
+                f" expected {_EXPECTED}"
+            )
+        values.append(_RANK_VALUE.get(match.group(1).upper(), 0))
+        pos = match.end()
+    return tuple(values)
+
+
+def split_deal(args: Sequence[str] | str) -> list[str]:
+    """Hands given as separate arguments, joined by '/', or both."""
+    if isinstance(args, str):
+        args = [args]
+    return [part for arg in args for part in arg.split("/")]
+
+
+def parse_deal(args: Sequence[str] | str) -> Deal:
+    """Read a deal of 2 to 4 hands; any sizes and deck, as long as every card is valid."""
+    texts = split_deal(args)
+    if not MIN_SEATS <= len(texts) <= MAX_SEATS:
+        raise DealError(
+            f"a deal has {MIN_SEATS} to {MAX_SEATS} hands, got {len(texts)};"
+            " give them as separate arguments or join them with '/'"
+        )
+    deal = tuple(parse_hand(text, seat) for seat, text in enumerate(texts))
+    if not any(deal):
+        raise DealError("every hand is empty; a deal needs at least one card")
+    return deal
+
+
+def format_hand(hand: Sequence[int]) -> str:
+    """The record notation of a hand: '-' for numerals, J Q K A for court cards."""
+    return "".join(VALUE_SYMBOL[int(v)] for v in hand)
+
+
+def format_deal(deal: Sequence[Sequence[int]]) -> str:
+    """The canonical form of a deal: record notation, hands joined by '/'."""
+    return "/".join(format_hand(hand) for hand in deal)
+
+
+def is_standard(deal: Sequence[Sequence[int]]) -> bool:
+    """True for the 52-card deck dealt as evenly as possible, seat 0 first."""
+    sizes = [len(hand) for hand in deal]
+    even = [len(range(seat, 52, len(deal))) for seat in range(len(deal))]
+    cards = sorted(v for hand in deal for v in hand)
+    return sizes == even and tuple(cards) == STANDARD_DECK
+
+
+def deal_round(deck: Sequence[int], players: int) -> Deal:
+    """Deal a deck one card at a time round the table, seat 0 first."""
+    if not MIN_SEATS <= players <= MAX_SEATS:
+        raise DealError(f"players must be {MIN_SEATS} to {MAX_SEATS}, got {players}")
+    return tuple(tuple(int(v) for v in deck[seat::players]) for seat in range(players))
+
+
+def shuffled_deal(players: int = 2, seed: int | None = None) -> Deal:
+    """Shuffle the standard deck and deal it round the table."""
+    deck = np.array(STANDARD_DECK, dtype=np.uint8)
+    np.random.default_rng(seed).shuffle(deck)
+    return deal_round(deck, players)
+
+
+def encode(
+    deal: Sequence[Sequence[int]], width: int | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """One deal as a row of penalty values (hands concatenated, zero padded) and its hand sizes."""
+    sizes = np.array([len(hand) for hand in deal], dtype=np.int64)
+    total = int(sizes.sum())
+    width = total if width is None else width
+    if total > width:
+        raise DealError(f"deal has {total} cards; this batch holds at most {width}")
+    row = np.zeros(width, dtype=np.uint8)
+    row[:total] = [v for hand in deal for v in hand]
+    return row, sizes
+
+
+def decode(row: np.ndarray, sizes: Sequence[int]) -> Deal:
+    """The inverse of encode: split a row back into hands."""
+    ends = np.cumsum(sizes)
+    return tuple(
+        tuple(int(v) for v in row[end - size : end]) for size, end in zip(sizes, ends, strict=False)
+    )

@@ -1,0 +1,165 @@
+"""The rules of Beggar-My-Neighbour in plain Python: the oracle every fast path is checked against.
+
+Written to be read beside RULES.md: deques and loops, no cleverness, nothing shared with the
+compiled kernels. Any number of seats, any hands, exact loop detection.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+FINISHED = "finished"
+LOOP = "loop"
+LIMIT = "limit"
+
+
+@dataclass(frozen=True)
+class Trick:
+    """One taken pile: who took it, how many cards it held, every seat's hand size after."""
+
+    taker: int
+    cards: int
+    hand_sizes: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class Result:
+    """The outcome of one game. Loop fields are set only when status is 'loop'."""
+
+    status: str
+    cards: int
+    tricks: int
+    winner: int | None
+    loop_start_cards: int | None = None
+    loop_start_tricks: int | None = None
+    period_cards: int | None = None
+    period_tricks: int | None = None
+    trace: tuple[Trick, ...] | None = None
+
+    def as_dict(self) -> dict:
+        """The JSON form: status, cards, tricks, winner, and the loop figures for a loop."""
+        out = {
+            "status": self.status,
+            "cards": self.cards,
+            "tricks": self.tricks,
+            "winner": self.winner,
+        }
+        if self.status == LOOP:
+            out.update(
+                loop_start_cards=self.loop_start_cards,
+                loop_start_tricks=self.loop_start_tricks,
+                period_cards=self.period_cards,
+                period_tricks=self.period_tricks,
+            )
+        return out
+
+
+class _Table:
+    """The hands, which seats are out, and the running counts."""
+
+    def __init__(self, deal: Sequence[Sequence[int]]):
+        self.hands = [deque(hand) for hand in deal]
+        self.out = [False] * len(deal)
+        self.cards = 0
+        self.tricks = 0
+
+    def in_game(self) -> list[int]:
+        return [seat for seat, out in enumerate(self.out) if not out]
+
+    def next_seat(self, seat: int) -> int:
+        """The next seat after `seat` that is still in the game."""
+        n = len(self.hands)
+        for step in range(1, n + 1):
+            if not self.out[(seat + step) % n]:
+                return (seat + step) % n
+        raise AssertionError("no seat left in the game")
+
+    def state(self, leader: int) -> tuple:
+        """A trick-boundary state: every hand (None once a seat is out) and the leader."""
+        hands = tuple(
+            None if out else tuple(hand) for hand, out in zip(self.hands, self.out, strict=False)
+        )
+        return hands, leader
+
+    def holder_of_most(self) -> int | None:
+        sizes = [len(hand) for hand in self.hands]
+        best = max(sizes)
+        return sizes.index(best) if sizes.count(best) == 1 else None
+
+
+def _play_trick(table: _Table, leader: int, limit: int | None) -> tuple[str | None, int, int]:
+    """Play from `leader` until a pile is taken or the game stops.
+
+    Returns (status or None if the game goes on, taker or winner, cards in the taken pile).
+    """
+    pile: list[int] = []
+    seat = leader
+    court_layer = None  # the seat that laid the last court card of this trick
+    owed = 0  # cards still owed to court_layer
+    while True:
+        in_game = table.in_game()
+        if len(in_game) == 1:  # the last seat in the game takes any pile and wins
+            if pile:
+                table.hands[in_game[0]].extend(pile)
+                table.tricks += 1
+            return FINISHED, in_game[0], len(pile)
+        if not table.hands[seat]:  # required to lay a card, holds none: out
+            table.out[seat] = True
+            if court_layer is not None:  # out while paying: the court layer takes the pile
+                table.hands[court_layer].extend(pile)
+                table.tricks += 1
+                return None, court_layer, len(pile)
+            seat = table.next_seat(seat)  # out on an ordinary turn: the pile stays
+            continue
+        if limit is not None and table.cards >= limit:
+            return LIMIT, -1, 0
+        card = table.hands[seat].popleft()
+        pile.append(card)
+        table.cards += 1
+        if card > 0:  # a court card: the next seat pays
+            court_layer, owed = seat, card
+            seat = table.next_seat(seat)
+        elif court_layer is not None:  # a numeral paid towards the penalty
+            owed -= 1
+            if owed == 0:
+                table.hands[court_layer].extend(pile)
+                table.tricks += 1
+                return None, court_layer, len(pile)
+        else:  # a numeral on an ordinary turn
+            seat = table.next_seat(seat)
+
+
+def play(deal: Sequence[Sequence[int]], limit: int | None = None, trace: bool = False) -> Result:
+    """Play a deal from seat 0 leading; stop at a finish, a repeated state, or `limit` cards."""
+    table = _Table(deal)
+    leader = 0
+    seen = {table.state(leader): (0, 0)}
+    tricks: list[Trick] = []
+    while True:
+        status, seat, taken = _play_trick(table, leader, limit)
+        if trace and taken:
+            tricks.append(Trick(seat, taken, tuple(len(hand) for hand in table.hands)))
+        done = tuple(tricks) if trace else None
+        if status == LIMIT:
+            return Result(LIMIT, table.cards, table.tricks, table.holder_of_most(), trace=done)
+        others = [hand for other, hand in enumerate(table.hands) if other != seat]
+        if status == FINISHED or not any(others):
+            return Result(FINISHED, table.cards, table.tricks, seat, trace=done)
+        leader = seat
+        state = table.state(leader)
+        if state in seen:
+            start_cards, start_tricks = seen[state]
+            return Result(
+                LOOP,
+                table.cards,
+                table.tricks,
+                None,
+                start_cards,
+                start_tricks,
+                table.cards - start_cards,
+                table.tricks - start_tricks,
+                trace=done,
+            )
+        seen[state] = (table.cards, table.tricks)
