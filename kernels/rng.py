@@ -7,7 +7,7 @@ checkpointed (save the array) and resumed exactly. Nothing here touches global s
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, uint32, uint64
+from numba import int64, njit, uint32, uint64
 
 from bmn.kernels.config import JIT
 
@@ -44,7 +44,7 @@ def bounded(state: np.ndarray, n: int) -> int:
         while low < threshold:
             m = (next_u64(state) >> uint64(32)) * bound
             low = uint32(m)
-    return int(m >> uint64(32))
+    return int64(m >> uint64(32))
 
 
 @njit(**JIT)

@@ -1,0 +1,321 @@
+"""The compiled two-player kernel: hands as bit-queues, one trick at a time.
+
+A hand is three uint64 masks, bit i holding the i-th card from the top: `court` (set for J, Q,
+K, A, plus a sentinel bit just past the bottom card) and the two bits of (value - 1) for court
+cards (zero for numerals). Laying k cards shifts the masks right by k; taking the pile ORs the
+pile's masks in above the hand's cards (the pile keeps the order it was laid); a run of numerals
+is laid in one step with count-trailing-zeros. In a deal of at most 64 cards a hand in play
+holds at most 63 (the other player holds one or more), so the sentinel always fits.
+
+Rules (RULES.md, two players): seat 0 leads; a player who must lay a card and has none loses and
+the other takes the pile as one last trick. Every figure is checked against kernels/reference.py.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+from numba.cpython.unsafe.numbers import leading_zeros, trailing_zeros
+
+from bmn.kernels.config import FINISHED, JIT, LOOP
+from bmn.kernels.rng import shuffle
+
+MAX_CARDS = 64  # one uint64 mask per hand
+STANDARD_VALUES = np.array((0,) * 36 + (1,) * 4 + (2,) * 4 + (3,) * 4 + (4,) * 4, dtype=np.uint8)
+
+# Unsigned constants: mixing uint64 with int64 in numba promotes to float64.
+_ZERO = np.uint64(0)
+_ONE = np.uint64(1)
+_TOP = np.uint64(63)
+
+# The helpers are inlined into the kernels (numba inlines at its own level: LLVM would not).
+INLINE = {**JIT, "inline": "always"}
+
+
+@njit(**INLINE)
+def _load(row: np.ndarray, start: int, n: int) -> tuple:
+    """A hand's masks (court, value bit 0, value bit 1) from n (< 64) values at row[start:].
+
+    The court mask also holds a sentinel bit at position n, just past the bottom card, so a
+    hand's length is the position of its highest court bit and a hand that runs out looks
+    like one more court card (told apart by having nothing above it).
+    """
+    court = _ONE << np.uint64(n)
+    bit0 = _ZERO
+    bit1 = _ZERO
+    for i in range(n):
+        c = np.uint64(row[start + i])
+        lo = c & _ONE
+        mid = (c >> _ONE) & _ONE
+        hi = c >> np.uint64(2)
+        # value - 1 for J Q K A (1-4) is 0-3: bit 0 set for Q and A, bit 1 for K and A.
+        at = np.uint64(i)
+        court |= (lo | mid | hi) << at
+        bit0 |= ((mid | hi) & (lo ^ _ONE)) << at
+        bit1 |= (hi | (mid & lo)) << at
+    return court, bit0, bit1
+
+
+@njit(**INLINE)
+def _ctz(x: np.uint64) -> int:
+    return np.int64(trailing_zeros(x))
+
+
+@njit(**INLINE)
+def _pays(mc, m0, m1, pc, p0, p1, pile, pen):
+    """Hand m owes `pen` cards onto the pile (pile cards so far, masks pc, p0, p1).
+
+    Returns (paid, court, mc, m0, m1, pc, p0, p1, pile, pen): `paid` when pen numerals were
+    laid; `court` when a court card was laid first (pen is then its value); neither when m
+    ran out while paying.
+    """
+    k = _ctz(mc)
+    if k >= pen:
+        s = np.uint64(pen)
+        return True, False, mc >> s, m0 >> s, m1 >> s, pc, p0, p1, pile + pen, pen
+    uk = np.uint64(k)
+    if (mc >> uk) == _ONE:  # the sentinel: m is out while paying
+        return False, False, mc, m0, m1, pc, p0, p1, pile + k, pen
+    at = np.uint64(pile + k)
+    b0 = (m0 >> uk) & _ONE
+    b1 = (m1 >> uk) & _ONE
+    pc |= _ONE << at
+    p0 |= b0 << at
+    p1 |= b1 << at
+    s = uk + _ONE
+    value = np.int64(b0 + b1 * np.uint64(2)) + 1
+    return False, True, mc >> s, m0 >> s, m1 >> s, pc, p0, p1, pile + k + 1, value
+
+
+@njit(**INLINE)
+def _collect(wc, w0, w1, pc, p0, p1, pile):
+    """Hand w takes the pile under its cards, in the order it was laid."""
+    wn = _TOP - leading_zeros(wc)
+    end = _ONE << (np.uint64(pile) & _TOP)  # the new sentinel (64 cards only when the game ends)
+    wc = (wc ^ (_ONE << wn)) | ((pc | end) << wn)
+    return wc, w0 | (p0 << wn), w1 | (p1 << wn)
+
+
+@njit(**INLINE)
+def _chain(mc, m0, m1, wc, w0, w1, pc, p0, p1, pile, pen):
+    """m pays pen to w, then w pays m, ..., until a penalty is paid in numerals or one runs out.
+
+    Returns (w_took, mc, m0, m1, wc, w0, w1, pile, over). Unrolled by two so that who pays
+    whom is known in the code rather than swapped at run time.
+    """
+    while True:
+        paid, court, mc, m0, m1, pc, p0, p1, pile, pen = _pays(mc, m0, m1, pc, p0, p1, pile, pen)
+        if not court:
+            if paid:
+                wc, w0, w1 = _collect(wc, w0, w1, pc, p0, p1, pile)
+                return True, mc, m0, m1, wc, w0, w1, pile, mc == _ONE
+            return True, mc, m0, m1, wc, w0, w1, pile, True
+        paid, court, wc, w0, w1, pc, p0, p1, pile, pen = _pays(wc, w0, w1, pc, p0, p1, pile, pen)
+        if not court:
+            if paid:
+                mc, m0, m1 = _collect(mc, m0, m1, pc, p0, p1, pile)
+                return False, mc, m0, m1, wc, w0, w1, pile, wc == _ONE
+            return False, mc, m0, m1, wc, w0, w1, pile, True
+
+
+@njit(**INLINE)
+def _trick(lc, l0, l1, oc, o0, o1):
+    """Play one trick from an empty pile: hand l leads, hand o follows; both hold cards.
+
+    Returns (leader_took, lc, l0, l1, oc, o0, o1, cards, over): the hands after the trick, the
+    cards laid in it, and `over` when the loser ran out (the taker wins; hands then moot).
+    """
+    # Free play: the leader lays at steps 0, 2, 4, ..., the other at 1, 3, 5, ...
+    i = _ctz(lc)
+    j = _ctz(oc)
+    if i <= j:  # the leader reaches a court card (or runs out) first, at step 2i
+        ui = np.uint64(i)
+        if (lc >> ui) == _ONE:
+            return False, lc, l0, l1, oc, o0, o1, 2 * i, True
+        at = ui + ui
+        b0 = (l0 >> ui) & _ONE
+        b1 = (l1 >> ui) & _ONE
+        pen = np.int64(b0 + b1 * np.uint64(2)) + 1
+        s = ui + _ONE
+        took, oc, o0, o1, lc, l0, l1, pile, over = _chain(
+            oc >> ui,
+            o0 >> ui,
+            o1 >> ui,
+            lc >> s,
+            l0 >> s,
+            l1 >> s,
+            _ONE << at,
+            b0 << at,
+            b1 << at,
+            2 * i + 1,
+            pen,
+        )
+        return took, lc, l0, l1, oc, o0, o1, pile, over
+    # the other player reaches a court card (or runs out) first, at step 2j + 1
+    uj = np.uint64(j)
+    if (oc >> uj) == _ONE:
+        return True, lc, l0, l1, oc, o0, o1, 2 * j + 1, True
+    s = uj + _ONE
+    at = uj + s
+    b0 = (o0 >> uj) & _ONE
+    b1 = (o1 >> uj) & _ONE
+    pen = np.int64(b0 + b1 * np.uint64(2)) + 1
+    took, lc, l0, l1, oc, o0, o1, pile, over = _chain(
+        lc >> s,
+        l0 >> s,
+        l1 >> s,
+        oc >> s,
+        o0 >> s,
+        o1 >> s,
+        _ONE << at,
+        b0 << at,
+        b1 << at,
+        2 * j + 2,
+        pen,
+    )
+    return not took, lc, l0, l1, oc, o0, o1, pile, over
+
+
+@njit(**INLINE)
+def _start(buf: np.ndarray, offset: int, n0: int, n1: int) -> tuple:
+    """The opening trick-boundary state: (leader's hand, other hand, leader seat)."""
+    c0, a0, b0 = _load(buf, offset, n0)
+    c1, a1, b1 = _load(buf, offset + n0, n1)
+    return (c0, a0, b0, c1, a1, b1, np.int64(0))
+
+
+@njit(**INLINE)
+def _step(state: tuple) -> tuple:
+    """Play one trick from a trick-boundary state; returns (next state, cards laid, over)."""
+    lc, l0, l1, oc, o0, o1, leader = state
+    led, lc, l0, l1, oc, o0, o1, cards, over = _trick(lc, l0, l1, oc, o0, o1)
+    if led:
+        return (lc, l0, l1, oc, o0, o1, leader), cards, over
+    return (oc, o0, o1, lc, l0, l1, leader ^ 1), cards, over
+
+
+@njit(**JIT)
+def _advance(state: tuple) -> tuple:
+    """_step as a real call: play_exact calls it from four places, compiled once, not four times."""
+    return _step(state)
+
+
+@njit(**INLINE)
+def _same(a: tuple, b: tuple) -> bool:
+    """Equal trick-boundary states (the masks are canonical: no bits past the sentinel)."""
+    return (
+        a[0] == b[0]
+        and a[3] == b[3]
+        and a[6] == b[6]
+        and a[1] == b[1]
+        and a[2] == b[2]
+        and a[4] == b[4]
+        and a[5] == b[5]
+    )
+
+
+@njit(**JIT)
+def play_fast(row: np.ndarray, n0: int, n1: int, cap: int) -> tuple:
+    """Play hands row[:n0] (seat 0) and row[n0:n0+n1] (seat 1), n0 + n1 <= 64.
+
+    Returns (cards, tricks, code): code 0 or 1 = finished, that seat winning; 2 = more than
+    `cap` cards laid without a finish (undecided: replay with play_exact).
+    """
+    return play_fast_at(row, 0, n0, n1, cap)
+
+
+@njit(**JIT)
+def play_fast_at(buf: np.ndarray, offset: int, n0: int, n1: int, cap: int) -> tuple:
+    """play_fast on the deal at buf[offset:], for batch kernels.
+
+    A batch passes its rows as one flat buffer and offsets: taking a row view per deal
+    would touch the batch's shared reference count, and threads would fight over it.
+    """
+    if n0 == 0:  # seat 0 must lead and cannot: seat 1 wins, and an empty pile is no trick
+        return 0, 0, 1
+    if n1 == 0:  # seat 0 lays one card, seat 1 cannot answer and loses
+        return 1, 1, 0
+    state = _start(buf, offset, n0, n1)
+    cards = 0
+    tricks = 0
+    while True:
+        state, laid, over = _step(state)
+        cards += laid
+        tricks += 1
+        if over:
+            return cards, tricks, state[6]
+        if cards > cap:
+            return cards, tricks, 2
+
+
+@njit(**JIT)
+def play_exact(row: np.ndarray, n0: int, n1: int) -> tuple:
+    """Play to the end or to the first repeated trick-boundary state, exactly.
+
+    Returns (status, cards, tricks, winner, loop_start_cards, loop_start_tricks,
+    period_cards, period_tricks), the reference engine's figures; winner -1 for a loop, loop
+    fields -1 for a finished game. Brent's cycle detection needs no memory; a replay then
+    finds the cycle's first state.
+    """
+    return play_exact_at(row, 0, n0, n1)
+
+
+@njit(**JIT)
+def play_exact_at(buf: np.ndarray, offset: int, n0: int, n1: int) -> tuple:
+    """play_exact on the deal at buf[offset:], for batch kernels (see play_fast_at)."""
+    if n0 == 0:  # as in play_fast
+        return FINISHED, 0, 0, 1, -1, -1, -1, -1
+    if n1 == 0:
+        return FINISHED, 1, 1, 0, -1, -1, -1, -1
+    start = _start(buf, offset, n0, n1)
+    # Brent: the tortoise waits at powers of two while the hare walks; lam ends as the period.
+    power = 1
+    lam = 1
+    tortoise = start
+    hare = start
+    cards = 0
+    tricks = 0
+    while True:
+        hare, laid, over = _advance(hare)
+        cards += laid
+        tricks += 1
+        if over:
+            return FINISHED, cards, tricks, hare[6], -1, -1, -1, -1
+        if _same(tortoise, hare):
+            break
+        if power == lam:
+            tortoise = hare
+            power *= 2
+            lam = 0
+        lam += 1
+    # Replay: a hare lam tricks ahead of the tortoise meets it at the cycle's first state.
+    hare = start
+    tortoise = start
+    hare_cards = 0
+    start_cards = 0
+    steps = 0
+    while steps < lam or not _same(tortoise, hare):
+        if steps >= lam:
+            tortoise, laid, over = _advance(tortoise)
+            start_cards += laid
+        hare, laid, over = _advance(hare)
+        hare_cards += laid
+        steps += 1
+    mu = steps - lam
+    return LOOP, hare_cards, steps, -1, start_cards, mu, hare_cards - start_cards, lam
+
+
+@njit(**JIT)
+def random_deals(n: int, state: np.ndarray) -> np.ndarray:
+    """n random standard two-player deals, (n, 52) uint8: hand 0 then hand 1, 26 cards each.
+
+    The deck is dealt one card at a time from seat 0; `state` (rng.seed_state) advances.
+    """
+    deck = STANDARD_VALUES.copy()
+    out = np.empty((n, 52), dtype=np.uint8)
+    for i in range(n):
+        shuffle(deck, state)
+        for k in range(26):
+            out[i, k] = deck[2 * k]
+            out[i, 26 + k] = deck[2 * k + 1]
+    return out

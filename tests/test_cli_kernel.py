@@ -1,0 +1,114 @@
+"""`bmn score`, `bmn bench` and `bmn selfcheck` through click's CliRunner."""
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from bmn.kernels import benchmark
+from bmn.kernels.deal import parse_deal
+from bmn.kernels.reference import Result, play
+from bmn.search.cli import cli
+
+DEALS = [
+    "---AJ--Q---------QAKQJJ-QK/-----A----KJ-K--------A---",
+    "---K---Q-KQAJ-----AAJ--J--/----------Q----KQ-J-----KA",
+    "AS 10H QD/KC 2S 3S",
+    "--K/J-/---",
+    "/-J",
+]
+
+
+def run(*args, input=None):
+    return CliRunner().invoke(cli, list(args), input=input)
+
+
+def test_score_json_lines_match_play(tmp_path):
+    path = tmp_path / "deals.txt"
+    path.write_text("\n".join(["# a comment", DEALS[0], "", *DEALS[1:]]) + "\n")
+    result = run("score", str(path), "--json", "--threads", "1")
+    assert result.exit_code == 0, result.output
+    rows = [json.loads(line) for line in result.stdout.splitlines()]
+    assert len(rows) == len(DEALS)
+    for row, text in zip(rows, DEALS, strict=True):
+        deal = parse_deal(text)
+        assert row.pop("deal") == "/".join("".join("-JQKA"[v] for v in hand) for hand in deal)
+        assert row == play(deal).as_dict()
+
+
+def test_score_reads_stdin_with_text_lines():
+    result = run("score", "-", input="-J/Q-\n" + DEALS[1] + "\n")
+    assert result.exit_code == 0, result.output
+    first, second = result.stdout.splitlines()
+    assert first == "-J/Q- finished: 4 cards, 1 tricks; seat 0 wins"
+    assert second.startswith(DEALS[1] + " loop: never ends; state repeats at 474 cards")
+
+
+def test_score_bad_line_keeps_results_before_it():
+    result = run("score", "--json", input="-J/Q-\nJ/Q\nnot a deal\nQ/J\n")
+    assert result.exit_code == 2
+    assert [json.loads(line)["deal"] for line in result.stdout.splitlines()] == ["-J/Q-", "J/Q"]
+    assert "line 3" in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+    assert "Traceback" not in result.output
+
+
+def test_score_empty_input():
+    result = run("score", input="")
+    assert result.exit_code == 0 and result.stdout == ""
+
+
+def test_bench_json():
+    result = run("bench", "--deals", "3000", "--threads", "1", "--json")
+    assert result.exit_code == 0, result.output
+    out = json.loads(result.stdout)
+    assert set(out) == {
+        "games_per_s",
+        "cards_per_s",
+        "mean_cards",
+        "mean_tricks",
+        "threads",
+        "deals",
+    }
+    assert (out["deals"], out["threads"]) == (3000, 1)
+    assert 200 < out["mean_cards"] < 320 and 28 < out["mean_tricks"] < 45
+    assert out["games_per_s"] > 0 and out["cards_per_s"] > out["games_per_s"]
+
+
+def test_bench_text_and_fixed_seed():
+    first = run("bench", "--deals", "2000")
+    assert first.exit_code == 0, first.output
+    assert "games/s" in first.stdout
+    a = json.loads(run("bench", "--deals", "2000", "--json").stdout)
+    b = json.loads(run("bench", "--deals", "2000", "--json", "--seed", "9").stdout)
+    c = json.loads(run("bench", "--deals", "2000", "--json").stdout)
+    assert a["mean_cards"] == c["mean_cards"] != b["mean_cards"]
+
+
+def test_selfcheck_ok():
+    result = run("selfcheck", "--deals", "600", "--seed", "3")
+    assert result.exit_code == 0, result.output
+    assert result.stdout.startswith("OK: kernel and reference agree on 600 random deals")
+
+
+def test_selfcheck_reports_a_disagreement(monkeypatch):
+    def wrong(deal):
+        right = play(deal)
+        return Result(right.status, right.cards + 1, right.tricks, right.winner)
+
+    monkeypatch.setattr(benchmark.reference, "play", wrong)
+    result = run("selfcheck", "--deals", "50")
+    assert result.exit_code == 1
+    lines = result.stdout.splitlines()
+    assert lines[0].startswith("deal 0: ")
+    kernel = json.loads(lines[1].split(":", 1)[1])
+    ref = json.loads(lines[2].split(":", 1)[1])
+    assert ref["cards"] == kernel["cards"] + 1
+    assert "disagrees" in result.stderr
+
+
+@pytest.mark.parametrize("command", ["score", "bench", "selfcheck"])
+def test_help_has_examples(command):
+    result = run(command, "--help")
+    assert result.exit_code == 0
+    assert "Examples:" in result.stdout
