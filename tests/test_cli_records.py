@@ -1,0 +1,194 @@
+"""`bmn records top|runs|show|export|compare` over a small store, and their error cases."""
+
+import csv
+import io
+import json
+import sqlite3
+
+import pytest
+from click.testing import CliRunner
+
+from bmn.kernels.deal import format_deal, parse_deal
+from bmn.kernels.reference import play
+from bmn.records.store import FIND_KEYS, TOP_KEYS, Find, Store
+from bmn.search.cli import cli
+
+RECORD = "---AJ--Q---------QAKQJJ-QK/-----A----KJ-K--------A---"
+PAULHUS = "------------KAQ----J------/-JQQK---K----JK--QA-A-JA--"
+LOOP = "---K---Q-KQAJ-----AAJ--J--/----------Q----KQ-J-----KA"
+# A standard deal stored with a made-up length of 7000 cards: it would rank 7th of the 9
+# finishing published records plus itself (six of them are longer).
+FAKE = "-" * 20 + "JJJJQQ/QQKKKKAAAA" + "-" * 16
+
+
+@pytest.fixture
+def store(tmp_path):
+    path = tmp_path / "night.sqlite"
+    with Store(path) as db:
+        one = db.create_run("walk", "cards", 1, {"time": "8h"})
+        db.add_finds(one, [Find(PAULHUS, 4791, 670, elapsed=5.0), Find(LOOP, 474, 66, "loop")])
+        db.update_run(one, status="finished", games=10**6, seconds=3600.0, best_deal=PAULHUS)
+        two = db.create_run("climb", "tricks", 2, {})
+        db.add_finds(two, [Find(PAULHUS, 4791, 670), Find(FAKE, 7000, 1000, elapsed=2.5)])
+    return str(path)
+
+
+def run(*args, env=None):
+    return CliRunner().invoke(cli, ["records", *args], env=env)
+
+
+def ok(*args):
+    result = run(*args)
+    assert result.exit_code == 0, result.output
+    return result.stdout
+
+
+def test_fake_deal_is_standard():
+    assert len(FAKE) == 53 and sorted(FAKE.replace("/", "")) == sorted("-" * 36 + "JQKA" * 4)
+
+
+def test_top_json_keys_and_order(store):
+    rows = json.loads(ok("top", "--json", "--store", store))
+    assert all(tuple(row) == TOP_KEYS for row in rows)
+    assert [(r["deal"], r["cards"], r["run"]) for r in rows] == [
+        (FAKE, 7000, 2),
+        (PAULHUS, 4791, 1),
+        (LOOP, 474, 1),
+    ]
+    assert rows[2]["status"] == "loop"
+
+
+def test_top_options(store):
+    assert len(json.loads(ok("top", "-n", "1", "--json", "--store", store))) == 1
+    rows = json.loads(ok("top", "--min-cards", "1000", "--json", "--store", store))
+    assert [r["cards"] for r in rows] == [7000, 4791]
+    rows = json.loads(ok("top", "--by", "tricks", "--json", "--store", store))
+    assert [r["tricks"] for r in rows] == [1000, 670, 66]
+    text = ok("top", "--store", store)
+    assert text.splitlines()[0].split()[:3] == ["rank", "cards", "tricks"]
+    assert FAKE in text.splitlines()[1]
+
+
+def test_store_from_environment(store):
+    result = run("top", "--json", env={"BMN_STORE": store})
+    assert result.exit_code == 0 and len(json.loads(result.stdout)) == 3
+
+
+def test_runs(store):
+    rows = json.loads(ok("runs", "--json", "--store", store))
+    assert [(r["id"], r["strategy"], r["status"]) for r in rows] == [
+        (1, "walk", "finished"),
+        (2, "climb", "running"),
+    ]
+    assert rows[0]["params"] == {"time": "8h"} and rows[0]["games"] == 10**6
+    text = ok("runs", "--store", store)
+    assert "1,000,000" in text and "1h00m" in text and "climb" in text
+
+
+def test_show_found_deal_in_other_notation(store):
+    ranks = PAULHUS.replace("-", "7").replace("/", " ")
+    shown = json.loads(ok("show", *ranks.split(), "--json", "--store", store))
+    assert shown["deal"] == PAULHUS
+    assert shown["result"] == play(parse_deal(PAULHUS)).as_dict()
+    assert [(f["run"], f["elapsed"]) for f in shown["finds"]] == [(1, 5.0), (2, 0.0)]
+    assert shown["matches"] is True
+    assert shown["published_rank"] == {"rank": 9, "of": 9, "published": "Paulhus 1999"}
+    text = ok("show", PAULHUS, "--store", store)
+    assert "replayed: finished: 4791 cards, 670 tricks" in text
+    assert "found 2 times" in text
+
+
+def test_show_flags_a_stored_result_that_differs(store):
+    shown = json.loads(ok("show", FAKE, "--json", "--store", store))
+    assert shown["matches"] is False
+    assert shown["result"]["cards"] == play(parse_deal(FAKE)).cards != 7000
+    assert "differs from replay" in ok("show", FAKE, "--store", store)
+
+
+def test_show_deal_not_in_store_and_loop(store):
+    shown = json.loads(ok("show", "-J", "Q-", "--json", "--store", store))
+    assert shown["finds"] == [] and shown["published_rank"] is None
+    assert "not in the store" in ok("show", "-J/Q-", "--store", store)
+    loop = json.loads(ok("show", LOOP, "--json", "--store", store))
+    assert loop["result"]["status"] == "loop" and loop["matches"] is True
+
+
+def test_show_bad_deal_is_usage_error(store):
+    result = run("show", "-X-", "--store", store)
+    assert result.exit_code == 2 and "Traceback" not in result.output
+
+
+def test_export_csv_and_json(store):
+    rows = list(csv.DictReader(io.StringIO(ok("export", "--store", store))))
+    assert len(rows) == 4 and tuple(rows[0]) == FIND_KEYS
+    assert [r["deal"] for r in rows] == [PAULHUS, LOOP, PAULHUS, FAKE]
+    data = json.loads(ok("export", "--format", "json", "--store", store))
+    assert data == json.loads(ok("export", "--json", "--store", store))
+    assert [tuple(r) for r in data] == [FIND_KEYS] * 4
+    assert (data[3]["strategy"], data[3]["elapsed"], data[3]["cards"]) == ("climb", 2.5, 7000)
+
+
+def test_compare_ranks_finds_among_published(store):
+    out = json.loads(ok("compare", "--json", "--store", store))
+    assert [p["rank"] for p in out["published"]] == list(range(1, 10))
+    assert out["published"][0]["cards"] == 8344
+    ranks = {f["deal"]: (f["rank"], f["of"], f["published"]) for f in out["finds"]}
+    assert ranks == {FAKE: (7, 10, None), PAULHUS: (9, 9, "Paulhus 1999")}  # no loops
+    text = ok("compare", "--store", store)
+    assert "would rank 7th of 10" in text and "Nessler 2022" in text
+    assert "the published record Paulhus 1999" in text
+
+
+def test_compare_finds_below_all_records(tmp_path):
+    path = tmp_path / "small.sqlite"
+    with Store(path) as db:
+        db.add_finds(db.create_run("walk", "cards", 1, {}), [Find("-J/Q-", 4, 1)])
+    assert "below all published records: rank 10 of 10" in ok("compare", "--store", str(path))
+    with Store(tmp_path / "empty.sqlite"):
+        pass
+    assert "no finished finds yet" in ok("compare", "--store", str(tmp_path / "empty.sqlite"))
+
+
+def test_canonical_fixture_deals():
+    for deal in (RECORD, PAULHUS, LOOP, FAKE):
+        assert format_deal(parse_deal(deal)) == deal
+
+
+COMMANDS = [["top"], ["runs"], ["show", RECORD], ["export"], ["compare"]]
+
+
+def one_line_error(result, code: int, text: str) -> None:
+    assert result.exit_code == code, result.output
+    assert "Traceback" not in result.output
+    assert result.stderr.strip().startswith("Error:") and text in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("args", COMMANDS)
+def test_missing_store_is_error_and_not_created(tmp_path, args):
+    path = tmp_path / "absent.sqlite"
+    one_line_error(run(*args, "--store", str(path)), 1, "no record store")
+    assert not path.exists()
+
+
+@pytest.mark.parametrize("args", COMMANDS)
+def test_foreign_or_garbage_store_is_error(tmp_path, args):
+    foreign = tmp_path / "other.sqlite"
+    sqlite3.connect(foreign).execute("CREATE TABLE t (x)").connection.close()
+    one_line_error(run(*args, "--store", str(foreign)), 1, "not a bmn record store")
+    garbage = tmp_path / "garbage.sqlite"
+    garbage.write_bytes(b"\x89PNG\r\n" + bytes(range(256)) * 8)
+    one_line_error(run(*args, "--store", str(garbage)), 1, "not an SQLite database")
+
+
+def test_newer_store_is_error(store):
+    conn = sqlite3.connect(store)
+    conn.execute("PRAGMA user_version = 7")
+    conn.close()
+    one_line_error(run("top", "--store", store), 1, "newer than this bmn understands")
+
+
+def test_bad_options_are_usage_errors(store):
+    for args in (["top", "--by", "length"], ["top", "-n", "0"], ["export", "--format", "xml"]):
+        result = run(*args, "--store", store)
+        assert result.exit_code == 2 and "Traceback" not in result.output
