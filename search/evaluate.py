@@ -1,0 +1,79 @@
+"""Compiled pieces every strategy shares: score a deal, keep finds, track the best deal.
+
+Scores come from the fast two-player kernel; a deal past its card cap is replayed exactly, so a
+reported loop is always a proven loop.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from bmn.kernels.config import FINISHED, JIT, LOOP
+from bmn.kernels.rng import bounded
+from bmn.kernels.two import play_exact, play_fast
+from bmn.search.worker import BEST, BEST_CARDS, BEST_TRICKS, HAND_SIZE, IMPROVEMENTS, MAX_FINDS
+
+OBJECTIVES = ("cards", "tricks")
+CAP = 20_000  # cards; far past the longest known finishing game (8,344)
+
+
+@njit(**JIT)
+def score_deck(deck: np.ndarray, objective: int) -> tuple[int, int, int, int]:
+    """(score, cards, tricks, status) of a standard deal; objective 0 = cards, 1 = tricks."""
+    cards, tricks, code = play_fast(deck, HAND_SIZE, HAND_SIZE, CAP)
+    status = FINISHED
+    if code == 2:
+        status, cards, tricks = play_exact(deck, HAND_SIZE, HAND_SIZE)[:3]
+    score = cards if objective == 0 else tricks
+    return score, cards, tricks, status
+
+
+@njit(**JIT)
+def record(
+    deck, score, cards, tricks, status, keep_above, best, counters, finds_decks, finds_meta, n_finds
+) -> int:
+    """Track this worker's best deal and keep finds; returns the new count of finds.
+
+    A find is every improvement on the worker's best, every deal of at least `keep_above`
+    cards and every loop. Improvements depend only on the worker's own sequence, so the
+    finds of a resumed run are exactly those of an uninterrupted one.
+    """
+    improved = score > counters[BEST]
+    if improved:
+        best[:] = deck
+        counters[BEST] = score
+        counters[BEST_CARDS] = cards
+        counters[BEST_TRICKS] = tricks
+        counters[IMPROVEMENTS] += 1
+    if (improved or cards >= keep_above or status == LOOP) and n_finds < MAX_FINDS:
+        finds_decks[n_finds, :] = deck
+        finds_meta[n_finds, 0] = cards
+        finds_meta[n_finds, 1] = tricks
+        finds_meta[n_finds, 2] = status
+        n_finds += 1
+    return n_finds
+
+
+@njit(**JIT)
+def swap_two(deck: np.ndarray, rng: np.ndarray) -> tuple[int, int]:
+    """Swap two cards of different value; returns the positions (swap again to undo)."""
+    i = bounded(rng, deck.shape[0])
+    j = bounded(rng, deck.shape[0])
+    while deck[i] == deck[j]:
+        j = bounded(rng, deck.shape[0])
+    deck[i], deck[j] = deck[j], deck[i]
+    return i, j
+
+
+@njit(**JIT)
+def move_card(deck: np.ndarray, src: int, dst: int) -> None:
+    """Take the card at `src` out and put it back at `dst`, shifting the cards between."""
+    card = deck[src]
+    if src < dst:
+        for k in range(src, dst):
+            deck[k] = deck[k + 1]
+    else:
+        for k in range(src, dst, -1):
+            deck[k] = deck[k - 1]
+    deck[dst] = card
