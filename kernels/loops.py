@@ -1,0 +1,256 @@
+"""Cycle analysis of non-terminating games: the states of a cycle, its figures and its key.
+
+A game never ends exactly when a trick-boundary state (every hand, which seats are out, the
+seat to lead) repeats (RULES.md, "Loops"). This module plays a game one trick at a time, keeps
+every state it passes, and describes the cycle it falls into: where it starts, its period, every
+state on it, which of them are balanced, and a canonical key that names the cycle whatever deal
+led into it. Plain Python, any number of seats, checked against the reference engine.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from bmn.kernels.deal import Hand, format_hand
+
+FINISHED = "finished"
+LOOP = "loop"
+
+# A trick-boundary state: every hand (None once a seat is out) and the seat to lead.
+Hands = tuple[Hand | None, ...]
+State = tuple[Hands, int]
+
+
+@dataclass(frozen=True)
+class TrickOutcome:
+    """One trick played from a state: the hands after it, the taker, the cards laid, and
+    whether the game finished (then `taker` is the winner)."""
+
+    hands: Hands
+    taker: int
+    cards: int
+    finished: bool
+
+
+def _next_in(out: list[bool], seat: int) -> int:
+    """The next seat after `seat` still in the game."""
+    n = len(out)
+    for step in range(1, n + 1):
+        if not out[(seat + step) % n]:
+            return (seat + step) % n
+    raise AssertionError("no seat left in the game")
+
+
+def play_trick(hands: Hands, leader: int) -> TrickOutcome:
+    """Play one trick from a trick-boundary state, by RULES.md "Play" (seats going out included)."""
+    held = [list(h) if h is not None else [] for h in hands]
+    out = [h is None for h in hands]
+    pos = [0] * len(hands)  # cards laid so far by each seat (the top of its hand)
+    pile: list[int] = []
+    seat, court_layer, owed = leader, None, 0
+    while True:
+        in_game = [s for s, o in enumerate(out) if not o]
+        if len(in_game) == 1:  # the last seat in the game takes any pile and wins
+            return _after(held, pos, out, pile, in_game[0], finished=True)
+        if pos[seat] == len(held[seat]):  # must lay a card, holds none: out
+            out[seat] = True
+            if court_layer is not None:
+                return _after(held, pos, out, pile, court_layer, finished=False)
+            seat = _next_in(out, seat)
+            continue
+        card = held[seat][pos[seat]]
+        pos[seat] += 1
+        pile.append(card)
+        if card > 0:
+            seat, court_layer, owed = _next_in(out, seat), seat, card
+        elif court_layer is not None:
+            owed -= 1
+            if owed == 0:
+                return _after(held, pos, out, pile, court_layer, finished=False)
+        else:
+            seat = _next_in(out, seat)
+
+
+def _after(
+    held: list[list[int]], pos: list[int], out: list[bool], pile: list[int], taker: int, finished
+) -> TrickOutcome:
+    """The hands once `taker` has put the pile under its hand; the game's end if nobody else holds
+    a card."""
+    hands = []
+    for s, (hand, laid) in enumerate(zip(held, pos, strict=True)):
+        rest = hand[laid:] + (pile if s == taker else [])
+        hands.append(None if out[s] else tuple(rest))
+    others = any(h for s, h in enumerate(hands) if s != taker)
+    return TrickOutcome(tuple(hands), taker, len(pile), finished or not others)
+
+
+@dataclass(frozen=True)
+class CycleState:
+    """One state on a cycle, and the cards laid in the trick played from it."""
+
+    hands: Hands
+    leader: int
+    balanced: bool
+    trick_cards: int
+
+    def as_dict(self) -> dict:
+        return {
+            "hands": [_hand_text(h) for h in self.hands],
+            "leader": self.leader,
+            "balanced": self.balanced,
+            "trick_cards": self.trick_cards,
+        }
+
+
+@dataclass(frozen=True)
+class LoopAnalysis:
+    """A game played to its end or its first repeated state. Loop fields are set for loops."""
+
+    status: str
+    cards: int
+    tricks: int
+    winner: int | None
+    loop_start_cards: int | None = None
+    loop_start_tricks: int | None = None
+    period_cards: int | None = None
+    period_tricks: int | None = None
+    states: tuple[CycleState, ...] = ()
+    key: str | None = None
+    rotation_key: str | None = None
+
+    @property
+    def balanced_states(self) -> tuple[CycleState, ...]:
+        return tuple(s for s in self.states if s.balanced)
+
+    def as_dict(self) -> dict:
+        out = {
+            "status": self.status,
+            "cards": self.cards,
+            "tricks": self.tricks,
+            "winner": self.winner,
+        }
+        if self.status == LOOP:
+            out.update(
+                loop_start_cards=self.loop_start_cards,
+                loop_start_tricks=self.loop_start_tricks,
+                period_cards=self.period_cards,
+                period_tricks=self.period_tricks,
+                key=self.key,
+                rotation_key=self.rotation_key,
+                balanced_states=len(self.balanced_states),
+                states=[s.as_dict() for s in self.states],
+            )
+        return out
+
+
+def _hand_text(hand: Hand | None) -> str | None:
+    return None if hand is None else format_hand(hand)
+
+
+def is_balanced(hands: Hands) -> bool:
+    """Every seat in the game and the hand sizes those of an even deal round the table, seat 0
+    first (26/26 for the standard deck and two players)."""
+    if any(h is None for h in hands):
+        return False
+    total, n = sum(len(h) for h in hands), len(hands)
+    return [len(h) for h in hands] == [len(range(s, total, n)) for s in range(n)]
+
+
+def state_text(hands: Hands, leader: int) -> str:
+    """A state as one string: the leader, ':', then the hands joined by '/' ('x' for out)."""
+    return f"{leader}:" + "/".join("x" if h is None else format_hand(h) for h in hands)
+
+
+def cycle_key(states: Sequence[State]) -> str:
+    """The name of a cycle: the smallest state string on it, so the same cycle reached from any
+    deal, entered at any state, gets the same key."""
+    return min(state_text(hands, leader) for hands, leader in states)
+
+
+def rotation_key(states: Sequence[State]) -> str:
+    """The cycle's key up to renumbering the seats round the table (seat s becomes s + r): play
+    is the same under that renaming, so a cycle and its rotations are one cycle up to seats."""
+    n = len(states[0][0])
+    return min(
+        cycle_key([(hands[r:] + hands[:r], (leader - r) % n) for hands, leader in states])
+        for r in range(n)
+    )
+
+
+def analyse(deal: Sequence[Sequence[int]], leader: int = 0) -> LoopAnalysis:
+    """Play a deal from `leader` to its end or its first repeated state, and describe the cycle.
+
+    Counts follow reference.play exactly; for a loop, `states` lists the cycle from its first
+    state, in play order, each with the cards of the trick played from it.
+    """
+    hands: Hands = tuple(tuple(int(v) for v in h) for h in deal)
+    seen: dict[State, int] = {(hands, leader): 0}
+    path: list[tuple[State, int]] = []  # every state passed and the cards of its trick
+    cards = 0
+    while True:
+        step = play_trick(hands, leader)
+        path.append(((hands, leader), step.cards))
+        cards += step.cards
+        if step.finished:
+            return LoopAnalysis(FINISHED, cards, _tricks(path), step.taker)
+        hands, leader = step.hands, step.taker
+        if (hands, leader) in seen:
+            return _loop(path, seen[(hands, leader)], cards)
+        seen[(hands, leader)] = len(path)
+
+
+def _tricks(path: list[tuple[State, int]]) -> int:
+    """Tricks taken: every trick that laid a card (a last seat may win with no pile to take)."""
+    return sum(1 for _, cards in path if cards)
+
+
+def _loop(path: list[tuple[State, int]], start: int, cards: int) -> LoopAnalysis:
+    cycle = path[start:]
+    start_cards = sum(c for _, c in path[:start])
+    states = tuple(CycleState(hands, leader, is_balanced(hands), c) for (hands, leader), c in cycle)
+    raw = [state for state, _ in cycle]
+    return LoopAnalysis(
+        LOOP,
+        cards,
+        len(path),
+        None,
+        start_cards,
+        start,
+        cards - start_cards,
+        len(cycle),
+        states,
+        cycle_key(raw),
+        rotation_key(raw),
+    )
+
+
+def describe_loop(analysis: LoopAnalysis) -> str:
+    """The human form of an analysis: a summary, then for a loop its key and every cycle state."""
+    if analysis.status != LOOP:
+        return (
+            f"finished: does not loop; {analysis.cards} cards, {analysis.tricks} tricks; "
+            f"seat {analysis.winner} wins"
+        )
+    balanced = [str(i) for i, s in enumerate(analysis.states, start=1) if s.balanced]
+    lines = [
+        f"loop: never ends; state repeats at {analysis.cards} cards, {analysis.tricks} tricks",
+        f"cycle starts after {analysis.loop_start_cards} cards, "
+        f"{analysis.loop_start_tricks} tricks",
+        f"period: {analysis.period_cards} cards, {analysis.period_tricks} tricks",
+        f"balanced cycle states: {', '.join(balanced) if balanced else 'none'}",
+        f"cycle key: {analysis.key}",
+    ]
+    seats = len(analysis.states[0].hands)
+    head = ["state", "leader", "cards", "balanced"] + [f"seat {s}" for s in range(seats)]
+    rows = [head] + [
+        [str(i), str(s.leader), str(s.trick_cards), "yes" if s.balanced else ""]
+        + ["(out)" if h is None else format_hand(h) or "(empty)" for h in s.hands]
+        for i, s in enumerate(analysis.states, start=1)
+    ]
+    widths = [max(len(row[c]) for row in rows) for c in range(4)]
+    lines += [
+        "  ".join([cell.rjust(w) for cell, w in zip(row[:4], widths, strict=False)] + row[4:])
+        for row in rows
+    ]
+    return "\n".join(lines)
