@@ -13,9 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from bmn.kernels.deal import Hand, format_hand
-
-FINISHED = "finished"
-LOOP = "loop"
+from bmn.kernels.reference import FINISHED, LOOP, Result
 
 # A trick-boundary state: every hand (None once a seat is out) and the seat to lead.
 Hands = tuple[Hand | None, ...]
@@ -104,17 +102,9 @@ class CycleState:
 
 
 @dataclass(frozen=True)
-class LoopAnalysis:
-    """A game played to its end or its first repeated state. Loop fields are set for loops."""
+class LoopAnalysis(Result):
+    """A game played to its end or its first repeated state, with the cycle's states."""
 
-    status: str
-    cards: int
-    tricks: int
-    winner: int | None
-    loop_start_cards: int | None = None
-    loop_start_tricks: int | None = None
-    period_cards: int | None = None
-    period_tricks: int | None = None
     states: tuple[CycleState, ...] = ()
     key: str | None = None
     rotation_key: str | None = None
@@ -124,18 +114,9 @@ class LoopAnalysis:
         return tuple(s for s in self.states if s.balanced)
 
     def as_dict(self) -> dict:
-        out = {
-            "status": self.status,
-            "cards": self.cards,
-            "tricks": self.tricks,
-            "winner": self.winner,
-        }
+        out = super().as_dict()
         if self.status == LOOP:
             out.update(
-                loop_start_cards=self.loop_start_cards,
-                loop_start_tricks=self.loop_start_tricks,
-                period_cards=self.period_cards,
-                period_tricks=self.period_tricks,
                 key=self.key,
                 rotation_key=self.rotation_key,
                 balanced_states=len(self.balanced_states),
@@ -219,9 +200,9 @@ def _loop(path: list[tuple[State, int]], start: int, cards: int) -> LoopAnalysis
         start,
         cards - start_cards,
         len(cycle),
-        states,
-        cycle_key(raw),
-        rotation_key(raw),
+        states=states,
+        key=cycle_key(raw),
+        rotation_key=rotation_key(raw),
     )
 
 

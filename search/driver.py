@@ -62,8 +62,7 @@ class SearchOptions:
 
     @classmethod
     def from_run(cls, run: Run) -> SearchOptions:
-        known = {k: v for k, v in run.params.items() if k in cls.__dataclass_fields__}
-        return cls(**known)
+        return options_from_run(cls, run)
 
 
 @dataclass
@@ -125,6 +124,11 @@ class Summary:
             f"seed {self.seed}\nbest: {self.best_cards} cards, {self.best_tricks} tricks: "
             f"{self.best_deal}"
         )
+
+
+def options_from_run(cls: type, run: Run):
+    """A run's stored options as an options dataclass (unknown keys ignored)."""
+    return cls(**{k: v for k, v in run.params.items() if k in cls.__dataclass_fields__})
 
 
 def deal_text(row: np.ndarray) -> str:

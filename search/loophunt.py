@@ -198,8 +198,9 @@ class LoopOptions:
 
     @classmethod
     def from_run(cls, run) -> LoopOptions:
-        known = {k: v for k, v in run.params.items() if k in cls.__dataclass_fields__}
-        return cls(**known)
+        from bmn.search.driver import options_from_run
+
+        return options_from_run(cls, run)
 
 
 @dataclass

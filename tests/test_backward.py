@@ -8,6 +8,7 @@ import pytest
 from click.testing import CliRunner
 from hypothesis import given
 from hypothesis import strategies as st
+from tiny_decks import tiny_deals
 
 from bmn.kernels import reference
 from bmn.kernels.backward import BasinSearch, basin, predecessors, preimage_deals
@@ -25,25 +26,6 @@ TINY_DECKS = [
 ]
 # Decks for the one-step check: every penalty value, several court cards in one pile.
 STEP_DECKS = [(0, 0, 0, 0, 0, 1, 1, 2), (0, 0, 0, 0, 0, 2, 3, 4), (0, 0, 0, 1, 1, 2, 2, 4)]
-
-
-def orders(deck):
-    """Every distinct order of a multiset of cards."""
-    if not deck:
-        yield ()
-        return
-    for value in sorted(set(deck)):
-        rest = list(deck)
-        rest.remove(value)
-        for tail in orders(tuple(rest)):
-            yield (value, *tail)
-
-
-def tiny_deals(deck):
-    """Every two-hand deal of `deck`: each distinct order, each split (empty hands included)."""
-    for order in orders(deck):
-        for cut in range(len(deck) + 1):
-            yield order[:cut], order[cut:]
 
 
 @functools.cache

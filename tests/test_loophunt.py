@@ -4,6 +4,7 @@ from collections import Counter
 
 import numpy as np
 import pytest
+from tiny_decks import orders
 
 from bmn.kernels import reference
 from bmn.kernels.backward import summarise_cycle
@@ -14,18 +15,6 @@ from bmn.search.loophunt import Hunt, hunt_loops, random_batch, record_loop
 # Nine cards with two cycles, each the other's mirror image (period 3 tricks, 14 cards).
 DECK = (0, 0, 0, 0, 0, 1, 1, 2, 2)
 LOOP_DEAL = parse_deal("---K---Q-KQAJ-----AAJ--J--/----------Q----KQ-J-----KA")
-
-
-def orders(deck):
-    """Every distinct order of a multiset of cards."""
-    if not deck:
-        yield ()
-        return
-    for value in sorted(set(deck)):
-        rest = list(deck)
-        rest.remove(value)
-        for tail in orders(tuple(rest)):
-            yield (value, *tail)
 
 
 def test_hunt_counts_every_loop_the_reference_sees():

@@ -7,6 +7,7 @@ import pytest
 from click.testing import CliRunner
 from hypothesis import given
 from hypothesis import strategies as st
+from tiny_decks import orders, tiny_deals
 
 from bmn.kernels import reference
 from bmn.kernels.deal import parse_deal, shuffled_deal
@@ -36,26 +37,6 @@ def figures(result):
         result.period_cards,
         result.period_tricks,
     )
-
-
-def orders(deck):
-    """Every distinct order of a multiset of cards."""
-    if not deck:
-        yield ()
-        return
-    for value in sorted(set(deck)):
-        rest = list(deck)
-        rest.remove(value)
-        for tail in orders(tuple(rest)):
-            yield (value, *tail)
-
-
-def tiny_deals(deck, with_empty=True):
-    """Every two-hand deal of `deck`: each distinct order, each split."""
-    low = 0 if with_empty else 1
-    for order in orders(deck):
-        for cut in range(low, len(deck) + 1 - low):
-            yield order[:cut], order[cut:]
 
 
 def swapped(hands):
