@@ -500,6 +500,59 @@ def search_job(db, resume: str | None, options: dict):
     return Search(db, SearchOptions(**chosen))
 
 
+@cli.command("search-bench")
+@click.option("--strategies", default="walk,random,climb,lahc", show_default=True,
+              help="Comma-separated strategies to compare.")
+@click.option("--time", "seconds", type=Duration(), default="1m", show_default=True,
+              help="Search time per strategy and seed.")
+@click.option("--seeds", default="1,2,3", show_default=True, help="Comma-separated seeds.")
+@click.option("--workers", type=click.IntRange(min=1), default=2, show_default=True)
+@JSON_OPTION
+def search_bench(strategies: str, seconds: float, seeds: str, workers: int,
+                 as_json: bool) -> None:
+    """Compare search strategies: speed inside the search and how often each reaches the
+    far tail (deals of 2,000 / 2,500 / 3,000+ cards), against the kernel's own speed.
+
+    \b
+    Examples:
+      bmn search-bench --time 20s --seeds 1
+      bmn search-bench --strategies walk,random --time 10m --json
+    """
+    from bmn.kernels.benchmark import bench
+    from bmn.search.quality import THRESHOLDS, compare, table
+    from bmn.search.strategies import STRATEGIES
+
+    names = [name.strip() for name in strategies.split(",") if name.strip()]
+    unknown = [name for name in names if name not in STRATEGIES]
+    if unknown or not names:
+        raise click.BadParameter(f"unknown strategy {unknown[0] if unknown else '(none)'}; "
+                                 f"choose from {', '.join(STRATEGIES)}", param_hint="--strategies")
+    try:
+        seed_list = [int(seed) for seed in seeds.split(",")]
+    except ValueError:
+        raise click.BadParameter(f"{seeds!r} is not a list of seeds",
+                                 param_hint="--seeds") from None
+    kernel = bench(2_000_000, workers).games_per_s
+    click.echo(f"kernel (bmn bench) on {workers} threads: {kernel:,.0f} games/s", err=True)
+    trials = compare(names, seed_list, seconds, workers,
+                     lambda t: click.echo(f"{t.strategy} seed {t.seed}: {t.rate:,.0f} games/s, "
+                                          f"best {t.best_cards}, tail {t.tail}", err=True))
+    rows = table(trials, kernel)
+    if as_json:
+        click.echo(json.dumps({"kernel_games_per_s": kernel, "seconds": seconds,
+                               "workers": workers, "strategies": rows}))
+        return
+    head = f"{'strategy':<9}{'games/s':>12}{'vs bench':>9}{'best (median)':>15}"
+    head += "".join(f"{f'>={t}/M':>10}{f'>={t}/min':>11}" for t in THRESHOLDS)
+    click.echo(head)
+    for row in rows:
+        line = (f"{row['strategy']:<9}{row['rate']:>12,.0f}{row['rate_vs_bench']:>9.2f}"
+                f"{row['best_cards_median']:>15,.0f}")
+        line += "".join(f"{row[f'per_million_{t}']:>10.2f}{row[f'per_minute_{t}']:>11.2f}"
+                        for t in THRESHOLDS)
+        click.echo(line)
+
+
 def resume_target(db, resume: str) -> int:
     """The run to resume: a number, or the latest run."""
     if resume == "latest":

@@ -264,3 +264,29 @@ def test_resume_of_missing_run_fails_cleanly(tmp_path):
 def _no_inherited_store(monkeypatch):
     monkeypatch.delenv("BMN_STORE", raising=False)
     monkeypatch.setenv("PYTHONUNBUFFERED", "1")
+
+
+def test_search_bench_compares_strategies():
+    result = CliRunner().invoke(
+        cli,
+        [
+            "search-bench",
+            "--strategies",
+            "walk,climb",
+            "--time",
+            "1s",
+            "--seeds",
+            "1",
+            "--workers",
+            "1",
+            "--json",
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    out = json.loads(result.stdout)
+    assert [row["strategy"] for row in out["strategies"]] == ["walk", "climb"]
+    for row in out["strategies"]:
+        assert row["rate"] > 0 and row["rate_vs_bench"] > 0
+        assert row["per_million_2000"] >= row["per_million_2500"] >= row["per_million_3000"]
+    bad = CliRunner().invoke(cli, ["search-bench", "--strategies", "magic"])
+    assert bad.exit_code == 2 and "unknown strategy magic" in bad.stderr
