@@ -401,8 +401,9 @@ class Duration(click.ParamType):
         if text.replace(".", "", 1).isdigit():
             seconds = float(text)
         elif parts:
-            seconds = sum(float(n) * self.units[u]
-                          for n, _, u in re.findall(r"(\d+(\.\d+)?)([smhd])", text))
+            seconds = sum(
+                float(n) * self.units[u] for n, _, u in re.findall(r"(\d+(\.\d+)?)([smhd])", text)
+            )
         else:
             self.fail(f"{value!r} is not a duration; use e.g. 90s, 10m, 8h or 1h30m", param, ctx)
         if seconds <= 0:
@@ -411,38 +412,93 @@ class Duration(click.ParamType):
 
 
 @cli.command()
-@click.option("--strategy", type=click.Choice(["walk", "random", "climb", "lahc"]),
-              default="walk", show_default=True,
-              help="walk: one-swap random walk; random: fresh shuffles; climb: hill climbing "
-              "with restarts; lahc: late-acceptance hill climbing.")
-@click.option("--objective", type=click.Choice(["cards", "tricks", "loop"]), default="cards",
-              show_default=True, help="What makes a deal better; loop: hunt non-terminating "
-              "deals instead (random even deals of --loop-deck; every cycle found is stored "
-              "once under its canonical key, with its period and whether a balanced deal "
-              "reaches it, by backward play; see `bmn records loops`).")
-@click.option("--time", "seconds", type=Duration(), default=None,
-              help="How long to search: 90s, 10m, 8h, 1h30m [default: 1m].")
-@click.option("--iterations", type=click.IntRange(min=1), default=None,
-              help="Score exactly this many deals (reproducible with --seed) instead of --time.")
-@click.option("--workers", type=click.IntRange(min=1), default=None,
-              help="Worker threads [default: every core].")
-@click.option("--seed", type=click.IntRange(0, 2**63 - 1), default=None,
-              help="Seed; drawn at random and stored with the run if omitted.")
+@click.option(
+    "--strategy",
+    type=click.Choice(["walk", "random", "climb", "lahc"]),
+    default="walk",
+    show_default=True,
+    help="walk: one-swap random walk; random: fresh shuffles; climb: hill climbing "
+    "with restarts; lahc: late-acceptance hill climbing.",
+)
+@click.option(
+    "--objective",
+    type=click.Choice(["cards", "tricks", "loop"]),
+    default="cards",
+    show_default=True,
+    help="What makes a deal better; loop: hunt non-terminating "
+    "deals instead (random even deals of --loop-deck; every cycle found is stored "
+    "once under its canonical key, with its period and whether a balanced deal "
+    "reaches it, by backward play; see `bmn records loops`).",
+)
+@click.option(
+    "--time",
+    "seconds",
+    type=Duration(),
+    default=None,
+    help="How long to search: 90s, 10m, 8h, 1h30m [default: 1m].",
+)
+@click.option(
+    "--iterations",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Score exactly this many deals (reproducible with --seed) instead of --time.",
+)
+@click.option(
+    "--workers",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Worker threads [default: every core].",
+)
+@click.option(
+    "--seed",
+    type=click.IntRange(0, 2**63 - 1),
+    default=None,
+    help="Seed; drawn at random and stored with the run if omitted.",
+)
 @STORE_OPTION
-@click.option("--keep-above", type=click.IntRange(min=0), default=3000, show_default=True,
-              help="Store every deal of at least this many cards, not only the best.")
-@click.option("--patience", type=click.IntRange(min=1), default=20_000, show_default=True,
-              help="climb: deals without improvement before a restart.")
-@click.option("--history", type=click.IntRange(min=1), default=30_000, show_default=True,
-              help="lahc: length of the late-acceptance history.")
-@click.option("--loop-deck", default=None, metavar="DECK",
-              help="loop: 'mixed' [default] (a random sub-deck of the standard deck per batch: "
-              "measured to find the most cycles; full random deals almost never loop), "
-              "'standard', or counts N,J,Q,K,A like 36,1,1,0,0.")
-@click.option("--basin-states", type=click.IntRange(min=1), default=None,
-              help="loop: backward-play states to visit per new cycle [default: 20,000].")
-@click.option("--resume", is_flag=False, flag_value="latest", default=None, metavar="[RUN]",
-              help="Continue an interrupted run (the latest if no number is given).")
+@click.option(
+    "--keep-above",
+    type=click.IntRange(min=0),
+    default=3000,
+    show_default=True,
+    help="Store every deal of at least this many cards, not only the best.",
+)
+@click.option(
+    "--patience",
+    type=click.IntRange(min=1),
+    default=20_000,
+    show_default=True,
+    help="climb: deals without improvement before a restart.",
+)
+@click.option(
+    "--history",
+    type=click.IntRange(min=1),
+    default=30_000,
+    show_default=True,
+    help="lahc: length of the late-acceptance history.",
+)
+@click.option(
+    "--loop-deck",
+    default=None,
+    metavar="DECK",
+    help="loop: 'mixed' [default] (a random sub-deck of the standard deck per batch: "
+    "measured to find the most cycles; full random deals almost never loop), "
+    "'standard', or counts N,J,Q,K,A like 36,1,1,0,0.",
+)
+@click.option(
+    "--basin-states",
+    type=click.IntRange(min=1),
+    default=None,
+    help="loop: backward-play states to visit per new cycle [default: 20,000].",
+)
+@click.option(
+    "--resume",
+    is_flag=False,
+    flag_value="latest",
+    default=None,
+    metavar="[RUN]",
+    help="Continue an interrupted run (the latest if no number is given).",
+)
 @click.option("--quiet", is_flag=True, help="No progress display on stderr.")
 @JSON_OPTION
 def search(resume: str | None, store: str, quiet: bool, as_json: bool, **options) -> None:
@@ -470,8 +526,9 @@ def search(resume: str | None, store: str, quiet: bool, as_json: bool, **options
         summary = run_with_signals(job, quiet)
     click.echo(json.dumps(summary.as_dict()) if as_json else summary.text())
     if summary.status == "interrupted":
-        click.echo(f"stopped; resume with: bmn search --resume {summary.run} --store {store}",
-                   err=True)
+        click.echo(
+            f"stopped; resume with: bmn search --resume {summary.run} --store {store}", err=True
+        )
         raise SystemExit(130)
 
 
@@ -481,11 +538,16 @@ def search_job(db, resume: str | None, options: dict):
     from bmn.search.loophunt import LoopHunt, loop_options
 
     if resume is not None:
-        given = [name for name in ("seconds", "iterations", "workers", "seed")
-                 if options[name] is not None]
+        given = [
+            name
+            for name in ("seconds", "iterations", "workers", "seed")
+            if options[name] is not None
+        ]
         if given:
-            raise click.UsageError(f"--resume takes its settings from the run; drop "
-                                   f"--{given[0].replace('seconds', 'time')}")
+            raise click.UsageError(
+                f"--resume takes its settings from the run; drop "
+                f"--{given[0].replace('seconds', 'time')}"
+            )
         run = db.get_run(resume_target(db, resume))
         return (LoopHunt if run.objective == "loop" else Search).resume(db, run.id)
     if options["objective"] == "loop":
@@ -495,21 +557,33 @@ def search_job(db, resume: str | None, options: dict):
             raise click.BadParameter(str(err), param_hint="--loop-deck") from None
     if options["seconds"] is None and options["iterations"] is None:
         options["seconds"] = 60.0
-    chosen = {k: v for k, v in options.items()
-              if v is not None and k in SearchOptions.__dataclass_fields__}
+    chosen = {
+        k: v
+        for k, v in options.items()
+        if v is not None and k in SearchOptions.__dataclass_fields__
+    }
     return Search(db, SearchOptions(**chosen))
 
 
 @cli.command("search-bench")
-@click.option("--strategies", default="walk,random,climb,lahc", show_default=True,
-              help="Comma-separated strategies to compare.")
-@click.option("--time", "seconds", type=Duration(), default="1m", show_default=True,
-              help="Search time per strategy and seed.")
+@click.option(
+    "--strategies",
+    default="walk,random,climb,lahc",
+    show_default=True,
+    help="Comma-separated strategies to compare.",
+)
+@click.option(
+    "--time",
+    "seconds",
+    type=Duration(),
+    default="1m",
+    show_default=True,
+    help="Search time per strategy and seed.",
+)
 @click.option("--seeds", default="1,2,3", show_default=True, help="Comma-separated seeds.")
 @click.option("--workers", type=click.IntRange(min=1), default=2, show_default=True)
 @JSON_OPTION
-def search_bench(strategies: str, seconds: float, seeds: str, workers: int,
-                 as_json: bool) -> None:
+def search_bench(strategies: str, seconds: float, seeds: str, workers: int, as_json: bool) -> None:
     """Compare search strategies: speed inside the search and how often each reaches the
     far tail (deals of 2,000 / 2,500 / 3,000+ cards), against the kernel's own speed.
 
@@ -525,31 +599,54 @@ def search_bench(strategies: str, seconds: float, seeds: str, workers: int,
     names = [name.strip() for name in strategies.split(",") if name.strip()]
     unknown = [name for name in names if name not in STRATEGIES]
     if unknown or not names:
-        raise click.BadParameter(f"unknown strategy {unknown[0] if unknown else '(none)'}; "
-                                 f"choose from {', '.join(STRATEGIES)}", param_hint="--strategies")
+        raise click.BadParameter(
+            f"unknown strategy {unknown[0] if unknown else '(none)'}; "
+            f"choose from {', '.join(STRATEGIES)}",
+            param_hint="--strategies",
+        )
     try:
         seed_list = [int(seed) for seed in seeds.split(",")]
     except ValueError:
-        raise click.BadParameter(f"{seeds!r} is not a list of seeds",
-                                 param_hint="--seeds") from None
+        raise click.BadParameter(
+            f"{seeds!r} is not a list of seeds", param_hint="--seeds"
+        ) from None
     kernel = bench(2_000_000, workers).games_per_s
     click.echo(f"kernel (bmn bench) on {workers} threads: {kernel:,.0f} games/s", err=True)
-    trials = compare(names, seed_list, seconds, workers,
-                     lambda t: click.echo(f"{t.strategy} seed {t.seed}: {t.rate:,.0f} games/s, "
-                                          f"best {t.best_cards}, tail {t.tail}", err=True))
+    trials = compare(
+        names,
+        seed_list,
+        seconds,
+        workers,
+        lambda t: click.echo(
+            f"{t.strategy} seed {t.seed}: {t.rate:,.0f} games/s, "
+            f"best {t.best_cards}, tail {t.tail}",
+            err=True,
+        ),
+    )
     rows = table(trials, kernel)
     if as_json:
-        click.echo(json.dumps({"kernel_games_per_s": kernel, "seconds": seconds,
-                               "workers": workers, "strategies": rows}))
+        click.echo(
+            json.dumps(
+                {
+                    "kernel_games_per_s": kernel,
+                    "seconds": seconds,
+                    "workers": workers,
+                    "strategies": rows,
+                }
+            )
+        )
         return
     head = f"{'strategy':<9}{'games/s':>12}{'vs bench':>9}{'best (median)':>15}"
     head += "".join(f"{f'>={t}/M':>10}{f'>={t}/min':>11}" for t in THRESHOLDS)
     click.echo(head)
     for row in rows:
-        line = (f"{row['strategy']:<9}{row['rate']:>12,.0f}{row['rate_vs_bench']:>9.2f}"
-                f"{row['best_cards_median']:>15,.0f}")
-        line += "".join(f"{row[f'per_million_{t}']:>10.2f}{row[f'per_minute_{t}']:>11.2f}"
-                        for t in THRESHOLDS)
+        line = (
+            f"{row['strategy']:<9}{row['rate']:>12,.0f}{row['rate_vs_bench']:>9.2f}"
+            f"{row['best_cards_median']:>15,.0f}"
+        )
+        line += "".join(
+            f"{row[f'per_million_{t}']:>10.2f}{row[f'per_minute_{t}']:>11.2f}" for t in THRESHOLDS
+        )
         click.echo(line)
 
 

@@ -40,8 +40,9 @@ class Trial:
 
 def trial(strategy: str, seed: int, seconds: float, workers: int, folder: Path) -> Trial:
     """Run one timed search into a store of its own and count its far-tail deals."""
-    options = SearchOptions(strategy=strategy, seconds=seconds, workers=workers, seed=seed,
-                            keep_above=min(THRESHOLDS))
+    options = SearchOptions(
+        strategy=strategy, seconds=seconds, workers=workers, seed=seed, keep_above=min(THRESHOLDS)
+    )
     with Store(folder / f"{strategy}-{seed}.sqlite") as store:
         summary = Search(store, options).run()
         cards = [find.cards for find in store.run_finds(summary.run)]
@@ -49,8 +50,13 @@ def trial(strategy: str, seed: int, seconds: float, workers: int, folder: Path) 
     return Trial(strategy, seed, summary.games, summary.seconds, summary.best_cards, tail)
 
 
-def compare(strategies: Sequence[str], seeds: Sequence[int], seconds: float, workers: int,
-            on_trial: Callable[[Trial], None] = lambda t: None) -> list[Trial]:
+def compare(
+    strategies: Sequence[str],
+    seeds: Sequence[int],
+    seconds: float,
+    workers: int,
+    on_trial: Callable[[Trial], None] = lambda t: None,
+) -> list[Trial]:
     """Every strategy on every seed, interleaved so machine noise falls on all alike."""
     trials = []
     with tempfile.TemporaryDirectory(prefix="bmn-quality-") as folder:
@@ -68,10 +74,13 @@ def table(trials: Sequence[Trial], kernel_rate: float) -> list[dict]:
         mine = [t for t in trials if t.strategy == strategy]
         games = sum(t.games for t in mine)
         minutes = sum(t.seconds for t in mine) / 60
-        row = {"strategy": strategy, "seeds": len(mine),
-               "rate": statistics.median(t.rate for t in mine),
-               "best_cards_median": statistics.median(t.best_cards for t in mine),
-               "best_cards": [t.best_cards for t in mine]}
+        row = {
+            "strategy": strategy,
+            "seeds": len(mine),
+            "rate": statistics.median(t.rate for t in mine),
+            "best_cards_median": statistics.median(t.best_cards for t in mine),
+            "best_cards": [t.best_cards for t in mine],
+        }
         row["rate_vs_bench"] = row["rate"] / kernel_rate
         for threshold in THRESHOLDS:
             found = sum(t.tail[threshold] for t in mine)
