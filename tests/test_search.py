@@ -290,3 +290,14 @@ def test_search_bench_compares_strategies():
         assert row["per_million_2000"] >= row["per_million_2500"] >= row["per_million_3000"]
     bad = CliRunner().invoke(cli, ["search-bench", "--strategies", "magic"])
     assert bad.exit_code == 2 and "unknown strategy magic" in bad.stderr
+
+
+def test_search_refuses_a_foreign_store_and_leaves_it_alone(tmp_path):
+    path = tmp_path / "notes.sqlite"
+    path.write_bytes(b"these are my notes, not a bmn store\n" * 100)
+    before = path.read_bytes()
+    result = CliRunner().invoke(cli, ["search", "--iterations", "10", "--store", str(path)])
+    assert result.exit_code == 1
+    assert "Traceback" not in result.output
+    assert len(result.stderr.strip().splitlines()) == 1
+    assert path.read_bytes() == before
