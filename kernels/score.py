@@ -53,24 +53,21 @@ class Scores:
     def __len__(self) -> int:
         return len(self.cards)
 
+    def result(self, i: int) -> reference.Result:
+        """Deal i's result in the reference engine's own form."""
+        status = STATUS_NAMES[int(self.status[i])]
+        loop = [int(a[i]) for a in self.loop_arrays()] if status == "loop" else [None] * 4
+        winner = int(self.winner[i])
+        return reference.Result(
+            status, int(self.cards[i]), int(self.tricks[i]), None if winner < 0 else winner, *loop
+        )
+
     def as_dict(self, i: int) -> dict:
         """Deal i's result, exactly as `reference.play(deal).as_dict()` gives it."""
-        status = STATUS_NAMES[int(self.status[i])]
-        winner = int(self.winner[i])
-        out = {
-            "status": status,
-            "cards": int(self.cards[i]),
-            "tricks": int(self.tricks[i]),
-            "winner": None if winner < 0 else winner,
-        }
-        if status == "loop":
-            out.update(
-                loop_start_cards=int(self.loop_start_cards[i]),
-                loop_start_tricks=int(self.loop_start_tricks[i]),
-                period_cards=int(self.period_cards[i]),
-                period_tricks=int(self.period_tricks[i]),
-            )
-        return out
+        return self.result(i).as_dict()
+
+    def loop_arrays(self) -> tuple[np.ndarray, ...]:
+        return self.loop_start_cards, self.loop_start_tricks, self.period_cards, self.period_tricks
 
     def set_from(self, i: int, result: reference.Result) -> None:
         """Store a reference engine result as deal i."""
