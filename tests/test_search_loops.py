@@ -10,11 +10,11 @@ from click.testing import CliRunner
 from bmn.kernels import reference
 from bmn.kernels.deal import format_deal, parse_deal
 from bmn.kernels.loops import LOOP, analyse
+from bmn.records.report import LOOP_KEYS
 from bmn.records.store import Store
 from bmn.search import loophunt
 from bmn.search.cli import cli
 from bmn.search.loophunt import (
-    LOOP_KEYS,
     LoopHunt,
     LoopOptions,
     deck_counts,
@@ -128,7 +128,7 @@ def test_published_deal_is_a_standard_deck_cycle():
 
 
 def test_search_display_can_show_a_hunt(tmp_path):
-    from bmn.search.cli import run_with_signals
+    from bmn.search.cli_search import run_with_signals
 
     assert "0 cycles (0 new to the store)" in loophunt.LoopProgress(1).line()
     options = LoopOptions(iterations=500, workers=1, seed=1, deck=DECK)

@@ -10,8 +10,8 @@ from click.testing import CliRunner
 from bmn.kernels.deal import decode, is_standard, parse_deal
 from bmn.kernels.reference import play
 from bmn.search.cli import cli
+from bmn.search.present import format_stats, plain
 from bmn.search.stats import (
-    format_stats,
     length_stats,
     score_random,
     standard_deals,
@@ -68,7 +68,7 @@ def test_length_stats_match_numpy_over_reference_games(games):
 def test_json_and_text_forms(games):
     figures = {"players": 2, "seed": 7, **length_stats(*games)}
     assert json.loads(json.dumps(figures)) == figures
-    text = format_stats(figures)
+    text = plain(format_stats(figures))
     assert "looping 1 " in text and "tenfold rarer every" in text
     assert text.splitlines()[2].split()[-1] == f"{figures['cards']['longest']:,}"
 
