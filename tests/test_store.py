@@ -9,6 +9,7 @@ import sys
 
 import numpy as np
 import pytest
+from samples import CASELLA, PAULHUS, RECORD
 
 from bmn.records import store as store_module
 from bmn.records.store import (
@@ -19,10 +20,6 @@ from bmn.records.store import (
     Store,
     StoreError,
 )
-
-RECORD = "---AJ--Q---------QAKQJJ-QK/-----A----KJ-K--------A---"
-PAULHUS = "------------KAQ----J------/-JQQK---K----JK--QA-A-JA--"
-LOOP = "---K---Q-KQAJ-----AAJ--J--/----------Q----KQ-J-----KA"
 
 
 def random_deal(rng: np.random.Generator) -> str:
@@ -250,18 +247,18 @@ def test_add_finds_dedupes_per_run_and_canonicalises(db):
 def test_top_lists_distinct_deals_ranked(db):
     one = db.create_run("walk", "cards", 1, {})
     two = db.create_run("walk", "cards", 2, {})
-    db.add_finds(one, [Find(PAULHUS, 4791, 670), Find(LOOP, 474, 66, "loop")])
+    db.add_finds(one, [Find(PAULHUS, 4791, 670), Find(CASELLA, 474, 66, "loop")])
     db.add_finds(two, [Find(PAULHUS, 4791, 670), Find(RECORD, 8344, 1164), Find("-J/Q-", 4, 1)])
     top = db.top()
     assert [(r.deal, r.run) for r in top] == [
         (RECORD, two),
         (PAULHUS, one),
-        (LOOP, one),
+        (CASELLA, one),
         ("-J/Q-", two),
     ]
     assert [r.deal for r in db.top(by="tricks", n=2)] == [RECORD, PAULHUS]
-    assert [r.deal for r in db.top(min_cards=474)] == [RECORD, PAULHUS, LOOP]
-    assert [r.deal for r in db.top(status="loop")] == [LOOP]
+    assert [r.deal for r in db.top(min_cards=474)] == [RECORD, PAULHUS, CASELLA]
+    assert [r.deal for r in db.top(status="loop")] == [CASELLA]
     with pytest.raises(ValueError):
         db.top(by="length")
 

@@ -3,11 +3,10 @@
 import sqlite3
 
 import pytest
+from samples import CASELLA
 
 from bmn.records import store as store_module
 from bmn.records.store import SCHEMA_VERSION, Loop, Store, StoreError
-
-LOOP = "---K---Q-KQAJ-----AAJ--J--/----------Q----KQ-J-----KA"
 
 
 def cycle(key: str = "0:a", balanced: int = 18, complete: bool = True) -> Loop:
@@ -23,8 +22,8 @@ def cycle(key: str = "0:a", balanced: int = 18, complete: bool = True) -> Loop:
         mirrored_balanced_deals=12,
         basin_states=2670,
         basin_complete=complete,
-        example_deal=LOOP,
-        first_deal=LOOP,
+        example_deal=CASELLA,
+        first_deal=CASELLA,
     )
 
 
