@@ -204,34 +204,3 @@ def _loop(path: list[tuple[State, int]], start: int, cards: int) -> LoopAnalysis
         key=cycle_key(raw),
         rotation_key=rotation_key(raw),
     )
-
-
-def describe_loop(analysis: LoopAnalysis) -> str:
-    """The human form of an analysis: a summary, then for a loop its key and every cycle state."""
-    if analysis.status != LOOP:
-        return (
-            f"finished: does not loop; {analysis.cards} cards, {analysis.tricks} tricks; "
-            f"seat {analysis.winner} wins"
-        )
-    balanced = [str(i) for i, s in enumerate(analysis.states, start=1) if s.balanced]
-    lines = [
-        f"loop: never ends; state repeats at {analysis.cards} cards, {analysis.tricks} tricks",
-        f"cycle starts after {analysis.loop_start_cards} cards, "
-        f"{analysis.loop_start_tricks} tricks",
-        f"period: {analysis.period_cards} cards, {analysis.period_tricks} tricks",
-        f"balanced cycle states: {', '.join(balanced) if balanced else 'none'}",
-        f"cycle key: {analysis.key}",
-    ]
-    seats = len(analysis.states[0].hands)
-    head = ["state", "leader", "cards", "balanced"] + [f"seat {s}" for s in range(seats)]
-    rows = [head] + [
-        [str(i), str(s.leader), str(s.trick_cards), "yes" if s.balanced else ""]
-        + ["(out)" if h is None else format_hand(h) or "(empty)" for h in s.hands]
-        for i, s in enumerate(analysis.states, start=1)
-    ]
-    widths = [max(len(row[c]) for row in rows) for c in range(4)]
-    lines += [
-        "  ".join([cell.rjust(w) for cell, w in zip(row[:4], widths, strict=False)] + row[4:])
-        for row in rows
-    ]
-    return "\n".join(lines)

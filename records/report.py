@@ -1,5 +1,6 @@
-"""Formatting for `bmn records`: tables of finds and runs, exports, and ranking against the
-published record games. Pure functions over store rows; no SQL here."""
+"""The data behind `bmn records`: JSON lists, CSV export, and ranking against the published
+record games. Pure functions over store rows; no SQL here, and no text layout (search/present.py
+draws the tables)."""
 
 from __future__ import annotations
 
@@ -10,91 +11,37 @@ from dataclasses import dataclass
 from typing import IO, Any
 
 from bmn.records.published import PublishedGame, published_games
-from bmn.records.store import FIND_KEYS, TOP_KEYS, FindRow, Run
+from bmn.records.store import FIND_KEYS, TOP_KEYS, FindRow, LoopRow, Run
 
-
-def format_duration(seconds: float) -> str:
-    """A short human duration: 42.0s, 7m05s, 8h02m, 3d04h."""
-    if seconds < 60:
-        return f"{seconds:.1f}s"
-    minutes, secs = divmod(int(seconds), 60)
-    hours, minutes = divmod(minutes, 60)
-    days, hours = divmod(hours, 24)
-    if days:
-        return f"{days}d{hours:02d}h"
-    if hours:
-        return f"{hours}h{minutes:02d}m"
-    return f"{minutes}m{secs:02d}s"
-
-
-def short_time(stamp: str) -> str:
-    """An ISO-8601 UTC stamp to the minute: 2026-11-29 16:11."""
-    return stamp[:16].replace("T", " ")
-
-
-def ordinal(n: int) -> str:
-    if 10 <= n % 100 <= 20:
-        return f"{n}th"
-    return f"{n}{ {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th') }"
-
-
-def table(head: Sequence[str], rows: Iterable[Sequence[Any]], left: Sequence[int] = ()) -> str:
-    """Plain aligned columns: numbers right, the columns numbered in `left` to the left."""
-    cells = [[str(c) for c in head]] + [[str(c) for c in row] for row in rows]
-    widths = [max(len(row[c]) for row in cells) for c in range(len(head))]
-
-    def line(row: list[str]) -> str:
-        parts = [
-            cell.ljust(w) if c in left else cell.rjust(w)
-            for c, (cell, w) in enumerate(zip(row, widths, strict=True))
-        ]
-        return "  ".join(parts).rstrip()
-
-    return "\n".join(line(row) for row in cells)
-
-
-# -- top, runs, export ---------------------------------------------------------------------
+# -- top, runs, loops, export ----------------------------------------------------------------
 
 
 def top_json(rows: Sequence[FindRow]) -> str:
     return json.dumps([row.as_dict(TOP_KEYS) for row in rows])
 
 
-def top_text(rows: Sequence[FindRow]) -> str:
-    if not rows:
-        return "no finds in the store match"
-    head = ["rank", "cards", "tricks", "status", "run", "found (UTC)", "deal"]
-    body = [
-        [i, r.cards, r.tricks, r.status, r.run, short_time(r.found_at), r.deal]
-        for i, r in enumerate(rows, start=1)
-    ]
-    return table(head, body, left=(3, 5, 6))
-
-
 def runs_json(runs: Sequence[Run]) -> str:
     return json.dumps([run.as_dict() for run in runs])
 
 
-def runs_text(runs: Sequence[Run]) -> str:
-    if not runs:
-        return "no runs in the store"
-    head = ["run", "strategy", "objective", "status", "games", "time", "best cards", "tricks"]
-    head.append("started (UTC)")
-    body = [
-        [
-            r.id,
-            r.strategy,
-            r.objective,
-            r.status,
-            f"{r.games:,}",
-            format_duration(r.seconds),
-            "-" if r.best_cards is None else r.best_cards,
-            "-" if r.best_tricks is None else r.best_tricks,
-            short_time(r.started_at),
-        ]
-        for r in runs
-    ]
-    return table(head, body, left=(1, 2, 3, 8))
+LOOP_KEYS = (
+    "key",
+    "rotation_key",
+    "deck",
+    "period_cards",
+    "period_tricks",
+    "balanced_reachable",
+    "balanced_deals",
+    "basin_complete",
+    "example_deal",
+    "times_seen",
+    "run",
+    "found_at",
+)
+
+
+def loops_json(rows: Sequence[LoopRow]) -> str:
+    return json.dumps([{k: row.as_dict()[k] for k in LOOP_KEYS} for row in rows])
 
 
 def export_csv(rows: Iterable[FindRow], out: IO[str]) -> None:
@@ -129,13 +76,6 @@ class Rank:
     of: int
     published: str | None  # the name, when the deal is itself a published record
 
-    def describe(self) -> str:
-        if self.published:
-            return f"the published record {self.published}: rank {self.rank} of {self.of}"
-        if self.rank == self.of:
-            return f"below all published records: rank {self.rank} of {self.of}"
-        return f"would rank {ordinal(self.rank)} of {self.of}"
-
     def as_dict(self) -> dict[str, Any]:
         return {"rank": self.rank, "of": self.of, "published": self.published}
 
@@ -161,23 +101,6 @@ def compare_json(rows: Sequence[FindRow], ranking: Sequence[PublishedGame]) -> s
     return json.dumps({"published": published, "finds": finds})
 
 
-def compare_text(rows: Sequence[FindRow], ranking: Sequence[PublishedGame]) -> str:
-    """The published records and the store's finds in one list, longest first."""
-    entries = [
-        (g.cards, g.tricks, g.name, f"{i} of {len(ranking)} published", g.deal)
-        for i, g in enumerate(ranking, start=1)
-    ]
-    entries += [
-        (r.cards, r.tricks, f"run {r.run}", rank_among(r.deal, r.cards, ranking).describe(), r.deal)
-        for r in rows
-    ]
-    entries.sort(key=lambda e: -e[0])
-    text = table(["cards", "tricks", "found by", "rank", "deal"], entries, left=(2, 3, 4))
-    if not rows:
-        text += "\nthe store has no finished finds yet"
-    return text
-
-
 # -- show ------------------------------------------------------------------------------------
 
 
@@ -193,34 +116,12 @@ def show_dict(deal: str, result: dict[str, Any], finds: Sequence[FindRow]) -> di
         "deal": deal,
         "result": result,
         "finds": [row.as_dict() for row in finds],
-        "matches": all(_agrees(row, result) for row in finds),
+        "matches": all(agrees(row, result) for row in finds),
         "published_rank": rank.as_dict() if comparable else None,
     }
 
 
-def show_text(shown: dict[str, Any], summary: str) -> str:
-    lines = [f"deal: {shown['deal']}", f"replayed: {summary}"]
-    finds = shown["finds"]
-    if not finds:
-        lines.append("not in the store")
-    else:
-        lines.append(f"found {len(finds)} time{'s' if len(finds) > 1 else ''}:")
-        for row in finds:
-            differs = (
-                "" if _agrees(FindRow(**row), shown["result"]) else "  <-- differs from replay"
-            )
-            lines.append(
-                f"  run {row['run']} ({row['strategy']}) at {short_time(row['found_at'])} UTC,"
-                f" {format_duration(row['elapsed'])} into the run: stored {row['cards']} cards,"
-                f" {row['tricks']} tricks{differs}"
-            )
-    rank = shown["published_rank"]
-    if rank is not None:
-        lines.append("against the published records: " + Rank(**rank).describe())
-    return "\n".join(lines)
-
-
-def _agrees(row: FindRow, result: dict[str, Any]) -> bool:
+def agrees(row: FindRow, result: dict[str, Any]) -> bool:
     return (row.status, row.cards, row.tricks) == (
         result["status"],
         result["cards"],

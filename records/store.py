@@ -585,23 +585,12 @@ class Store:
         sql = f"SELECT id, {_FIND_COLUMNS} FROM finds WHERE id > ? ORDER BY id LIMIT ?"
         return self._db.execute(sql, (after, batch)).fetchall()
 
-    @_sql_errors
-    def count_finds(self) -> int:
-        return self._db.execute("SELECT count(*) FROM finds").fetchone()[0]
-
     # -- loops ---------------------------------------------------------------------------
 
     @_sql_errors
-    def add_loop(self, run_id: int, loop: Loop, seen: int = 1) -> bool:
-        """Store a cycle found by a run, or add `seen` to its times seen if its key is known.
-
-        One transaction; returns True if the cycle was new to the store."""
-        return bool(self.add_loops(run_id, [(loop, seen)]))
-
-    @_sql_errors
     def add_loops(self, run_id: int, loops: Iterable[tuple[Loop, int]]) -> int:
-        """add_loop for several (cycle, times seen) pairs in one transaction; returns how many
-        cycles were new."""
+        """Store cycles found by a run, (cycle, times seen) pairs, in one transaction: a cycle
+        whose key is known only adds its times seen. Returns how many cycles were new."""
         with self.transaction() as db:
             return self._add_loops(db, run_id, loops)
 
@@ -653,20 +642,7 @@ class Store:
         sql = f"SELECT {_LOOP_COLUMNS} FROM loops {where} ORDER BY id"
         return [_loop_row(row) for row in self._db.execute(sql, params)]
 
-    @_sql_errors
-    def loop_keys(self) -> set[str]:
-        """The canonical keys of every stored cycle."""
-        return {row[0] for row in self._db.execute("SELECT key FROM loops")}
-
     # -- checkpoints ---------------------------------------------------------------------
-
-    @_sql_errors
-    def save_checkpoint(
-        self, run_id: int, worker: int, state: bytes, games: int, seconds: float
-    ) -> None:
-        """Replace a worker's checkpoint with its latest state."""
-        with self.transaction() as db:
-            self._save_checkpoints(db, run_id, [(worker, state, games, seconds)])
 
     def _save_checkpoints(
         self,

@@ -1,28 +1,24 @@
-"""Progress of a running search on stderr: a live panel on a terminal, log lines otherwise.
+"""Progress on stderr: a running search's live panel (log lines when stderr is not a terminal)
+and the byte progress bar of `bmn score`.
 
-Works with any progress object that has `title()`, `rows()` (label, value pairs for the
-panel) and `line()` (one log line)."""
+`Display` works with any progress object that has `title()`, `rows()` (label, value pairs for
+the panel) and `line()` (one log line)."""
 
 from __future__ import annotations
 
+import os
+import stat
 import sys
 import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import IO
 
 from rich.console import Console
 from rich.live import Live
 from rich.table import Table
 
 LOG_EVERY = 30.0  # seconds between log lines when stderr is not a terminal
-
-
-def duration(seconds: float | None) -> str:
-    """1h02m03s style; '-' when unknown."""
-    if seconds is None:
-        return "-"
-    seconds = int(round(seconds))
-    hours, rest = divmod(seconds, 3600)
-    minutes, secs = divmod(rest, 60)
-    return f"{hours}h{minutes:02d}m{secs:02d}s" if hours else f"{minutes}m{secs:02d}s"
 
 
 class Display:
@@ -58,3 +54,25 @@ class Display:
         for label, value in p.rows():
             table.add_row(label, value)
         return table
+
+
+@contextmanager
+def byte_progress(source: IO) -> Iterator[Callable[[int, int], None]]:
+    """A progress bar on stderr (when it is a terminal) over the bytes of a file or stdin;
+    yields `advance(nbytes, lines)`."""
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+    try:
+        info = os.fstat(source.fileno())
+        total = info.st_size if stat.S_ISREG(info.st_mode) else None
+    except (OSError, ValueError, AttributeError):  # not a real file (tests, pipes)
+        total = None
+    columns = (TextColumn("scoring"), BarColumn(), TextColumn("{task.fields[lines]:,} deals"))
+    console = Console(stderr=True)
+    with Progress(
+        *columns, TimeElapsedColumn(), console=console, disable=not sys.stderr.isatty()
+    ) as bar:
+        task = bar.add_task("scoring", total=total, lines=0)
+        yield lambda nbytes, lines: bar.update(
+            task, advance=nbytes, lines=bar.tasks[0].fields["lines"] + lines
+        )

@@ -22,8 +22,8 @@ import numpy as np
 from bmn.kernels.config import STATUS_NAMES
 from bmn.kernels.deal import decode, format_deal
 from bmn.records.store import Find, Run, Store
-from bmn.search.display import duration
 from bmn.search.evaluate import OBJECTIVES
+from bmn.search.present import duration
 from bmn.search.strategies import DEFAULT_STRATEGY, run_chunk
 from bmn.search.worker import (
     BEST,

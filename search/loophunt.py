@@ -36,8 +36,8 @@ import numpy as np
 from bmn.kernels.backward import CycleSummary, summarise_cycle
 from bmn.kernels.deal import Deal, format_deal
 from bmn.kernels.loops import LOOP, analyse
-from bmn.records.store import Loop, LoopRow, Store
-from bmn.search.display import duration
+from bmn.records.store import Loop, Store
+from bmn.search.present import duration
 
 
 @dataclass
@@ -453,48 +453,3 @@ def loop_options(options: dict) -> LoopOptions:
         deck=options.get("loop_deck") or DEFAULT_DECK,
         max_basin_states=options.get("basin_states") or DEFAULT_BASIN_STATES,
     )
-
-
-# -- `bmn records loops` -------------------------------------------------------------------------
-
-LOOP_KEYS = (
-    "key",
-    "rotation_key",
-    "deck",
-    "period_cards",
-    "period_tricks",
-    "balanced_reachable",
-    "balanced_deals",
-    "basin_complete",
-    "example_deal",
-    "times_seen",
-    "run",
-    "found_at",
-)
-
-
-def loops_json(rows: Sequence[LoopRow]) -> str:
-    return json.dumps([{k: row.as_dict()[k] for k in LOOP_KEYS} for row in rows])
-
-
-def loops_text(rows: Sequence[LoopRow]) -> str:
-    """One line per stored cycle; the balanced column is yes, no, or '?' (basin search cut)."""
-    from bmn.records.report import table
-
-    if not rows:
-        return "no cycles in the store; hunt with: bmn search --objective loop"
-    reach = {True: "yes", False: "no", None: "?"}
-    head = ["run", "deck", "period", "balanced", "seen", "example deal", "cycle key"]
-    body = [
-        [
-            row.run,
-            row.deck,
-            f"{row.period_cards}c/{row.period_tricks}t",
-            f"{reach[row.reachable]} ({row.balanced_deals})",
-            f"{row.times_seen:,}",
-            row.example_deal,
-            row.key,
-        ]
-        for row in rows
-    ]
-    return table(head, body, left=(1, 3, 5, 6))

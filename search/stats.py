@@ -143,39 +143,3 @@ def score_random(n: int, players: int, seed: int, progress=None):
         if progress is not None:
             progress(done)
     return tuple(np.concatenate([p[i] for p in parts]) for i in range(3))
-
-
-def format_stats(figures: dict) -> str:
-    """The figures as a small text table, one row for cards and one for tricks."""
-    looped = figures["looping"]
-    lines = [
-        f"deals: {figures['deals']:,} ({figures.get('players', 2)} players, seed "
-        f"{figures.get('seed')}); finished {figures['finished']:,}; looping {looped:,} "
-        f"({figures['loop_fraction']:.4%})"
-    ]
-    head = ["", "mean", "median"] + [percentile_key(q) for q in PERCENTILES[1:]] + ["longest"]
-    rows = [head]
-    tails = []
-    for name in ("cards", "tricks"):
-        s = figures[name]
-        keys = ["mean"] + [percentile_key(q) for q in PERCENTILES] + ["longest"]
-        rows.append([name] + [_number(s[k], 1 if k == "mean" else 0) for k in keys])
-        if s["tail"] is not None:
-            t = s["tail"]
-            tails.append(
-                f"{name} tail above {t['threshold']:,.0f}: tenfold rarer every "
-                f"{t['tenfold']:,.1f} {name} (decay {t['rate']:.5f} per {name[:-1]})"
-            )
-    widths = [max(len(r[c]) for r in rows) for c in range(len(head))]
-    lines += [
-        "  ".join(
-            [r[0].ljust(widths[0])] + [c.rjust(w) for c, w in zip(r[1:], widths[1:], strict=True)]
-        )
-        for r in rows
-    ]
-    return "\n".join(lines + tails)
-
-
-def _number(value: float | None, decimals: int) -> str:
-    """Text table cells: the mean to a decimal, percentiles rounded (JSON keeps them exact)."""
-    return "-" if value is None else f"{value:,.{decimals}f}"

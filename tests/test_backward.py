@@ -5,25 +5,15 @@ import json
 from collections import defaultdict
 
 import pytest
-from click.testing import CliRunner
 from hypothesis import given
 from hypothesis import strategies as st
-from tiny_decks import tiny_deals
+from samples import CASELLA, LOOP_DEAL, TINY_DECKS, tiny_deals
 
 from bmn.kernels import reference
 from bmn.kernels.backward import BasinSearch, basin, predecessors, preimage_deals
-from bmn.kernels.deal import is_standard, parse_deal, shuffled_deal
+from bmn.kernels.deal import is_standard, shuffled_deal
 from bmn.kernels.loops import LOOP, analyse, play_trick
-from bmn.search.cli import cli
 
-LOOP_DEAL = parse_deal("---K---Q-KQAJ-----AAJ--J--/----------Q----KQ-J-----KA")
-# Small decks with loops (1, 1, 2 and 1 cycles), as in test_loops.py.
-TINY_DECKS = [
-    (0, 0, 0, 0, 1, 1),
-    (0, 0, 0, 0, 0, 1, 1, 2),
-    (0, 0, 0, 0, 0, 1, 1, 2, 2),
-    (0, 0, 0, 0, 0, 1, 1, 2, 2, 3),
-]
 # Decks for the one-step check: every penalty value, several court cards in one pile.
 STEP_DECKS = [(0, 0, 0, 0, 0, 1, 1, 2), (0, 0, 0, 0, 0, 2, 3, 4), (0, 0, 0, 1, 1, 2, 2, 4)]
 
@@ -186,19 +176,14 @@ def test_preimages_refuse_bad_deals():
         list(preimage_deals(((0, 1), (2, 0), (0,))))
 
 
-def run(*args):
-    return CliRunner().invoke(cli, list(args))
-
-
-def test_cli_preimages_json():
-    hands = ["---K---Q-KQAJ-----AAJ--J--", "----------Q----KQ-J-----KA"]
-    result = run("preimages", *hands, "--hand-sizes", "26,26", "--json")
+def test_cli_preimages_json(bmn):
+    result = bmn("preimages", CASELLA, "--hand-sizes", "26,26", "--json")
     assert result.exit_code == 0, result.output
     rows = [json.loads(line) for line in result.stdout.splitlines()]
     assert len(rows) == 18
     assert set(rows[0]) == {"deal", "pre_tricks", "pre_cards"}
     assert {
-        "deal": "---K---Q-KQAJ-----AAJ--J--/----------Q----KQ-J-----KA",
+        "deal": CASELLA,
         "pre_tricks": 4,
         "pre_cards": 34,
     } in rows
@@ -206,14 +191,14 @@ def test_cli_preimages_json():
     assert "(the whole basin)" in result.stderr
 
 
-def test_cli_preimages_text_and_mirror():
-    result = run("preimages", "--J--Q/J-", "--hand-sizes", "4,4", "--mirror")
+def test_cli_preimages_text_and_mirror(bmn):
+    result = bmn("preimages", "--J--Q/J-", "--hand-sizes", "4,4", "--mirror")
     assert result.exit_code == 0, result.output
     lines = result.stdout.splitlines()
     assert lines[0] == "--J-/Q-J-  0 tricks, 0 cards"
     # the cycle is its own mirror image: --mirror adds nothing
     assert lines[-1].startswith("4 deals of sizes 4/4 fall into the cycle or its mirror image")
-    result = run("preimages", "--J--Q/J-", "--max-depth", "0")
+    result = bmn("preimages", "--J--Q/J-", "--max-depth", "0")
     assert "stopped at a limit" in result.stdout
 
 
@@ -227,7 +212,7 @@ def test_cli_preimages_text_and_mirror():
         ["preimages", "--J-/J-", "--max-depth", "-1"],
     ],
 )
-def test_cli_preimages_bad_input(args):
-    result = run(*args)
+def test_cli_preimages_bad_input(bmn, args):
+    result = bmn(*args)
     assert result.exit_code == 2
     assert "Traceback" not in result.output

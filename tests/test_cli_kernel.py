@@ -2,31 +2,25 @@
 
 import json
 
-import pytest
-from click.testing import CliRunner
+import samples
 
 from bmn.kernels import benchmark
 from bmn.kernels.deal import parse_deal
 from bmn.kernels.reference import Result, play
-from bmn.search.cli import cli
 
 DEALS = [
-    "---AJ--Q---------QAKQJJ-QK/-----A----KJ-K--------A---",
-    "---K---Q-KQAJ-----AAJ--J--/----------Q----KQ-J-----KA",
+    samples.RECORD,
+    samples.CASELLA,
     "AS 10H QD/KC 2S 3S",
     "--K/J-/---",
     "/-J",
 ]
 
 
-def run(*args, input=None):
-    return CliRunner().invoke(cli, list(args), input=input)
-
-
-def test_score_json_lines_match_play(tmp_path):
+def test_score_json_lines_match_play(bmn, tmp_path):
     path = tmp_path / "deals.txt"
     path.write_text("\n".join(["# a comment", DEALS[0], "", *DEALS[1:]]) + "\n")
-    result = run("score", str(path), "--json", "--threads", "1")
+    result = bmn("score", str(path), "--json", "--threads", "1")
     assert result.exit_code == 0, result.output
     rows = [json.loads(line) for line in result.stdout.splitlines()]
     assert len(rows) == len(DEALS)
@@ -36,16 +30,16 @@ def test_score_json_lines_match_play(tmp_path):
         assert row == play(deal).as_dict()
 
 
-def test_score_reads_stdin_with_text_lines():
-    result = run("score", "-", input="-J/Q-\n" + DEALS[1] + "\n")
+def test_score_reads_stdin_with_text_lines(bmn):
+    result = bmn("score", "-", input="-J/Q-\n" + DEALS[1] + "\n")
     assert result.exit_code == 0, result.output
     first, second = result.stdout.splitlines()
     assert first == "-J/Q- finished: 4 cards, 1 tricks; seat 0 wins"
     assert second.startswith(DEALS[1] + " loop: never ends; state repeats at 474 cards")
 
 
-def test_score_bad_line_keeps_results_before_it():
-    result = run("score", "--json", input="-J/Q-\nJ/Q\nnot a deal\nQ/J\n")
+def test_score_bad_line_keeps_results_before_it(bmn):
+    result = bmn("score", "--json", input="-J/Q-\nJ/Q\nnot a deal\nQ/J\n")
     assert result.exit_code == 2
     assert [json.loads(line)["deal"] for line in result.stdout.splitlines()] == ["-J/Q-", "J/Q"]
     assert "line 3" in result.stderr
@@ -53,13 +47,13 @@ def test_score_bad_line_keeps_results_before_it():
     assert "Traceback" not in result.output
 
 
-def test_score_empty_input():
-    result = run("score", input="")
+def test_score_empty_input(bmn):
+    result = bmn("score", input="")
     assert result.exit_code == 0 and result.stdout == ""
 
 
-def test_bench_json():
-    result = run("bench", "--deals", "3000", "--threads", "1", "--json")
+def test_bench_json(bmn):
+    result = bmn("bench", "--deals", "3000", "--threads", "1", "--json")
     assert result.exit_code == 0, result.output
     out = json.loads(result.stdout)
     assert set(out) == {
@@ -75,29 +69,29 @@ def test_bench_json():
     assert out["games_per_s"] > 0 and out["cards_per_s"] > out["games_per_s"]
 
 
-def test_bench_text_and_fixed_seed():
-    first = run("bench", "--deals", "2000")
+def test_bench_text_and_fixed_seed(bmn):
+    first = bmn("bench", "--deals", "2000")
     assert first.exit_code == 0, first.output
     assert "games/s" in first.stdout
-    a = json.loads(run("bench", "--deals", "2000", "--json").stdout)
-    b = json.loads(run("bench", "--deals", "2000", "--json", "--seed", "9").stdout)
-    c = json.loads(run("bench", "--deals", "2000", "--json").stdout)
+    a = json.loads(bmn("bench", "--deals", "2000", "--json").stdout)
+    b = json.loads(bmn("bench", "--deals", "2000", "--json", "--seed", "9").stdout)
+    c = json.loads(bmn("bench", "--deals", "2000", "--json").stdout)
     assert a["mean_cards"] == c["mean_cards"] != b["mean_cards"]
 
 
-def test_selfcheck_ok():
-    result = run("selfcheck", "--deals", "600", "--seed", "3")
+def test_selfcheck_ok(bmn):
+    result = bmn("selfcheck", "--deals", "600", "--seed", "3")
     assert result.exit_code == 0, result.output
     assert result.stdout.startswith("OK: kernel and reference agree on 600 random deals")
 
 
-def test_selfcheck_reports_a_disagreement(monkeypatch):
+def test_selfcheck_reports_a_disagreement(bmn, monkeypatch):
     def wrong(deal):
         right = play(deal)
         return Result(right.status, right.cards + 1, right.tricks, right.winner)
 
     monkeypatch.setattr(benchmark.reference, "play", wrong)
-    result = run("selfcheck", "--deals", "50")
+    result = bmn("selfcheck", "--deals", "50")
     assert result.exit_code == 1
     lines = result.stdout.splitlines()
     assert lines[0].startswith("deal 0: ")
@@ -105,10 +99,3 @@ def test_selfcheck_reports_a_disagreement(monkeypatch):
     ref = json.loads(lines[2].split(":", 1)[1])
     assert ref["cards"] == kernel["cards"] + 1
     assert "disagrees" in result.stderr
-
-
-@pytest.mark.parametrize("command", ["score", "bench", "selfcheck"])
-def test_help_has_examples(command):
-    result = run(command, "--help")
-    assert result.exit_code == 0
-    assert "Examples:" in result.stdout

@@ -1,21 +1,18 @@
 """`bmn records top|runs|show|export|compare` over a small store, and their error cases."""
 
 import csv
+import functools
 import io
 import json
 import sqlite3
 
 import pytest
-from click.testing import CliRunner
+from samples import CASELLA, PAULHUS, RECORD
 
 from bmn.kernels.deal import format_deal, parse_deal
 from bmn.kernels.reference import play
 from bmn.records.store import FIND_KEYS, TOP_KEYS, Find, Store
-from bmn.search.cli import cli
 
-RECORD = "---AJ--Q---------QAKQJJ-QK/-----A----KJ-K--------A---"
-PAULHUS = "------------KAQ----J------/-JQQK---K----JK--QA-A-JA--"
-LOOP = "---K---Q-KQAJ-----AAJ--J--/----------Q----KQ-J-----KA"
 # A standard deal stored with a made-up length of 7000 cards: it would rank 7th of the 9
 # finishing published records plus itself (six of them are longer).
 FAKE = "-" * 20 + "JJJJQQ/QQKKKKAAAA" + "-" * 16
@@ -26,39 +23,47 @@ def store(tmp_path):
     path = tmp_path / "night.sqlite"
     with Store(path) as db:
         one = db.create_run("walk", "cards", 1, {"time": "8h"})
-        db.add_finds(one, [Find(PAULHUS, 4791, 670, elapsed=5.0), Find(LOOP, 474, 66, "loop")])
+        db.add_finds(one, [Find(PAULHUS, 4791, 670, elapsed=5.0), Find(CASELLA, 474, 66, "loop")])
         db.update_run(one, status="finished", games=10**6, seconds=3600.0, best_deal=PAULHUS)
         two = db.create_run("climb", "tricks", 2, {})
         db.add_finds(two, [Find(PAULHUS, 4791, 670), Find(FAKE, 7000, 1000, elapsed=2.5)])
     return str(path)
 
 
-def run(*args, env=None):
-    return CliRunner().invoke(cli, ["records", *args], env=env)
+@pytest.fixture
+def records(bmn):
+    """`bmn records ARGS...`"""
+    return functools.partial(bmn, "records")
 
 
-def ok(*args):
-    result = run(*args)
-    assert result.exit_code == 0, result.output
-    return result.stdout
+@pytest.fixture
+def ok(records):
+    """`bmn records ARGS...`, which must succeed: its stdout."""
+
+    def succeed(*args):
+        result = records(*args)
+        assert result.exit_code == 0, result.output
+        return result.stdout
+
+    return succeed
 
 
 def test_fake_deal_is_standard():
     assert len(FAKE) == 53 and sorted(FAKE.replace("/", "")) == sorted("-" * 36 + "JQKA" * 4)
 
 
-def test_top_json_keys_and_order(store):
+def test_top_json_keys_and_order(ok, store):
     rows = json.loads(ok("top", "--json", "--store", store))
     assert all(tuple(row) == TOP_KEYS for row in rows)
     assert [(r["deal"], r["cards"], r["run"]) for r in rows] == [
         (FAKE, 7000, 2),
         (PAULHUS, 4791, 1),
-        (LOOP, 474, 1),
+        (CASELLA, 474, 1),
     ]
     assert rows[2]["status"] == "loop"
 
 
-def test_top_options(store):
+def test_top_options(ok, store):
     assert len(json.loads(ok("top", "-n", "1", "--json", "--store", store))) == 1
     rows = json.loads(ok("top", "--min-cards", "1000", "--json", "--store", store))
     assert [r["cards"] for r in rows] == [7000, 4791]
@@ -69,12 +74,12 @@ def test_top_options(store):
     assert FAKE in text.splitlines()[1]
 
 
-def test_store_from_environment(store):
-    result = run("top", "--json", env={"BMN_STORE": store})
+def test_store_from_environment(records, store):
+    result = records("top", "--json", env={"BMN_STORE": store})
     assert result.exit_code == 0 and len(json.loads(result.stdout)) == 3
 
 
-def test_runs(store):
+def test_runs(ok, store):
     rows = json.loads(ok("runs", "--json", "--store", store))
     assert [(r["id"], r["strategy"], r["status"]) for r in rows] == [
         (1, "walk", "finished"),
@@ -85,7 +90,7 @@ def test_runs(store):
     assert "1,000,000" in text and "1h00m" in text and "climb" in text
 
 
-def test_show_found_deal_in_other_notation(store):
+def test_show_found_deal_in_other_notation(ok, store):
     ranks = PAULHUS.replace("-", "7").replace("/", " ")
     shown = json.loads(ok("show", *ranks.split(), "--json", "--store", store))
     assert shown["deal"] == PAULHUS
@@ -98,37 +103,37 @@ def test_show_found_deal_in_other_notation(store):
     assert "found 2 times" in text
 
 
-def test_show_flags_a_stored_result_that_differs(store):
+def test_show_flags_a_stored_result_that_differs(ok, store):
     shown = json.loads(ok("show", FAKE, "--json", "--store", store))
     assert shown["matches"] is False
     assert shown["result"]["cards"] == play(parse_deal(FAKE)).cards != 7000
     assert "differs from replay" in ok("show", FAKE, "--store", store)
 
 
-def test_show_deal_not_in_store_and_loop(store):
+def test_show_deal_not_in_store_and_loop(ok, store):
     shown = json.loads(ok("show", "-J", "Q-", "--json", "--store", store))
     assert shown["finds"] == [] and shown["published_rank"] is None
     assert "not in the store" in ok("show", "-J/Q-", "--store", store)
-    loop = json.loads(ok("show", LOOP, "--json", "--store", store))
+    loop = json.loads(ok("show", CASELLA, "--json", "--store", store))
     assert loop["result"]["status"] == "loop" and loop["matches"] is True
 
 
-def test_show_bad_deal_is_usage_error(store):
-    result = run("show", "-X-", "--store", store)
+def test_show_bad_deal_is_usage_error(records, store):
+    result = records("show", "-X-", "--store", store)
     assert result.exit_code == 2 and "Traceback" not in result.output
 
 
-def test_export_csv_and_json(store):
+def test_export_csv_and_json(ok, store):
     rows = list(csv.DictReader(io.StringIO(ok("export", "--store", store))))
     assert len(rows) == 4 and tuple(rows[0]) == FIND_KEYS
-    assert [r["deal"] for r in rows] == [PAULHUS, LOOP, PAULHUS, FAKE]
+    assert [r["deal"] for r in rows] == [PAULHUS, CASELLA, PAULHUS, FAKE]
     data = json.loads(ok("export", "--format", "json", "--store", store))
     assert data == json.loads(ok("export", "--json", "--store", store))
     assert [tuple(r) for r in data] == [FIND_KEYS] * 4
     assert (data[3]["strategy"], data[3]["elapsed"], data[3]["cards"]) == ("climb", 2.5, 7000)
 
 
-def test_compare_ranks_finds_among_published(store):
+def test_compare_ranks_finds_among_published(ok, store):
     out = json.loads(ok("compare", "--json", "--store", store))
     assert [p["rank"] for p in out["published"]] == list(range(1, 10))
     assert out["published"][0]["cards"] == 8344
@@ -139,7 +144,7 @@ def test_compare_ranks_finds_among_published(store):
     assert "the published record Paulhus 1999" in text
 
 
-def test_compare_finds_below_all_records(tmp_path):
+def test_compare_finds_below_all_records(ok, tmp_path):
     path = tmp_path / "small.sqlite"
     with Store(path) as db:
         db.add_finds(db.create_run("walk", "cards", 1, {}), [Find("-J/Q-", 4, 1)])
@@ -150,7 +155,7 @@ def test_compare_finds_below_all_records(tmp_path):
 
 
 def test_canonical_fixture_deals():
-    for deal in (RECORD, PAULHUS, LOOP, FAKE):
+    for deal in (RECORD, PAULHUS, CASELLA, FAKE):
         assert format_deal(parse_deal(deal)) == deal
 
 
@@ -165,30 +170,30 @@ def one_line_error(result, code: int, text: str) -> None:
 
 
 @pytest.mark.parametrize("args", COMMANDS)
-def test_missing_store_is_error_and_not_created(tmp_path, args):
+def test_missing_store_is_error_and_not_created(records, tmp_path, args):
     path = tmp_path / "absent.sqlite"
-    one_line_error(run(*args, "--store", str(path)), 1, "no record store")
+    one_line_error(records(*args, "--store", str(path)), 1, "no record store")
     assert not path.exists()
 
 
 @pytest.mark.parametrize("args", COMMANDS)
-def test_foreign_or_garbage_store_is_error(tmp_path, args):
+def test_foreign_or_garbage_store_is_error(records, tmp_path, args):
     foreign = tmp_path / "other.sqlite"
     sqlite3.connect(foreign).execute("CREATE TABLE t (x)").connection.close()
-    one_line_error(run(*args, "--store", str(foreign)), 1, "not a bmn record store")
+    one_line_error(records(*args, "--store", str(foreign)), 1, "not a bmn record store")
     garbage = tmp_path / "garbage.sqlite"
     garbage.write_bytes(b"\x89PNG\r\n" + bytes(range(256)) * 8)
-    one_line_error(run(*args, "--store", str(garbage)), 1, "not an SQLite database")
+    one_line_error(records(*args, "--store", str(garbage)), 1, "not an SQLite database")
 
 
-def test_newer_store_is_error(store):
+def test_newer_store_is_error(records, store):
     conn = sqlite3.connect(store)
     conn.execute("PRAGMA user_version = 7")
     conn.close()
-    one_line_error(run("top", "--store", store), 1, "newer than this bmn understands")
+    one_line_error(records("top", "--store", store), 1, "newer than this bmn understands")
 
 
-def test_bad_options_are_usage_errors(store):
+def test_bad_options_are_usage_errors(records, store):
     for args in (["top", "--by", "length"], ["top", "-n", "0"], ["export", "--format", "xml"]):
-        result = run(*args, "--store", store)
+        result = records(*args, "--store", store)
         assert result.exit_code == 2 and "Traceback" not in result.output

@@ -4,6 +4,7 @@ import itertools
 
 import numpy as np
 import pytest
+import samples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -27,7 +28,7 @@ RANDOM_DEALS = 20_000
 
 # Small decks that never end, found by enumerating tiny deals with the reference engine.
 LOOPS = [
-    "---K---Q-KQAJ-----AAJ--J--/----------Q----KQ-J-----KA",
+    samples.CASELLA,
     "--J-/J-",
     "-J/--J-",
     "J--/-J-",
@@ -59,7 +60,7 @@ ADVERSARIAL = [
     "J" * 32 + "/" + "-" * 32,
     "A" * 32 + "/" + "A" * 32,
     "-" * 32 + "/" + "-" * 32,
-    "---AJ--Q---------QAKQJJ-QK/-----A----KJ-K--------A---",  # 8,344 cards
+    samples.RECORD,  # 8,344 cards
     "------------A-QK--J-----KQA/-AJ---Q-K----J-AQ-KJ-----",  # a standard deck split 27/25
     "-----------A-QK--J-----KQA/-AJ---Q-K----J-AQ-KJ-----",  # one numeral short: 26/25
 ]
@@ -179,7 +180,7 @@ def test_every_deal_of_up_to_five_cards():
 
 
 def test_fast_path_stops_at_the_cap():
-    record = parse_deal("---AJ--Q---------QAKQJJ-QK/-----A----KJ-K--------A---")
+    record = samples.RECORD_DEAL
     row, _ = encode(record)
     assert play_fast(row, 26, 26, 100_000) == (8344, 1164, 1)
     cards, tricks, code = play_fast(row, 26, 26, 1000)

@@ -4,17 +4,15 @@ from collections import Counter
 
 import numpy as np
 import pytest
-from tiny_decks import orders
+from samples import LOOP_DEAL, orders
 
 from bmn.kernels import reference
 from bmn.kernels.backward import summarise_cycle
-from bmn.kernels.deal import parse_deal
 from bmn.kernels.loops import LOOP, analyse
 from bmn.search.loophunt import Hunt, hunt_loops, random_batch, record_loop
 
 # Nine cards with two cycles, each the other's mirror image (period 3 tricks, 14 cards).
 DECK = (0, 0, 0, 0, 0, 1, 1, 2, 2)
-LOOP_DEAL = parse_deal("---K---Q-KQAJ-----AAJ--J--/----------Q----KQ-J-----KA")
 
 
 def test_hunt_counts_every_loop_the_reference_sees():

@@ -4,25 +4,13 @@ import functools
 import json
 
 import pytest
-from click.testing import CliRunner
 from hypothesis import given
 from hypothesis import strategies as st
-from tiny_decks import orders, tiny_deals
+from samples import CASELLA, LOOP_DEAL, RECORD_DEAL, TINY_DECKS, orders, tiny_deals
 
 from bmn.kernels import reference
-from bmn.kernels.deal import parse_deal, shuffled_deal
+from bmn.kernels.deal import shuffled_deal
 from bmn.kernels.loops import LOOP, analyse, cycle_key, is_balanced, play_trick, state_text
-from bmn.search.cli import cli
-
-LOOP_DEAL = parse_deal("---K---Q-KQAJ-----AAJ--J--/----------Q----KQ-J-----KA")
-RECORD = parse_deal("---AJ--Q---------QAKQJJ-QK/-----A----KJ-K--------A---")
-# Small decks with loops (1, 1, 2 and 1 cycles): every order of the cards, every split.
-TINY_DECKS = [
-    (0, 0, 0, 0, 1, 1),
-    (0, 0, 0, 0, 0, 1, 1, 2),
-    (0, 0, 0, 0, 0, 1, 1, 2, 2),
-    (0, 0, 0, 0, 0, 1, 1, 2, 2, 3),
-]
 
 
 def figures(result):
@@ -87,7 +75,7 @@ def test_published_mirror_is_another_cycle_with_the_same_rotation_key():
 
 
 def test_finished_deal():
-    out = analyse(RECORD)
+    out = analyse(RECORD_DEAL)
     assert (out.status, out.cards, out.tricks, out.winner) == ("finished", 8344, 1164, 1)
     assert out.states == () and out.key is None
 
@@ -163,12 +151,8 @@ def test_balanced():
     assert not is_balanced(((0,), None))
 
 
-def run(*args):
-    return CliRunner().invoke(cli, list(args))
-
-
-def test_cli_loop_json():
-    result = run("loop", "---K---Q-KQAJ-----AAJ--J--", "----------Q----KQ-J-----KA", "--json")
+def test_cli_loop_json(bmn):
+    result = bmn("loop", *CASELLA.split("/"), "--json")
     assert result.exit_code == 0, result.output
     out = json.loads(result.stdout)
     assert (out["status"], out["cards"], out["tricks"]) == ("loop", 474, 66)
@@ -184,8 +168,8 @@ def test_cli_loop_json():
     assert out["key"] == analyse(LOOP_DEAL).key
 
 
-def test_cli_loop_text():
-    result = run("loop", "---K---Q-KQAJ-----AAJ--J--", "----------Q----KQ-J-----KA")
+def test_cli_loop_text(bmn):
+    result = bmn("loop", *CASELLA.split("/"))
     assert result.exit_code == 0
     lines = result.stdout.splitlines()
     assert "period: 440 cards, 62 tricks" in lines
@@ -193,14 +177,14 @@ def test_cli_loop_text():
     assert len(lines) == 1 + 5 + 1 + 62  # deal, summary, table head, one row per state
 
 
-def test_cli_loop_finished_deal():
-    result = run("loop", "-J", "Q-")
+def test_cli_loop_finished_deal(bmn):
+    result = bmn("loop", "-J", "Q-")
     assert result.exit_code == 0
     assert "finished: does not loop; 4 cards, 1 tricks; seat 0 wins" in result.stdout
-    out = json.loads(run("loop", "-J/Q-", "--json").stdout)
+    out = json.loads(bmn("loop", "-J/Q-", "--json").stdout)
     assert out == {"status": "finished", "cards": 4, "tricks": 1, "winner": 0}
 
 
-def test_cli_loop_bad_deal():
-    result = run("loop", "-X", "Q-")
+def test_cli_loop_bad_deal(bmn):
+    result = bmn("loop", "-X", "Q-")
     assert result.exit_code == 2

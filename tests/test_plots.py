@@ -4,12 +4,11 @@ import xml.etree.ElementTree as ET
 
 import numpy as np
 import pytest
-from click.testing import CliRunner
+from samples import CASELLA, RECORD
 
 from bmn.kernels.deal import decode, parse_deal
 from bmn.kernels.reference import play
 from bmn.records.published import published_games
-from bmn.search.cli import cli
 from bmn.search.plots import (
     _spread,
     best_so_far,
@@ -23,8 +22,6 @@ from bmn.search.plots import (
 )
 from bmn.search.stats import length_stats, standard_deals, standard_sizes
 
-RECORD = "---AJ--Q---------QAKQJJ-QK/-----A----KJ-K--------A---"
-LOOP = "---K---Q-KQAJ-----AAJ--J--/----------Q----KQ-J-----KA"
 FOUR = "-J-----------/K------K---K-/-QA--Q--AA-Q-/J-Q-JK---AJ--"
 PNG = b"\x89PNG\r\n\x1a\n"
 
@@ -59,7 +56,7 @@ def test_trajectory_of_the_record_game():
 
 
 def test_trajectory_of_the_loop_shades_exactly_the_cycle():
-    traj = trajectory(parse_deal(LOOP))
+    traj = trajectory(parse_deal(CASELLA))
     r = traj.result
     assert traj.cycle == (r.loop_start_tricks, r.loop_start_tricks + r.period_tricks) == (4, 66)
     assert traj.tricks[-1] == r.tricks == 66
@@ -95,7 +92,7 @@ def test_file_names_and_formats():
 
 
 def test_game_figures_render(tmp_path):
-    for text, name in ((RECORD, "record.png"), (LOOP, "loop.png"), (FOUR, "four.svg")):
+    for text, name in ((RECORD, "record.png"), (CASELLA, "loop.png"), (FOUR, "four.svg")):
         deal = parse_deal(text)
         path = tmp_path / name
         plot_game(deal, trajectory(deal), path)
@@ -163,18 +160,14 @@ def test_store_progress_and_records_plot(tmp_path):
     assert_svg(tmp_path / "empty.svg")
 
 
-def invoke(*args):
-    return CliRunner().invoke(cli, list(args))
-
-
-def test_plot_command(tmp_path, monkeypatch):
+def test_plot_command(bmn, tmp_path, monkeypatch):
     out = tmp_path / "loop.png"
-    result = invoke("plot", *LOOP.split("/"), "-o", str(out))
+    result = bmn("plot", *CASELLA.split("/"), "-o", str(out))
     assert result.exit_code == 0, result.output
     assert result.stdout.strip() == str(out)
     assert_png(out)
     monkeypatch.chdir(tmp_path)
-    result = invoke("plot", "-J", "Q-")
+    result = bmn("plot", "-J", "Q-")
     assert result.exit_code == 0, result.output
     assert result.stdout.strip() == "bmn--J_Q-.png"
     assert (tmp_path / "bmn--J_Q-.png").read_bytes()[:8] == PNG
@@ -184,20 +177,20 @@ def test_plot_command(tmp_path, monkeypatch):
     "args",
     [["plot", "-J", "Q-", "-o", "x.gif"], ["plot", "-J"], ["plot", "-X", "Q-"]],
 )
-def test_plot_bad_input_exit_2(args):
-    result = invoke(*args)
+def test_plot_bad_input_exit_2(bmn, args):
+    result = bmn(*args)
     assert result.exit_code == 2
     assert "Traceback" not in result.output
 
 
-def test_records_plot_command(tmp_path):
+def test_records_plot_command(bmn, tmp_path):
     store = tmp_path / "s.sqlite"
     make_store(store)
     out = tmp_path / "progress.svg"
-    result = invoke("records", "plot", "-o", str(out), "--store", str(store))
+    result = bmn("records", "plot", "-o", str(out), "--store", str(store))
     assert result.exit_code == 0, result.output
     assert result.stdout.strip() == str(out)
     assert_svg(out)
-    assert invoke("records", "plot", "7", "--store", str(store)).exit_code == 2
-    missing = invoke("records", "plot", "--store", str(tmp_path / "none.sqlite"))
+    assert bmn("records", "plot", "7", "--store", str(store)).exit_code == 2
+    missing = bmn("records", "plot", "--store", str(tmp_path / "none.sqlite"))
     assert missing.exit_code == 1 and "no record store" in missing.output

@@ -1,15 +1,16 @@
 """The reference engine against RULES.md's worked examples, the published records and invariants."""
 
 import pytest
+import samples
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bmn.kernels.deal import parse_deal, shuffled_deal
+from bmn.kernels.deal import format_deal, parse_deal, shuffled_deal
 from bmn.kernels.reference import play
 from bmn.records.published import published_games
 
 WORKED = [
-    ("---AJ--Q---------QAKQJJ-QK/-----A----KJ-K--------A---", "finished", 8344, 1164, 1),
+    (samples.RECORD, "finished", 8344, 1164, 1),
     ("-J/Q-", "finished", 4, 1, 0),
     ("--K/J-/---", "finished", 10, 2, 1),
     ("A--/-/K---", "finished", 9, 2, 0),
@@ -31,7 +32,7 @@ def test_worked_examples(deal, status, cards, tricks, winner):
 
 
 def test_published_loop():
-    result = play(parse_deal("---K---Q-KQAJ-----AAJ--J--/----------Q----KQ-J-----KA"))
+    result = play(samples.LOOP_DEAL)
     assert result.as_dict() == {
         "status": "loop",
         "cards": 474,
@@ -51,10 +52,8 @@ def test_published_records_reproduce(game):
 
 
 def test_limit_stops_and_names_the_holder_of_most():
-    full = play(parse_deal("---AJ--Q---------QAKQJJ-QK/-----A----KJ-K--------A---"))
-    stopped = play(
-        parse_deal("---AJ--Q---------QAKQJJ-QK/-----A----KJ-K--------A---"), limit=1000, trace=True
-    )
+    full = play(samples.RECORD_DEAL)
+    stopped = play(samples.RECORD_DEAL, limit=1000, trace=True)
     assert (stopped.status, stopped.cards) == ("limit", 1000)
     assert stopped.tricks < full.tricks
     sizes = stopped.trace[-1].hand_sizes
@@ -106,3 +105,10 @@ def test_standard_deals_finish_or_loop(seed, players):
     assert result.cards >= result.tricks
     if result.status == "finished":
         assert result.trace[-1].hand_sizes[result.winner] == 52
+
+
+def test_shared_sample_deals_are_the_published_games():
+    games = {game.name: game.deal for game in published_games()}
+    assert games["Nessler 2022"] == samples.RECORD == format_deal(samples.RECORD_DEAL)
+    assert games["Paulhus 1999"] == samples.PAULHUS
+    assert games["Casella 2024"] == samples.CASELLA == format_deal(samples.LOOP_DEAL)

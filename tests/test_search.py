@@ -9,13 +9,11 @@ import time
 
 import numpy as np
 import pytest
-from click.testing import CliRunner
 
 from bmn.kernels.deal import decode, parse_deal
 from bmn.kernels.reference import play
 from bmn.records.store import Store
 from bmn.search import driver
-from bmn.search.cli import cli
 from bmn.search.driver import Search, SearchOptions
 from bmn.search.strategies import STRATEGIES, run_chunk
 from bmn.search.worker import BEST, BEST_CARDS, BEST_TRICKS, GAMES, Finds, new_worker
@@ -104,7 +102,8 @@ def test_interrupted_and_resumed_run_equals_uninterrupted(tmp_path, monkeypatch)
     assert resumed_finds == whole_finds
 
 
-def bmn(*args, **kwargs):
+def spawn(*args, **kwargs):
+    """`bmn ARGS...` in a process of its own, to be signalled or killed."""
     return subprocess.Popen(
         [sys.executable, "-m", "bmn.search.cli", *args],
         stdout=subprocess.PIPE,
@@ -143,16 +142,16 @@ SEARCH = [
 
 
 def test_kill_9_then_resume_equals_uninterrupted(tmp_path):
-    whole = bmn(*SEARCH, "--store", str(tmp_path / "whole.sqlite"))
+    whole = spawn(*SEARCH, "--store", str(tmp_path / "whole.sqlite"))
     out, err = whole.communicate(timeout=300)
     assert whole.returncode == 0, err
     path = tmp_path / "killed.sqlite"
-    victim = bmn(*SEARCH, "--store", str(path))
+    victim = spawn(*SEARCH, "--store", str(path))
     wait_for_checkpoint(path)
     victim.send_signal(signal.SIGKILL)
     victim.communicate()
     assert victim.returncode == -signal.SIGKILL
-    resumed = bmn("search", "--resume", "--json", "--quiet", "--store", str(path))
+    resumed = spawn("search", "--resume", "--json", "--quiet", "--store", str(path))
     again, err = resumed.communicate(timeout=300)
     assert resumed.returncode == 0, err
     expected, got = json.loads(out), json.loads(again)
@@ -165,7 +164,7 @@ def test_kill_9_then_resume_equals_uninterrupted(tmp_path):
 
 def test_sigterm_checkpoints_and_says_how_to_resume(tmp_path):
     path = tmp_path / "t.sqlite"
-    job = bmn(*SEARCH, "--store", str(path))
+    job = spawn(*SEARCH, "--store", str(path))
     wait_for_checkpoint(path)
     job.send_signal(signal.SIGTERM)
     out, err = job.communicate(timeout=60)
@@ -192,7 +191,7 @@ def test_two_searches_share_one_store(tmp_path):
         "--store",
         path,
     ]
-    jobs = [bmn(*args, "--seed", str(seed)) for seed in (1, 2)]
+    jobs = [spawn(*args, "--seed", str(seed)) for seed in (1, 2)]
     results = [job.communicate(timeout=300) for job in jobs]
     assert [job.returncode for job in jobs] == [0, 0], results
     with Store(path) as store:
@@ -205,23 +204,20 @@ def test_two_searches_share_one_store(tmp_path):
         assert store.check() == ["ok"]
 
 
-def test_search_cli_json_and_store(tmp_path):
+def test_search_cli_json_and_store(bmn, tmp_path):
     path = str(tmp_path / "s.sqlite")
-    result = CliRunner().invoke(
-        cli,
-        [
-            "search",
-            "--iterations",
-            "50000",
-            "--seed",
-            "1",
-            "--workers",
-            "2",
-            "--store",
-            path,
-            "--json",
-            "--quiet",
-        ],
+    result = bmn(
+        "search",
+        "--iterations",
+        "50000",
+        "--seed",
+        "1",
+        "--workers",
+        "2",
+        "--store",
+        path,
+        "--json",
+        "--quiet",
     )
     assert result.exit_code == 0, result.output
     out = json.loads(result.stdout)
@@ -243,19 +239,17 @@ def test_search_cli_json_and_store(tmp_path):
         (["--resume", "abc"], "not a run number"),
     ],
 )
-def test_bad_search_options(tmp_path, args, message):
+def test_bad_search_options(bmn, tmp_path, args, message):
     path = str(tmp_path / "bad.sqlite")
-    CliRunner().invoke(cli, ["search", "--iterations", "10", "--store", path, "--quiet"])
-    result = CliRunner().invoke(cli, ["search", "--store", path, *args])
+    bmn("search", "--iterations", "10", "--store", path, "--quiet")
+    result = bmn("search", "--store", path, *args)
     assert result.exit_code == 2, result.output
     assert message in result.stderr
     assert "Traceback" not in result.output
 
 
-def test_resume_of_missing_run_fails_cleanly(tmp_path):
-    result = CliRunner().invoke(
-        cli, ["search", "--resume", "7", "--store", str(tmp_path / "e.sqlite")]
-    )
+def test_resume_of_missing_run_fails_cleanly(bmn, tmp_path):
+    result = bmn("search", "--resume", "7", "--store", str(tmp_path / "e.sqlite"))
     assert result.exit_code == 1
     assert "no run 7" in result.stderr
 
@@ -266,21 +260,18 @@ def _no_inherited_store(monkeypatch):
     monkeypatch.setenv("PYTHONUNBUFFERED", "1")
 
 
-def test_search_bench_compares_strategies():
-    result = CliRunner().invoke(
-        cli,
-        [
-            "search-bench",
-            "--strategies",
-            "walk,climb",
-            "--time",
-            "1s",
-            "--seeds",
-            "1",
-            "--workers",
-            "1",
-            "--json",
-        ],
+def test_search_bench_compares_strategies(bmn):
+    result = bmn(
+        "search-bench",
+        "--strategies",
+        "walk,climb",
+        "--time",
+        "1s",
+        "--seeds",
+        "1",
+        "--workers",
+        "1",
+        "--json",
     )
     assert result.exit_code == 0, result.output
     out = json.loads(result.stdout)
@@ -288,15 +279,15 @@ def test_search_bench_compares_strategies():
     for row in out["strategies"]:
         assert row["rate"] > 0 and row["rate_vs_bench"] > 0
         assert row["per_million_2000"] >= row["per_million_2500"] >= row["per_million_3000"]
-    bad = CliRunner().invoke(cli, ["search-bench", "--strategies", "magic"])
+    bad = bmn("search-bench", "--strategies", "magic")
     assert bad.exit_code == 2 and "unknown strategy magic" in bad.stderr
 
 
-def test_search_refuses_a_foreign_store_and_leaves_it_alone(tmp_path):
+def test_search_refuses_a_foreign_store_and_leaves_it_alone(bmn, tmp_path):
     path = tmp_path / "notes.sqlite"
     path.write_bytes(b"these are my notes, not a bmn store\n" * 100)
     before = path.read_bytes()
-    result = CliRunner().invoke(cli, ["search", "--iterations", "10", "--store", str(path)])
+    result = bmn("search", "--iterations", "10", "--store", str(path))
     assert result.exit_code == 1
     assert "Traceback" not in result.output
     assert len(result.stderr.strip().splitlines()) == 1

@@ -5,16 +5,15 @@ from collections import Counter
 
 import numpy as np
 import pytest
-from click.testing import CliRunner
+from samples import LOOP_DEAL
 
 from bmn.kernels import reference
 from bmn.kernels.deal import format_deal, parse_deal
 from bmn.kernels.loops import LOOP, analyse
+from bmn.records.report import LOOP_KEYS
 from bmn.records.store import Store
 from bmn.search import loophunt
-from bmn.search.cli import cli
 from bmn.search.loophunt import (
-    LOOP_KEYS,
     LoopHunt,
     LoopOptions,
     deck_counts,
@@ -27,9 +26,15 @@ DECK = "5,2,2,0,0"
 SEED, DEALS = 11, 3000
 
 
-def search(store, *args):
-    base = ["search", "--objective", "loop", "--store", str(store), "--quiet", "--workers", "1"]
-    return CliRunner().invoke(cli, [*base, *args])
+@pytest.fixture
+def hunt(bmn):
+    """`bmn search --objective loop` into a store, on one worker, without a display."""
+
+    def run(store, *args):
+        base = ["search", "--objective", "loop", "--store", store, "--quiet", "--workers", 1]
+        return bmn(*base, *args)
+
+    return run
 
 
 def reference_loops(seed: int, n: int) -> Counter:
@@ -43,9 +48,9 @@ def reference_loops(seed: int, n: int) -> Counter:
     return keys
 
 
-def test_search_stores_each_cycle_once_as_the_reference_sees(tmp_path):
+def test_search_stores_each_cycle_once_as_the_reference_sees(hunt, bmn, tmp_path):
     store = tmp_path / "r.sqlite"
-    result = search(
+    result = hunt(
         store, "--iterations", str(DEALS), "--seed", str(SEED), "--loop-deck", DECK, "--json"
     )
     assert result.exit_code == 0, result.output
@@ -54,7 +59,7 @@ def test_search_stores_each_cycle_once_as_the_reference_sees(tmp_path):
     assert len(expected) == 2 and min(expected.values()) > 1  # each cycle from several deals
     assert summary["loops_found"] == sum(expected.values())
     assert (summary["distinct_cycles"], summary["new_cycles"], summary["games"]) == (2, 2, DEALS)
-    listed = CliRunner().invoke(cli, ["records", "loops", "--json", "--store", str(store)])
+    listed = bmn("records", "loops", "--json", "--store", str(store))
     rows = json.loads(listed.stdout)
     assert {r["key"]: r["times_seen"] for r in rows} == dict(expected)
     for row in rows:
@@ -74,10 +79,10 @@ def test_search_stores_each_cycle_once_as_the_reference_sees(tmp_path):
     )
 
 
-def test_a_second_hunt_recognises_the_known_cycles(tmp_path):
+def test_a_second_hunt_recognises_the_known_cycles(hunt, bmn, tmp_path):
     store = tmp_path / "r.sqlite"
     for seed in (SEED, SEED + 1):
-        result = search(
+        result = hunt(
             store, "--iterations", "1000", "--seed", str(seed), "--loop-deck", DECK, "--json"
         )
         assert result.exit_code == 0, result.output
@@ -86,7 +91,7 @@ def test_a_second_hunt_recognises_the_known_cycles(tmp_path):
         rows = db.loops()
     total = sum(reference_loops(s, 1000).total() for s in (SEED, SEED + 1))
     assert len(rows) == 2 and sum(r.times_seen for r in rows) == total
-    text = CliRunner().invoke(cli, ["records", "loops", "--store", str(store)]).stdout
+    text = bmn("records", "loops", "--store", str(store)).stdout
     assert all(r.key in text for r in rows)
 
 
@@ -105,17 +110,17 @@ def test_stop_and_resume_continue_exactly(tmp_path, monkeypatch):
     assert seen == dict(reference_loops(SEED, DEALS))
 
 
-def test_resume_of_a_loop_hunt_through_the_cli(tmp_path):
+def test_resume_of_a_loop_hunt_through_the_cli(hunt, bmn, tmp_path):
     store = tmp_path / "r.sqlite"
-    search(store, "--iterations", "1000", "--seed", "1", "--loop-deck", DECK)
-    result = CliRunner().invoke(cli, ["search", "--resume", "--store", str(store), "--quiet"])
+    hunt(store, "--iterations", "1000", "--seed", "1", "--loop-deck", DECK)
+    result = bmn("search", "--resume", "--store", str(store), "--quiet")
     assert result.exit_code == 0, result.output
     assert "1,000 deals" in result.stdout
 
 
 @pytest.mark.parametrize("deck", ["52", "36,4,4,4", "10,0,0,0,0", "36,4,4,4,-1", "60,4,4,4,4"])
-def test_bad_deck_is_a_usage_error(tmp_path, deck):
-    result = search(tmp_path / "r.sqlite", "--iterations", "10", "--loop-deck", deck)
+def test_bad_deck_is_a_usage_error(hunt, tmp_path, deck):
+    result = hunt(tmp_path / "r.sqlite", "--iterations", "10", "--loop-deck", deck)
     assert result.exit_code == 2 and "--loop-deck" in result.output
     with pytest.raises(ValueError):
         deck_counts(deck)
@@ -123,12 +128,12 @@ def test_bad_deck_is_a_usage_error(tmp_path, deck):
 
 def test_published_deal_is_a_standard_deck_cycle():
     assert deck_counts("standard") == (36, 4, 4, 4, 4)
-    deal = parse_deal("---K---Q-KQAJ-----AAJ--J--/----------Q----KQ-J-----KA")
+    deal = LOOP_DEAL
     assert loophunt.deck_name(deal) == "36,4,4,4,4" and format_deal(deal)
 
 
 def test_search_display_can_show_a_hunt(tmp_path):
-    from bmn.search.cli import run_with_signals
+    from bmn.search.cli_search import run_with_signals
 
     assert "0 cycles (0 new to the store)" in loophunt.LoopProgress(1).line()
     options = LoopOptions(iterations=500, workers=1, seed=1, deck=DECK)

@@ -5,13 +5,12 @@ import math
 
 import numpy as np
 import pytest
-from click.testing import CliRunner
+from samples import CASELLA
 
 from bmn.kernels.deal import decode, is_standard, parse_deal
 from bmn.kernels.reference import play
-from bmn.search.cli import cli
+from bmn.search.present import format_stats, plain
 from bmn.search.stats import (
-    format_stats,
     length_stats,
     score_random,
     standard_deals,
@@ -20,7 +19,6 @@ from bmn.search.stats import (
     tail_fit,
 )
 
-LOOP = "---K---Q-KQAJ-----AAJ--J--/----------Q----KQ-J-----KA"
 STATUS = {"finished": 0, "loop": 1, "limit": 2}
 
 
@@ -39,7 +37,7 @@ def games():
     """400 random two-player deals played by the reference engine, plus the published loop."""
     rows = standard_deals(400, 2, np.random.default_rng(2024))
     cards, tricks, status = reference_lengths(rows, 2)
-    loop = play(parse_deal(LOOP))
+    loop = play(parse_deal(CASELLA))
     return (
         np.append(cards, loop.cards),
         np.append(tricks, loop.tricks),
@@ -68,7 +66,7 @@ def test_length_stats_match_numpy_over_reference_games(games):
 def test_json_and_text_forms(games):
     figures = {"players": 2, "seed": 7, **length_stats(*games)}
     assert json.loads(json.dumps(figures)) == figures
-    text = format_stats(figures)
+    text = plain(format_stats(figures))
     assert "looping 1 " in text and "tenfold rarer every" in text
     assert text.splitlines()[2].split()[-1] == f"{figures['cards']['longest']:,}"
 
@@ -127,11 +125,9 @@ def test_score_random_three_players_matches_reference():
         assert np.array_equal(got, want)
 
 
-def test_stats_command_json_matches_reference(tmp_path):
+def test_stats_command_json_matches_reference(bmn, tmp_path):
     out = tmp_path / "lengths.png"
-    result = CliRunner().invoke(
-        cli, ["stats", "--deals", "300", "--seed", "9", "--json", "-o", str(out)]
-    )
+    result = bmn("stats", "--deals", "300", "--seed", "9", "--json", "-o", str(out))
     assert result.exit_code == 0, result.output
     figures = json.loads(result.stdout)
     from bmn.kernels.rng import seed_state
@@ -144,9 +140,9 @@ def test_stats_command_json_matches_reference(tmp_path):
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
-def test_stats_command_text_and_bad_extension(tmp_path):
-    result = CliRunner().invoke(cli, ["stats", "--deals", "200", "--players", "4", "--seed", "1"])
+def test_stats_command_text_and_bad_extension(bmn, tmp_path):
+    result = bmn("stats", "--deals", "200", "--players", "4", "--seed", "1")
     assert result.exit_code == 0, result.output
     assert result.stdout.startswith("deals: 200 (4 players, seed 1)")
-    bad = CliRunner().invoke(cli, ["stats", "--deals", "10", "-o", str(tmp_path / "x.jpg")])
+    bad = bmn("stats", "--deals", "10", "-o", str(tmp_path / "x.jpg"))
     assert bad.exit_code == 2 and "png or .svg" in bad.output

@@ -9,6 +9,7 @@ import sys
 
 import numpy as np
 import pytest
+from samples import CASELLA, PAULHUS, RECORD
 
 from bmn.records import store as store_module
 from bmn.records.store import (
@@ -19,10 +20,6 @@ from bmn.records.store import (
     Store,
     StoreError,
 )
-
-RECORD = "---AJ--Q---------QAKQJJ-QK/-----A----KJ-K--------A---"
-PAULHUS = "------------KAQ----J------/-JQQK---K----JK--QA-A-JA--"
-LOOP = "---K---Q-KQAJ-----AAJ--J--/----------Q----KQ-J-----KA"
 
 
 def random_deal(rng: np.random.Generator) -> str:
@@ -244,24 +241,24 @@ def test_add_finds_dedupes_per_run_and_canonicalises(db):
         (two, "other", 9.0),
     ]
     assert [r.deal for r in db.run_finds(one)] == [f"{canonical}/{canonical}", RECORD]
-    assert db.count_finds() == 3
+    assert len(list(db.all_finds())) == 3
 
 
 def test_top_lists_distinct_deals_ranked(db):
     one = db.create_run("walk", "cards", 1, {})
     two = db.create_run("walk", "cards", 2, {})
-    db.add_finds(one, [Find(PAULHUS, 4791, 670), Find(LOOP, 474, 66, "loop")])
+    db.add_finds(one, [Find(PAULHUS, 4791, 670), Find(CASELLA, 474, 66, "loop")])
     db.add_finds(two, [Find(PAULHUS, 4791, 670), Find(RECORD, 8344, 1164), Find("-J/Q-", 4, 1)])
     top = db.top()
     assert [(r.deal, r.run) for r in top] == [
         (RECORD, two),
         (PAULHUS, one),
-        (LOOP, one),
+        (CASELLA, one),
         ("-J/Q-", two),
     ]
     assert [r.deal for r in db.top(by="tricks", n=2)] == [RECORD, PAULHUS]
-    assert [r.deal for r in db.top(min_cards=474)] == [RECORD, PAULHUS, LOOP]
-    assert [r.deal for r in db.top(status="loop")] == [LOOP]
+    assert [r.deal for r in db.top(min_cards=474)] == [RECORD, PAULHUS, CASELLA]
+    assert [r.deal for r in db.top(status="loop")] == [CASELLA]
     with pytest.raises(ValueError):
         db.top(by="length")
 
@@ -279,9 +276,8 @@ def test_run_finds_in_elapsed_order(db):
 def test_checkpoints_replace_per_worker(db):
     run = db.create_run("walk", "cards", 1, {})
     state = np.arange(4, dtype=np.uint64)
-    db.save_checkpoint(run, 0, state.tobytes(), 100, 1.0)
-    db.save_checkpoint(run, 1, b"\x00\xff", 50, 1.0)
-    db.save_checkpoint(run, 0, (state + 1).tobytes(), 200, 2.0)
+    db.save_progress(run, [(0, state.tobytes(), 100, 1.0), (1, b"\x00\xff", 50, 1.0)], [], {})
+    db.save_progress(run, [(0, (state + 1).tobytes(), 200, 2.0)], [], {})
     saved = db.load_checkpoints(run)
     assert saved == {0: ((state + 1).tobytes(), 200, 2.0), 1: (b"\x00\xff", 50, 1.0)}
     assert np.array_equal(np.frombuffer(saved[0][0], np.uint64), state + 1)
@@ -332,7 +328,7 @@ def test_two_processes_writing_at_once_lose_nothing(path):
         proc.join(60)
     assert [proc.exitcode for proc in procs] == [0, 0]
     with Store(path) as db:
-        assert db.count_finds() == 400
+        assert len(list(db.all_finds())) == 400
         assert sorted(len(db.run_finds(run.id)) for run in db.runs()) == [200, 200]
         assert len(db.top(n=1000, min_cards=3002)) == 200
         assert db.check() == ["ok"]
@@ -367,4 +363,4 @@ def test_kill_9_loses_nothing_committed(path):
     with Store(path) as db:
         assert db.check() == ["ok"]
         # Every reported commit is there; at most one more commit finished unreported.
-        assert db.count_finds() in (committed, committed + 2)
+        assert len(list(db.all_finds())) in (committed, committed + 2)

@@ -1,0 +1,269 @@
+"""`bmn records`: the published record games, and what the record store holds."""
+
+from __future__ import annotations
+
+import json
+
+import click
+
+from bmn.kernels.deal import format_deal
+from bmn.search.cli_options import (
+    HAND_COMMAND,
+    HANDS_ARGUMENT,
+    JSON_OPTION,
+    STORE_OPTION,
+    check_figure,
+    figure_option,
+    open_store,
+    read_deal,
+    write_figure,
+)
+from bmn.search.present import (
+    compare_text,
+    describe,
+    echo,
+    loops_text,
+    published_table,
+    runs_text,
+    show_text,
+    top_text,
+)
+
+
+@click.group()
+def records() -> None:
+    """The published record games and the record store.
+
+    \b
+    Examples:
+      bmn records published
+      bmn records top -n 20 --store night.sqlite
+      bmn records compare --store night.sqlite
+    """
+
+
+@records.command()
+@JSON_OPTION
+def published(as_json: bool) -> None:
+    """Replay every published record game and compare with its published length.
+
+    \b
+    Example:
+      bmn records published
+    """
+    from bmn.records.published import replay_published
+
+    rows = replay_published()
+    if as_json:
+        click.echo(json.dumps([row.as_dict() for row in rows]))
+        return
+    echo(published_table(rows))
+    if all(row.matches for row in rows):
+        click.echo(f"all {len(rows)} published games replay exactly", err=True)
+
+
+@records.command("plot")
+@click.argument("run_ids", nargs=-1, type=click.IntRange(min=1), metavar="[RUN]...")
+@figure_option("bmn-progress.png")
+@STORE_OPTION
+def records_plot(run_ids: tuple[int, ...], output: str, store: str) -> None:
+    """Draw the best cards found against elapsed time for runs in the store.
+
+    All runs when none are named. The published record games are drawn as labelled
+    dashed lines. Prints the file name.
+
+    \b
+    Examples:
+      bmn records plot
+      bmn records plot 3 4 -o progress.svg --store runs.sqlite
+    """
+    from bmn.records.published import published_games
+    from bmn.records.store import Store, StoreError
+    from bmn.search.plots import plot_records, store_progress
+
+    check_figure(output)
+    try:
+        with Store(store, create=False) as db:
+            missing = sorted(set(run_ids) - {run.id for run in db.runs()})
+            if missing:
+                raise click.BadParameter(
+                    f"no run {', '.join(map(str, missing))} in {store}", param_hint="RUN"
+                )
+            series, seconds = store_progress(db, run_ids)
+    except StoreError as err:
+        raise click.ClickException(str(err)) from None
+    published = [(game.name, game.cards) for game in published_games() if game.status == "finished"]
+    write_figure(plot_records, series, published, output, seconds)
+    click.echo(output)
+
+
+@records.command()
+@click.option(
+    "--by",
+    type=click.Choice(["cards", "tricks"]),
+    default="cards",
+    show_default=True,
+    help="Rank by cards laid or by tricks taken.",
+)
+@click.option(
+    "-n",
+    "count",
+    type=click.IntRange(min=1),
+    default=10,
+    show_default=True,
+    help="How many deals to list.",
+)
+@click.option("--min-cards", type=click.IntRange(min=0), default=0, help="Only deals this long.")
+@STORE_OPTION
+@JSON_OPTION
+def top(by: str, count: int, min_cards: int, store: str, as_json: bool) -> None:
+    """The longest distinct deals found by any run in the store.
+
+    A deal found by several runs is listed once, with the run that found it first.
+
+    \b
+    Examples:
+      bmn records top
+      bmn records top --by tricks -n 20
+      bmn records top --min-cards 4000 --json --store night.sqlite
+    """
+    from bmn.records.report import top_json
+
+    with open_store(store) as db:
+        rows = db.top(by=by, n=count, min_cards=min_cards)
+    echo(top_json(rows) if as_json else top_text(rows))
+
+
+@records.command()
+@STORE_OPTION
+@JSON_OPTION
+def loops(store: str, as_json: bool) -> None:
+    """The cycles of non-terminating games found by `bmn search --objective loop`.
+
+    One per canonical cycle key, in the order first found: the deck (counts of numerals,
+    J, Q, K, A; 36,4,4,4,4 is the standard deck), the period (cards and tricks), whether a
+    balanced starting deal (an even split, seat 0 first) reaches the cycle (yes / no / ?
+    when the backward search stopped at its limit) with how many were found, how often
+    hunts saw the cycle, an example deal (a balanced one when known) and the run that found
+    it first.
+
+    \b
+    Examples:
+      bmn records loops
+      bmn records loops --json --store night.sqlite
+    """
+    from bmn.records.report import loops_json
+
+    with open_store(store) as db:
+        rows = db.loops()
+    echo(loops_json(rows) if as_json else loops_text(rows))
+
+
+@records.command()
+@STORE_OPTION
+@JSON_OPTION
+def runs(store: str, as_json: bool) -> None:
+    """Every search run in the store: strategy, status, games, time and best.
+
+    \b
+    Examples:
+      bmn records runs
+      bmn records runs --json --store night.sqlite
+    """
+    from bmn.records.report import runs_json
+
+    with open_store(store) as db:
+        rows = db.runs()
+    echo(runs_json(rows) if as_json else runs_text(rows))
+
+
+@records.command(context_settings=HAND_COMMAND)
+@HANDS_ARGUMENT
+@STORE_OPTION
+@JSON_OPTION
+def show(hands: tuple[str, ...], store: str, as_json: bool) -> None:
+    """Where a deal was found, and its result replayed with the reference engine.
+
+    The deal may be in any notation, as separate hands or joined by '/'. Also says where
+    it would rank among the published records.
+
+    \b
+    Examples:
+      bmn records show ---AJ--Q---------QAKQJJ-QK -----A----KJ-K--------A---
+      bmn records show '-J/Q-' --json --store night.sqlite
+    """
+    from bmn.kernels.reference import play as play_deal
+    from bmn.records.report import show_dict
+
+    deal = read_deal(hands)
+    with open_store(store) as db:
+        finds = db.finds_for(format_deal(deal))
+    result = play_deal(deal)
+    shown = show_dict(format_deal(deal), result.as_dict(), finds)
+    click.echo(json.dumps(shown) if as_json else show_text(shown, describe(result)))
+
+
+@records.command()
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["csv", "json"]),
+    default="csv",
+    show_default=True,
+    help="Output format.",
+)
+@STORE_OPTION
+@JSON_OPTION
+def export(fmt: str, store: str, as_json: bool) -> None:
+    """Write every find in the store to stdout (--json is short for --format json).
+
+    Columns: deal, cards, tricks, status, run, found_at, strategy, elapsed (seconds into
+    the run when it was found).
+
+    \b
+    Examples:
+      bmn records export > finds.csv
+      bmn records export --format json --store night.sqlite
+    """
+    import sys
+
+    from bmn.records.report import export_csv, export_json
+
+    write = export_json if as_json or fmt == "json" else export_csv
+    with open_store(store) as db:
+        write(db.all_finds(), sys.stdout)
+
+
+@records.command()
+@click.option(
+    "-n",
+    "count",
+    type=click.IntRange(min=1),
+    default=10,
+    show_default=True,
+    help="How many of the store's best deals to rank.",
+)
+@STORE_OPTION
+@JSON_OPTION
+def compare(count: int, store: str, as_json: bool) -> None:
+    """The store's longest finished deals beside the published record games, by cards.
+
+    Each find is ranked as if added to the published list ("would rank 4th of 10").
+
+    \b
+    Examples:
+      bmn records compare
+      bmn records compare -n 3 --json --store night.sqlite
+    """
+    from bmn.records.report import compare_json, published_ranking
+
+    with open_store(store) as db:
+        rows = db.top(by="cards", n=count, status="finished")
+    ranking = published_ranking()
+    if as_json:
+        click.echo(compare_json(rows, ranking))
+    else:
+        echo(*compare_text(rows, ranking))
+
+
+COMMANDS = [records]

@@ -1,0 +1,45 @@
+"""Deals the tests share: published record games, and every deal of a few tiny decks.
+
+Plain constants and generators, imported by name (`from samples import CASELLA`); fixtures
+are in conftest.py.
+"""
+
+from bmn.kernels.deal import parse_deal
+
+# Nessler 2022, the longest known game: 8,344 cards, 1,164 tricks, seat 1 wins.
+RECORD = "---AJ--Q---------QAKQJJ-QK/-----A----KJ-K--------A---"
+# Paulhus 1999, the shortest of the published records: 4,791 cards, 670 tricks.
+PAULHUS = "------------KAQ----J------/-JQQK---K----JK--QA-A-JA--"
+# Casella 2024, the first published non-terminating game: seen to repeat at 474 cards, 66
+# tricks; a cycle of 440 cards, 62 tricks after 34 cards, 4 tricks.
+CASELLA = "---K---Q-KQAJ-----AAJ--J--/----------Q----KQ-J-----KA"
+RECORD_DEAL = parse_deal(RECORD)
+LOOP_DEAL = parse_deal(CASELLA)
+
+# Small decks with loops (1, 1, 2 and 1 cycles): every order of the cards, every split.
+TINY_DECKS = [
+    (0, 0, 0, 0, 1, 1),
+    (0, 0, 0, 0, 0, 1, 1, 2),
+    (0, 0, 0, 0, 0, 1, 1, 2, 2),
+    (0, 0, 0, 0, 0, 1, 1, 2, 2, 3),
+]
+
+
+def orders(deck):
+    """Every distinct order of a multiset of cards."""
+    if not deck:
+        yield ()
+        return
+    for value in sorted(set(deck)):
+        rest = list(deck)
+        rest.remove(value)
+        for tail in orders(tuple(rest)):
+            yield (value, *tail)
+
+
+def tiny_deals(deck, with_empty=True):
+    """Every two-hand deal of `deck`: each distinct order, each split (empty hands if asked)."""
+    low = 0 if with_empty else 1
+    for order in orders(deck):
+        for cut in range(low, len(deck) + 1 - low):
+            yield order[:cut], order[cut:]

@@ -1,0 +1,47 @@
+"""The built wheel holds every module and the package data: an editable install (which the
+suite runs under) imports straight from the folders, so it would hide a package missing from
+pyproject.toml's list."""
+
+import shutil
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+FOLDERS = {"kernels": "bmn/kernels", "search": "bmn/search", "records": "bmn/records"}
+PACKAGE_DATA = ["bmn/records/published.csv"]
+
+
+def test_wheel_holds_every_module_and_the_package_data(tmp_path):
+    # Build from a copy, so the build leaves no build/ or egg-info in the working tree.
+    source = tmp_path / "source"
+    for folder in FOLDERS:
+        shutil.copytree(
+            ROOT / folder, source / folder, ignore=shutil.ignore_patterns("__pycache__")
+        )
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy(ROOT / name, source / name)
+    build = [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation"]
+    done = subprocess.run(
+        [*build, "--no-index", "--wheel-dir", str(tmp_path / "dist"), str(source)],
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    (wheel,) = (tmp_path / "dist").glob("bmn-*.whl")
+    names = set(zipfile.ZipFile(wheel).namelist())
+
+    modules = {
+        f"{package}/{path.relative_to(ROOT / folder).as_posix()}"
+        for folder, package in FOLDERS.items()
+        for path in (ROOT / folder).rglob("*.py")
+    }
+    assert len(modules) > 30
+    assert modules - names == set()
+    assert set(PACKAGE_DATA) - names == set()
+    stray = {n for n in names if n.startswith("bmn/") and n not in modules | set(PACKAGE_DATA)}
+    assert stray == set()  # no caches, no tests
+    (entry_points,) = [n for n in names if n.endswith(".dist-info/entry_points.txt")]
+    scripts = zipfile.ZipFile(wheel).read(entry_points).decode()
+    assert "bmn = bmn.search.cli:main" in scripts
