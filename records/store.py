@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import socket
 import sqlite3
 import time
 from collections.abc import Iterable, Iterator, Sequence
@@ -109,13 +110,26 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             times_seen INTEGER NOT NULL DEFAULT 1
         )""",
     ),
+    (  # 3: seats per run and find, where a run ran, and who holds a run (a lease)
+        "ALTER TABLE runs ADD COLUMN seats INTEGER NOT NULL DEFAULT 2",
+        "ALTER TABLE runs ADD COLUMN backend TEXT NOT NULL DEFAULT 'threads'",
+        "ALTER TABLE runs ADD COLUMN holder TEXT",
+        "ALTER TABLE runs ADD COLUMN heartbeat_at REAL",
+        # Derived from the deal text (hands joined by '/'), so it can never disagree with it.
+        "ALTER TABLE finds ADD COLUMN seats INTEGER GENERATED ALWAYS AS"
+        " (length(deal) - length(replace(deal, '/', '')) + 1) VIRTUAL",
+        "CREATE INDEX finds_by_seats ON finds (seats, cards DESC, tricks DESC)",
+    ),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 
 _RUN_COLUMNS = (
     "id, started_at, updated_at, strategy, objective, seed, params, status,"
-    " games, seconds, best_deal, best_cards, best_tricks"
+    " games, seconds, best_deal, best_cards, best_tricks, seats, backend, holder, heartbeat_at"
 )
+# A run's holder refreshes its heartbeat with every commit (about once a second, and at least
+# every few seconds while compiling); one silent for this long has died.
+STALE_SECONDS = 60.0
 _FIND_COLUMNS = "deal, cards, tricks, status, run_id, found_at, strategy, elapsed"
 _ORDER = {"cards": "cards DESC, tricks DESC, deal", "tricks": "tricks DESC, cards DESC, deal"}
 _RUN_FIELDS = ("status", "games", "seconds", "best_deal", "best_cards", "best_tricks")
@@ -123,6 +137,10 @@ _RUN_FIELDS = ("status", "games", "seconds", "best_deal", "best_cards", "best_tr
 
 class StoreError(Exception):
     """The store cannot be used: missing, not a bmn store, newer, damaged, busy or full."""
+
+
+class RunHeld(StoreError):
+    """Another live process holds the run (is searching it now)."""
 
 
 @dataclass(frozen=True)
@@ -142,9 +160,15 @@ class Run:
     best_deal: str | None
     best_cards: int | None
     best_tricks: int | None
+    seats: int = 2
+    backend: str = "threads"
+    holder: str | None = None
+    heartbeat_at: float | None = None
 
     def as_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        out = asdict(self)
+        del out["holder"], out["heartbeat_at"]  # lease bookkeeping, not part of the run
+        return out
 
 
 @dataclass(frozen=True)
@@ -234,6 +258,35 @@ TOP_KEYS = ("deal", "cards", "tricks", "status", "run", "found_at")
 def now() -> str:
     """The current time as ISO-8601 UTC text, to the millisecond."""
     return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def holder_name() -> str:
+    """This process as a run holder: host and process id."""
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
+def holder_alive(holder: str | None, heartbeat_at: float | None, at: float | None = None) -> bool:
+    """Whether a run's holder is still searching it.
+
+    A holder on this host is alive exactly while its process is; one elsewhere while its
+    heartbeat is younger than STALE_SECONDS.
+    """
+    if not holder or heartbeat_at is None:
+        return False
+    host, _, pid = holder.rpartition(":")
+    if host == socket.gethostname() and pid.isdigit():
+        return _process_alive(int(pid))
+    return (time.time() if at is None else at) - heartbeat_at < STALE_SECONDS
+
+
+def _process_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's process: it exists
+        return True
+    return True
 
 
 def canonical_deal(text: str) -> str:
@@ -436,19 +489,87 @@ class Store:
     # -- runs ----------------------------------------------------------------------------
 
     @_sql_errors
-    def create_run(self, strategy: str, objective: str, seed: int, params: dict) -> int:
-        """Record a new run with status 'running'; returns its number."""
+    def create_run(
+        self,
+        strategy: str,
+        objective: str,
+        seed: int,
+        params: dict,
+        *,
+        seats: int = 2,
+        backend: str = "threads",
+    ) -> int:
+        """Record a new run with status 'running', held by this process; returns its number."""
         _require(objective, OBJECTIVES, "objective")
         if not -(2**63) <= int(seed) <= INT64_MAX:
             raise ValueError(f"seed {seed} does not fit in a signed 64-bit integer")
         stamp = now()
         with self.transaction() as db:
             cursor = db.execute(
-                "INSERT INTO runs (started_at, updated_at, strategy, objective, seed, params)"
-                " VALUES (?, ?, ?, ?, ?, ?)",
-                (stamp, stamp, strategy, objective, int(seed), _to_json(params)),
+                "INSERT INTO runs (started_at, updated_at, strategy, objective, seed, params,"
+                " seats, backend, holder, heartbeat_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    stamp,
+                    stamp,
+                    strategy,
+                    objective,
+                    int(seed),
+                    _to_json(params),
+                    int(seats),
+                    backend,
+                    holder_name(),
+                    time.time(),
+                ),
             )
         return int(cursor.lastrowid)
+
+    @_sql_errors
+    def claim_run(self, run_id: int, holder: str, backend: str | None = None) -> Run:
+        """Take a run for `holder` (to resume it); RunHeld if a live process holds it.
+
+        The check and the claim are one write transaction, so of two processes claiming at
+        once exactly one succeeds."""
+        with self.transaction() as db:
+            row = db.execute(f"SELECT {_RUN_COLUMNS} FROM runs WHERE id = ?", (int(run_id),))
+            row = row.fetchone()
+            if row is None:
+                raise StoreError(f"no run {run_id} in record store {self.path}")
+            run = _run(row)
+            if run.holder not in (None, holder) and holder_alive(run.holder, run.heartbeat_at):
+                age = time.time() - (run.heartbeat_at or 0.0)
+                raise RunHeld(
+                    f"run {run_id} is being searched by {run.holder} (last heard from"
+                    f" {age:.0f} s ago); stop that search first"
+                )
+            values = {"holder": holder, "hb": time.time(), "id": int(run_id)}
+            sets = "holder = :holder, heartbeat_at = :hb"
+            if backend is not None:
+                sets += ", backend = :backend"
+                values["backend"] = backend
+            db.execute(f"UPDATE runs SET {sets} WHERE id = :id", values)
+        return self.get_run(run_id)
+
+    @_sql_errors
+    def heartbeat(self, run_id: int, holder: str) -> None:
+        """Refresh a held run's heartbeat (commits through save_progress do this too)."""
+        with self.transaction() as db:
+            self._beat(db, run_id, holder)
+
+    @_sql_errors
+    def release_run(self, run_id: int, holder: str) -> None:
+        """Give a run up: it is no longer held by anyone."""
+        with self.transaction() as db:
+            db.execute(
+                "UPDATE runs SET holder = NULL, heartbeat_at = NULL WHERE id = ? AND holder = ?",
+                (int(run_id), holder),
+            )
+
+    def _beat(self, db: sqlite3.Connection, run_id: int, holder: str | None) -> None:
+        if holder is not None:
+            db.execute(
+                "UPDATE runs SET heartbeat_at = ? WHERE id = ? AND holder = ?",
+                (time.time(), int(run_id), holder),
+            )
 
     @_sql_errors
     def update_run(
@@ -509,6 +630,14 @@ class Store:
         ).fetchone()
         return None if row is None else _run(row)
 
+    def latest_unfinished_run(self) -> Run | None:
+        """The most recently started run that is not finished (and not held by a live
+        process), or None."""
+        for run in reversed(self.runs()):
+            if run.status in ("interrupted", "stopped"):
+                return run
+        return None
+
     @_sql_errors
     def runs(self) -> list[Run]:
         """Every run, oldest first."""
@@ -544,18 +673,28 @@ class Store:
 
     @_sql_errors
     def top(
-        self, by: str = "cards", n: int = 10, min_cards: int = 0, status: str | None = None
+        self,
+        by: str = "cards",
+        n: int = 10,
+        min_cards: int = 0,
+        status: str | None = None,
+        seats: int | None = None,
     ) -> list[FindRow]:
         """The best distinct deals across all runs; a deal found by several runs is listed once,
-        with the run that found it first. `status` ('finished' or 'loop') filters."""
+        with the run that found it first. `status` ('finished' or 'loop') and `seats` filter."""
         if by not in _ORDER:
             raise ValueError(f"cannot rank by {by!r}; choose one of {', '.join(_ORDER)}")
         where = "cards >= :min_cards AND id = (SELECT min(id) FROM finds g WHERE g.deal = f.deal)"
         if status is not None:
             _require(status, FIND_STATUSES, "find status")
             where += " AND status = :status"
+        if seats is not None:
+            where += " AND seats = :seats"
         sql = f"SELECT {_FIND_COLUMNS} FROM finds f WHERE {where} ORDER BY {_ORDER[by]} LIMIT :n"
-        params = {"min_cards": int(min_cards), "status": status, "n": int(n)}
+        # SQLite integers are 64-bit: a bound past that selects nothing (or everything).
+        min_cards = min(max(int(min_cards), -INT64_MAX), INT64_MAX)
+        params = {"min_cards": min_cards, "status": status, "n": min(int(n), INT64_MAX)}
+        params["seats"] = seats
         return [FindRow(*row) for row in self._db.execute(sql, params)]
 
     @_sql_errors
@@ -601,13 +740,15 @@ class Store:
         loops: Iterable[tuple[Loop, int]],
         checkpoint: tuple[int, bytes, int, float],
         run_update: dict[str, Any],
+        holder: str | None = None,
     ) -> int:
         """A loop hunt's cycles, its checkpoint (worker, state, games, seconds) and a run
-        update, atomically; returns how many cycles were new."""
+        update, atomically (with `holder`, the heartbeat too); returns how many were new."""
         with self.transaction() as db:
             new = self._add_loops(db, run_id, loops)
             self._save_checkpoints(db, run_id, [checkpoint])
             self._update_run(db, run_id, dict(run_update))
+            self._beat(db, run_id, holder)
         return new
 
     def _add_loops(
@@ -667,12 +808,15 @@ class Store:
         checkpoints: Sequence[tuple[int, bytes, int, float]],
         finds: Iterable[Find],
         run_update: dict[str, Any],
+        holder: str | None = None,
     ) -> None:
-        """Checkpoints (worker, state, games, seconds), finds and a run update, atomically."""
+        """Checkpoints (worker, state, games, seconds), finds and a run update, atomically;
+        with `holder`, the run's heartbeat too."""
         with self.transaction() as db:
             self._add_finds(db, run_id, finds)
             self._save_checkpoints(db, run_id, checkpoints)
             self._update_run(db, run_id, dict(run_update))
+            self._beat(db, run_id, holder)
 
     @_sql_errors
     def load_checkpoints(self, run_id: int) -> dict[int, tuple[bytes, int, float]]:
@@ -734,8 +878,11 @@ def _find_params(find: Find, run_id: int, run_strategy: str, stamp: str) -> tupl
 
 
 def _run(row: tuple) -> Run:
+    """A run from its row; a run still marked running whose holder died reads as interrupted."""
     (id_, started, updated, strategy, objective, seed, params, status, *rest) = row
-    games, seconds, best_deal, best_cards, best_tricks = rest
+    games, seconds, best_deal, best_cards, best_tricks, seats, backend, holder, beat = rest
+    if status == "running" and not holder_alive(holder, beat):
+        status = "interrupted"
     return Run(
         id_,
         started,
@@ -750,6 +897,10 @@ def _run(row: tuple) -> Run:
         best_deal,
         best_cards,
         best_tricks,
+        seats,
+        backend,
+        holder,
+        beat,
     )
 
 

@@ -39,10 +39,15 @@ def test_version_one_store_gains_the_loops_table(tmp_path, monkeypatch):
         m.setattr(store_module, "MIGRATIONS", store_module.MIGRATIONS[:1])
         m.setattr(store_module, "SCHEMA_VERSION", 1)
         with Store(path) as old:
-            run = old.create_run("walk", "cards", 3, {})
             assert old.version == 1
+    conn = sqlite3.connect(path, isolation_level=None)  # a run as the first release wrote it
+    run = conn.execute(
+        "INSERT INTO runs (started_at, updated_at, strategy, objective, seed)"
+        " VALUES ('2026-01-01T00:00:00Z', '2026-01-01T00:00:00Z', 'walk', 'cards', 3)"
+    ).lastrowid
+    conn.close()
     with Store(path) as db:
-        assert db.version == SCHEMA_VERSION == 2
+        assert db.version == SCHEMA_VERSION == 3
         assert db.get_run(run).seed == 3 and db.loops() == []
         db.add_loops(run, [(cycle(), 1)])
         assert [row.key for row in db.loops()] == ["0:a"]
