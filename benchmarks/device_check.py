@@ -91,11 +91,15 @@ def search_replay(args, shape: dict) -> dict:
 def bench(args, shape: dict) -> dict:
     from bmn.kernels import cuda_search as cs
 
-    variants = {
+    whole = cs.WHOLE_GAMES
+    variants = {  # the defaults first, then one change each, to choose the defaults by
         "random": {"mode": "random"},
         "walk": {"mode": "walk"},
+        "random_whole_games": {"mode": "random", "window": whole},
+        "walk_whole_games": {"mode": "walk", "window": whole},
+        "random_window_4": {"mode": "random", "window": 4},
         "random_no_backlog": {"mode": "random", "backlog": False},
-        "random_64_registers": {"mode": "random", "max_registers": 64},
+        "walk_64_registers": {"mode": "walk", "max_registers": 64},
     }
     threads = shape["threads"] if args.quick else None
     tpb = shape["threads_per_block"]
@@ -111,7 +115,7 @@ def search(args, shape: dict) -> dict:
     from bmn.kernels import reference
     from bmn.kernels.deal import decode, format_deal
 
-    threads = shape["threads"] or cs.resident_threads(shape["threads_per_block"])
+    threads = shape["threads"] or cs.resident_threads(shape["threads_per_block"], mode="walk")
     device = cs.DeviceSearch(
         cs.Streams.new(args.seed + 2, threads), "walk", keep_above=KEEP_ABOVE,
         threads_per_block=shape["threads_per_block"],

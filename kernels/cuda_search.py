@@ -29,9 +29,17 @@ import numpy as np
 from numba import njit
 
 from bmn.kernels import two
-from bmn.kernels.config import FINISHED, JIT, LOOP, UNDECIDED
-from bmn.kernels.cuda_two import CAP, DEVICE, KERNEL, SIMULATED, THREADS_PER_BLOCK, cuda, load
-from bmn.kernels.cuda_two import play_masks as play
+from bmn.kernels.config import FINISHED, JIT, LOOP
+from bmn.kernels.cuda_two import (
+    CAP,
+    DEVICE,
+    KERNEL,
+    SIMULATED,
+    THREADS_PER_BLOCK,
+    cuda,
+    load,
+    trick,
+)
 from bmn.kernels.deal import STANDARD_DECK
 from bmn.kernels.rng import shuffle
 
@@ -41,6 +49,8 @@ WALK, RANDOM = 0, 1  # the codes of search/strategies.py
 MODES = {"walk": WALK, "random": RANDOM}
 OBJECTIVES = ("cards", "tricks")
 MAX_FINDS = 65_536  # finds one launch may write before streams stop for the host
+WINDOW = 16  # tricks a thread plays before it looks whether its game is over (see _streams)
+WHOLE_GAMES = 1 << 40  # a window no game reaches: each thread plays whole games
 
 # Slots of a stream's counters.
 GAMES, CURRENT, BEST, BEST_CARDS, BEST_TRICKS, IMPROVEMENTS, SUM_CARDS, SUM_TRICKS = range(8)
@@ -147,16 +157,49 @@ def _shuffle(deck, s0, s1, s2, s3):
 
 
 @cuda.jit(**KERNEL)
-def _search_kernel(
-    mode, objective, keep_above, cap, games, backlog,
+def _walk_kernel(
+    objective, keep_above, cap, games, backlog, window,
+    rng, decks, bests, counters, finds, figures, n_finds, pending, n_pending,
+):  # fmt: skip
+    """The search kernel for the one-swap walk (see _streams)."""
+    _streams(
+        True, objective, keep_above, cap, games, backlog, window,
+        rng, decks, bests, counters, finds, figures, n_finds, pending, n_pending,
+    )  # fmt: skip
+
+
+@cuda.jit(**KERNEL)
+def _random_kernel(
+    objective, keep_above, cap, games, backlog, window,
+    rng, decks, bests, counters, finds, figures, n_finds, pending, n_pending,
+):  # fmt: skip
+    """The search kernel for random restart (see _streams)."""
+    _streams(
+        False, objective, keep_above, cap, games, backlog, window,
+        rng, decks, bests, counters, finds, figures, n_finds, pending, n_pending,
+    )  # fmt: skip
+
+
+@cuda.jit(**DEVICE)
+def _streams(
+    walk, objective, keep_above, cap, games, backlog, window,
     rng, decks, bests, counters, finds, figures, n_finds, pending, n_pending,
 ):  # fmt: skip
     """Advance every stream (one per thread) by its share of `games` per thread.
 
     With `backlog` the block's threads take games from a shared counter until the block has
     played games x threads; without it each thread plays exactly `games` (reproducible).
+
+    `window` is how many tricks a thread plays before it looks whether its game is over. A
+    warp runs its 32 threads in step: when each plays a whole game in an inner loop, the warp
+    waits for its longest game at the loop's end (about three times the mean). Tricks in
+    windows let a thread start its next deal while the others play on, at the price of
+    running the end-of-game code for only the threads that need it. Which is faster is for
+    the GPU to say (benchmarks/device_check.py); every window plays the same games.
+
     The bookkeeping is search/evaluate.record's: the counters used every game stay in registers
-    until the end, the rest are written when they change.
+    until the end, the rest are written when they change. `walk` is a constant in each kernel,
+    so each compiles to its own code (a shuffle needs no masks kept across a game).
     """
     taken = cuda.shared.array(1, np.int32)
     if cuda.threadIdx.x == 0:
@@ -175,24 +218,32 @@ def _search_kernel(
     best = counters[t, BEST]
     sum_cards = counters[t, SUM_CARDS]
     sum_tricks = counters[t, SUM_TRICKS]
-    played = 0
+    started = 0
     stopped = False
-    while True:
-        if backlog:
-            if cuda.atomic.add(taken, 0, 1) >= quota:
+    more = _take(backlog, taken, quota, started, games)
+    if more:
+        started += 1
+        c0, a0, b0, c1, a1, b1, s0, s1, s2, s3 = _propose(
+            walk, deck, c0, a0, b0, c1, a1, b1, s0, s1, s2, s3
+        )
+    lc, l0, l1, oc, o0, o1 = c0, a0, b0, c1, a1, b1  # the game in play, the leader's hand first
+    cards, tricks, over = 0, 0, False
+    while more:
+        steps = 0
+        while not over and steps < window:
+            led, lc, l0, l1, oc, o0, o1, laid, over = trick(lc, l0, l1, oc, o0, o1)
+            cards += laid
+            tricks += 1
+            if not led:
+                lc, l0, l1, oc, o0, o1 = oc, o0, o1, lc, l0, l1
+            if cards > cap and not over:  # the host plays this deal exactly
+                stopped = True
                 break
-        elif played >= games:
+            steps += 1
+        if stopped:
             break
-        if mode == WALK:
-            i, j, s0, s1, s2, s3 = _swap_two(deck, s0, s1, s2, s3)
-            c0, a0, b0, c1, a1, b1 = _place(c0, a0, b0, c1, a1, b1, i, deck[i])
-            c0, a0, b0, c1, a1, b1 = _place(c0, a0, b0, c1, a1, b1, j, deck[j])
-        else:
-            c0, a0, b0, c1, a1, b1, s0, s1, s2, s3 = _shuffle(deck, s0, s1, s2, s3)
-        cards, tricks, code = play(c0, a0, b0, c1, a1, b1, cap)
-        if code == UNDECIDED:  # the host plays this deal exactly
-            stopped = True
-            break
+        if not over:
+            continue
         if cards >= keep_above:
             slot = cuda.atomic.add(n_finds, 0, 1)
             if slot >= finds.shape[0]:  # no room: the host plays and keeps this one
@@ -207,7 +258,14 @@ def _search_kernel(
         done += 1
         sum_cards += cards
         sum_tricks += tricks
-        played += 1
+        more = _take(backlog, taken, quota, started, games)
+        if more:
+            started += 1
+            c0, a0, b0, c1, a1, b1, s0, s1, s2, s3 = _propose(
+                walk, deck, c0, a0, b0, c1, a1, b1, s0, s1, s2, s3
+            )
+            lc, l0, l1, oc, o0, o1 = c0, a0, b0, c1, a1, b1
+            cards, tricks, over = 0, 0, False
     rng[t, 0] = s0
     rng[t, 1] = s1
     rng[t, 2] = s2
@@ -220,6 +278,25 @@ def _search_kernel(
     counters[t, SUM_TRICKS] = sum_tricks
     if stopped:
         pending[cuda.atomic.add(n_pending, 0, 1)] = t
+
+
+@cuda.jit(**DEVICE)
+def _take(backlog, taken, quota, started, games):
+    """Whether this thread plays another game: from the block's backlog, or its own share."""
+    if backlog:
+        return cuda.atomic.add(taken, 0, 1) < quota
+    return started < games
+
+
+@cuda.jit(**DEVICE)
+def _propose(walk, deck, c0, a0, b0, c1, a1, b1, s0, s1, s2, s3):
+    """The stream's next deal (search/walk.py or search/random_restart.py) and its masks."""
+    if walk:
+        i, j, s0, s1, s2, s3 = _swap_two(deck, s0, s1, s2, s3)
+        c0, a0, b0, c1, a1, b1 = _place(c0, a0, b0, c1, a1, b1, i, deck[i])
+        c0, a0, b0, c1, a1, b1 = _place(c0, a0, b0, c1, a1, b1, j, deck[j])
+        return c0, a0, b0, c1, a1, b1, s0, s1, s2, s3
+    return _shuffle(deck, s0, s1, s2, s3)
 
 
 @cuda.jit(**DEVICE)
@@ -245,20 +322,21 @@ def _keep(finds, figures, slot, deck, cards, tricks, stream, game):
     figures[slot, F_GAME] = game
 
 
+_KERNELS = {WALK: _walk_kernel, RANDOM: _random_kernel}
 _VARIANTS: dict = {}
 
 
-def _kernel(max_registers: int | None):
-    """The search kernel, or a variant compiled with a register cap (more threads resident).
-
-    A variant is not cached on disk: its cache file would share the default kernel's name.
-    The simulator has no registers: every variant is the default kernel there.
+def _kernel(mode: int, max_registers: int | None):
+    """The search kernel of a mode, or a variant compiled with a register cap (more threads
+    resident, perhaps spilling). A variant is not cached on disk: its cache file would share
+    the default kernel's name. The simulator has no registers: there it is the default kernel.
     """
     if max_registers is None or SIMULATED:
-        return _search_kernel
-    if max_registers not in _VARIANTS:
-        _VARIANTS[max_registers] = cuda.jit(max_registers=max_registers)(_search_kernel.py_func)
-    return _VARIANTS[max_registers]
+        return _KERNELS[mode]
+    key = (mode, max_registers)
+    if key not in _VARIANTS:
+        _VARIANTS[key] = cuda.jit(max_registers=max_registers)(_KERNELS[mode].py_func)
+    return _VARIANTS[key]
 
 
 @dataclass
@@ -337,6 +415,7 @@ class DeviceSearch:
         backlog: bool = True,
         max_finds: int = MAX_FINDS,
         max_registers: int | None = None,
+        window: int = WINDOW,
     ) -> None:
         if mode not in MODES or objective not in OBJECTIVES:
             raise ValueError(f"mode must be one of {list(MODES)}, objective one of {OBJECTIVES}")
@@ -349,7 +428,8 @@ class DeviceSearch:
         self.blocks = len(streams) // threads_per_block
         self.threads_per_block = threads_per_block
         self.backlog = backlog
-        self._kernel = _kernel(max_registers)
+        self.window = window
+        self._kernel = _kernel(MODES[mode], max_registers)
         self._state = {f.name: cuda.to_device(getattr(streams, f.name)) for f in fields(streams)}
         self._finds = cuda.device_array((max_finds, DECK), dtype=np.uint8)
         self._figures = cuda.device_array((max_finds, 5), dtype=np.int64)
@@ -358,13 +438,13 @@ class DeviceSearch:
 
     def run(self, games: int) -> Finds:
         """Every thread plays `games` games (on average, with the backlog); returns the finds."""
-        mode, objective, keep_above, cap = self.options
+        _, objective, keep_above, cap = self.options
         for count in self._counts:
             count.copy_to_device(np.zeros(1, dtype=np.int32))
         n_finds, n_pending = self._counts
         s = self._state
         self._kernel[self.blocks, self.threads_per_block](
-            mode, objective, keep_above, cap, games, self.backlog,
+            objective, keep_above, cap, games, self.backlog, self.window,
             s["rng"], s["deck"], s["best"], s["counters"],
             self._finds, self._figures, n_finds, self._pending, n_pending,
         )  # fmt: skip
@@ -428,7 +508,7 @@ def _finish(host: Streams, t: int, objective: int, keep_above: int) -> tuple:
 def search_chunk(
     streams: Streams, games: int, mode: str = "walk", objective: str = "cards",
     keep_above: int = 3000, cap: int = CAP, backlog: bool = False,
-    threads_per_block: int = THREADS_PER_BLOCK,
+    threads_per_block: int = THREADS_PER_BLOCK, window: int = WINDOW,
 ) -> tuple[Streams, Finds]:  # fmt: skip
     """One launch over host streams: (the streams after it, its finds). The input is untouched.
 
@@ -436,20 +516,22 @@ def search_chunk(
     of its input (a stream stopped at a game past the cap plays the rest in the next chunk).
     """
     search = DeviceSearch(
-        streams, mode, objective, keep_above, cap, threads_per_block, backlog=backlog
+        streams, mode, objective, keep_above, cap, threads_per_block, backlog, window=window
     )
     finds = search.run(games)
     return search.streams(), finds
 
 
 def resident_threads(
-    threads_per_block: int = THREADS_PER_BLOCK, max_registers: int | None = None
+    threads_per_block: int = THREADS_PER_BLOCK,
+    max_registers: int | None = None,
+    mode: str = "random",
 ) -> int:
-    """Threads the GPU keeps resident at once running the search kernel (compiles it first)."""
+    """Threads the GPU keeps resident at once running a search kernel (compiles it first)."""
     if SIMULATED:
         return 2 * threads_per_block
     warm = DeviceSearch(
-        Streams.new(0, threads_per_block), "random", keep_above=1 << 62,
+        Streams.new(0, threads_per_block), mode, keep_above=1 << 62,
         threads_per_block=threads_per_block, max_registers=max_registers,
     )  # fmt: skip
     warm.run(1)
@@ -459,17 +541,17 @@ def resident_threads(
 def bench(
     n_deals: int, seed: int, mode: str = "random", backlog: bool = True,
     threads: int | None = None, threads_per_block: int = THREADS_PER_BLOCK,
-    max_registers: int | None = None,
+    max_registers: int | None = None, window: int = WINDOW,
 ) -> dict:  # fmt: skip
     """Play at least n_deals games on the GPU (random deals, or the walk); speed and totals.
 
     One stream per resident thread unless `threads` says otherwise. Compilation is done
     before the clock starts; cards and tricks are summed exactly.
     """
-    threads = threads or resident_threads(threads_per_block, max_registers)
+    threads = threads or resident_threads(threads_per_block, max_registers, mode)
     search = DeviceSearch(
         Streams.new(seed, threads), mode, keep_above=1 << 62, threads_per_block=threads_per_block,
-        backlog=backlog, max_registers=max_registers,
+        backlog=backlog, max_registers=max_registers, window=window,
     )  # fmt: skip
     search.run(1)  # compiles (once per process) and warms the GPU up
     before = search.streams().counters.sum(axis=0)
@@ -483,6 +565,7 @@ def bench(
         "mode": mode,
         "backlog": backlog,
         "max_registers": max_registers,
+        "window": window,
         "threads": threads,
         "games": int(totals[GAMES]),
         "cards": int(totals[SUM_CARDS]),

@@ -133,7 +133,7 @@ def _chain(mc, m0, m1, wc, w0, w1, pc, p0, p1, pile, pen):
 
 
 @cuda.jit(**DEVICE)
-def _trick(lc, l0, l1, oc, o0, o1):
+def trick(lc, l0, l1, oc, o0, o1):
     """One trick from an empty pile, hand l leading: kernels/two.py's _trick.
 
     Returns (leader_took, lc, l0, l1, oc, o0, o1, cards, over).
@@ -180,7 +180,7 @@ def play_masks(c0, a0, b0, c1, a1, b1, cap):
     cards = 0
     tricks = 0
     while True:
-        led, lc, l0, l1, oc, o0, o1, laid, over = _trick(lc, l0, l1, oc, o0, o1)
+        led, lc, l0, l1, oc, o0, o1, laid, over = trick(lc, l0, l1, oc, o0, o1)
         cards += laid
         tricks += 1
         if not led:

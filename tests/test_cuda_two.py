@@ -312,6 +312,17 @@ class TestSearchOnDevice:
         assert len(finds) > 0 and (finds.figures[:, cuda_search.F_STATUS] == FINISHED).all()
         assert replay_on_cpu(before, after, finds, mode, objective, 300) == []
 
+    @pytest.mark.parametrize("mode", ["walk", "random"])
+    @pytest.mark.parametrize("window", [1, 3, "whole games"])
+    def test_every_window_plays_the_same_games(self, mode, window):
+        window = cuda_search.WHOLE_GAMES if window == "whole games" else window
+        before = cuda_search.Streams.new(SEED + 4, 8)
+        after, finds = cuda_search.search_chunk(
+            before, 4, mode, keep_above=300, threads_per_block=8, window=window
+        )
+        assert (after.counters[:, cuda_search.GAMES] == 4).all()
+        assert replay_on_cpu(before, after, finds, mode, "cards", 300) == []
+
     def test_the_backlog_shares_games_and_chunks_resume(self):
         before = cuda_search.Streams.new(SEED + 1, 16)
         search = cuda_search.DeviceSearch(before, "walk", keep_above=350, threads_per_block=8)
