@@ -12,6 +12,8 @@ How the speed is got (target: 1e9 games/s on an H100/H200 class GPU):
   updates two bits per move; a shuffle sets each card's bits as Fisher-Yates fixes it);
 - each block has a backlog of games (a shared atomic counter): a thread takes its next game
   from it, so threads whose games ran short keep playing instead of idling;
+- a thread plays its game a window of tricks at a time, so the threads of a warp (which run
+  in step) need not wait for the longest of their 32 games before starting the next ones;
 - nothing crosses to the host per deal: only finds (deals of at least `keep_above` cards) and,
   when the host asks, the stream states (best deals included).
 
@@ -541,12 +543,13 @@ def resident_threads(
 def bench(
     n_deals: int, seed: int, mode: str = "random", backlog: bool = True,
     threads: int | None = None, threads_per_block: int = THREADS_PER_BLOCK,
-    max_registers: int | None = None, window: int = WINDOW,
+    max_registers: int | None = None, window: int = WINDOW, max_seconds: float = 20.0,
 ) -> dict:  # fmt: skip
-    """Play at least n_deals games on the GPU (random deals, or the walk); speed and totals.
+    """Play n_deals games on the GPU (random deals, or the walk) in one launch; speed and totals.
 
-    One stream per resident thread unless `threads` says otherwise. Compilation is done
-    before the clock starts; cards and tricks are summed exactly.
+    One stream per resident thread unless `threads` says otherwise. Compilation and a short
+    probe launch come before the clock starts; the probe's rate shrinks n_deals to what fits
+    in about `max_seconds` on a slow GPU. Cards and tricks are summed exactly.
     """
     threads = threads or resident_threads(threads_per_block, max_registers, mode)
     search = DeviceSearch(
@@ -554,8 +557,11 @@ def bench(
         backlog=backlog, max_registers=max_registers, window=window,
     )  # fmt: skip
     search.run(1)  # compiles (once per process) and warms the GPU up
+    probe = time.perf_counter()
+    search.run(1)
+    per_game = (time.perf_counter() - probe) / threads
+    games = max(1, min(-(-n_deals // threads), int(max_seconds / per_game / threads)))
     before = search.streams().counters.sum(axis=0)
-    games = max(1, -(-n_deals // threads))
     start = time.perf_counter()
     search.run(games)
     cuda.synchronize()
