@@ -211,8 +211,15 @@ class Search(RunHandler):
     def _chunk_size(self, stream: int, rate: float | None, planned: int, ahead: float) -> int:
         quota, deadline = self.quota(stream), self.deadline()
         left = None if quota is None else quota - planned
-        # A queued chunk starts when the ones ahead of it end: aim it at the deadline from then.
-        return chunk_size(rate, left, None if deadline is None else deadline - ahead)
+        if (
+            deadline is not None
+            and ahead > 0
+            and deadline - ahead - time.monotonic() < CHUNK_SECONDS
+        ):
+            # The stream's last chunk: size it when it starts, on the time left then, rather
+            # than on a guess of when the chunks ahead of it will end.
+            return 0
+        return chunk_size(rate, left, deadline)
 
     def _absorb(self, result: Result) -> None:
         self.states[result.stream] = self._checkpoints[result.stream] = result.state

@@ -248,8 +248,9 @@ class RunHandler:
         raise NotImplementedError
 
     def _chunk_size(self, stream: int, rate: float | None, planned: int, ahead: float) -> int:
-        """Iterations for a stream's next chunk (0: the stream is done), given its rate, its
-        games once the chunks queued are done, and the seconds of work queued ahead."""
+        """Iterations for a stream's next chunk, given its rate, its games once the chunks
+        queued are done, and the seconds of work queued ahead; 0: none for now (asked again
+        when the stream's next result is in; with nothing in flight, the stream is done)."""
         raise NotImplementedError
 
     def _absorb(self, result: Result) -> None:

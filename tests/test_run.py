@@ -222,3 +222,15 @@ def test_backends_are_chosen_by_name():
     assert ThreadBackend().default_streams() >= 1
     with pytest.raises(ValueError, match="unknown backend 'magic'; choose from threads"):
         get_backend("magic")
+
+
+def test_a_timed_search_sizes_its_last_chunk_when_it_starts(tmp_path):
+    """A chunk queued behind others is a full one; the last one waits to be sized on the time
+    left when it starts, so a queued guess cannot run the search past its time."""
+    with Store(tmp_path / "t.sqlite") as store:
+        job = Search(store, SearchOptions(seconds=10, workers=1, seed=1))
+        assert job._chunk_size(0, 1000.0, 0, ahead=2.0) == 1000  # a second at 1,000 deals/s
+        assert job._chunk_size(0, 1000.0, 0, ahead=9.5) == 0  # queued behind the last second
+        assert job._chunk_size(0, 1000.0, 0, ahead=0.0) == 1000
+        last = Search(store, SearchOptions(seconds=0.5, workers=1, seed=1))
+        assert 1 <= last._chunk_size(0, 1000.0, 0, ahead=0.0) <= 501  # what half a second holds
