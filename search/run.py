@@ -136,6 +136,7 @@ class RunHandler:
                 cancelled = True
                 for stream, chunk in self.backend.cancel():
                     self._streams[stream].in_flight.pop(chunk, None)
+                    self._streams[stream].arrived.pop(chunk, None)  # a cluster's race
                 continue
             result = self.backend.next_result(POLL_SECONDS)
             if result is not None:
