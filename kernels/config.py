@@ -10,3 +10,6 @@ PARALLEL_JIT = {**JIT, "parallel": True}
 # Status codes in result arrays, matching the reference engine's status strings.
 FINISHED, LOOP, LIMIT = 0, 1, 2
 STATUS_NAMES = ("finished", "loop", "limit")
+
+# play_fast_at's code for a game still going past its card cap (replay it exactly).
+UNDECIDED = -1
