@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit, prange
+from numba.extending import overload
 from numba.cpython.unsafe.numbers import leading_zeros, trailing_zeros
 
 from bmn.kernels.config import FINISHED, JIT, LIMIT, LOOP, PARALLEL_JIT, UNDECIDED
@@ -244,6 +245,166 @@ def _setup(buf, offset, sizes, soff, seats, h, ring) -> tuple:
     return leader, seats - leader, out, at - offset
 
 
+# The fast path keeps the hands of the seats in the game in registers, as a tuple in turn order
+# from the leader. A trick in which a seat must lay and holds nothing (at most one per seat and
+# game) is handed back, untouched, to _trick above: the fast path never sees a seat go out.
+_PLAYED, _OVER, _HANDED_BACK = 0, 1, 2
+
+
+@njit(**INLINE)
+def _lays(hand: tuple, k: int) -> tuple:
+    """A hand (court, value bit 0, value bit 1) without its top k cards."""
+    u = np.uint64(k)
+    return hand[0] >> u, hand[1] >> u, hand[2] >> u
+
+
+@njit(**INLINE)
+def _free2(a, b) -> tuple:
+    """Free play, two seats: ((next seat, ..., the seat reaching a court card), numerals, place).
+
+    Seat i of n lays its k-th card at step k * n + i: the first court card (or empty hand) is
+    at the least such step, and every hand lays its numerals before it in one shift.
+    """
+    ka = _ctz(a[0])
+    kb = _ctz(b[0])
+    if ka <= kb:
+        return (_lays(b, ka), _lays(a, ka)), 2 * ka, 0
+    return (_lays(a, kb + 1), _lays(b, kb)), 2 * kb + 1, 1
+
+
+@njit(**INLINE)
+def _free3(a, b, c) -> tuple:
+    """Free play, three seats (see _free2)."""
+    ka = _ctz(a[0])
+    kb = _ctz(b[0])
+    kc = _ctz(c[0])
+    if ka <= kb and ka <= kc:
+        return (_lays(b, ka), _lays(c, ka), _lays(a, ka)), 3 * ka, 0
+    if kb < ka and kb <= kc:
+        return (_lays(c, kb), _lays(a, kb + 1), _lays(b, kb)), 3 * kb + 1, 1
+    return (_lays(a, kc + 1), _lays(b, kc + 1), _lays(c, kc)), 3 * kc + 2, 2
+
+
+@njit(**INLINE)
+def _free4(a, b, c, d) -> tuple:
+    """Free play, four seats (see _free2)."""
+    ka = _ctz(a[0])
+    kb = _ctz(b[0])
+    kc = _ctz(c[0])
+    kd = _ctz(d[0])
+    if ka <= kb and ka <= kc and ka <= kd:
+        return (_lays(b, ka), _lays(c, ka), _lays(d, ka), _lays(a, ka)), 4 * ka, 0
+    if kb < ka and kb <= kc and kb <= kd:
+        k = kb
+        return (_lays(c, k), _lays(d, k), _lays(a, k + 1), _lays(b, k)), 4 * k + 1, 1
+    if kc < ka and kc < kb and kc <= kd:
+        k = kc
+        return (_lays(d, k), _lays(a, k + 1), _lays(b, k + 1), _lays(c, k)), 4 * k + 2, 2
+    k = kd
+    return (_lays(a, k + 1), _lays(b, k + 1), _lays(c, k + 1), _lays(d, k)), 4 * k + 3, 3
+
+
+def _free(hands: tuple) -> tuple:
+    """Free play for as many seats as `hands` holds: _free2, _free3 or _free4."""
+    raise NotImplementedError("compiled code only")
+
+
+@overload(_free, inline="always", jit_options=JIT)
+def _free_for(hands):
+    if hands.count == 2:
+        return lambda hands: _free2(hands[0], hands[1])
+    if hands.count == 3:
+        return lambda hands: _free3(hands[0], hands[1], hands[2])
+    return lambda hands: _free4(hands[0], hands[1], hands[2], hands[3])
+
+
+@njit(**INLINE)
+def _regs_trick(hands: tuple, total: int) -> tuple:
+    """One trick on hands in registers, in turn order from the leader (which holds cards).
+
+    Returns (outcome, hands in turn order from the taker, cards laid, taker's place after the
+    leader); outcome _HANDED_BACK when a seat must lay and holds nothing (nothing is changed),
+    _OVER when the taker holds every card but the pile (it wins).
+    """
+    hands, pile, place = _free(hands)
+    layer = hands[-1]
+    if layer[0] == _ONE:
+        return _HANDED_BACK, hands, 0, 0
+    at = np.uint64(pile)
+    pen = np.int64((layer[1] & _ONE) + _TWO * (layer[2] & _ONE)) + 1
+    pc = _ONE << at
+    p0 = (layer[1] & _ONE) << at
+    p1 = (layer[2] & _ONE) << at
+    hands = hands[:-1] + (_lays(layer, 1),)
+    pile += 1
+    while True:  # hands[0] pays hands[-1]
+        payer = hands[0]
+        k = _ctz(payer[0])
+        if k >= pen:
+            payer = _lays(payer, pen)
+            pile += pen
+            break
+        uk = np.uint64(k)
+        if (payer[0] >> uk) == _ONE:
+            return _HANDED_BACK, hands, 0, 0
+        at = np.uint64(pile + k)
+        b0 = (payer[1] >> uk) & _ONE
+        b1 = (payer[2] >> uk) & _ONE
+        pen = np.int64(b0 + _TWO * b1) + 1
+        pc |= _ONE << at
+        p0 |= b0 << at
+        p1 |= b1 << at
+        pile += k + 1
+        hands = hands[1:] + (_lays(payer, k + 1),)
+        place += 1
+    taker = hands[-1]
+    n = _length(taker[0])
+    if n + pile == total:
+        return _OVER, hands, pile, place
+    un = np.uint64(n)
+    end = _ONE << np.uint64(pile)
+    taker = (
+        (taker[0] ^ (_ONE << un)) | ((pc | end) << un),
+        taker[1] | (p0 << un),
+        taker[2] | (p1 << un),
+    )
+    return _PLAYED, (taker, payer) + hands[1:-1], pile, place
+
+
+@njit(**JIT)
+def _run(hands, order, lead, total, cards, tricks, cap) -> tuple:
+    """Play tricks in registers until the game ends, passes `cap` cards or hands a trick back.
+
+    order[i] is the i-th seat in the game (in seat order), hands[0] that of order[lead].
+    Returns (outcome, hands as they stand, lead, cards, tricks).
+    """
+    n = len(hands)
+    while True:
+        outcome, after, laid, place = _regs_trick(hands, total)
+        if outcome == _HANDED_BACK:
+            return outcome, hands, lead, cards, tricks
+        cards += laid
+        tricks += 1
+        lead = (lead + place) % n
+        if outcome == _OVER or cards > cap:
+            return outcome, after, lead, cards, tricks
+        hands = after
+
+
+@njit(**INLINE)
+def _hand(h: np.ndarray, seat: int) -> tuple:
+    return h[seat], h[4 + seat], h[8 + seat]
+
+
+@njit(**INLINE)
+def _store(h: np.ndarray, hands: tuple, order: np.ndarray, lead: int) -> None:
+    """Hands in turn order from order[lead] back into the table."""
+    n = len(hands)
+    for i in range(n):
+        seat = order[(lead + i) % n]
+        h[seat], h[4 + seat], h[8 + seat] = hands[i]
+
+
 @njit(**JIT)
 def _fast(buf, offset, sizes, soff, seats, cap) -> tuple:
     """play_fast_at on hand sizes sizes[soff:soff + seats]."""
@@ -252,10 +413,35 @@ def _fast(buf, offset, sizes, soff, seats, cap) -> tuple:
         return _lone(seats, first)
     h = np.empty(_WIDTH, dtype=np.uint64)
     ring = np.empty(MAX_SEATS, dtype=np.int64)
+    order = np.empty(MAX_SEATS, dtype=np.int64)
     leader, live, out, total = _setup(buf, offset, sizes, soff, seats, h, ring)
     cards = 0
     tricks = 0
     while True:
+        s = leader
+        for i in range(live):
+            order[i] = s
+            s = ring[s]
+        if live == 4:
+            hands4 = (_hand(h, order[0]), _hand(h, order[1]), _hand(h, order[2]), _hand(h, order[3]))
+            outcome, hands4, lead, cards, tricks = _run(hands4, order, 0, total, cards, tricks, cap)
+            if outcome == _HANDED_BACK:
+                _store(h, hands4, order, lead)
+        elif live == 3:
+            hands3 = (_hand(h, order[0]), _hand(h, order[1]), _hand(h, order[2]))
+            outcome, hands3, lead, cards, tricks = _run(hands3, order, 0, total, cards, tricks, cap)
+            if outcome == _HANDED_BACK:
+                _store(h, hands3, order, lead)
+        else:
+            hands2 = (_hand(h, order[0]), _hand(h, order[1]))
+            outcome, hands2, lead, cards, tricks = _run(hands2, order, 0, total, cards, tricks, cap)
+            if outcome == _HANDED_BACK:
+                _store(h, hands2, order, lead)
+        leader = order[lead]
+        if outcome == _OVER:
+            return cards, tricks, leader
+        if outcome == _PLAYED:  # past the cap
+            return cards, tricks, UNDECIDED
         leader, laid, live, out, over = _trick(h, ring, leader, live, out, total)
         cards += laid
         tricks += 1
