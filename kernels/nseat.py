@@ -20,8 +20,8 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit, prange
-from numba.extending import overload
 from numba.cpython.unsafe.numbers import leading_zeros, trailing_zeros
+from numba.extending import overload
 
 from bmn.kernels.config import FINISHED, JIT, LIMIT, LOOP, PARALLEL_JIT, UNDECIDED
 from bmn.kernels.rng import shuffle
@@ -37,10 +37,16 @@ _ZERO = np.uint64(0)
 _ONE = np.uint64(1)
 _TWO = np.uint64(2)
 _TOP = np.uint64(63)
+_LANES = np.uint64(0x0101010101010101)  # bit 0 of each byte
+_GATHER = np.uint64(0x0102040810204080)
+_BYTE7 = np.uint64(56)
 _WIDTH = 12  # court masks, value bit 0, value bit 1: four seats each
 _FAR = 1 << 30  # further than any step of free play
 
 INLINE = {**JIT, "inline": "always"}
+
+
+# Loading a deal: the whole deck as masks, then each hand cut out of them.
 
 
 @njit(**INLINE)
@@ -52,6 +58,111 @@ def _ctz(x: np.uint64) -> int:
 def _length(court: np.uint64) -> int:
     """A hand's card count: the position of its sentinel."""
     return np.int64(_TOP - leading_zeros(court))
+
+
+@njit(**INLINE)
+def _lanes(x: np.uint64) -> tuple:
+    """Eight cards, one a byte (values 0-4), as three 8-bit masks: court, value bits 0 and 1."""
+    lo = x & _LANES
+    mid = (x >> _ONE) & _LANES
+    hi = (x >> _TWO) & _LANES
+    # value - 1 for J Q K A (1-4) is 0-3: bit 0 set for Q and A, bit 1 for K and A.
+    court = lo | mid | hi
+    bit0 = (mid | hi) & (lo ^ _LANES)
+    bit1 = hi | (mid & lo)
+    # The multiply gathers bit 0 of each byte into the top byte (no two products overlap).
+    return (court * _GATHER) >> _BYTE7, (bit0 * _GATHER) >> _BYTE7, (bit1 * _GATHER) >> _BYTE7
+
+
+@njit(**INLINE)
+def _deck(buf: np.ndarray, offset: int, total: int) -> tuple:
+    """A whole deal (total <= 64 cards at buf[offset:]) as three masks, card i at bit i."""
+    court = _ZERO
+    bit0 = _ZERO
+    bit1 = _ZERO
+    for i in range(0, total, 8):
+        x = _ZERO
+        if i + 8 <= total:  # eight bytes: the compiler reads them in one load
+            for j in range(8):
+                x |= np.uint64(buf[offset + i + j]) << np.uint64(8 * j)
+        else:
+            for j in range(total - i):
+                x |= np.uint64(buf[offset + i + j]) << np.uint64(8 * j)
+        c, b0, b1 = _lanes(x)
+        at = np.uint64(i)
+        court |= c << at
+        bit0 |= b0 << at
+        bit1 |= b1 << at
+    return court, bit0, bit1
+
+
+@njit(**INLINE)
+def _holders(sizes: np.ndarray, soff: int, seats: int) -> tuple:
+    """(seats holding cards, the first of them)."""
+    holders = 0
+    first = -1
+    for s in range(seats):
+        if sizes[soff + s] > 0:
+            holders += 1
+            if first < 0:
+                first = s
+    return holders, first
+
+
+@njit(**INLINE)
+def _lone(seats: int, holder: int) -> tuple:
+    """(cards, tricks, winner) when at most one seat holds cards.
+
+    Seats before the holder go out on ordinary turns; if seats follow it, the holder lays one
+    card, every seat after it goes out, and it takes that card as a trick. With no cards at all
+    every seat goes out in turn and the last one is left.
+    """
+    if holder < 0:
+        return 0, 0, seats - 1
+    if holder == seats - 1:
+        return 0, 0, holder
+    return 1, 1, holder
+
+
+@njit(**INLINE)
+def _setup(buf, offset, sizes, soff, seats, h, ring) -> tuple:
+    """Load a deal of >= 2 holders; returns (leader, live, out, total).
+
+    Seats before the first holder are asked to lead and hold nothing: they go out before a
+    card is laid, and the first holder leads.
+    """
+    leader = np.int64(-1)  # not a literal: numba would compile callees once more for it
+    for s in range(MAX_SEATS):
+        h[s] = _ONE
+        h[4 + s] = _ZERO
+        h[8 + s] = _ZERO
+    total = np.int64(0)
+    for s in range(seats):
+        total += sizes[soff + s]
+    court, bit0, bit1 = _deck(buf, offset, total)
+    at = 0
+    for s in range(seats):
+        n = sizes[soff + s]
+        if n > 0:  # a hand of n < 64 cards from bit `at`, its sentinel at bit n
+            if leader < 0:
+                leader = s
+            un = np.uint64(n)
+            ua = np.uint64(at)
+            keep = (_ONE << un) - _ONE
+            h[s] = ((court >> ua) & keep) | (_ONE << un)
+            h[4 + s] = (bit0 >> ua) & keep
+            h[8 + s] = (bit1 >> ua) & keep
+        at += n
+    out = (1 << leader) - 1
+    for s in range(seats):
+        ring[s] = s + 1 if s + 1 < seats else leader
+        if s < leader:
+            ring[s] = leader
+    return leader, seats - leader, out, total
+
+
+# The table: hands in arrays, every rule; plays the tricks in which a seat goes out, and
+# every trick of the exact and limited players.
 
 
 @njit(**INLINE)
@@ -164,90 +275,15 @@ def _trick(h: np.ndarray, ring: np.ndarray, leader: int, live: int, out: int, to
     return layer, pile, live, out, False
 
 
-@njit(**INLINE)
-def _load(h: np.ndarray, seat: int, buf: np.ndarray, start: int, n: int) -> None:
-    """Seat's masks from n (< 64) values at buf[start:], the sentinel at bit n."""
-    court = _ONE << np.uint64(n)
-    bit0 = _ZERO
-    bit1 = _ZERO
-    for i in range(n):
-        c = np.uint64(buf[start + i])
-        lo = c & _ONE
-        mid = (c >> _ONE) & _ONE
-        hi = c >> _TWO
-        # value - 1 for J Q K A (1-4) is 0-3: bit 0 set for Q and A, bit 1 for K and A.
-        at = np.uint64(i)
-        court |= (lo | mid | hi) << at
-        bit0 |= ((mid | hi) & (lo ^ _ONE)) << at
-        bit1 |= (hi | (mid & lo)) << at
-    h[seat] = court
-    h[4 + seat] = bit0
-    h[8 + seat] = bit1
-
-
-@njit(**INLINE)
-def _holders(sizes: np.ndarray, soff: int, seats: int) -> tuple:
-    """(seats holding cards, the first of them, the last of them, total cards)."""
-    holders = 0
-    first = -1
-    last = -1
-    total = 0
-    for s in range(seats):
-        n = sizes[soff + s]
-        total += n
-        if n > 0:
-            holders += 1
-            last = s
-            if first < 0:
-                first = s
-    return holders, first, last, total
-
-
-@njit(**INLINE)
-def _lone(seats: int, holder: int) -> tuple:
-    """(cards, tricks, winner) when at most one seat holds cards.
-
-    Seats before the holder go out on ordinary turns; if seats follow it, the holder lays one
-    card, every seat after it goes out, and it takes that card as a trick. With no cards at all
-    every seat goes out in turn and the last one is left.
-    """
-    if holder < 0:
-        return 0, 0, seats - 1
-    if holder == seats - 1:
-        return 0, 0, holder
-    return 1, 1, holder
-
-
-@njit(**INLINE)
-def _setup(buf, offset, sizes, soff, seats, h, ring) -> tuple:
-    """Load a deal of >= 2 holders; returns (leader, live, out, total).
-
-    Seats before the first holder are asked to lead and hold nothing: they go out before a
-    card is laid, and the first holder leads.
-    """
-    at = offset
-    leader = -1
-    for s in range(MAX_SEATS):
-        h[s] = _ONE
-        h[4 + s] = _ZERO
-        h[8 + s] = _ZERO
-    for s in range(seats):
-        n = sizes[soff + s]
-        if n > 0 and leader < 0:
-            leader = s
-        _load(h, s, buf, at, n)
-        at += n
-    out = (1 << leader) - 1
-    for s in range(seats):
-        ring[s] = s + 1 if s + 1 < seats else leader
-        if s < leader:
-            ring[s] = leader
-    return leader, seats - leader, out, at - offset
+@njit(**JIT)
+def _advance(h, ring, leader, live, out, total) -> tuple:
+    """_trick as a real call: the exact player calls it from several places."""
+    return _trick(h, ring, leader, live, out, total)
 
 
 # The fast path keeps the hands of the seats in the game in registers, as a tuple in turn order
 # from the leader. A trick in which a seat must lay and holds nothing (at most one per seat and
-# game) is handed back, untouched, to _trick above: the fast path never sees a seat go out.
+# game) is handed back, untouched, to the table: the fast path never sees a seat go out.
 _PLAYED, _OVER, _HANDED_BACK = 0, 1, 2
 
 
@@ -372,13 +408,14 @@ def _regs_trick(hands: tuple, total: int) -> tuple:
 
 
 @njit(**JIT)
-def _run(hands, order, lead, total, cards, tricks, cap) -> tuple:
+def _run(hands: tuple, total: int, cards: int, tricks: int, cap: int) -> tuple:
     """Play tricks in registers until the game ends, passes `cap` cards or hands a trick back.
 
-    order[i] is the i-th seat in the game (in seat order), hands[0] that of order[lead].
-    Returns (outcome, hands as they stand, lead, cards, tricks).
+    Returns (outcome, hands in turn order from the seat to lead, that seat's place after the
+    first leader, cards, tricks); hands as they stood before a trick handed back.
     """
     n = len(hands)
+    lead = 0
     while True:
         outcome, after, laid, place = _regs_trick(hands, total)
         if outcome == _HANDED_BACK:
@@ -397,52 +434,61 @@ def _hand(h: np.ndarray, seat: int) -> tuple:
 
 
 @njit(**INLINE)
-def _store(h: np.ndarray, hands: tuple, order: np.ndarray, lead: int) -> None:
-    """Hands in turn order from order[lead] back into the table."""
+def _store(h: np.ndarray, hands: tuple, seats: tuple, lead: int) -> None:
+    """Hands in turn order from seats[lead] back into the table."""
     n = len(hands)
     for i in range(n):
-        seat = order[(lead + i) % n]
+        seat = seats[(lead + i) % n]
         h[seat], h[4 + seat], h[8 + seat] = hands[i]
 
 
 @njit(**JIT)
 def _fast(buf, offset, sizes, soff, seats, cap) -> tuple:
-    """play_fast_at on hand sizes sizes[soff:soff + seats]."""
-    holders, first, _, total = _holders(sizes, soff, seats)
+    """play_fast_at on hand sizes sizes[soff:soff + seats].
+
+    The seats in the game go into registers, in turn order from the leader; a trick in which
+    one must lay and holds nothing is played on the table arrays, and the rest go on in
+    registers with one seat fewer.
+    """
+    holders, first = _holders(sizes, soff, seats)
     if holders < 2:
         return _lone(seats, first)
     h = np.empty(_WIDTH, dtype=np.uint64)
     ring = np.empty(MAX_SEATS, dtype=np.int64)
-    order = np.empty(MAX_SEATS, dtype=np.int64)
     leader, live, out, total = _setup(buf, offset, sizes, soff, seats, h, ring)
-    cards = 0
-    tricks = 0
+    cards = np.int64(0)
+    tricks = np.int64(0)
     while True:
-        s = leader
-        for i in range(live):
-            order[i] = s
-            s = ring[s]
+        s0 = leader
+        s1 = ring[s0]
+        s2 = ring[s1]
+        s3 = ring[s2]
         if live == 4:
-            hands4 = (_hand(h, order[0]), _hand(h, order[1]), _hand(h, order[2]), _hand(h, order[3]))
-            outcome, hands4, lead, cards, tricks = _run(hands4, order, 0, total, cards, tricks, cap)
+            order4 = (s0, s1, s2, s3)
+            hands4 = (_hand(h, s0), _hand(h, s1), _hand(h, s2), _hand(h, s3))
+            outcome, hands4, lead, cards, tricks = _run(hands4, total, cards, tricks, cap)
+            leader = order4[lead]
             if outcome == _HANDED_BACK:
-                _store(h, hands4, order, lead)
+                _store(h, hands4, order4, lead)
         elif live == 3:
-            hands3 = (_hand(h, order[0]), _hand(h, order[1]), _hand(h, order[2]))
-            outcome, hands3, lead, cards, tricks = _run(hands3, order, 0, total, cards, tricks, cap)
+            order3 = (s0, s1, s2)
+            hands3 = (_hand(h, s0), _hand(h, s1), _hand(h, s2))
+            outcome, hands3, lead, cards, tricks = _run(hands3, total, cards, tricks, cap)
+            leader = order3[lead]
             if outcome == _HANDED_BACK:
-                _store(h, hands3, order, lead)
+                _store(h, hands3, order3, lead)
         else:
-            hands2 = (_hand(h, order[0]), _hand(h, order[1]))
-            outcome, hands2, lead, cards, tricks = _run(hands2, order, 0, total, cards, tricks, cap)
+            order2 = (s0, s1)
+            hands2 = (_hand(h, s0), _hand(h, s1))
+            outcome, hands2, lead, cards, tricks = _run(hands2, total, cards, tricks, cap)
+            leader = order2[lead]
             if outcome == _HANDED_BACK:
-                _store(h, hands2, order, lead)
-        leader = order[lead]
+                _store(h, hands2, order2, lead)
         if outcome == _OVER:
             return cards, tricks, leader
         if outcome == _PLAYED:  # past the cap
             return cards, tricks, UNDECIDED
-        leader, laid, live, out, over = _trick(h, ring, leader, live, out, total)
+        leader, laid, live, out, over = _advance(h, ring, leader, live, out, total)
         cards += laid
         tricks += 1
         if over:
@@ -460,27 +506,25 @@ def play_fast_at(buf: np.ndarray, offset: int, sizes: np.ndarray, cap: int) -> t
     A batch passes its rows as one flat buffer and offsets: a row view per deal would touch
     the batch's shared reference count, and threads would fight over it.
     """
-    return _fast(buf, offset, sizes, 0, sizes.shape[0], cap)
+    return _fast(buf, offset, sizes, np.int64(0), sizes.shape[0], cap)
 
 
-@njit(**JIT)
-def _advance(h, ring, leader, live, out, total) -> tuple:
-    """_trick as a real call: the exact player calls it from several places."""
-    return _trick(h, ring, leader, live, out, total)
+# Exact play: Brent's cycle detection on trick-boundary states.
 
 
 @njit(**INLINE)
 def _same(a: np.ndarray, b: np.ndarray) -> bool:
+    """Equal tables (the masks are canonical: nothing past a sentinel, out seats bare)."""
+    same = True
     for i in range(_WIDTH):
-        if a[i] != b[i]:
-            return False
-    return True
+        same &= a[i] == b[i]
+    return same
 
 
 @njit(**JIT)
 def _exact(buf, offset, sizes, soff, seats) -> tuple:
     """play_exact_at on hand sizes sizes[soff:soff + seats]."""
-    holders, first, _, total = _holders(sizes, soff, seats)
+    holders, first = _holders(sizes, soff, seats)
     if holders < 2:
         cards, tricks, winner = _lone(seats, first)
         return FINISHED, cards, tricks, winner, -1, -1, -1, -1
@@ -530,17 +574,13 @@ def _exact(buf, offset, sizes, soff, seats) -> tuple:
     hare_cards = 0
     start_cards = 0
     steps = 0
-    while steps < lam or not (
-        h_leader == t_leader and h_out == t_out and _same(hare, tortoise)
-    ):
+    while steps < lam or not (h_leader == t_leader and h_out == t_out and _same(hare, tortoise)):
         if steps >= lam:
             t_leader, laid, t_live, t_out, _ = _advance(
                 tortoise, t_ring, t_leader, t_live, t_out, total
             )
             start_cards += laid
-        h_leader, laid, h_live, h_out, _ = _advance(
-            hare, hare_ring, h_leader, h_live, h_out, total
-        )
+        h_leader, laid, h_live, h_out, _ = _advance(hare, hare_ring, h_leader, h_live, h_out, total)
         hare_cards += laid
         steps += 1
     mu = steps - lam
@@ -565,7 +605,10 @@ def play_exact_at(buf: np.ndarray, offset: int, sizes: np.ndarray) -> tuple:
     fields -1 for a finished game. Brent's cycle detection needs no memory; a replay then
     finds the cycle's first state.
     """
-    return _exact(buf, offset, sizes, 0, sizes.shape[0])
+    return _exact(buf, offset, sizes, np.int64(0), sizes.shape[0])
+
+
+# A card limit (RULES.md: the seat holding most cards wins, none on a tie).
 
 
 @njit(**INLINE)
@@ -638,11 +681,14 @@ def play_limit_at(buf: np.ndarray, offset: int, sizes: np.ndarray, limit: int) -
     A game stopped there has status LIMIT, `limit` cards, the tricks taken so far and the seat
     holding most cards as winner (-1 on a tie). A limit below zero means none.
     """
-    result = _exact(buf, offset, sizes, 0, sizes.shape[0])
+    result = _exact(buf, offset, sizes, np.int64(0), sizes.shape[0])
     if limit < 0 or result[1] <= limit:
         return result
-    tricks, winner = _stopped(buf, offset, sizes, 0, sizes.shape[0], limit)
+    tricks, winner = _stopped(buf, offset, sizes, np.int64(0), sizes.shape[0], limit)
     return LIMIT, limit, tricks, winner, -1, -1, -1, -1
+
+
+# Batches and deals.
 
 
 @njit(**PARALLEL_JIT)
@@ -657,7 +703,9 @@ def _score_rows(flat, width, sizes, seats, rows, cap, cards, tricks, status, win
             for f in range(4):
                 loops[f][i] = -1
             continue
-        st, c, t, w, start_c, start_t, period_c, period_t = _exact(flat, at, sizes, i * seats, seats)
+        st, c, t, w, start_c, start_t, period_c, period_t = _exact(
+            flat, at, sizes, i * seats, seats
+        )
         cards[i], tricks[i], status[i], winner[i] = c, t, st, w
         loops[0][i], loops[1][i] = start_c, start_t
         loops[2][i], loops[3][i] = period_c, period_t

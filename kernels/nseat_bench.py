@@ -18,7 +18,6 @@ import time
 from dataclasses import dataclass
 
 import numba
-import numpy as np
 
 from bmn.kernels.config import JIT
 from bmn.kernels.nseat import _fast, random_deals, standard_sizes
@@ -92,7 +91,9 @@ def main(argv: list[str] | None = None) -> int:
             if args.baseline:
                 theirs.append(time_baseline(args.baseline, seats, args.deals, args.cpu))
         best = max(ours, key=lambda t: t.games_per_s)
-        line = f"seats={seats} kernel games/s={best.games_per_s:,.0f} mean_cards={best.mean_cards:.1f}"
+        line = (
+            f"seats={seats} kernel games/s={best.games_per_s:,.0f} mean_cards={best.mean_cards:.1f}"
+        )
         if theirs:
             base = max(theirs, key=lambda t: t.games_per_s)
             ratio = best.games_per_s / base.games_per_s

@@ -96,6 +96,7 @@ LOOPS = [
     "--J/--/JA/-",
 ]
 
+
 def as_dict(figures) -> dict:
     """play_exact_at's tuple in the reference engine's dict form."""
     status, cards, tricks, winner, start_c, start_t, period_c, period_t = figures
