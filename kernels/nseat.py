@@ -1,19 +1,26 @@
 """The compiled kernel for 2 to 4 seats: hands as bit-queues, one trick at a time.
 
 Each hand is three uint64 masks as in kernels/two.py: `court` (J Q K A, plus a sentinel bit just
-past the bottom card) and the two bits of (value - 1) for court cards. A table is one uint64
-array `h` (court masks at [seat], value bits at [4 + seat] and [8 + seat]) and a ring `ring` of
-the seats still in the game (ring[seat] is the next one; a seat that went out keeps pointing at
-the seat that came after it). A seat that is out holds the bare sentinel, like an empty hand, so
-two tables are equal exactly when their arrays, leader and set of seats out are.
+past the bottom card) and the two bits of (value - 1) for court cards. Free play (no penalty
+owed): with n seats in the game, the seat i places after the one to lay lays its k-th card at
+step k * n + i, so the first court card or empty hand is where trailing_zeros(court) * n + i is
+least, and every card before it is a numeral, laid in one shift per hand. Penalties are paid as
+in the two-seat kernel: a run of numerals in one shift, cut short by a court card or the
+sentinel.
 
-Free play (no penalty owed): with n seats in the game, the seat i places after the one to lay
-(i = 0 .. n - 1) lays its k-th card at step k * n + i, so the first court card or empty hand is
-where trailing_zeros(court) * n + i is least; every card before it is a numeral, laid in one
-shift per hand. Penalties are paid as in the two-seat kernel. RULES.md: a seat that must lay and
-holds nothing is out; out while paying, the last court card's seat takes the pile; out on an
-ordinary turn, the turn passes on; the game ends when a trick leaves every other seat empty or
-one seat is left (it takes any pile). Every figure is checked against kernels/reference.py.
+Two forms of the same rules:
+- the table: one uint64 array `h` (court masks at [seat], value bits at [4 + seat] and
+  [8 + seat]) and a ring of the seats in the game (ring[seat] the next one). A seat that is out
+  holds the bare sentinel, so two trick-boundary states are equal exactly when their arrays,
+  leaders and sets of seats out are: the exact and limited players walk the table.
+- the fast path: the hands of the seats in the game in registers, a tuple in turn order from
+  the leader (one compiled copy for each of 2, 3 and 4 seats in the game). A trick in which a
+  seat must lay and holds nothing (once per seat and game at most) goes back to the table.
+
+RULES.md: a seat that must lay and holds nothing is out; out while paying, the last court
+card's seat takes the pile; out on an ordinary turn, the turn passes on; the game ends when a
+trick leaves every other seat empty or one seat is left (it takes any pile). Every figure is
+checked against kernels/reference.py.
 """
 
 from __future__ import annotations
@@ -281,9 +288,9 @@ def _advance(h, ring, leader, live, out, total) -> tuple:
     return _trick(h, ring, leader, live, out, total)
 
 
-# The fast path keeps the hands of the seats in the game in registers, as a tuple in turn order
-# from the leader. A trick in which a seat must lay and holds nothing (at most one per seat and
-# game) is handed back, untouched, to the table: the fast path never sees a seat go out.
+# The fast path: hands in registers, in turn order from the leader. A trick in which a seat must
+# lay and holds nothing is handed back, untouched, to the table: the fast path never sees a seat
+# go out.
 _PLAYED, _OVER, _HANDED_BACK = 0, 1, 2
 
 
