@@ -341,7 +341,7 @@ def _label_records(fig, ax, records: Sequence[tuple[str, int]]) -> None:
     height_in = ax.get_window_extent().height / fig.dpi
     low, high = ax.get_ylim()
     # One label's height (with a little air) in data units, from the font and the axes' size.
-    gap = LABEL_POINTS * 1.35 / 72 / height_in * (high - low)
+    gap = LABEL_POINTS * 1.4 / 72 / height_in * (high - low)
     ranked = sorted(records, key=lambda r: r[1])
     for (name, value), y in zip(ranked, _spread([v for _, v in ranked], gap), strict=True):
         ax.annotate(
