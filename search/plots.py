@@ -150,10 +150,9 @@ def plot_game(deal: Sequence[Sequence[int]], traj: Trajectory, path: str | Path)
             label=f"seat {seat}",
         )
         if seat in out:
-            ax.axvline(
-                out[seat], color=colour, ls=":", lw=1.2, label=f"seat {seat} out ({out[seat]})"
-            )
-            ax.plot(out[seat], 0, marker="X", ms=9, color=colour, mec="black", mew=0.6, zorder=5)
+            trick = out[seat]
+            ax.axvline(trick, color=colour, ls=":", lw=1.2, label=f"seat {seat} out, trick {trick}")
+            ax.plot(trick, 0, marker="X", ms=9, color=colour, mec="black", mew=0.6, zorder=5)
     if traj.cycle is not None:
         start, end = traj.cycle
         ax.axvspan(start, end, color="tab:purple", alpha=0.18, label="repeating cycle")

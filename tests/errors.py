@@ -1,10 +1,16 @@
-"""bmn's error contract as the tests check it: `error_line(result, code)`.
+"""bmn's error contract as the tests check it: `error_line(result, code)`; every command
+(`COMMANDS`, found by walking the click group) and whether a command line parses.
 
-The `failed` fixture in conftest.py wraps it; modules import it by name
-(`from errors import error_line`) where a fixture does not fit.
+The `failed` fixture in conftest.py wraps error_line; modules import these by name
+(`from errors import COMMANDS, error_line, parses`).
 """
 
+from collections.abc import Iterator
+
+import click
 from click.testing import Result
+
+from bmn.search.cli import cli
 
 
 def error_line(result: Result, code: int) -> str:
@@ -22,3 +28,29 @@ def error_line(result: Result, code: int) -> str:
     assert lines and lines[-1].startswith("Error: "), result.stderr
     assert sum(line.startswith("Error: ") for line in lines) == 1, result.stderr
     return lines[-1]
+
+
+def leaves(group: click.Group = cli, path: tuple[str, ...] = ()) -> Iterator[tuple]:
+    """(path, command) for every command under the group."""
+    for name, command in sorted(group.commands.items()):
+        if isinstance(command, click.Group):
+            yield from leaves(command, (*path, name))
+        else:
+            yield (*path, name), command
+
+
+COMMANDS = dict(leaves())
+
+
+def parses(args: list[str]) -> bool:
+    """Whether bmn would accept this command line's options and arguments."""
+    ctx = click.Context(cli, info_name="bmn")
+    command, rest = cli, list(args)
+    try:
+        while isinstance(command, click.Group):
+            name, command, rest = command.resolve_command(ctx, rest)
+            ctx = click.Context(command, info_name=name, parent=ctx)
+        with command.make_context(ctx.info_name, rest, parent=ctx.parent):
+            return True
+    except click.UsageError:
+        return False
