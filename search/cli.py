@@ -39,9 +39,9 @@ class BmnGroup(click.Group):
         except click.ClickException as err:
             show_error(err)
             sys.exit(err.exit_code)
-        except click.Abort:
+        except click.Abort:  # Ctrl-C outside a search (which checkpoints and exits 130 itself)
             click.echo("Aborted!", err=True)
-            sys.exit(1)
+            sys.exit(130)
         sys.exit(code if isinstance(code, int) else 0)  # an int: click's exit (--help, --version)
 
     def invoke(self, ctx: click.Context) -> Any:

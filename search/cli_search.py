@@ -70,7 +70,7 @@ if TYPE_CHECKING:
     "--workers",
     type=Whole(1, MAX_WORKERS),
     default=None,
-    help="Worker threads [default: every core].",
+    help=f"Worker threads, at most {MAX_WORKERS:,} [default: every core].",
 )
 @seed_option("Seed, 0 to 2**63 - 1; drawn at random and stored with the run if omitted.")
 @STORE_OPTION

@@ -369,3 +369,14 @@ def test_plot_marks_seats_out_in_the_legend(bmn, tmp_path, monkeypatch):
     bmn("plot", RECORD, "-o", two)
     assert " out, trick" not in two.read_text()  # two seats: the game ends with the first out
     assert "bmn-plot-<8 hex digits>.png" in bmn("plot", "--help").stdout.replace("\n      ", " ")
+
+
+def test_ctrl_c_outside_a_search_is_exit_130(bmn, monkeypatch):
+    from bmn.kernels import reference
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(reference, "play", interrupted)
+    result = bmn("play", RECORD)
+    assert result.exit_code == 130 and result.stderr.strip() == "Aborted!"
