@@ -10,3 +10,5 @@ PARALLEL_JIT = {**JIT, "parallel": True}
 # Status codes in result arrays, matching the reference engine's status strings.
 FINISHED, LOOP, LIMIT = 0, 1, 2
 STATUS_NAMES = ("finished", "loop", "limit")
+# A fast path's code for a game stopped at its card cap without a finish (replay it exactly).
+UNDECIDED = -1

@@ -1,20 +1,18 @@
-"""The run driver: workers in threads, compiled chunks, checkpoints and finds into the store.
+"""The longest-game search: its options, its chunk of work, its commits and its summary.
 
-Each worker thread runs its strategy's compiled chunk (about a second of work, the GIL
-released) and hands the result to the main thread, which commits the worker's checkpoint, its
-finds and the run's totals in one transaction. A crash or kill loses at most the chunks in
-flight, and a resumed run replays them exactly: worker w always draws from generator stream w
-and runs a fixed share of the iterations.
+Each stream (worker w, drawing from generator stream w and scoring a fixed share of the
+iterations) advances by chunks of its strategy's compiled loop, about a second of work each
+(`search_chunk`, run by a backend: threads of this process by default). The run handler
+(bmn.search.run) commits every chunk as it comes, in the process that owns the store: the
+worker's checkpoint, its finds and the run's totals in one transaction. A crash or kill loses
+at most the chunks in flight, and a resumed run replays them exactly.
 """
 
 from __future__ import annotations
 
-import os
-import queue
+import copy
 import secrets
-import threading
 import time
-from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 
 import numpy as np
@@ -22,9 +20,12 @@ import numpy as np
 from bmn.kernels.config import STATUS_NAMES
 from bmn.kernels.deal import decode, format_deal
 from bmn.records.store import Find, Run, Store
+from bmn.search.chunks import Backend, Result
 from bmn.search.evaluate import OBJECTIVES
 from bmn.search.present import duration
+from bmn.search.run import RunHandler, RunProgress, options_from_run
 from bmn.search.strategies import DEFAULT_STRATEGY, run_chunk
+from bmn.search.threads import default_workers
 from bmn.search.worker import (
     BEST,
     BEST_CARDS,
@@ -39,11 +40,6 @@ from bmn.search.worker import (
 
 CHUNK_SECONDS = 1.0
 FIRST_CHUNK = 20_000
-
-
-def default_workers() -> int:
-    """Every core this process may use."""
-    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
 
 
 @dataclass
@@ -66,19 +62,14 @@ class SearchOptions:
 
 
 @dataclass
-class Progress:
-    """What the display shows; updated by the main thread after every chunk."""
+class Progress(RunProgress):
+    """What the display shows; updated after every chunk committed."""
 
-    run: int
-    games: int = 0
-    seconds: float = 0.0
-    rate: float = 0.0
     best_cards: int = -1
     best_tricks: int = -1
     best_deal: str = ""
     improvements: int = 0
     finds: int = 0
-    remaining: float | None = None
 
     def title(self) -> str:
         return f"bmn search, run {self.run}"
@@ -126,11 +117,6 @@ class Summary:
         )
 
 
-def options_from_run(cls: type, run: Run):
-    """A run's stored options as an options dataclass (unknown keys ignored)."""
-    return cls(**{k: v for k, v in run.params.items() if k in cls.__dataclass_fields__})
-
-
 def deal_text(row: np.ndarray) -> str:
     return format_deal(decode(row, (HAND_SIZE, HAND_SIZE)))
 
@@ -141,38 +127,59 @@ def best_of(states: list[WorkerState]) -> WorkerState | None:
     return max(scored, key=lambda s: s.counters[BEST], default=None)
 
 
-class Search:
-    """One run of a search: start it new or resume it, then `run()` until done or stopped."""
+def search_chunk(
+    stream: int, chunk: int, state: WorkerState, options: SearchOptions, iterations: int
+) -> tuple[WorkerState, tuple[np.ndarray, np.ndarray], int]:
+    """One chunk of a search (see bmn.search.chunks): up to `iterations` deals of the strategy
+    from `state`, left untouched; the new state, the finds (rows of cards, rows of (cards,
+    tricks, status)) and the deals scored. It stops early when its finds buffer fills, so
+    every find is kept and a chunk's commit stays small; whatever the cut, a stream's deals and
+    finds are the same."""
+    state = copy.deepcopy(state)
+    finds = Finds.empty()
+    objective = OBJECTIVES.index(options.objective)
+    done, n_finds = run_chunk(
+        options.strategy, state, finds, iterations, objective, options.keep_above, options.patience
+    )
+    return state, (finds.decks[:n_finds].copy(), finds.meta[:n_finds].copy()), done
 
-    def __init__(self, store: Store, options: SearchOptions, run_id: int | None = None):
-        self.store = store
-        self.options = options
-        self.stop = threading.Event()
-        if run_id is None:
-            self.run_id = store.create_run(
-                options.strategy, options.objective, options.seed, asdict(options)
-            )
-            self.spent = 0.0
-            self.states = [self._fresh(w) for w in range(options.workers)]
-        else:
-            self.run_id = run_id
-            self.spent = store.get_run(run_id).seconds or 0.0
-            saved = store.load_checkpoints(run_id)
-            self.states = [
-                WorkerState.from_bytes(saved[w][0]) if w in saved else self._fresh(w)
-                for w in range(options.workers)
-            ]
-        self.progress = Progress(self.run_id)
-        self._run_best = -1
-        self._games_at_start = sum(int(s.counters[GAMES]) for s in self.states)
 
-    @classmethod
-    def resume(cls, store: Store, run_id: int) -> Search:
-        return cls(store, SearchOptions.from_run(store.get_run(run_id)), run_id)
+def warm_search() -> None:
+    """Compile (or load from cache) the search loop: a zero-iteration chunk."""
+    run_chunk("walk", new_worker(0, 0), Finds.empty(), 0, 0, 0, 1)
 
-    def _fresh(self, worker: int) -> WorkerState:
-        history = self.options.history if self.options.strategy == "lahc" else 1
-        return new_worker(self.options.seed, worker, history)
+
+class Search(RunHandler):
+    """One run of a search: start it new or resume it, then `run()` until done or stopped.
+
+    `Search(store, options, run_id=None, backend=None)`: a new run, or run `run_id` resumed
+    with its stored options (`Search.resume(store, run_id)`); chunks run on `backend`,
+    threads of this process by default.
+    """
+
+    options_type = SearchOptions
+    work = staticmethod(search_chunk)
+    warm = staticmethod(warm_search)
+
+    def __init__(
+        self,
+        store: Store,
+        options: SearchOptions,
+        run_id: int | None = None,
+        backend: Backend | None = None,
+    ):
+        self._run_best = -1  # the best score stored with the run
+        self._checkpoints: dict[int, WorkerState] = {}  # absorbed, not yet committed
+        self._finds: list[tuple[np.ndarray, np.ndarray]] = []
+        super().__init__(store, options, run_id, backend)
+
+    @property
+    def streams(self) -> int:
+        return self.options.workers
+
+    @property
+    def games(self) -> int:
+        return sum(int(s.counters[GAMES]) for s in self.states)
 
     def quota(self, worker: int) -> int | None:
         """How many deals this worker scores over the whole run (None: until time is up)."""
@@ -182,80 +189,55 @@ class Search:
         share, extra = divmod(total, self.options.workers)
         return share + (worker < extra)
 
-    def run(self, on_progress: Callable[[Progress], None] = lambda p: None) -> Summary:
-        """Search until the iterations or time are used up, or `stop` is set."""
-        self._compile()
-        self.store.update_run(self.run_id, status="running")
-        start = time.monotonic()
-        results: queue.Queue = queue.Queue()
-        threads = [
-            threading.Thread(target=self._work, args=(w, start, results), daemon=True)
+    def _fresh(self, worker: int) -> WorkerState:
+        history = self.options.history if self.options.strategy == "lahc" else 1
+        return new_worker(self.options.seed, worker, history)
+
+    def _restore(self, checkpoints: dict[int, tuple[bytes, int, float]]) -> None:
+        self.states = [
+            WorkerState.from_bytes(checkpoints[w][0]) if w in checkpoints else self._fresh(w)
             for w in range(self.options.workers)
         ]
-        for thread in threads:
-            thread.start()
-        live = len(threads)
-        while live:
-            try:  # a timeout, so signal handlers run promptly in this thread
-                item = results.get(timeout=0.5)
-            except queue.Empty:
-                continue
-            if item is None:
-                live -= 1
-                continue
-            self._commit(*item, elapsed=time.monotonic() - start)
-            on_progress(self.progress)
-        return self._finish(time.monotonic() - start)
 
-    def _compile(self) -> None:
-        """Compile (or load from cache) before the clock starts: a zero-iteration chunk."""
-        run_chunk(self.options.strategy, new_worker(0, 0), Finds.empty(), 0, 0, 0, 1)
+    def _new_progress(self) -> Progress:
+        return Progress(self.run_id)
 
-    def _deadline(self, start: float) -> float | None:
-        if self.options.seconds is None:
-            return None
-        return start + max(self.options.seconds - self.spent, 0.0)
+    def _stream_games(self, stream: int) -> int:
+        return int(self.states[stream].counters[GAMES])
 
-    def _work(self, worker: int, start: float, results: queue.Queue) -> None:
-        """A worker thread: run chunks and hand each result to the main thread."""
-        state, finds, o = self.states[worker], Finds.empty(), self.options
-        quota, deadline = self.quota(worker), self._deadline(start)
-        objective = OBJECTIVES.index(o.objective)
-        rate = None  # this worker's deals per second over its last chunk
-        try:
-            while not self.stop.is_set():
-                left = None if quota is None else quota - int(state.counters[GAMES])
-                n = chunk_size(rate, left, deadline)
-                if n == 0:
-                    break
-                t0 = time.monotonic()
-                done, n_finds = run_chunk(
-                    o.strategy, state, finds, n, objective, o.keep_above, o.patience
-                )
-                rate = done / max(time.monotonic() - t0, 1e-3)
-                results.put(
-                    (
-                        worker,
-                        state.to_bytes(),
-                        finds.decks[:n_finds].copy(),
-                        finds.meta[:n_finds].copy(),
-                    )
-                )
-        finally:
-            results.put(None)
+    def _state(self, stream: int) -> WorkerState:
+        return self.states[stream]
 
-    def _commit(
-        self, worker: int, blob: bytes, decks: np.ndarray, meta: np.ndarray, elapsed: float
-    ) -> None:
-        """Store one chunk's checkpoint, finds and the run's totals in one transaction."""
-        seconds = self.spent + elapsed
-        state = self.states[worker]
+    def _chunk_size(self, stream: int, rate: float | None, planned: int, ahead: float) -> int:
+        quota, deadline = self.quota(stream), self.deadline()
+        left = None if quota is None else quota - planned
+        if (
+            deadline is not None
+            and ahead > 0
+            and deadline - ahead - time.monotonic() < CHUNK_SECONDS
+        ):
+            # The stream's last chunk: size it when it starts, on the time left then, rather
+            # than on a guess of when the chunks ahead of it will end.
+            return 0
+        return chunk_size(rate, left, deadline)
+
+    def _absorb(self, result: Result) -> None:
+        self.states[result.stream] = self._checkpoints[result.stream] = result.state
+        self._finds.append(result.finds)
+
+    def _save(self, seconds: float) -> None:
+        """The chunks' checkpoints, their finds and the run's totals in one transaction."""
         strategy = self.options.strategy
         finds = [
             Find(deal_text(row), int(c), int(t), STATUS_NAMES[s], strategy, seconds)
+            for decks, meta in self._finds
             for row, (c, t, s) in zip(decks, meta, strict=True)
         ]
-        update = {"games": sum(int(s.counters[GAMES]) for s in self.states), "seconds": seconds}
+        checkpoints = [
+            (w, state.to_bytes(), int(state.counters[GAMES]), seconds)
+            for w, state in self._checkpoints.items()
+        ]
+        update = {"games": self.games, "seconds": seconds}
         leader = best_of(self.states)
         if leader is not None and leader.counters[BEST] > self._run_best:
             self._run_best = int(leader.counters[BEST])
@@ -264,33 +246,17 @@ class Search:
             update.update(best_deal=best, best_cards=cards, best_tricks=tricks)
             self.progress.best_deal, self.progress.best_cards = best, cards
             self.progress.best_tricks = tricks
-        self.store.save_progress(
-            self.run_id, [(worker, blob, int(state.counters[GAMES]), seconds)], finds, update
-        )
-        p = self.progress
-        p.games, p.seconds, p.finds = update["games"], seconds, p.finds + len(decks)
-        p.rate = (p.games - self._games_at_start) / max(elapsed, 1e-6)
-        p.improvements = sum(int(s.counters[IMPROVEMENTS]) for s in self.states)
-        if self.options.seconds is not None:
-            p.remaining = max(self.options.seconds - seconds, 0.0)
-        elif self.options.iterations and p.rate:
-            p.remaining = max(self.options.iterations - p.games, 0) / p.rate
+        self.store.save_progress(self.run_id, checkpoints, finds, update)
+        self._checkpoints, self._finds = {}, []
+        self.progress.finds += len(finds)
+        self.progress.improvements = sum(int(s.counters[IMPROVEMENTS]) for s in self.states)
 
-    def _complete(self, seconds: float) -> bool:
-        """Whether the run has used all its iterations or all its time."""
-        if self.options.iterations is not None:
-            return all(int(s.counters[GAMES]) >= self.quota(w) for w, s in enumerate(self.states))
-        return self.options.seconds is not None and seconds >= self.options.seconds
-
-    def _finish(self, elapsed: float) -> Summary:
-        """Mark the run finished or interrupted and summarise it from the workers' states."""
-        seconds = self.spent + elapsed
-        status = "interrupted" if self.stop.is_set() and not self._complete(seconds) else "finished"
-        games = sum(int(s.counters[GAMES]) for s in self.states)
-        self.store.update_run(self.run_id, status=status, games=games, seconds=seconds)
+    def _summary(self, status: str, seconds: float) -> Summary:
+        """The run's summary from the workers' states."""
+        games, seed = self.games, self.options.seed
         leader = best_of(self.states)
         if leader is None:
-            return Summary(self.run_id, status, "", -1, -1, games, seconds, self.options.seed)
+            return Summary(self.run_id, status, "", -1, -1, games, seconds, seed)
         return Summary(
             self.run_id,
             status,
@@ -299,7 +265,7 @@ class Search:
             int(leader.counters[BEST_TRICKS]),
             games,
             seconds,
-            self.options.seed,
+            seed,
         )
 
 

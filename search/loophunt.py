@@ -26,10 +26,8 @@ from __future__ import annotations
 
 import json
 import secrets
-import threading
-import time
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -37,7 +35,9 @@ from bmn.kernels.backward import CycleSummary, summarise_cycle
 from bmn.kernels.deal import Deal, format_deal
 from bmn.kernels.loops import LOOP, analyse
 from bmn.records.store import Loop, Store
+from bmn.search.chunks import Backend, Result
 from bmn.search.present import duration
+from bmn.search.run import RunHandler, RunProgress, options_from_run
 
 
 @dataclass
@@ -191,30 +191,23 @@ class LoopOptions:
     max_basin_states: int = DEFAULT_BASIN_STATES
 
     def __post_init__(self) -> None:
-        from bmn.search.driver import default_workers
+        from bmn.search.threads import default_workers
 
         self.workers = self.workers or default_workers()
         deck_counts(self.deck)  # refuse a bad deck before a run is created
 
     @classmethod
     def from_run(cls, run) -> LoopOptions:
-        from bmn.search.driver import options_from_run
-
         return options_from_run(cls, run)
 
 
 @dataclass
-class LoopProgress:
-    """What the display shows; updated after every batch."""
+class LoopProgress(RunProgress):
+    """What the display shows; updated after every commit."""
 
-    run: int
-    games: int = 0
-    seconds: float = 0.0
-    rate: float = 0.0
     loops: int = 0
     cycles: int = 0
     new_cycles: int = 0
-    remaining: float | None = None
     last: str = ""
 
     def title(self) -> str:
@@ -292,99 +285,108 @@ def loop_record(find: CycleFind) -> Loop:
     )
 
 
-class LoopHunt:
+def loop_chunk(
+    stream: int, chunk: int, state: dict, options: LoopOptions, iterations: int
+) -> tuple[dict, list[tuple[Deal, str]], int]:
+    """One batch of a hunt (see bmn.search.chunks): `iterations` random deals drawn from the
+    generator state `state` (a numpy bit generator's state, left untouched) and scored on
+    `options.workers` threads; the new state, every looping deal with its cycle's key, and the
+    deals scored."""
+    from bmn.kernels.score import score
+
+    rng = np.random.Generator(np.random.PCG64())
+    rng.bit_generator.state = state
+    counts = deck_counts(options.deck) or random_counts(rng)
+    rows, sizes = random_batch(rng, deck_of(counts), iterations, options.even)
+    status = score(rows, sizes, threads=options.workers).status
+    deals = [_deal(rows[i], sizes[i]) for i in np.flatnonzero(status == 1)]
+    return rng.bit_generator.state, [(deal, analyse(deal).key or "") for deal in deals], iterations
+
+
+def warm_loop() -> None:
+    """Compile (or load from cache) the kernel before the clock starts."""
+    from bmn.kernels.score import score
+
+    score(np.zeros((1, 2), dtype=np.uint8), np.ones((1, 2), dtype=np.int64), threads=1)
+
+
+class LoopHunt(RunHandler):
     """One loop hunt: start it new or resume it, then `run()` until done or stopped.
 
-    The kernel scores a batch of BATCH deals on `workers` threads and this thread names every
-    loop's cycle; every COMMIT_SECONDS the cycles seen, the generator state and the run's totals
-    are committed in one transaction, so a resumed hunt continues exactly where it stopped.
+    One stream: the kernel scores a batch of BATCH deals on `workers` threads (`loop_chunk`)
+    and this process names every loop's cycle and summarises the new ones; every
+    COMMIT_SECONDS the cycles seen, the generator state and the run's totals are committed in
+    one transaction, so a resumed hunt continues exactly where it stopped.
     """
 
-    def __init__(self, store: Store, options: LoopOptions, run_id: int | None = None):
-        self.store = store
-        self.options = options
-        self.stop = threading.Event()
-        self.rng = np.random.default_rng(options.seed)
+    options_type = LoopOptions
+    work = staticmethod(loop_chunk)
+    warm = staticmethod(warm_loop)
+    in_flight = 1  # one batch at a time: a stop lands after the batch under way
+
+    def __init__(
+        self,
+        store: Store,
+        options: LoopOptions,
+        run_id: int | None = None,
+        backend: Backend | None = None,
+    ):
+        self.rng_state = np.random.default_rng(options.seed).bit_generator.state
         self.hunt = Hunt()
         self.new_cycles = 0
         self.seen: set[str] = set()  # cycle keys this run has seen
         self.pending: dict[str, int] = {}  # cycle keys seen since the last commit
-        if run_id is None:
-            self.run_id = store.create_run(
-                options.strategy, options.objective, options.seed, asdict(options)
-            )
-            self.spent = 0.0
-        else:
-            self.run_id = run_id
-            self.spent = store.get_run(run_id).seconds or 0.0
-            saved = store.load_checkpoints(run_id).get(0)
-            if saved is not None:
-                self._restore(saved[0])
         self.known = {row.key: row for row in store.loops()}
-        self.progress = LoopProgress(self.run_id)
+        super().__init__(store, options, run_id, backend)
 
-    @classmethod
-    def resume(cls, store: Store, run_id: int) -> LoopHunt:
-        return cls(store, LoopOptions.from_run(store.get_run(run_id)), run_id)
+    @property
+    def streams(self) -> int:
+        return 1
+
+    @property
+    def games(self) -> int:
+        return self.hunt.deals
+
+    def commit_seconds(self) -> float:
+        return COMMIT_SECONDS
 
     def _checkpoint(self) -> bytes:
         h = self.hunt
-        state = {"rng": self.rng.bit_generator.state, "deals": h.deals, "loops": h.loops}
+        state = {"rng": self.rng_state, "deals": h.deals, "loops": h.loops}
         state.update(cycles=sorted(self.seen), new_cycles=self.new_cycles)
         return json.dumps(state).encode()
 
-    def _restore(self, blob: bytes) -> None:
-        state = json.loads(blob)
-        self.rng.bit_generator.state = state["rng"]
+    def _restore(self, checkpoints: dict[int, tuple[bytes, int, float]]) -> None:
+        if 0 not in checkpoints:
+            return
+        state = json.loads(checkpoints[0][0])
+        self.rng_state = state["rng"]
         self.hunt.deals, self.hunt.loops = state["deals"], state["loops"]
         self.seen = set(state["cycles"])
         self.new_cycles = state["new_cycles"]
 
-    def run(self, on_progress: Callable[[LoopProgress], None] = lambda p: None) -> LoopSummary:
-        """Hunt until the iterations or time are used up, or `stop` is set."""
-        self._compile()
-        self.store.update_run(self.run_id, status="running")
-        start = last = time.monotonic()
-        games_at_start = self.hunt.deals
-        while not self.stop.is_set():
-            n = self._batch_size(start)
-            if n == 0:
-                break
-            self._batch(n)
-            if time.monotonic() - last >= COMMIT_SECONDS:
-                last = time.monotonic()
-                self._commit(last - start, games_at_start)
-                on_progress(self.progress)
-        self._commit(time.monotonic() - start, games_at_start)
-        on_progress(self.progress)
-        return self._finish(time.monotonic() - start)
+    def _new_progress(self) -> LoopProgress:
+        return LoopProgress(self.run_id)
 
-    def _compile(self) -> None:
-        """Compile (or load from cache) the kernel before the clock starts."""
-        from bmn.kernels.score import score
+    def _stream_games(self, stream: int) -> int:
+        return self.hunt.deals
 
-        score(np.zeros((1, 2), dtype=np.uint8), np.ones((1, 2), dtype=np.int64), threads=1)
+    def _state(self, stream: int) -> dict:
+        return self.rng_state
 
-    def _batch_size(self, start: float) -> int:
+    def _chunk_size(self, stream: int, rate: float | None, planned: int, ahead: float) -> int:
         """BATCH deals, fewer for the last of the iterations; 0 once the time is up."""
         limit = self.options.seconds
-        if limit is not None and self.spent + time.monotonic() - start >= limit:
+        if limit is not None and self.spent + self.elapsed() >= limit:
             return 0
         if self.options.iterations is not None:
-            return max(min(BATCH, self.options.iterations - self.hunt.deals), 0)
+            return max(min(BATCH, self.options.iterations - planned), 0)
         return BATCH
 
-    def _batch(self, n: int) -> None:
-        """Score n random deals and count each loop under its cycle; new cycles are
-        summarised by backward play, bounded by max_basin_states."""
-        from bmn.kernels.score import score
-
-        counts = deck_counts(self.options.deck) or random_counts(self.rng)
-        rows, sizes = random_batch(self.rng, deck_of(counts), n, self.options.even)
-        status = score(rows, sizes, threads=self.options.workers).status
-        for i in np.flatnonzero(status == 1):
-            deal = _deal(rows[i], sizes[i])
-            key = analyse(deal).key or ""
+    def _absorb(self, result: Result) -> None:
+        """Count each loop of a batch under its cycle; new cycles are summarised by backward
+        play, bounded by max_basin_states."""
+        for deal, key in result.finds:
             if key in self.hunt.cycles or key in self.known:
                 self.hunt.loops += 1
                 if key in self.hunt.cycles:
@@ -393,11 +395,11 @@ class LoopHunt:
                 find = record_loop(self.hunt, deal, self.options.max_basin_states)
                 self.progress.last = f"period {find.summary.period_tricks} tricks: {key}"
             self.pending[key] = self.pending.get(key, 0) + 1
-        self.hunt.deals += n
+        self.hunt.deals += result.games
+        self.rng_state = result.state
 
-    def _commit(self, elapsed: float, games_at_start: int) -> None:
-        """This batch's cycles, the checkpoint and the run's totals, in one transaction."""
-        seconds = self.spent + elapsed
+    def _save(self, seconds: float) -> None:
+        """The batches' cycles, the checkpoint and the run's totals, in one transaction."""
         loops = []
         for key, seen in self.pending.items():
             record = self.known.get(key)
@@ -411,23 +413,9 @@ class LoopHunt:
         update = {"games": self.hunt.deals, "seconds": seconds}
         self.store.save_loop_progress(self.run_id, loops, checkpoint, update)
         p = self.progress
-        p.games, p.seconds, p.loops = self.hunt.deals, seconds, self.hunt.loops
-        p.cycles, p.new_cycles = len(self.seen), self.new_cycles
-        p.rate = (p.games - games_at_start) / max(elapsed, 1e-6)
-        if self.options.seconds is not None:
-            p.remaining = max(self.options.seconds - seconds, 0.0)
-        elif self.options.iterations and p.rate:
-            p.remaining = max(self.options.iterations - p.games, 0) / p.rate
+        p.loops, p.cycles, p.new_cycles = self.hunt.loops, len(self.seen), self.new_cycles
 
-    def _complete(self, seconds: float) -> bool:
-        if self.options.iterations is not None:
-            return self.hunt.deals >= self.options.iterations
-        return self.options.seconds is not None and seconds >= self.options.seconds
-
-    def _finish(self, elapsed: float) -> LoopSummary:
-        seconds = self.spent + elapsed
-        status = "interrupted" if self.stop.is_set() and not self._complete(seconds) else "finished"
-        self.store.update_run(self.run_id, status=status, games=self.hunt.deals, seconds=seconds)
+    def _summary(self, status: str, seconds: float) -> LoopSummary:
         h = self.hunt
         return LoopSummary(
             self.run_id,

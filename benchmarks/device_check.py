@@ -1,0 +1,191 @@
+"""Check and time bmn's CUDA kernel on this machine's GPU: one command, one JSON line.
+
+    pip install -e '.[cuda]'
+    python benchmarks/device_check.py
+
+The line holds the GPU's name; `selfcheck`: 1,000,000 random deals scored on the GPU and by
+the CPU kernel, every field compared (mismatches must be 0); `search_replay`: device search
+streams replayed game by game by the CPU search (mismatches must be 0); `bench`: games/s and
+cards/s of random deals (and of the walk, without the backlog, and with a register cap, to
+choose the defaults); `search`: a 60-second walk on every resident thread and its best deal,
+replayed by the reference engine. It takes under 5 minutes including compilation. Exit status
+0 when every check passed, 1 when one failed or CUDA is unusable (the line says which).
+
+`--quick` runs tiny sizes, so it also runs under Numba's CUDA simulator
+(NUMBA_ENABLE_CUDASIM=1), as the test suite does.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+
+import numpy as np
+
+SEED = 20_260_114
+KEEP_ABOVE = 3000
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--quick", action="store_true", help="tiny sizes (seconds; simulator)")
+    parser.add_argument("--seed", type=int, default=SEED)
+    parser.add_argument("--selfcheck-deals", type=int, default=None)
+    parser.add_argument("--bench-games", type=int, default=None)
+    parser.add_argument("--search-seconds", type=float, default=None)
+    args = parser.parse_args(argv)
+    full = {"selfcheck_deals": 1_000_000, "bench_games": 2**30, "search_seconds": 60.0}
+    quick = {"selfcheck_deals": 40, "bench_games": 32, "search_seconds": 1.0}
+    for name, value in (quick if args.quick else full).items():
+        if getattr(args, name) is None:
+            setattr(args, name, value)
+    return args
+
+
+def selfcheck(args) -> dict:
+    from bmn.kernels import cuda_two
+
+    start = time.perf_counter()
+    mismatches = cuda_two.selfcheck(args.selfcheck_deals, args.seed)
+    seconds = time.perf_counter() - start
+    return {"deals": args.selfcheck_deals, "mismatches": mismatches, "seconds": round(seconds, 2)}
+
+
+def search_replay(args, shape: dict) -> dict:
+    """A short device walk (with the backlog), every stream replayed by the CPU search."""
+    from bmn.kernels import cuda_search as cs
+    from bmn.search import strategies, worker
+
+    n = shape["threads"] if args.quick else 256
+    before = cs.Streams.new(args.seed + 1, n)
+    search = cs.DeviceSearch(
+        before, "walk", keep_above=400, threads_per_block=shape["threads_per_block"]
+    )
+    finds = search.run(4 if args.quick else 32)
+    after = search.streams()
+    slots = [(worker.GAMES, cs.GAMES), (worker.CURRENT, cs.CURRENT), (worker.BEST, cs.BEST)]
+    slots += [(worker.BEST_CARDS, cs.BEST_CARDS), (worker.BEST_TRICKS, cs.BEST_TRICKS)]
+    mismatches = 0
+    for t in range(n):
+        state = worker.new_worker(args.seed + 1, t)
+        games = int(after.counters[t, cs.GAMES])
+        cpu = worker.Finds.empty()
+        _, found = strategies.run_chunk("walk", state, cpu, games, 0, 400, 1)
+        kept = [k for k in range(found) if cpu.meta[k, 0] >= 400]
+        mine = finds.figures[:, cs.F_STREAM] == t
+        same = (
+            cpu.decks[kept].tolist() == finds.decks[mine].tolist()
+            and cpu.meta[kept, :2].tolist() == finds.figures[mine, :2].tolist()
+            and state.rng.tolist() == after.rng[t].tolist()
+            and state.best.tolist() == after.best[t].tolist()
+            and [state.counters[a] for a, _ in slots] == [after.counters[t, b] for _, b in slots]
+        )
+        mismatches += not same
+    games = int(after.counters[:, cs.GAMES].sum())
+    return {"streams": n, "games": games, "finds": len(finds), "mismatches": mismatches}
+
+
+def bench(args, shape: dict) -> dict:
+    from bmn.kernels import cuda_search as cs
+
+    whole = cs.WHOLE_GAMES
+    variants = {  # the defaults first, then one change each, to choose the defaults by
+        "random": {"mode": "random"},
+        "walk": {"mode": "walk"},
+        "random_whole_games": {"mode": "random", "window": whole},
+        "walk_whole_games": {"mode": "walk", "window": whole},
+        "random_window_4": {"mode": "random", "window": 4},
+        "random_no_backlog": {"mode": "random", "backlog": False},
+        "walk_64_registers": {"mode": "walk", "max_registers": 64},
+    }
+    threads = shape["threads"] if args.quick else None
+    tpb = shape["threads_per_block"]
+    return {
+        name: cs.bench(args.bench_games, args.seed, threads=threads, threads_per_block=tpb, **kw)
+        for name, kw in variants.items()
+    }
+
+
+def search(args, shape: dict) -> dict:
+    """The walk on every resident thread for a while; the best deal, checked by the reference."""
+    from bmn.kernels import cuda_search as cs
+    from bmn.kernels import reference
+    from bmn.kernels.deal import decode, format_deal
+
+    threads = shape["threads"] or cs.resident_threads(shape["threads_per_block"], mode="walk")
+    device = cs.DeviceSearch(
+        cs.Streams.new(args.seed + 2, threads), "walk", keep_above=KEEP_ABOVE,
+        threads_per_block=shape["threads_per_block"],
+    )  # fmt: skip
+    games_per_launch, finds = 1 if args.quick else 16, 0
+    start = time.perf_counter()
+    while (elapsed := time.perf_counter() - start) < args.search_seconds:
+        began = time.perf_counter()
+        finds += len(device.run(games_per_launch))
+        if time.perf_counter() - began < 0.25 and not args.quick:  # launches of about a second
+            games_per_launch *= 2
+    streams = device.streams()
+    t = streams.best_stream()
+    deal = decode(streams.best[t], (26, 26))
+    replayed = reference.play(deal)
+    cards = int(streams.counters[t, cs.BEST_CARDS])
+    tricks = int(streams.counters[t, cs.BEST_TRICKS])
+    verified = (replayed.status, replayed.cards, replayed.tricks) == ("finished", cards, tricks)
+    games = int(streams.counters[:, cs.GAMES].sum())
+    return {
+        "seconds": round(elapsed, 1),
+        "threads": threads,
+        "games": games,
+        "games_per_s": round(games / elapsed),
+        f"finds_{KEEP_ABOVE}_cards": finds,
+        "best": {"deal": format_deal(deal), "cards": cards, "tricks": tricks, "verified": verified},
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    started = time.perf_counter()
+    from bmn.kernels.cuda_env import available
+
+    missing = available()
+    if missing is not None:
+        print(json.dumps({"ok": False, "error": missing}))
+        return 1
+    from bmn.kernels import cuda_two
+
+    # Quick runs keep the simulator's Python threads few; a GPU gets every resident thread.
+    shape = {"threads": 8, "threads_per_block": 8} if args.quick else {"threads": None}
+    shape.setdefault("threads_per_block", cuda_two.THREADS_PER_BLOCK)
+    report = {"gpu": cuda_two.device_name(), "simulator": cuda_two.SIMULATED}
+    report["selfcheck"] = selfcheck(args)
+    report["search_replay"] = search_replay(args, shape)
+    report["bench"] = bench(args, shape)
+    report["search"] = search(args, shape)
+    report["ok"] = bool(
+        report["selfcheck"]["mismatches"] == 0
+        and report["search_replay"]["mismatches"] == 0
+        and report["search"]["best"]["verified"]
+    )
+    report["seconds"] = round(time.perf_counter() - started, 1)
+    print(json.dumps(report, default=_plain))
+    return 0 if report["ok"] else 1
+
+
+def _plain(value):
+    """numpy integers in the report as plain JSON numbers."""
+    if isinstance(value, np.integer):
+        return int(value)
+    raise TypeError(f"cannot write {type(value).__name__} as JSON")
+
+
+if __name__ == "__main__":
+    if os.environ.get("NUMBA_ENABLE_CUDASIM") == "1":
+        import warnings
+
+        # xoshiro256** multiplies wrap by design; the simulator runs them as numpy scalars, which
+        # warn when they wrap (on a GPU they are plain machine multiplies).
+        warnings.filterwarnings("ignore", "overflow encountered in scalar multiply", RuntimeWarning)
+    sys.exit(main())
