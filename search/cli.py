@@ -77,7 +77,7 @@ class BmnGroup(click.Group):
             if debug():
                 traceback.print_exc()
             raise click.ClickException(
-                "out of memory: ask for less (fewer deals, states)"
+                "out of memory: ask for less (fewer deals or states)"
             ) from None
 
 
