@@ -248,10 +248,12 @@ def test_bad_search_options(bmn, tmp_path, args, message):
     assert "Traceback" not in result.output
 
 
-def test_resume_of_missing_run_fails_cleanly(bmn, tmp_path):
-    result = bmn("search", "--resume", "7", "--store", str(tmp_path / "e.sqlite"))
-    assert result.exit_code == 1
-    assert "no run 7" in result.stderr
+def test_resume_of_missing_run_fails_cleanly(bmn, failed, tmp_path):
+    """A run the store does not hold is bad input, like a run number that is no number."""
+    path = tmp_path / "e.sqlite"
+    bmn("search", "--iterations", "10", "--store", path, "--quiet")
+    failed(bmn("search", "--resume", "7", "--store", path), 2, "no run 7", "bmn records runs")
+    failed(bmn("search", "--resume", "abc", "--store", path), 2, "'abc' is not a run number")
 
 
 @pytest.fixture(autouse=True)
