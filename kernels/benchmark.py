@@ -15,8 +15,9 @@ import numba
 import numpy as np
 
 from bmn.kernels import reference
+from bmn.kernels.results import Scores
 from bmn.kernels.rng import seed_state
-from bmn.kernels.score import Scores, _threads, score, total_cards
+from bmn.kernels.score import numba_threads, score, total_cards
 from bmn.kernels.two import random_deals
 
 DEFAULT_SEED = 20_240_601
@@ -49,7 +50,7 @@ def bench(
 ) -> BenchResult:
     """Time the compiled kernel on `deals` random standard deals (compile and deal outside)."""
     batch, _ = standard_deals(deals, seed)
-    with _threads(threads):
+    with numba_threads(threads):
         used = numba.get_num_threads()
         total_cards(batch[: 4 * used], 26, 26)  # compile or load, start threads
         start = time.perf_counter()

@@ -9,22 +9,22 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from bmn.kernels.config import FINISHED, JIT, LOOP
+from bmn.kernels.config import FAST_CAP, FINISHED, JIT, LOOP, UNDECIDED
 from bmn.kernels.rng import bounded
-from bmn.kernels.two import play_exact, play_fast
+from bmn.kernels.two import exact_at, fast_at
 from bmn.search.worker import BEST, BEST_CARDS, BEST_TRICKS, HAND_SIZE, IMPROVEMENTS, MAX_FINDS
 
 OBJECTIVES = ("cards", "tricks")
-CAP = 20_000  # cards; far past the longest known finishing game (8,344)
+CAP = FAST_CAP
 
 
 @njit(**JIT)
 def score_deck(deck: np.ndarray, objective: int) -> tuple[int, int, int, int]:
     """(score, cards, tricks, status) of a standard deal; objective 0 = cards, 1 = tricks."""
-    cards, tricks, code = play_fast(deck, HAND_SIZE, HAND_SIZE, CAP)
+    cards, tricks, code = fast_at(deck, 0, HAND_SIZE, HAND_SIZE, CAP)
     status = FINISHED
-    if code == 2:
-        status, cards, tricks = play_exact(deck, HAND_SIZE, HAND_SIZE)[:3]
+    if code == UNDECIDED:
+        status, cards, tricks = exact_at(deck, 0, HAND_SIZE, HAND_SIZE)[:3]
     score = cards if objective == 0 else tricks
     return score, cards, tricks, status
 
