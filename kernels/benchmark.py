@@ -12,13 +12,12 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass
 
 import numba
-import numpy as np
 
 from bmn.kernels import reference
-from bmn.kernels.results import Scores
+from bmn.kernels.deal import decode
+from bmn.kernels.dealer import random_deals
 from bmn.kernels.rng import seed_state
 from bmn.kernels.score import numba_threads, score, total_cards
-from bmn.kernels.two import random_deals
 
 DEFAULT_SEED = 20_240_601
 
@@ -39,17 +38,11 @@ class BenchResult:
         return asdict(self)
 
 
-def standard_deals(n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
-    """n random standard deals (rows of 52 values) and their (26, 26) hand sizes."""
-    deals = random_deals(n, seed_state(seed))
-    return deals, np.full((n, 2), 26, dtype=np.int64)
-
-
 def bench(
     deals: int = 1_000_000, threads: int | None = None, seed: int = DEFAULT_SEED
 ) -> BenchResult:
     """Time the compiled kernel on `deals` random standard deals (compile and deal outside)."""
-    batch, _ = standard_deals(deals, seed)
+    batch, _ = random_deals(deals, seed_state(seed))
     with numba_threads(threads):
         used = numba.get_num_threads()
         total_cards(batch[: 4 * used], 26, 26)  # compile or load, start threads
@@ -92,10 +85,10 @@ def selfcheck(
     done = 0
     while done < deals:
         n = min(chunk, deals - done)
-        batch = random_deals(n, state)
-        scores: Scores = score(batch, np.full((n, 2), 26, dtype=np.int64))
+        batch, sizes = random_deals(n, state)
+        scores = score(batch, sizes)
         for i in range(n):
-            deal = (tuple(int(v) for v in batch[i, :26]), tuple(int(v) for v in batch[i, 26:]))
+            deal = decode(batch[i], sizes[i])
             want = reference.play(deal).as_dict()
             got = scores.as_dict(i)
             if got != want:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from bmn.kernels.deal import Hand, format_hand
+from bmn.kernels.deal import Hand, even_sizes, format_hand
 from bmn.kernels.reference import FINISHED, LOOP, Result
 
 # A trick-boundary state: every hand (None once a seat is out) and the seat to lead.
@@ -134,8 +134,8 @@ def is_balanced(hands: Hands) -> bool:
     first (26/26 for the standard deck and two players)."""
     if any(h is None for h in hands):
         return False
-    total, n = sum(len(h) for h in hands), len(hands)
-    return [len(h) for h in hands] == [len(range(s, total, n)) for s in range(n)]
+    sizes = tuple(len(h) for h in hands)
+    return sizes == even_sizes(sum(sizes), len(hands))
 
 
 def state_text(hands: Hands, leader: int) -> str:

@@ -25,7 +25,6 @@ from numba.cpython.unsafe.numbers import leading_zeros, trailing_zeros
 
 from bmn.kernels.config import FAST_CAP, FINISHED, JIT, LOOP, PARALLEL_JIT, UNDECIDED
 from bmn.kernels.results import Scores
-from bmn.kernels.rng import shuffle
 
 MAX_CARDS = 64  # one uint64 mask per hand
 
@@ -363,22 +362,3 @@ def total_cards(deals: np.ndarray, n0: int, n1: int, cap: int = FAST_CAP) -> tup
     """Total cards and tricks over deals (N, W), every one with hands of n0 and n1 cards."""
     deals = np.ascontiguousarray(deals, dtype=np.uint8)
     return _total_cards(deals.reshape(-1), deals.shape[1], len(deals), n0, n1, cap)
-
-
-STANDARD_VALUES = np.array((0,) * 36 + (1,) * 4 + (2,) * 4 + (3,) * 4 + (4,) * 4, dtype=np.uint8)
-
-
-@njit(**JIT)
-def random_deals(n: int, state: np.ndarray) -> np.ndarray:
-    """n random standard two-player deals, (n, 52) uint8: hand 0 then hand 1, 26 cards each.
-
-    The deck is dealt one card at a time from seat 0; `state` (rng.seed_state) advances.
-    """
-    deck = STANDARD_VALUES.copy()
-    out = np.empty((n, 52), dtype=np.uint8)
-    for i in range(n):
-        shuffle(deck, state)
-        for k in range(26):
-            out[i, k] = deck[2 * k]
-            out[i, 26 + k] = deck[2 * k + 1]
-    return out
