@@ -37,6 +37,19 @@ _TOP = np.uint64(63)
 INLINE = {**JIT, "inline": "always"}
 
 
+# Eight cards at a time: one byte per card in a uint64, bit j of each byte gathered into one
+# byte of bits by a multiplication (byte k's bit 0 lands on bit 56 + k, without carries).
+_BYTES = np.uint64(0x0101010101010101)
+_GATHER = np.uint64(0x0102040810204080)
+_56 = np.uint64(56)
+
+
+@njit(**INLINE)
+def _gather(bits: np.uint64) -> np.uint64:
+    """Bit 0 of each byte of `bits` (other bits clear) as the 8 bits of a byte, byte k at bit k."""
+    return (bits * _GATHER) >> _56
+
+
 @njit(**INLINE)
 def _load(row: np.ndarray, start: int, n: int) -> tuple:
     """A hand's masks (court, value bit 0, value bit 1) from n (< 64) values at row[start:].
@@ -48,16 +61,23 @@ def _load(row: np.ndarray, start: int, n: int) -> tuple:
     court = _ONE << np.uint64(n)
     bit0 = _ZERO
     bit1 = _ZERO
-    for i in range(n):
-        c = np.uint64(row[start + i])
-        lo = c & _ONE
-        mid = (c >> _ONE) & _ONE
-        hi = c >> np.uint64(2)
+    for base in range(0, n, 8):
+        word = _ZERO
+        at = np.uint64(start + base)  # unsigned: no negative-index wraparound per card
+        if n - base >= 8:  # a constant count, so the compiler unrolls it
+            for j in range(8):
+                word |= np.uint64(row[at + np.uint64(j)]) << np.uint64(8 * j)
+        else:
+            for j in range(n - base):
+                word |= np.uint64(row[at + np.uint64(j)]) << np.uint64(8 * j)
+        lo = word & _BYTES
+        mid = (word >> _ONE) & _BYTES
+        hi = (word >> np.uint64(2)) & _BYTES
         # value - 1 for J Q K A (1-4) is 0-3: bit 0 set for Q and A, bit 1 for K and A.
-        at = np.uint64(i)
-        court |= (lo | mid | hi) << at
-        bit0 |= ((mid | hi) & (lo ^ _ONE)) << at
-        bit1 |= (hi | (mid & lo)) << at
+        shift = np.uint64(base)
+        court |= _gather(lo | mid | hi) << shift
+        bit0 |= _gather((mid | hi) & (lo ^ _BYTES)) << shift
+        bit1 |= _gather(hi | (mid & lo)) << shift
     return court, bit0, bit1
 
 
@@ -219,15 +239,9 @@ def _same(a: tuple, b: tuple) -> bool:
     )
 
 
-@njit(**JIT)
-def fast_at(buf: np.ndarray, offset: int, n0: int, n1: int, cap: int) -> tuple:
-    """Play hands buf[offset:][:n0] (seat 0) and the n1 cards after them (seat 1), n0 + n1 <= 64.
-
-    Returns (cards, tricks, code): code = the winning seat, or UNDECIDED when more than `cap`
-    cards were laid without a finish (replay with exact_at). A batch passes its rows as one flat
-    buffer and offsets: taking a row view per deal would touch the batch's shared reference
-    count, and threads would fight over it.
-    """
+@njit(**INLINE)
+def _fast(buf: np.ndarray, offset: int, n0: int, n1: int, cap: int) -> tuple:
+    """fast_at, inlined where it is called: see play_fast_at."""
     if n0 == 0:  # seat 0 must lead and cannot: seat 1 wins, and an empty pile is no trick
         return 0, 0, 1
     if n1 == 0:  # seat 0 lays one card, seat 1 cannot answer and loses
@@ -243,6 +257,18 @@ def fast_at(buf: np.ndarray, offset: int, n0: int, n1: int, cap: int) -> tuple:
             return cards, tricks, state[6]
         if cards > cap:
             return cards, tricks, UNDECIDED
+
+
+@njit(**JIT)
+def fast_at(buf: np.ndarray, offset: int, n0: int, n1: int, cap: int) -> tuple:
+    """Play hands buf[offset:][:n0] (seat 0) and the n1 cards after them (seat 1), n0 + n1 <= 64.
+
+    Returns (cards, tricks, code): code = the winning seat, or UNDECIDED when more than `cap`
+    cards were laid without a finish (replay with exact_at). A batch passes its rows as one flat
+    buffer and offsets: taking a row view per deal would touch the batch's shared reference
+    count, and threads would fight over it.
+    """
+    return _fast(buf, offset, n0, n1, cap)
 
 
 @njit(**JIT)
@@ -299,10 +325,19 @@ def exact_at(buf: np.ndarray, offset: int, n0: int, n1: int) -> tuple:
 # -- the interface every kernel module offers (notes in kernels/score.py) -----------------------
 
 
+# The standard deal's hands (26/26) are what a search scores all day: with their sizes known when
+# compiling, the hand loads unroll and the size checks fold away (measured: about 10% more deals
+# a second in the search loop than with the sizes read at run time).
+_HALF_DECK = 26
+
+
 @njit(**JIT)
 def play_fast_at(buf: np.ndarray, offset: int, sizes: np.ndarray, cap: int) -> tuple:
     """fast_at with the hand sizes as an array (sizes[0], sizes[1]): the search's signature."""
-    return fast_at(buf, offset, sizes[0], sizes[1], cap)
+    n0, n1 = sizes[0], sizes[1]
+    if n0 == _HALF_DECK and n1 == _HALF_DECK:
+        return _fast(buf, offset, _HALF_DECK, _HALF_DECK, cap)
+    return _fast(buf, offset, n0, n1, cap)
 
 
 @njit(**JIT)
