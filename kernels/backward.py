@@ -28,15 +28,6 @@ from bmn.kernels.loops import LOOP, analyse, lay_trick, play_trick
 State2 = tuple[bytes, bytes, int]
 
 
-@dataclass(frozen=True)
-class Predecessor:
-    """A state one trick earlier and the cards its trick lays."""
-
-    hands: tuple[Hand, Hand]
-    leader: int
-    cards: int
-
-
 def _forward(h0: bytes, h1: bytes, leader: int) -> tuple[State2, int] | None:
     """One two-player trick (the rules in loops.lay_trick); None if the game ends in it (a seat
     must lay and has none, or the trick leaves the other seat without cards)."""
@@ -92,19 +83,6 @@ def _to_bytes(hands: Sequence[Sequence[int]], leader: int) -> State2:
     if len(hands) != 2:
         raise ValueError("backward play handles two players")
     return bytes(hands[0]), bytes(hands[1]), leader
-
-
-def predecessors(hands: Sequence[Sequence[int]], leader: int) -> list[Predecessor]:
-    """Every two-player state one trick before (hands, leader): those whose trick leads to it.
-
-    Empty when the state cannot follow a trick that lets the game go on (a hand empty, or the
-    leader's hand not ending with a pile a trick could have left there).
-    """
-    h0, h1, taker = _to_bytes(hands, leader)
-    return [
-        Predecessor((tuple(s[0]), tuple(s[1])), s[2], cards)
-        for s, cards in _predecessors(h0, h1, taker)
-    ]
 
 
 @dataclass(frozen=True)

@@ -26,8 +26,6 @@ from numba.cpython.unsafe.numbers import leading_zeros, trailing_zeros
 from bmn.kernels.config import FAST_CAP, FINISHED, JIT, LOOP, PARALLEL_JIT, UNDECIDED
 from bmn.kernels.results import Scores
 
-MAX_CARDS = 64  # one uint64 mask per hand
-
 # Unsigned constants: mixing uint64 with int64 in numba promotes to float64.
 _ZERO = np.uint64(0)
 _ONE = np.uint64(1)
