@@ -10,6 +10,7 @@ no kernel takes goes through the reference engine: slower, never refused.
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from types import ModuleType
@@ -25,14 +26,18 @@ from bmn.kernels.results import Scores
 # The most cards a compiled kernel takes (one uint64 mask per hand).
 MAX_CARDS = 64
 
-# (seats, device) -> the kernel module that scores those deals. One line registers a kernel.
-KERNELS: dict[tuple[int, str], ModuleType] = {}
+# (seats, device) -> the kernel module that scores those deals, or its name to import on first
+# use (so that, say, a CUDA kernel costs nothing until it is asked for). One line registers one.
+KERNELS: dict[tuple[int, str], ModuleType | str] = {}
 KERNELS[(2, "cpu")] = two
 
 
 def kernel_for(seats: int, device: str = "cpu") -> ModuleType | None:
     """The compiled kernel module for deals of `seats` seats on `device`; None: the reference."""
-    return KERNELS.get((seats, device))
+    kernel = KERNELS.get((seats, device))
+    if isinstance(kernel, str):
+        kernel = KERNELS[(seats, device)] = importlib.import_module(kernel)
+    return kernel
 
 
 def _check(deals: np.ndarray, sizes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
