@@ -74,3 +74,16 @@ def test_integers_stay_in_range_and_reproduce():
     assert np.array_equal(draws, integers(seed_state(4), 10_000, 1, 9))
     counts = np.bincount(draws, minlength=9)[1:]
     assert np.abs(counts - 1250).max() < 5 * np.sqrt(1250)
+
+
+def test_loop_hunt_batches_draw_from_a_generator_state():
+    from bmn.search.loophunt import random_batch
+
+    deck = np.array((0, 0, 0, 0, 0, 1, 1, 2, 2), dtype=np.uint8)
+    rows, sizes = random_batch(seed_state(9), deck, 2000, even=False)
+    assert all(sorted(row) == sorted(deck) for row in rows.tolist())
+    assert (sizes.sum(axis=1) == 9).all() and set(sizes[:, 0]) == set(range(1, 9))
+    again = random_batch(seed_state(9), deck, 2000, even=False)
+    assert np.array_equal(rows, again[0]) and np.array_equal(sizes, again[1])
+    even = random_batch(seed_state(9), deck, 50, even=True)[1]
+    assert (even == (5, 4)).all()
