@@ -14,10 +14,11 @@ from dataclasses import asdict, dataclass
 import numba
 
 from bmn.kernels import reference
-from bmn.kernels.deal import decode
+from bmn.kernels.deal import STANDARD_DECK, decode, even_sizes
 from bmn.kernels.dealer import random_deals
 from bmn.kernels.rng import seed_state
-from bmn.kernels.score import numba_threads, score, total_cards
+from bmn.kernels.score import numba_threads, score
+from bmn.kernels.two import total_cards
 
 DEFAULT_SEED = 20_240_601
 
@@ -43,11 +44,12 @@ def bench(
 ) -> BenchResult:
     """Time the compiled kernel on `deals` random standard deals (compile and deal outside)."""
     batch, _ = random_deals(deals, seed_state(seed))
+    n0, n1 = even_sizes(len(STANDARD_DECK), 2)  # 26/26: every standard two-player deal
     with numba_threads(threads):
         used = numba.get_num_threads()
-        total_cards(batch[: 4 * used], 26, 26)  # compile or load, start threads
+        total_cards(batch[: 4 * used], n0, n1)  # compile or load, start threads
         start = time.perf_counter()
-        cards, tricks = total_cards(batch, 26, 26)
+        cards, tricks = total_cards(batch, n0, n1)
         seconds = time.perf_counter() - start
     seconds = max(seconds, 1e-9)
     return BenchResult(

@@ -107,11 +107,6 @@ def score_values(
     return out
 
 
-def total_cards(deals: np.ndarray, n0: int, n1: int, cap: int = FAST_CAP) -> tuple[int, int]:
-    """Total cards and tricks over two-seat deals (N, W) of n0 and n1 cards (the bench kernel)."""
-    return two.total_cards(deals, n0, n1, cap)
-
-
 # Deals are handed to threads in chunks as they free up, not split evenly up front: game
 # lengths vary, and on a shared machine one thread may be slowed by other work.
 PARALLEL_CHUNK = 4096
