@@ -23,12 +23,13 @@ from dataclasses import dataclass
 import numba
 import numpy as np
 
+from bmn.kernels.config import FAST_CAP
 from bmn.kernels.nseat import random_deals, score_rows, standard_sizes
+from bmn.kernels.results import Scores
 from bmn.kernels.rng import seed_state
-from bmn.kernels.score import Scores
 
 DEFAULT_SEED = 20_240_601
-CAP = 20_000  # as the two-seat scorer: longer games are replayed with exact loop detection
+CAP = FAST_CAP  # as the two-seat scorer: longer games are replayed with exact loop detection
 
 
 @dataclass(frozen=True)

@@ -43,7 +43,7 @@ def score(source, as_json: bool, threads: int | None) -> None:
     """
     from types import SimpleNamespace
 
-    from bmn.kernels.score import LineError, score_lines
+    from bmn.kernels.lines import LineError, score_lines
     from bmn.search.display import byte_progress
 
     lines = TextLines(source)

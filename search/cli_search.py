@@ -23,6 +23,14 @@ from bmn.search.cli_options import (
     seed_option,
 )
 from bmn.search.present import bench_table, echo
+from bmn.search.registry import (
+    DEFAULT_HISTORY,
+    DEFAULT_PATIENCE,
+    DEFAULT_STRATEGY,
+    STRATEGIES,
+    strategy_help,
+    uses,
+)
 
 MAX_HISTORY = 10_000_000  # lahc keeps this many scores per worker in memory
 
@@ -35,11 +43,10 @@ if TYPE_CHECKING:
 @click.command()
 @click.option(
     "--strategy",
-    type=click.Choice(["walk", "random", "climb", "lahc"]),
-    default="walk",
+    type=click.Choice(list(STRATEGIES)),
+    default=DEFAULT_STRATEGY,
     show_default=True,
-    help="walk: one-swap random walk; random: fresh shuffles; climb: hill climbing "
-    "with restarts; lahc: late-acceptance hill climbing.",
+    help=strategy_help(),
 )
 @click.option(
     "--objective",
@@ -84,14 +91,14 @@ if TYPE_CHECKING:
 @click.option(
     "--patience",
     type=Whole(1),
-    default=20_000,
+    default=DEFAULT_PATIENCE,
     show_default=True,
     help="climb only: deals without improvement before a restart.",
 )
 @click.option(
     "--history",
     type=Whole(1, MAX_HISTORY),
-    default=30_000,
+    default=DEFAULT_HISTORY,
     show_default=True,
     help=f"lahc only: length of the late-acceptance history (at most {MAX_HISTORY:,}).",
 )
@@ -197,9 +204,9 @@ def check_combination(ctx: click.Context, resume: str | None, options: dict) -> 
         if given(ctx, name):
             refuse(ctx, name, f"is for --objective loop only, not {options['objective']}")
     strategy = options["strategy"]
-    if given(ctx, "patience") and strategy != "climb":
+    if given(ctx, "patience") and not uses(strategy, "patience"):
         refuse(ctx, "patience", f"is for --strategy climb only; {strategy} does not restart")
-    if given(ctx, "history") and strategy != "lahc":
+    if given(ctx, "history") and not uses(strategy, "history"):
         refuse(ctx, "history", f"is for --strategy lahc only; {strategy} keeps no history")
 
 
@@ -229,8 +236,8 @@ def search_job(db: Store, resume: str | None, options: dict) -> Search | LoopHun
 @click.command("search-bench")
 @click.option(
     "--strategies",
-    type=NameList(["walk", "random", "climb", "lahc"], "strategy"),
-    default="walk,random,climb,lahc",
+    type=NameList(list(STRATEGIES), "strategy"),
+    default=",".join(STRATEGIES),
     show_default=True,
     help="Comma-separated strategies to compare.",
 )

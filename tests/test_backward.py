@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from samples import CASELLA, LOOP_DEAL, TINY_DECKS, tiny_deals
 
 from bmn.kernels import reference
-from bmn.kernels.backward import BasinSearch, basin, predecessors, preimage_deals
+from bmn.kernels.backward import BasinSearch, _predecessors, basin, preimage_deals
 from bmn.kernels.deal import is_standard, shuffled_deal
 from bmn.kernels.loops import LOOP, analyse, play_trick
 
@@ -29,8 +29,14 @@ def looping(deck):
     }
 
 
+def predecessors(hands, leader) -> list[tuple]:
+    """Every state one trick before (hands, leader), with the cards its trick lays."""
+    h0, h1 = (bytes(h) for h in hands)
+    return [((tuple(s[0]), tuple(s[1])), s[2], n) for s, n in _predecessors(h0, h1, leader)]
+
+
 def as_set(preds):
-    return {(p.hands, p.leader, p.cards) for p in preds}
+    return set(preds)
 
 
 @pytest.mark.parametrize("deck", STEP_DECKS)

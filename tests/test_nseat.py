@@ -19,8 +19,8 @@ from bmn.kernels.nseat import (
     standard_sizes,
 )
 from bmn.kernels.reference import play
+from bmn.kernels.results import Scores
 from bmn.kernels.rng import seed_state
-from bmn.kernels.score import Scores
 
 BIG_CAP = 1_000_000
 RANDOM_SEEDS = {3: 20_251_203, 4: 20_251_204}

@@ -7,8 +7,10 @@ import numpy as np
 import pytest
 from samples import CASELLA, RECORD
 
-from bmn.kernels.deal import decode, parse_deal
+from bmn.kernels.deal import decode, even_sizes, parse_deal
+from bmn.kernels.dealer import random_deals
 from bmn.kernels.reference import play
+from bmn.kernels.rng import seed_state
 from bmn.records.published import published_games
 from bmn.search.plots import (
     _spread,
@@ -21,7 +23,7 @@ from bmn.search.plots import (
     store_progress,
     trajectory,
 )
-from bmn.search.stats import length_stats, standard_deals, standard_sizes
+from bmn.search.stats import length_stats
 
 FOUR = "-J-----------/K------K---K-/-QA--Q--AA-Q-/J-Q-JK---AJ--"
 PNG = b"\x89PNG\r\n\x1a\n"
@@ -67,8 +69,8 @@ def test_trajectory_of_the_loop_shades_exactly_the_cycle():
 
 @pytest.mark.parametrize("players", [2, 3, 4])
 def test_trajectory_ends_at_the_result(players):
-    for row in standard_deals(15, players, np.random.default_rng(players)):
-        deal = decode(row, standard_sizes(players))
+    for row in random_deals(15, seed_state(players), players)[0]:
+        deal = decode(row, even_sizes(52, players))
         traj = trajectory(deal)
         result = play(deal)
         assert traj.tricks[-1] == result.tricks == len(traj.sizes) - 1
@@ -100,8 +102,8 @@ def test_game_figures_render(tmp_path):
 
 
 def test_stats_figure_renders(tmp_path):
-    rows = standard_deals(300, 2, np.random.default_rng(1))
-    results = [play(decode(row, standard_sizes(2))) for row in rows]
+    rows = random_deals(300, seed_state(1), 2)[0]
+    results = [play(decode(row, even_sizes(52, 2))) for row in rows]
     cards = np.array([r.cards for r in results])
     tricks = np.array([r.tricks for r in results])
     figures = length_stats(cards, tricks, np.zeros(len(results), dtype=np.uint8))
@@ -127,20 +129,19 @@ def test_labels_are_spread_apart():
 def make_store(path):
     from bmn.records.store import Find, Store
 
-    rng = np.random.default_rng(0)
-    deals = standard_deals(12, 2, rng)
+    deals, _ = random_deals(12, seed_state(0))
     with Store(path) as store:
         for strategy in ("random", "climb"):
             run = store.create_run(strategy, "cards", seed=1, params={})
             finds = []
             for i, row in enumerate(deals):
-                deal = decode(row, standard_sizes(2))
+                deal = decode(row, even_sizes(52, 2))
                 r = play(deal)
                 text = "/".join("".join("-JQKA"[v] for v in hand) for hand in deal)
                 finds.append(Find(text, r.cards, r.tricks, elapsed=float(i * 7 + 1)))
             store.add_finds(run, finds)
             store.update_run(run, seconds=120.0)
-    return [play(decode(row, standard_sizes(2))).cards for row in deals]
+    return [play(decode(row, even_sizes(52, 2))).cards for row in deals]
 
 
 def test_store_progress_and_records_plot(tmp_path):

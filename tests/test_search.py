@@ -15,7 +15,8 @@ from bmn.kernels.reference import play
 from bmn.records.store import Store
 from bmn.search import driver
 from bmn.search.driver import Search, SearchOptions
-from bmn.search.strategies import STRATEGIES, run_chunk
+from bmn.search.registry import STRATEGIES
+from bmn.search.strategies import run_chunk
 from bmn.search.worker import BEST, BEST_CARDS, BEST_TRICKS, GAMES, Finds, new_worker
 
 SIZES = (26, 26)
