@@ -125,15 +125,3 @@ def numba_threads(threads: int | None) -> Iterator[None]:
     finally:
         numba.set_num_threads(before)
         numba.set_parallel_chunksize(chunk)
-
-
-def __getattr__(name: str):
-    """Names that moved to kernels/lines.py, still importable from here for older callers.
-
-    Looked up lazily: lines.py imports this module.
-    """
-    if name in ("LineError", "ScoredBatch", "read_line", "score_lines", "BATCH_LINES"):
-        from bmn.kernels import lines
-
-        return getattr(lines, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
