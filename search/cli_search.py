@@ -79,6 +79,14 @@ if TYPE_CHECKING:
     default=None,
     help=f"Worker threads, at most {MAX_WORKERS:,} [default: every core].",
 )
+@click.option(
+    "--players",
+    type=Whole(2, 4),
+    default=2,
+    show_default=True,
+    help="Seats at the table, 2 to 4: the standard deck dealt one card at a time from seat "
+    "0 (26/26, 18/17/17, 13 each); stored with the run.",
+)
 @seed_option("Seed, 0 to 2**63 - 1; drawn at random and stored with the run if omitted.")
 @STORE_OPTION
 @click.option(
@@ -139,7 +147,9 @@ def search(
     after a crash or `kill -9`. The same --seed and --iterations reproduce a run.
     Options that would do nothing together are refused, saying why: --patience
     is for climb, --history for lahc, --loop-deck and --basin-states for the loop
-    hunt, which takes no --strategy, --keep-above, --patience or --history.
+    hunt, which takes no --strategy, --keep-above, --patience or --history and
+    plays two seats. --players 3 or 4 searches the standard deck dealt round three
+    or four seats, with every strategy.
 
     \b
     Examples:
@@ -147,6 +157,7 @@ def search(
       bmn search --time 8h --store night.sqlite
       bmn search --strategy lahc --objective tricks --time 30m
       bmn search --iterations 100000000 --seed 42 --workers 2
+      bmn search --players 3 --time 15m  # 18/17/17 cards, seat 0 first
       bmn search --resume                 # continue the latest run
       bmn search --objective loop --time 1h --workers 2
       bmn search --objective loop --loop-deck standard --time 8h
@@ -177,6 +188,7 @@ RUN_SETTINGS = (
     "keep_above",
     "patience",
     "history",
+    "players",
     "loop_deck",
     "basin_states",
 )
@@ -199,6 +211,8 @@ def check_combination(ctx: click.Context, resume: str | None, options: dict) -> 
                 refuse(
                     ctx, name, "does nothing with --objective loop: a loop hunt plays random deals"
                 )
+        if given(ctx, "players") and options["players"] != 2:
+            refuse(ctx, "players", "must be 2 with --objective loop: the loop hunt plays two seats")
         return
     for name in ("loop_deck", "basin_states"):
         if given(ctx, name):

@@ -13,12 +13,13 @@ from __future__ import annotations
 import copy
 import secrets
 import time
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
 from bmn.kernels.config import STATUS_NAMES
-from bmn.kernels.deal import decode, format_deal
+from bmn.kernels.deal import STANDARD_DECK, decode, even_sizes, format_deal
 from bmn.records.store import Find, Run, Store
 from bmn.search.chunks import Backend, Result
 from bmn.search.evaluate import OBJECTIVES
@@ -37,7 +38,6 @@ from bmn.search.worker import (
     BEST_CARDS,
     BEST_TRICKS,
     GAMES,
-    HAND_SIZE,
     IMPROVEMENTS,
     Finds,
     WorkerState,
@@ -61,10 +61,16 @@ class SearchOptions:
     keep_above: int = 3000
     patience: int = DEFAULT_PATIENCE
     history: int = DEFAULT_HISTORY
+    players: int = 2  # seats; runs stored before this option searched two
 
     @classmethod
     def from_run(cls, run: Run) -> SearchOptions:
         return options_from_run(cls, run)
+
+    @property
+    def sizes(self) -> tuple[int, ...]:
+        """Hand sizes of the standard deck dealt round the seats (26/26, 18/17/17, 13 each)."""
+        return even_sizes(len(STANDARD_DECK), self.players)
 
 
 @dataclass
@@ -123,8 +129,9 @@ class Summary:
         )
 
 
-def deal_text(row: np.ndarray) -> str:
-    return format_deal(decode(row, (HAND_SIZE, HAND_SIZE)))
+def deal_text(row: np.ndarray, sizes: Sequence[int]) -> str:
+    """A worker's deal (hands concatenated) in record notation, cut into hands of `sizes`."""
+    return format_deal(decode(row, tuple(int(n) for n in sizes)))
 
 
 def best_of(states: list[WorkerState]) -> WorkerState | None:
@@ -151,8 +158,14 @@ def search_chunk(
 
 
 def warm_search() -> None:
-    """Compile (or load from cache) the search loop: a zero-iteration chunk."""
-    run_chunk("walk", new_worker(0, 0), Finds.empty(), 0, 0, 0, 1)
+    """Compile (or load from cache) the search loop and every seat count's kernel in it: a
+    zero-iteration chunk each (a plain function: a backend may run it on other machines)."""
+    for players in SEATS:
+        sizes = even_sizes(len(STANDARD_DECK), players)
+        run_chunk("walk", new_worker(0, 0, sizes=sizes), Finds.empty(), 0, 0, 0, 1)
+
+
+SEATS = (2, 3, 4)  # what `bmn search --players` takes
 
 
 class Search(RunHandler):
@@ -197,7 +210,7 @@ class Search(RunHandler):
 
     def _fresh(self, worker: int) -> WorkerState:
         history = history_length(self.options.strategy, self.options.history)
-        return new_worker(self.options.seed, worker, history)
+        return new_worker(self.options.seed, worker, history, self.options.sizes)
 
     def _restore(self, checkpoints: dict[int, tuple[bytes, int, float]]) -> None:
         self.states = [
@@ -233,9 +246,9 @@ class Search(RunHandler):
 
     def _save(self, seconds: float) -> None:
         """The chunks' checkpoints, their finds and the run's totals in one transaction."""
-        strategy = self.options.strategy
+        strategy, sizes = self.options.strategy, self.options.sizes
         finds = [
-            Find(deal_text(row), int(c), int(t), STATUS_NAMES[s], strategy, seconds)
+            Find(deal_text(row, sizes), int(c), int(t), STATUS_NAMES[s], strategy, seconds)
             for decks, meta in self._finds
             for row, (c, t, s) in zip(decks, meta, strict=True)
         ]
@@ -247,7 +260,7 @@ class Search(RunHandler):
         leader = best_of(self.states)
         if leader is not None and leader.counters[BEST] > self._run_best:
             self._run_best = int(leader.counters[BEST])
-            best = deal_text(leader.best)
+            best = deal_text(leader.best, leader.sizes)
             cards, tricks = int(leader.counters[BEST_CARDS]), int(leader.counters[BEST_TRICKS])
             update.update(best_deal=best, best_cards=cards, best_tricks=tricks)
             self.progress.best_deal, self.progress.best_cards = best, cards
@@ -266,7 +279,7 @@ class Search(RunHandler):
         return Summary(
             self.run_id,
             status,
-            deal_text(leader.best),
+            deal_text(leader.best, leader.sizes),
             int(leader.counters[BEST_CARDS]),
             int(leader.counters[BEST_TRICKS]),
             games,

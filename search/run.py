@@ -87,7 +87,11 @@ class RunHandler:
         self.backend = backend if backend is not None else get_backend()
         if run_id is None:
             self.run_id = store.create_run(
-                options.strategy, options.objective, options.seed, asdict(options)
+                options.strategy,
+                options.objective,
+                options.seed,
+                asdict(options),
+                seats=getattr(options, "players", 2),  # the loop hunt plays two seats
             )
             self.spent = 0.0
             self._restore({})
