@@ -390,7 +390,8 @@ def compare_text(
         ranking_note(ranking, players),
     ]
     if not rows:
-        blocks.append(f"the store has no finished {players}-player finds yet")
+        which = "" if players == 2 else f" {players}-player"
+        blocks.append(f"the store has no finished{which} finds yet")
     return blocks
 
 
