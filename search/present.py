@@ -315,11 +315,12 @@ def describe_rank(
     its neighbours in the list by name and length, then its place as if added to the list.
     Three and four players rank among bmn's own table (nobody published one before)."""
     own = players != 2
+    if rank.published and own:
+        return f"in bmn's table as {rank.published}: {ordinal(rank.rank)} of its {rank.of} games"
     if rank.published:
-        among = "games in bmn's table" if own else "published games that finish"
         return (
-            f"{'bmn' if own else 'the published'} record {rank.published}:"
-            f" {ordinal(rank.rank)} of the {rank.of} {among}"
+            f"the published record {rank.published}:"
+            f" {ordinal(rank.rank)} of the {rank.of} published games that finish"
         )
     place = f"would rank {ordinal(rank.rank)} of {rank.of}"
     if not ranking:
