@@ -127,7 +127,7 @@ def search(resume: str | None, store: str, quiet: bool, as_json: bool, **options
     """
     from bmn.records.store import Store
 
-    with Store(store) as db:
+    with Store(store, create=resume is None) as db:  # --resume never makes a store
         job = search_job(db, resume, options)
         summary = run_with_signals(job, quiet)
     click.echo(json.dumps(summary.as_dict()) if as_json else summary.text())
@@ -246,16 +246,29 @@ def search_bench(strategies: str, seconds: float, seeds: str, workers: int, as_j
 
 
 def resume_target(db: Store, resume: str) -> int:
-    """The run to resume: a number, or the latest run."""
+    """The run to resume: a number, or the latest run not finished nor searched now."""
     if resume == "latest":
-        run = db.latest_run()
+        run = db.latest_unfinished_run()
         if run is None:
-            raise click.UsageError("no run to resume in this store")
+            raise click.ClickException(nothing_to_resume(db))
         return run.id
     if not resume.isdigit():
         raise click.BadParameter(f"{resume!r} is not a run number", param_hint="--resume")
     db.get_run(int(resume))  # a clear error if there is no such run
     return int(resume)
+
+
+def nothing_to_resume(db: Store) -> str:
+    """Why plain --resume has no run to take: no runs, or each finished or held."""
+    runs = db.runs()
+    held = [run for run in runs if run.status == "running"]
+    if not runs:
+        why = "it has no runs yet"
+    elif held:
+        why = f"run {held[-1].id} is being searched now, by {held[-1].holder}"
+    else:
+        why = f"every run in it finished (the latest is run {runs[-1].id})"
+    return f"nothing to resume in {db.path}: {why}; start a new search without --resume"
 
 
 def run_with_signals(job: Search | LoopHunt, quiet: bool) -> Summary | LoopSummary:

@@ -249,7 +249,9 @@ def test_bad_search_options(bmn, tmp_path, args, message):
 
 
 def test_resume_of_missing_run_fails_cleanly(bmn, tmp_path):
-    result = bmn("search", "--resume", "7", "--store", str(tmp_path / "e.sqlite"))
+    path = tmp_path / "e.sqlite"
+    bmn("search", "--iterations", "10", "--store", path, "--quiet")
+    result = bmn("search", "--resume", "7", "--store", path)
     assert result.exit_code == 1
     assert "no run 7" in result.stderr
 
