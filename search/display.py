@@ -110,3 +110,60 @@ def byte_progress(source: IO) -> Iterator[Callable[[int, int], None]]:
         yield lambda nbytes, lines: bar.update(
             task, advance=nbytes, lines=bar.tasks[0].fields["lines"] + lines
         )
+
+
+def stderr_is_terminal() -> bool:
+    """Whether progress bars may be drawn: stderr is a terminal (tests patch this)."""
+    return Console(stderr=True).is_terminal
+
+
+@contextmanager
+def count_progress(label: str, total: int | None, unit: str = "deals") -> Iterator[Bar]:
+    """A progress bar on stderr over `total` items (None: of unknown length, a pulsing bar
+    with the time), drawn only when stderr is a terminal; nothing otherwise, and never
+    anything on stdout. Yields a `Bar`: `advance(n)`, or `reach(done)`."""
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TaskProgressColumn,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+
+    columns = [TextColumn(label), BarColumn()]
+    if total is not None:
+        columns += [TaskProgressColumn(), MofNCompleteColumn(), TextColumn(unit)]
+        columns += [TimeElapsedColumn(), TextColumn("elapsed,"), TimeRemainingColumn()]
+        columns.append(TextColumn("left"))
+    else:
+        columns.append(TimeElapsedColumn())
+    console = Console(stderr=True, force_terminal=True) if stderr_is_terminal() else None
+    # No redirection: rich would send what the command prints on stdout through the bar's
+    # console, to stderr.
+    with Progress(
+        *columns,
+        console=console,
+        disable=console is None,
+        redirect_stdout=False,
+        redirect_stderr=False,
+    ) as progress:
+        yield Bar(progress, progress.add_task(label, total=total))
+
+
+class Bar:
+    """One bar of a rich Progress: `advance(n)` items more, or `reach(done)` items in all."""
+
+    def __init__(self, progress, task) -> None:
+        self._progress, self._task = progress, task
+
+    def advance(self, n: int) -> None:
+        self._progress.update(self._task, advance=n)
+
+    def reach(self, done: int) -> None:
+        self._progress.update(self._task, completed=done)
+
+    def finish(self, done: int) -> None:
+        """The work ended after `done` items, short of the total: a full bar."""
+        self._progress.update(self._task, total=done, completed=done)
