@@ -211,7 +211,7 @@ def preimages(
 
     found = preimage_deals(deal, sizes, max_depth, max_states, report, progress, mirror)
     count = 0
-    with count_progress("basin", max_states, "states") as bar:
+    with count_progress("backward play", max_states, "states") as bar:
         try:
             for item in found:
                 count += 1
