@@ -183,7 +183,9 @@ class RunHandler:
         self._receive_all(on_progress)
         if self._dirty:
             self._commit(on_progress)
-        return self._finish()
+        summary = self._finish()
+        on_progress(self.progress)  # the run's last word: its time and share done at the end
+        return summary
 
     def _beating_while(self, work: Callable[[], object]) -> None:
         """Call `work` (starting the backend: a first compile takes up to half a minute)
@@ -309,6 +311,9 @@ class RunHandler:
         seconds = self.spent + self.elapsed()
         status = "interrupted" if self.stop.is_set() and not self.complete(seconds) else "finished"
         self.store.update_run(self.run_id, status=status, games=self.games, seconds=seconds)
+        p = self.progress
+        p.seconds, p.done = seconds, 1.0 if status == "finished" else self._done(p.games, seconds)
+        p.remaining = 0.0 if status == "finished" else p.remaining
         return self._summary(status, seconds)
 
     # -- what each kind of run says --------------------------------------------------------------
