@@ -24,8 +24,14 @@ from bmn.records.store import Find, Run, Store
 from bmn.search.chunks import Backend, Result
 from bmn.search.evaluate import OBJECTIVES
 from bmn.search.present import duration, ordinal
+from bmn.search.registry import (
+    DEFAULT_HISTORY,
+    DEFAULT_PATIENCE,
+    DEFAULT_STRATEGY,
+    history_length,
+)
 from bmn.search.run import RunHandler, RunProgress, options_from_run
-from bmn.search.strategies import DEFAULT_STRATEGY, run_chunk
+from bmn.search.strategies import run_chunk
 from bmn.search.threads import default_workers
 from bmn.search.worker import (
     BEST,
@@ -66,8 +72,8 @@ class SearchOptions:
     workers: int = field(default_factory=default_workers)
     seed: int = field(default_factory=lambda: secrets.randbits(62))
     keep_above: int = 3000
-    patience: int = 20_000
-    history: int = 30_000
+    patience: int = DEFAULT_PATIENCE
+    history: int = DEFAULT_HISTORY
 
     @classmethod
     def from_run(cls, run: Run) -> SearchOptions:
@@ -287,7 +293,7 @@ class Search(RunHandler):
         return share + (worker < extra)
 
     def _fresh(self, worker: int) -> WorkerState:
-        history = self.options.history if self.options.strategy == "lahc" else 1
+        history = history_length(self.options.strategy, self.options.history)
         return new_worker(self.options.seed, worker, history)
 
     def _restore(self, checkpoints: dict[int, tuple[bytes, int, float]]) -> None:

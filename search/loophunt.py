@@ -66,13 +66,20 @@ class Hunt:
 
 
 def random_batch(
-    rng: np.random.Generator, deck: np.ndarray, n: int, even: bool
+    rng: np.random.Generator | np.ndarray, deck: np.ndarray, n: int, even: bool
 ) -> tuple[np.ndarray, np.ndarray]:
-    """n shuffles of the deck, each cut into two hands (evenly, seat 0 first, or at random)."""
-    rows = rng.permuted(np.tile(deck, (n, 1)), axis=1)
+    """n shuffles of the deck, each cut into two hands (evenly, seat 0 first, or at random).
+
+    Deals come from kernels/dealer.py on a generator state (kernels/rng.py): `rng` is that
+    state, advanced in place, or a numpy Generator that draws a fresh state for the batch.
+    """
+    from bmn.kernels.dealer import random_deals  # compiled: imported when a hunt runs
+    from bmn.kernels.rng import integers, seed_state
+
+    state = rng if isinstance(rng, np.ndarray) else seed_state(int(rng.integers(2**63)))
     total = len(deck)
-    first = np.full(n, (total + 1) // 2) if even else rng.integers(1, total, n)
-    return rows, np.stack([first, total - first], axis=1).astype(np.int64)
+    first = np.full(n, (total + 1) // 2) if even else integers(state, n, 1, total)
+    return random_deals(n, state, deck=deck, sizes=np.stack([first, total - first], axis=1))
 
 
 def hunt_loops(

@@ -73,18 +73,25 @@ def runs_listed(path) -> list[dict]:
 LONG = ["search", "--iterations", "2000000000", "--workers", "1", "--seed", "3", "--quiet"]
 
 
+def alive(process: subprocess.Popen) -> bool:
+    if process.poll() is not None:
+        raise AssertionError(f"bmn exited with {process.returncode}: {process.communicate()}")
+    return True
+
+
 def test_a_run_has_one_owner_and_a_killed_owner_is_taken_over(tmp_path):
+    driver.warm_search()  # compiled here, into the cache the processes below load from
     path = tmp_path / "owned.sqlite"
     first = bmn_process(*LONG, "--store", str(path))
     try:
-        wait_until(lambda: checkpointed(path))
+        wait_until(lambda: alive(first) and checkpointed(path))
         owner = f"{HOST}:{first.pid}"
         assert holder_of(path, 1) == owner
         refused = bmn_run("search", "--resume", "1", "--store", str(path))
         assert refused.returncode == 1
         assert refused.stderr.splitlines() == [refused.stderr.strip()]  # one line
         assert f"run 1 is being searched by {owner}" in refused.stderr
-        plain = bmn_run("search", "--resume", "--store", str(path))
+        plain = bmn_run("search", "--resume", "--store", str(path))  # held: busy, not bad input
         assert plain.returncode == 1 and f"run 1 is being searched now, by {owner}" in plain.stderr
         assert runs_listed(path)[0]["status"] == "running"
     finally:
@@ -96,7 +103,7 @@ def test_a_run_has_one_owner_and_a_killed_owner_is_taken_over(tmp_path):
 
     second = bmn_process("search", "--resume", "--json", "--quiet", "--store", str(path))
     try:
-        wait_until(lambda: holder_of(path, 1) == f"{HOST}:{second.pid}")
+        wait_until(lambda: alive(second) and holder_of(path, 1) == f"{HOST}:{second.pid}")
         wait_until(lambda: runs_listed(path)[0]["games"] > killed["games"])
         assert runs_listed(path)[0]["status"] == "running"
     finally:
@@ -197,7 +204,7 @@ def stop_at_first_commit(store, **changes) -> int:
     return job.run_id
 
 
-def test_plain_resume_takes_the_latest_unfinished_run(bmn, tmp_path, monkeypatch):
+def test_plain_resume_takes_the_latest_unfinished_run(bmn, failed, tmp_path, monkeypatch):
     monkeypatch.setattr(driver, "COMMIT_SECONDS", 0.0)
     monkeypatch.setattr(driver, "FIRST_CHUNK", 2000)  # small chunks: the stop lands mid-run
     monkeypatch.setattr(driver, "CHUNK_SECONDS", 0.01)
@@ -210,20 +217,19 @@ def test_plain_resume_takes_the_latest_unfinished_run(bmn, tmp_path, monkeypatch
     assert result.exit_code == 0, result.output
     summary = json.loads(result.stdout)
     assert (summary["run"], summary["status"], summary["games"]) == (first, "finished", 60_000)
-    again = bmn("search", "--resume", "--store", path)
-    assert again.exit_code == 1
-    assert again.stderr.strip() == (
-        f"Error: nothing to resume in {path}: every run in it finished (the latest is run 2);"
-        " start a new search without --resume"
+    # Asking for a run the store does not have is bad input, like `--resume 7` (exit 2).
+    failed(
+        bmn("search", "--resume", "--store", path),
+        2,
+        f"nothing to resume in {path}: every run in it finished (the latest is run 2);"
+        " start a new search without --resume",
     )
 
 
-def test_plain_resume_in_a_store_without_runs(bmn, tmp_path):
+def test_plain_resume_in_a_store_without_runs(bmn, failed, tmp_path):
     path = tmp_path / "empty.sqlite"
     Store(path).close()
-    result = bmn("search", "--resume", "--store", path)
-    assert result.exit_code == 1 and "it has no runs yet" in result.stderr
-    assert len(result.stderr.splitlines()) == 1
+    failed(bmn("search", "--resume", "--store", path), 2, f"nothing to resume in {path}: no runs")
 
 
 READING = [
