@@ -148,8 +148,11 @@ def bench(deals: int, threads: int | None, seed: int | None, as_json: bool) -> N
     """
     from bmn.kernels.benchmark import DEFAULT_SEED
     from bmn.kernels.benchmark import bench as run_bench
+    from bmn.search.display import count_progress
 
-    result = run_bench(deals, threads, DEFAULT_SEED if seed is None else seed)
+    # A pulsing bar: dealing, compiling and the timed run report no steps.
+    with count_progress(f"benchmarking {deals:,} deals", None):
+        result = run_bench(deals, threads, DEFAULT_SEED if seed is None else seed)
     if as_json:
         keys = ("games_per_s", "cards_per_s", "mean_cards", "mean_tricks", "threads", "deals")
         click.echo(json.dumps({key: result.as_dict()[key] for key in keys}))
@@ -180,14 +183,13 @@ def selfcheck(deals: int, seed: int | None) -> None:
       bmn selfcheck
       bmn selfcheck --deals 10000 --seed 7
     """
-    import sys
-
     from bmn.kernels.benchmark import DEFAULT_SEED
     from bmn.kernels.benchmark import selfcheck as run_check
+    from bmn.search.display import count_progress
 
     seed = DEFAULT_SEED if seed is None else seed
-    with click.progressbar(length=deals, label="checking", file=sys.stderr) as bar:
-        bad = run_check(deals, seed, bar.update)
+    with count_progress("checking", deals) as bar:
+        bad = run_check(deals, seed, bar.advance)
     if bad is not None:
         click.echo(f"deal {bad.index}: {format_deal(bad.deal)}")
         click.echo(f"kernel:    {json.dumps(bad.kernel)}")
@@ -221,8 +223,8 @@ def stats(deals: int | None, players: int, seed: int | None, output: str | None,
       bmn stats --players 3 --deals 50000 -o lengths-3p.png
     """
     import secrets
-    import sys
 
+    from bmn.search.display import count_progress
     from bmn.search.plots import plot_stats
     from bmn.search.stats import DEFAULT_DEALS, length_stats, score_random
 
@@ -230,8 +232,8 @@ def stats(deals: int | None, players: int, seed: int | None, output: str | None,
         check_figure(output)
     n = deals or DEFAULT_DEALS[players]
     seed = secrets.randbits(63) if seed is None else seed
-    with click.progressbar(length=n, label="scoring deals", file=sys.stderr) as bar:
-        cards, tricks, status = score_random(n, players, seed, lambda k: bar.update(k - bar.pos))
+    with count_progress("scoring", n) as bar:
+        cards, tricks, status = score_random(n, players, seed, bar.reach)
     figures = {"players": players, "seed": seed, **length_stats(cards, tricks, status)}
     if output:
         done = status == 0
