@@ -26,7 +26,6 @@ still played by the compiled kernel with exact loop detection before it is repor
 
 from __future__ import annotations
 
-import random
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
@@ -183,28 +182,13 @@ def orbit(control: Control, word: bytes, limit: int = 10_000) -> dict[bytes, lis
     return seen
 
 
-def sample_piece(
-    control: Control, rng: random.Random, weights: Sequence[float], max_len: int, max_small: int
-) -> bytes | None:
-    """One random descent: the big hand's cards drawn as play asks for them (values by
-    `weights` for numeral, J, Q, K, A) until the control state is back; the piece, or None."""
-    word = bytearray()
-
-    def next_card() -> int | None:
-        if len(word) >= max_len:
-            return None
-        word.append(rng.choices(range(5), weights)[0])
-        return word[-1]
-
-    status, _ = play(control, next_card, max_small)
-    return bytes(word) if status == DONE else None
-
-
 @njit(**JIT)
 def _descend(
     small0, small_leads, cum, late, switch, min_len, max_len, max_small, tries, state, words, lens
 ):
-    """`tries` random descents (sample_piece compiled); the pieces found go into words/lens.
+    """`tries` random descents: the big hand's cards drawn one at a time as play asks for
+    them, until the control state is back (play() with random cards); the pieces found go into
+    words/lens.
 
     `cum` holds the cumulative weights of numeral, J, Q, K, A out of 65,536, `late` those used
     once the small hand has held `switch` cards; the small hand is a ring buffer. Returns how
@@ -296,8 +280,9 @@ def sample_pieces(
     late: Sequence[float] | None = None,
     switch: int = 1 << 30,
 ) -> list[bytes]:
-    """The pieces of `min_len` cards or more found by `tries` random descents (sample_piece,
-    compiled; randomness from the xoshiro `state` of bmn.kernels.rng, advanced in place).
+    """The pieces of `min_len` cards or more found by `tries` random descents (values drawn by
+    `weights` for numeral, J, Q, K, A; randomness from the xoshiro `state` of bmn.kernels.rng,
+    advanced in place).
     With `late`, the cards are drawn by those weights once the small hand has held `switch`
     cards: build the small hand up with numerals, then bring it back with court cards."""
     cum = _cumulative(weights)
@@ -321,13 +306,15 @@ class Library:
         self.control = control
         self.by_counts: dict[tuple[int, ...], list[bytes]] = {}
         self.closed: set[bytes] = set()
-        self.failed: set[bytes] = set()
+        self.ordered: list[bytes] = []  # in the order added: a library rebuilt from it is equal
+        self.failed: set[bytes] = set()  # a cache only: results never depend on it
         for w in pieces:
             self._add(w)
 
     def _add(self, word: bytes) -> None:
         if word not in self.closed:
             self.closed.add(word)
+            self.ordered.append(word)
             self.by_counts.setdefault(composition(word), []).append(word)
 
     def offer(self, word: bytes) -> int:
@@ -351,24 +338,27 @@ class Library:
 
 def sums_reachable(counts: Iterable[tuple[int, ...]], target: Sequence[int]) -> set[tuple]:
     """Every composition up to `target` that is a sum of the given piece compositions (with
-    repetition), the empty sum included."""
+    repetition), the empty sum included: a boolean grid over compositions, each piece shifting
+    it until nothing changes."""
     counts = [c for c in set(counts) if all(a <= b for a, b in zip(c, target, strict=True))]
-    reach = {(0,) * len(target)}
-    frontier = list(reach)
-    while frontier:
-        nxt = []
-        for s in frontier:
-            for c in counts:
-                t = tuple(a + b for a, b in zip(s, c, strict=True))
-                if t not in reach and all(a <= b for a, b in zip(t, target, strict=True)):
-                    reach.add(t)
-                    nxt.append(t)
-        frontier = nxt
-    return reach
+    grid = np.zeros([t + 1 for t in target], dtype=bool)
+    grid[(0,) * len(target)] = True
+    changed = True
+    while changed:
+        before = int(grid.sum())
+        for c in counts:
+            dst = tuple(slice(a, None) for a in c)
+            src = tuple(slice(0, t + 1 - a) for a, t in zip(c, target, strict=True))
+            grid[dst] |= grid[src]
+        changed = int(grid.sum()) != before
+    return {tuple(int(v) for v in at) for at in np.argwhere(grid)}
 
 
 def assemble(
-    library: Library, target: Sequence[int], rng: random.Random, reach: set[tuple] | None = None
+    library: Library,
+    target: Sequence[int],
+    rng: np.random.Generator,
+    reach: set[tuple] | None = None,
 ) -> list[bytes] | None:
     """Random closed pieces adding up to `target` exactly, in random order; None if no set of
     the library's compositions does. `reach` (sums_reachable's answer) saves recomputing it."""
@@ -383,8 +373,8 @@ def assemble(
             for c in library.by_counts
             if tuple(a - b for a, b in zip(left, c, strict=True)) in reach
         ]
-        counts = rng.choice(options)
-        pieces.append(rng.choice(library.by_counts[counts]))
+        counts = options[int(rng.integers(len(options)))]
+        words = library.by_counts[counts]
+        pieces.append(words[int(rng.integers(len(words)))])
         left = tuple(a - b for a, b in zip(left, counts, strict=True))
-    rng.shuffle(pieces)
-    return pieces
+    return [pieces[i] for i in rng.permutation(len(pieces))]

@@ -55,3 +55,19 @@ def test_published_cycle_reaches_an_even_deal():
 def test_refuses_a_deal_that_does_not_loop():
     with pytest.raises(ValueError, match="not a looping"):
         basin_splits(((0, 1), (2, 0)))
+
+
+# The published cycle's three pieces (bmn.search.pieces) in another cyclic order: another
+# 62-trick cycle, with its own balanced starting deals.
+REORDERED = parse_deal("--Q----K---------Q----K---Q-KQAJ--J--------A-KAAJ-/J-")
+
+
+def test_reordered_pieces_make_another_cycle_with_even_deals():
+    splits = basin_splits(REORDERED)
+    assert (splits.period_tricks, splits.period_cards, splits.complete) == (62, 440, True)
+    assert splits.key != analyse(PUBLISHED).rotation_key
+    best = splits.most_balanced()
+    assert (best.sizes, best.mirrored) == ((26, 26), False)
+    assert splits.by_sizes[((26, 26), False)].count == 16
+    assert confirm(best, splits.key)
+    assert reference.play(best.deal).status == LOOP

@@ -152,7 +152,7 @@ def test_assemble_adds_up_to_the_target():
     assert target == J_BIG_TARGET
     reach = sums_reachable(library.by_counts, target)
     assert target in reach and (0, 0, 0, 0, 0) in reach
-    rng = random.Random(1)
+    rng = np.random.default_rng(1)
     for _ in range(6):
         found = assemble(library, target, rng, reach)
         assert composition(b"".join(found)) == target
@@ -169,3 +169,19 @@ def test_a_new_standard_deck_cycle():
     assert (result.status, result.period_tricks, result.period_cards) == (LOOP, 36, 311)
     assert analyse(deal).rotation_key != analyse(PUBLISHED).rotation_key
     assert np.array_equal(score_deals([deal]).period_cards, [311])
+
+
+def test_sums_reachable_matches_brute_force():
+    counts = [(2, 1, 0, 0, 0), (3, 0, 1, 0, 0), (0, 0, 0, 2, 1)]
+    target = (7, 3, 2, 2, 1)
+    expected = {(0,) * 5}
+    frontier = [(0,) * 5]
+    while frontier:
+        s = frontier.pop()
+        for c in counts:
+            t = tuple(a + b for a, b in zip(s, c, strict=True))
+            if t not in expected and all(a <= b for a, b in zip(t, target, strict=True)):
+                expected.add(t)
+                frontier.append(t)
+    assert sums_reachable(counts, target) == expected
+    assert (7, 2, 1, 2, 1) in expected and (7, 3, 2, 2, 1) not in expected
