@@ -22,6 +22,13 @@ Variants (`GrowOptions.variant`):
 - `drift` is not a variant but what `insert` and `multi` do when a generation finds nothing
   bigger (with `drift=True`): move one card of a state elsewhere (same deck), keep the new
   cycles, and try to grow from them.
+
+Measured on 2 shared cores from the cycles of random 26-card parts of the standard deck
+(`python -m bmn.search.growbench grow`, beam 64, 8 states per cycle, 180 s each): one card at
+a time reaches 36 cards at best, with drift or without (runs die out at 26 to 36; periods
+shrink as they grow); two cards at a time reach 42 (44 with beam 96 in 300 s), three at a time
+44. None reached the standard deck: bmn.search.pieces does, by inserting whole closed pieces.
+From the J and Q only deck 36,2,2,0,0 (loops often) no insertion of a court card ever loops.
 """
 
 from __future__ import annotations

@@ -8,11 +8,12 @@ cycles found) and round-trips through JSON, so a run loop can checkpoint after a
 resumed hunt continues exactly.
 
 Measured on 2 shared cores (control `J-`, big hand leads, tail `-`; `python -m
-bmn.search.growbench pieces`): 3,086 closed pieces in 33 s, then 571 distinct standard-deck
-cycles in the next 57 s (periods 36 to 84 tricks, up to 634 cards), every basin complete; the
-most balanced starting deals 31/21. Random descent finds pieces on which the small hand peaks
-at 13 cards or so with the numerals a standard deck leaves; even deals need a piece on which it
-holds about 22 (the published cycle's long piece does).
+bmn.search.growbench pieces --seconds 90`): the first standard-deck cycle after 4 s, 343
+distinct ones in 91 s (periods 36 to 84 tricks, every basin searched to the end), the most
+balanced starting deals 31/21. Random descent finds pieces on which the small hand peaks at
+about 13 cards with the numerals a standard deck leaves; even deals need a piece on which it
+holds about 22, as the published cycle's long piece does. Those three published pieces in the
+other cyclic order or phase make three more 62-trick cycles, each with 26/26 starting deals.
 """
 
 from __future__ import annotations
