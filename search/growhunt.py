@@ -19,7 +19,9 @@ A stream's state between chunks is its HuntState as JSON, the checkpoint blob to
 stream's in one blob, committed together), so a resumed run continues exactly. Every cycle is
 stored once in the loops table under its seat-blind key (`rotation_key`), with the seat-aware
 key of the cycle its stored deal enters (`key`), that deal (`example_deal`: the most balanced
-starting deal found) and the deal as assembled (`first_deal`).
+starting deal found) and the deal as assembled (`first_deal`; with several streams, that of
+the stream whose round was committed first: everything else a seeded run stores is the same
+however it was cut or interrupted).
 """
 
 from __future__ import annotations
