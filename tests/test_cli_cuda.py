@@ -82,6 +82,18 @@ class TestWithoutCuda:
         monkeypatch.setattr(importlib.util, "find_spec", lambda name: None)
         failed(bmn(*args), 1, "numba-cuda", "pip install 'bmn[cuda]'")
 
+    def test_a_gpu_run_resumes_only_where_cuda_runs(self, bmn, failed, tmp_path, monkeypatch):
+        from numba import cuda
+
+        store = tmp_path / "s.sqlite"
+        with Store(store) as db:
+            run = db.create_run("walk", "cards", 7, {"device": "cuda", "workers": 8, "seed": 7})
+            db.update_run(run, status="interrupted")
+        monkeypatch.setattr(cuda, "is_available", lambda: False)
+        failed(bmn("search", "--resume", "--store", store), 1, "no CUDA GPU found")
+        with Store(store) as db:
+            assert db.get_run(run).status == "interrupted"
+
     def test_this_machine(self, bmn, failed):
         """Nothing patched: without a GPU (as on the test machines) one line and exit 1; with
         one, the GPU's kernel agrees with the CPU kernel."""
