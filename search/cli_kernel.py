@@ -167,13 +167,16 @@ def bench(
     """
     from bmn.kernels.benchmark import DEFAULT_SEED
     from bmn.kernels.benchmark import bench as run_bench
+    from bmn.search.display import count_progress
 
     if device == "cuda" or device_threads is not None:
         from bmn.search.cli_device import bench_on_device
 
         seed = DEFAULT_SEED if seed is None else seed
         return bench_on_device(device, deals, seed, device_threads, as_json)
-    result = run_bench(deals, threads, DEFAULT_SEED if seed is None else seed)
+    # A pulsing bar: dealing, compiling and the timed run report no steps.
+    with count_progress(f"benchmarking {deals:,} deals", None):
+        result = run_bench(deals, threads, DEFAULT_SEED if seed is None else seed)
     if as_json:
         keys = ("games_per_s", "cards_per_s", "mean_cards", "mean_tricks", "threads", "deals")
         click.echo(json.dumps({key: result.as_dict()[key] for key in keys}))
@@ -208,18 +211,17 @@ def selfcheck(deals: int, seed: int | None, device: str) -> None:
       bmn selfcheck --deals 10000 --seed 7
       bmn selfcheck --device cuda --deals 1000000
     """
-    import sys
-
     from bmn.kernels.benchmark import DEFAULT_SEED
     from bmn.kernels.benchmark import selfcheck as run_check
+    from bmn.search.display import count_progress
 
     seed = DEFAULT_SEED if seed is None else seed
     if device == "cuda":
         from bmn.search.cli_device import selfcheck_on_device
 
         return selfcheck_on_device(deals, seed)
-    with click.progressbar(length=deals, label="checking", file=sys.stderr) as bar:
-        bad = run_check(deals, seed, bar.update)
+    with count_progress("checking", deals) as bar:
+        bad = run_check(deals, seed, bar.advance)
     if bad is not None:
         click.echo(f"deal {bad.index}: {format_deal(bad.deal)}")
         click.echo(f"kernel:    {json.dumps(bad.kernel)}")
@@ -253,8 +255,8 @@ def stats(deals: int | None, players: int, seed: int | None, output: str | None,
       bmn stats --players 3 --deals 50000 -o lengths-3p.png
     """
     import secrets
-    import sys
 
+    from bmn.search.display import count_progress
     from bmn.search.plots import plot_stats
     from bmn.search.stats import DEFAULT_DEALS, length_stats, score_random
 
@@ -262,8 +264,8 @@ def stats(deals: int | None, players: int, seed: int | None, output: str | None,
         check_figure(output)
     n = deals or DEFAULT_DEALS[players]
     seed = secrets.randbits(63) if seed is None else seed
-    with click.progressbar(length=n, label="scoring deals", file=sys.stderr) as bar:
-        cards, tricks, status = score_random(n, players, seed, lambda k: bar.update(k - bar.pos))
+    with count_progress("scoring", n) as bar:
+        cards, tricks, status = score_random(n, players, seed, bar.reach)
     figures = {"players": players, "seed": seed, **length_stats(cards, tricks, status)}
     if output:
         done = status == 0

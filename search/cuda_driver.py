@@ -30,7 +30,7 @@ from bmn.kernels.config import STATUS_NAMES
 from bmn.kernels.cuda_env import THREADS_PER_BLOCK
 from bmn.records.store import Find, Store
 from bmn.search.chunks import Backend, Result
-from bmn.search.driver import Progress, Summary, deal_text
+from bmn.search.driver import COMMIT_FINDS, Progress, Summary, deal_text, deal_texts
 from bmn.search.run import RunHandler
 
 if TYPE_CHECKING:
@@ -64,6 +64,14 @@ class CudaSearchOptions:
                 f" {' or '.join(DEVICE_STRATEGIES)}"
             )
         block_size(self.workers)
+
+
+@dataclass
+class DeviceProgress(Progress):
+    """The search's display, its streams named as what they are: GPU threads."""
+
+    def setting(self) -> str:
+        return f"{self.strategy} on the GPU, {self.workers:,} device threads, seed {self.seed}"
 
 
 def block_size(streams: int) -> int:
@@ -163,16 +171,26 @@ class CudaSearch(RunHandler):
     def commit_seconds(self) -> float:
         return COMMIT_SECONDS
 
+    def commit_due(self) -> bool:
+        return super().commit_due() or sum(len(f) for f in self._finds) >= COMMIT_FINDS
+
     def _restore(self, checkpoints: dict[int, tuple[bytes, int, float]]) -> None:
-        from bmn.kernels.cuda_search import Streams
+        from bmn.kernels.cuda_search import BEST, Streams
 
         if 0 in checkpoints:
             self.state = Streams.from_bytes(checkpoints[0][0])
         else:
             self.state = Streams.new(self.options.seed, self.options.workers)
+        self._run_best = int(self.state.counters[:, BEST].max())  # committed with the run
 
-    def _new_progress(self) -> Progress:
-        return Progress(self.run_id)
+    def _new_progress(self) -> DeviceProgress:
+        """A new run's progress, or a resumed one's: its best, finds and improvements so far."""
+        p = DeviceProgress(self.run_id, objective=self.options.objective)
+        p.finds, p.improvements = self.store.run_tally(self.run_id, self.options.objective)
+        best = self._best()
+        if best is not None:
+            p.best_deal, p.best_cards, p.best_tricks = best[1].deal, best[1].cards, best[1].tricks
+        return p
 
     def _stream_games(self, stream: int) -> int:
         return rounds(self.state)
@@ -205,24 +223,28 @@ class CudaSearch(RunHandler):
 
         strategy = self.options.strategy
         finds = [
-            Find(deal_text(row), int(f[F_CARDS]), int(f[F_TRICKS]), STATUS_NAMES[f[F_STATUS]],
-                 strategy, seconds)
+            Find(deal, c, t, STATUS_NAMES[s], strategy, seconds)
             for part in self._finds
-            for row, f in zip(part.decks, part.figures, strict=True)
-        ]  # fmt: skip
+            for deal, (c, t, s) in zip(
+                deal_texts(part.decks),
+                part.figures[:, [F_CARDS, F_TRICKS, F_STATUS]].tolist(),
+                strict=True,
+            )
+        ]
         update = {"games": self.games, "seconds": seconds}
+        p = self.progress
         best = self._best()
         if best is not None and best[0] > self._run_best:
+            p.improvements += self._run_best >= 0  # the run's first best is no improvement
             self._run_best, find = best[0], replace(best[1], elapsed=seconds)
             finds.append(find)
             update.update(best_deal=find.deal, best_cards=find.cards, best_tricks=find.tricks)
-            p = self.progress
             p.best_deal, p.best_cards, p.best_tricks = find.deal, find.cards, find.tricks
         checkpoint = (0, self.state.to_bytes(), self.games, seconds)
-        self.store.save_progress(self.run_id, [checkpoint], finds, update)
+        p.finds += self.store.save_progress(
+            self.run_id, [checkpoint], finds, update, holder=self.holder
+        )
         self._finds = []
-        self.progress.finds += len(finds)
-        self.progress.improvements = self._counter_sum("IMPROVEMENTS")
 
     def _best(self) -> tuple[int, Find] | None:
         """The best score of any stream and its deal as a find, replayed by the CPU kernel
@@ -239,11 +261,6 @@ class CudaSearch(RunHandler):
         find = Find(deal_text(row), int(got.cards[0]), int(got.tricks[0]), status,
                     self.options.strategy)  # fmt: skip
         return int(self.state.counters[t, BEST]), find
-
-    def _counter_sum(self, name: str) -> int:
-        from bmn.kernels import cuda_search
-
-        return int(self.state.counters[:, getattr(cuda_search, name)].sum())
 
     def _summary(self, status: str, seconds: float) -> Summary:
         """The run's summary from the streams' states."""
