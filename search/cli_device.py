@@ -9,7 +9,6 @@ is loaded only once a command runs on cuda.
 from __future__ import annotations
 
 import json
-import sys
 from typing import TYPE_CHECKING
 
 import click
@@ -76,12 +75,14 @@ def bench_on_device(
         refuse(ctx, "threads", "sets CPU threads; with --device cuda use --device-threads")
     require_cuda()
     from bmn.kernels import cuda_search, cuda_two
+    from bmn.search.display import count_progress
 
     n = deals if given(ctx, "deals") else DEVICE_BENCH_DEALS
     threads_per_block = min(device_threads or THREADS_PER_BLOCK, THREADS_PER_BLOCK)
-    result = cuda_search.bench(
-        n, seed, mode="random", threads=device_threads, threads_per_block=threads_per_block
-    )
+    with count_progress(f"benchmarking {n:,} deals on the GPU", None):  # no steps to report
+        result = cuda_search.bench(
+            n, seed, mode="random", threads=device_threads, threads_per_block=threads_per_block
+        )
     games, seconds = result["games"], max(result["seconds"], 1e-9)
     figures = {
         "games_per_s": games / seconds,
@@ -108,9 +109,10 @@ def selfcheck_on_device(deals: int, seed: int) -> None:
     """`bmn selfcheck --device cuda`: the GPU against the CPU kernel on random deals."""
     require_cuda()
     from bmn.kernels import cuda_two
+    from bmn.search.display import count_progress
 
-    with click.progressbar(length=deals, label="checking", file=sys.stderr) as bar:
-        bad = cuda_two.first_difference(deals, seed, bar.update)
+    with count_progress("checking", deals) as bar:
+        bad = cuda_two.first_difference(deals, seed, bar.advance)
     if bad is not None:
         from bmn.kernels.deal import format_deal
 
