@@ -3,7 +3,7 @@
 from collections import Counter
 
 import pytest
-from tiny_decks import tiny_deals
+from samples import LOOP_DEAL, tiny_deals
 
 from bmn.kernels import reference
 from bmn.kernels.backward import summarise_cycle
@@ -11,7 +11,7 @@ from bmn.kernels.deal import parse_deal
 from bmn.kernels.loops import LOOP, analyse
 from bmn.search.balance import basin_splits, confirm
 
-PUBLISHED = parse_deal("---K---Q-KQAJ-----AAJ--J--/----------Q----KQ-J-----KA")
+PUBLISHED = LOOP_DEAL
 # Tiny decks with cycles (one, and two that are each other's mirror image).
 DECKS = [(0, 0, 0, 0, 0, 1, 1, 2), (0, 0, 0, 0, 0, 1, 1, 2, 2), (0,) * 7 + (1, 1)]
 

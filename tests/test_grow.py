@@ -5,10 +5,9 @@ import json
 
 import numpy as np
 import pytest
-from tiny_decks import tiny_deals
+from samples import LOOP_DEAL, tiny_deals
 
 from bmn.kernels import reference
-from bmn.kernels.deal import parse_deal
 from bmn.kernels.loops import LOOP, analyse
 from bmn.search.grow import (
     GrowOptions,
@@ -23,8 +22,6 @@ from bmn.search.grow import (
     random_insertions,
     select,
 )
-
-LOOP_DEAL = parse_deal("---K---Q-KQAJ-----AAJ--J--/----------Q----KQ-J-----KA")
 
 
 def as_deals(rows, sizes):

@@ -2,6 +2,8 @@
 
 import json
 
+from samples import LOOP_DEAL
+
 from bmn.kernels import reference
 from bmn.kernels.deal import parse_deal, parse_hand
 from bmn.kernels.loops import LOOP, analyse
@@ -53,6 +55,6 @@ def test_every_find_loops_with_its_period_and_its_best_deal_reaches_it():
 
 
 def test_judge_finds_the_published_even_deals():
-    find = judge(parse_deal("---K---Q-KQAJ-----AAJ--J--/----------Q----KQ-J-----KA"))
+    find = judge(LOOP_DEAL)
     assert (find.period_tricks, find.period_cards, find.balanced) == (62, 440, True)
     assert find.best["sizes"] == [26, 26] and not find.best["mirrored"]

@@ -6,6 +6,7 @@ from collections import Counter
 import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
+from samples import LOOP_DEAL
 
 from bmn.kernels import reference
 from bmn.kernels.deal import format_deal, parse_deal, parse_hand
@@ -27,7 +28,7 @@ from bmn.search.pieces import (
     sums_reachable,
 )
 
-PUBLISHED = parse_deal("---K---Q-KQAJ-----AAJ--J--/----------Q----KQ-J-----KA")
+PUBLISHED = LOOP_DEAL
 J_BIG = Control.parse("J-", False, "-")  # the published cycle's control
 PUBLISHED_PIECES = ["--J", "--------K---------Q-Q-K---Q-KAQJ", "--------A-KAAJ"]
 # Found by this module (random descent, closed pieces, knapsack): not the published cycle.
