@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, NoReturn
 
 import click
 
+from bmn.search.cli_device import DEVICE_OPTION, DEVICE_THREADS_OPTION, check_search
 from bmn.search.cli_options import (
     JSON_OPTION,
     MAX_WORKERS,
@@ -36,6 +37,7 @@ MAX_HISTORY = 10_000_000  # lahc keeps this many scores per worker in memory
 
 if TYPE_CHECKING:
     from bmn.records.store import Store
+    from bmn.search.cuda_driver import CudaSearch
     from bmn.search.driver import Search, Summary
     from bmn.search.loophunt import LoopHunt, LoopSummary
 
@@ -127,6 +129,8 @@ if TYPE_CHECKING:
     "stopped or killed); its settings come from the store, so no other search setting may "
     "be given; a run another process is searching is refused.",
 )
+@DEVICE_OPTION
+@DEVICE_THREADS_OPTION
 @click.option("--quiet", is_flag=True, help="No progress display on stderr.")
 @JSON_OPTION
 @click.pass_context
@@ -152,10 +156,15 @@ def search(
       bmn search --resume                 # continue the latest unfinished run
       bmn search --objective loop --time 1h --workers 2
       bmn search --objective loop --loop-deck standard --time 8h
+      bmn search --device cuda --time 8h   # walk or random on an NVIDIA GPU
     """
     from bmn.records.store import Store
 
     check_combination(ctx, resume, options)
+    if options["device"] == "cuda":
+        from bmn.search.cli_device import require_cuda
+
+        require_cuda()  # before a store is made
     with Store(store, create=resume is None) as db:  # --resume never makes a store
         job = search_job(db, resume, options)
         summary = run_with_signals(job, quiet)
@@ -181,6 +190,8 @@ RUN_SETTINGS = (
     "history",
     "loop_deck",
     "basin_states",
+    "device",
+    "device_threads",
 )
 
 
@@ -195,6 +206,7 @@ def check_combination(ctx: click.Context, resume: str | None, options: dict) -> 
         if resume != "latest":
             RUN_NUMBER.convert(resume, param(ctx, "resume"), ctx)  # not a number: exit 2
         return
+    check_search(ctx, options)  # --device and --device-threads
     if options["objective"] == "loop":
         for name in ("strategy", "keep_above", "patience", "history"):
             if given(ctx, name):
@@ -212,13 +224,16 @@ def check_combination(ctx: click.Context, resume: str | None, options: dict) -> 
         refuse(ctx, "history", f"is for --strategy lahc only; {strategy} keeps no history")
 
 
-def search_job(db: Store, resume: str | None, options: dict) -> Search | LoopHunt:
+def search_job(db: Store, resume: str | None, options: dict) -> Search | LoopHunt | CudaSearch:
     """The search to run: a resumed run of either kind, a new loop hunt, or a new search."""
+    from bmn.search.cli_device import resume_on_device, search_on_device
     from bmn.search.driver import Search, SearchOptions
     from bmn.search.loophunt import LoopHunt, loop_options
 
     if resume is not None:
         run = db.get_run(resume_target(db, resume))
+        if run.params.get("device") == "cuda":
+            return resume_on_device(db, run.id)
         return (LoopHunt if run.objective == "loop" else Search).resume(db, run.id)
     if options["objective"] == "loop":
         try:
@@ -227,6 +242,8 @@ def search_job(db: Store, resume: str | None, options: dict) -> Search | LoopHun
             raise click.BadParameter(str(err), param_hint="--loop-deck") from None
     if options["seconds"] is None and options["iterations"] is None:
         options["seconds"] = 60.0
+    if options["device"] == "cuda":
+        return search_on_device(db, options)
     chosen = {
         k: v
         for k, v in options.items()
@@ -351,7 +368,7 @@ def nothing_to_resume(db: Store) -> NoReturn:
     )
 
 
-def run_with_signals(job: Search | LoopHunt, quiet: bool) -> Summary | LoopSummary:
+def run_with_signals(job: Search | LoopHunt | CudaSearch, quiet: bool) -> Summary | LoopSummary:
     """Run a search; SIGINT and SIGTERM stop it cleanly after a checkpoint."""
     import signal
 
