@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, NoReturn
 
 import click
 
+from bmn.search.cli_device import DEVICE_OPTION, DEVICE_THREADS_OPTION, check_search
 from bmn.search.cli_options import (
     JSON_OPTION,
     MAX_WORKERS,
@@ -36,6 +37,7 @@ MAX_HISTORY = 10_000_000  # lahc keeps this many scores per worker in memory
 
 if TYPE_CHECKING:
     from bmn.records.store import Store
+    from bmn.search.cuda_driver import CudaSearch
     from bmn.search.driver import Search, Summary
     from bmn.search.growhunt import GrowHunt, GrowSummary
     from bmn.search.loophunt import LoopHunt, LoopSummary
@@ -142,6 +144,8 @@ if TYPE_CHECKING:
     "stopped or killed); its settings come from the store, so no other search setting may "
     "be given; a run another process is searching is refused.",
 )
+@DEVICE_OPTION
+@DEVICE_THREADS_OPTION
 @click.option("--quiet", is_flag=True, help="No progress display on stderr.")
 @JSON_OPTION
 @click.pass_context
@@ -169,10 +173,15 @@ def search(
       bmn search --objective loop --time 1h --workers 2
       bmn search --objective loop --loop-deck standard --time 8h
       bmn search --objective grow --time 2m      # standard-deck cycles from pieces
+      bmn search --device cuda --time 8h   # walk or random on an NVIDIA GPU
     """
     from bmn.records.store import Store
 
     check_combination(ctx, resume, options)
+    if options["device"] == "cuda":
+        from bmn.search.cli_device import require_cuda
+
+        require_cuda()  # before a store is made
     with Store(store, create=resume is None) as db:  # --resume never makes a store
         job = search_job(db, resume, options)
         summary = run_with_signals(job, quiet)
@@ -199,7 +208,13 @@ RUN_SETTINGS = (
     "loop_deck",
     "basin_states",
     "grow_from",
+    "device",
+    "device_threads",
 )
+
+
+# Settings a grow run has no use for: it builds its deals from pieces, on the CPU.
+GROW_IDLE = ("strategy", "keep_above", "patience", "history", "loop_deck", "device_threads")
 
 
 def check_combination(ctx: click.Context, resume: str | None, options: dict) -> None:
@@ -214,12 +229,15 @@ def check_combination(ctx: click.Context, resume: str | None, options: dict) -> 
             RUN_NUMBER.convert(resume, param(ctx, "resume"), ctx)  # not a number: exit 2
         return
     if options["objective"] == "grow":
-        for name in ("strategy", "keep_above", "patience", "history", "loop_deck"):
+        for name in GROW_IDLE:
             if given(ctx, name):
                 refuse(ctx, name, "does nothing with --objective grow: it builds deals from pieces")
+        if options["device"] == "cuda":
+            refuse(ctx, "device", "cuda searches for the longest games; a grow run runs on the CPU")
         return
     if given(ctx, "grow_from"):
         refuse(ctx, "grow_from", f"is for --objective grow only, not {options['objective']}")
+    check_search(ctx, options)  # --device and --device-threads
     if options["objective"] == "loop":
         for name in ("strategy", "keep_above", "patience", "history"):
             if given(ctx, name):
@@ -238,9 +256,12 @@ def check_combination(ctx: click.Context, resume: str | None, options: dict) -> 
         refuse(ctx, "history", f"is for --strategy lahc only; {strategy} keeps no history")
 
 
-def search_job(db: Store, resume: str | None, options: dict) -> Search | LoopHunt | GrowHunt:
+def search_job(
+    db: Store, resume: str | None, options: dict
+) -> Search | LoopHunt | GrowHunt | CudaSearch:
     """The search to run: a resumed run of any kind, a new loop hunt or grow run, or a new
     search."""
+    from bmn.search.cli_device import resume_on_device, search_on_device
     from bmn.search.driver import Search, SearchOptions
     from bmn.search.growhunt import GrowHunt, grow_options
     from bmn.search.loophunt import LoopHunt, loop_options
@@ -249,6 +270,8 @@ def search_job(db: Store, resume: str | None, options: dict) -> Search | LoopHun
         run = db.get_run(resume_target(db, resume))
         if run.strategy == "grow":  # stored as objective 'loop': it stores cycles
             return GrowHunt.resume(db, run.id)
+        if run.params.get("device") == "cuda":
+            return resume_on_device(db, run.id)
         return (LoopHunt if run.objective == "loop" else Search).resume(db, run.id)
     if options["objective"] == "grow":
         return GrowHunt(db, grow_options(options, db))
@@ -259,6 +282,8 @@ def search_job(db: Store, resume: str | None, options: dict) -> Search | LoopHun
             raise click.BadParameter(str(err), param_hint="--loop-deck") from None
     if options["seconds"] is None and options["iterations"] is None:
         options["seconds"] = 60.0
+    if options["device"] == "cuda":
+        return search_on_device(db, options)
     chosen = {
         k: v
         for k, v in options.items()
@@ -384,7 +409,7 @@ def nothing_to_resume(db: Store) -> NoReturn:
 
 
 def run_with_signals(
-    job: Search | LoopHunt | GrowHunt, quiet: bool
+    job: Search | LoopHunt | GrowHunt | CudaSearch, quiet: bool
 ) -> Summary | LoopSummary | GrowSummary:
     """Run a search; SIGINT and SIGTERM stop it cleanly after a checkpoint."""
     import signal

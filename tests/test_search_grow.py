@@ -140,6 +140,7 @@ def test_a_grow_run_resumes_through_the_cli(grow, bmn, tmp_path):
         (["--objective", "grow", "--keep-above", "9"], "--keep-above does nothing with"),
         (["--objective", "grow", "--loop-deck", "standard"], "--loop-deck does nothing with"),
         (["--objective", "grow", "--patience", "9"], "--patience does nothing with"),
+        (["--objective", "grow", "--device", "cuda"], "a grow run runs on the CPU"),
         (["--objective", "loop", "--grow-from", "known"], "--grow-from is for --objective grow"),
         (["--grow-from", "descent"], "--grow-from is for --objective grow only, not cards"),
         (["--objective", "grow", "--grow-from", "nothing"], "'nothing' is not one of"),
