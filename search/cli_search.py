@@ -39,6 +39,7 @@ if TYPE_CHECKING:
     from bmn.records.store import Store
     from bmn.search.cuda_driver import CudaSearch
     from bmn.search.driver import Search, Summary
+    from bmn.search.growhunt import GrowHunt, GrowSummary
     from bmn.search.loophunt import LoopHunt, LoopSummary
 
 
@@ -52,13 +53,15 @@ if TYPE_CHECKING:
 )
 @click.option(
     "--objective",
-    type=click.Choice(["cards", "tricks", "loop"]),
+    type=click.Choice(["cards", "tricks", "loop", "grow"]),
     default="cards",
     show_default=True,
     help="What makes a deal better; loop: hunt non-terminating "
     "deals instead (random even deals of --loop-deck; every cycle found is stored "
     "once under its canonical key, with its period and whether a balanced deal "
-    "reaches it, by backward play; see `bmn records loops`).",
+    "reaches it, by backward play; see `bmn records loops`); grow: build standard-deck "
+    "cycles from closed pieces (see --grow-from) and store each with its most balanced "
+    "starting deal (see `bmn records loops --standard`).",
 )
 @click.option(
     "--time",
@@ -73,13 +76,16 @@ if TYPE_CHECKING:
     type=Whole(1),
     default=None,
     help="Score this many deals (reproducible with --seed); with --time too, the run stops "
-    "at whichever comes first.",
+    "at whichever comes first. grow: this many rounds (each: 200,000 random descents for "
+    "closed pieces, then 8 standard deals assembled from them and judged).",
 )
 @click.option(
     "--workers",
     type=Whole(1, MAX_WORKERS),
     default=None,
-    help=f"Worker threads, at most {MAX_WORKERS:,} [default: every core].",
+    help=f"Worker threads, at most {MAX_WORKERS:,} [default: every core]. grow: independent "
+    "piece hunts, one per thread [default: 1; its work is mostly Python, so more threads "
+    "gain little].",
 )
 @seed_option("Seed, 0 to 2**63 - 1; drawn at random and stored with the run if omitted.")
 @STORE_OPTION
@@ -117,7 +123,16 @@ if TYPE_CHECKING:
     "--basin-states",
     type=Whole(1),
     default=None,
-    help="loop: backward-play states to visit per new cycle [default: 20,000].",
+    help="loop, grow: backward-play states to visit per new cycle, in search of its most "
+    "balanced starting deal [default: 20,000; grow: 100,000].",
+)
+@click.option(
+    "--grow-from",
+    type=click.Choice(["known", "descent"]),
+    default=None,
+    help="grow: 'known' [default]: start from the pieces of the known standard-deck cycles "
+    "(the published one and the store's), recombined and mixed with new pieces; 'descent': "
+    "from nothing but random descents.",
 )
 @click.option(
     "--resume",
@@ -145,7 +160,8 @@ def search(
     after a crash or `kill -9`. The same --seed and --iterations reproduce a run.
     Options that would do nothing together are refused, saying why: --patience
     is for climb, --history for lahc, --loop-deck and --basin-states for the loop
-    hunt, which takes no --strategy, --keep-above, --patience or --history.
+    hunt, which takes no --strategy, --keep-above, --patience or --history;
+    --grow-from is for --objective grow, which takes --basin-states too.
 
     \b
     Examples:
@@ -156,6 +172,7 @@ def search(
       bmn search --resume                 # continue the latest unfinished run
       bmn search --objective loop --time 1h --workers 2
       bmn search --objective loop --loop-deck standard --time 8h
+      bmn search --objective grow --time 2m      # standard-deck cycles from pieces
       bmn search --device cuda --time 8h   # walk or random on an NVIDIA GPU
     """
     from bmn.records.store import Store
@@ -190,9 +207,14 @@ RUN_SETTINGS = (
     "history",
     "loop_deck",
     "basin_states",
+    "grow_from",
     "device",
     "device_threads",
 )
+
+
+# Settings a grow run has no use for: it builds its deals from pieces, on the CPU.
+GROW_IDLE = ("strategy", "keep_above", "patience", "history", "loop_deck", "device_threads")
 
 
 def check_combination(ctx: click.Context, resume: str | None, options: dict) -> None:
@@ -206,6 +228,15 @@ def check_combination(ctx: click.Context, resume: str | None, options: dict) -> 
         if resume != "latest":
             RUN_NUMBER.convert(resume, param(ctx, "resume"), ctx)  # not a number: exit 2
         return
+    if options["objective"] == "grow":
+        for name in GROW_IDLE:
+            if given(ctx, name):
+                refuse(ctx, name, "does nothing with --objective grow: it builds deals from pieces")
+        if options["device"] == "cuda":
+            refuse(ctx, "device", "cuda searches for the longest games; a grow run runs on the CPU")
+        return
+    if given(ctx, "grow_from"):
+        refuse(ctx, "grow_from", f"is for --objective grow only, not {options['objective']}")
     check_search(ctx, options)  # --device and --device-threads
     if options["objective"] == "loop":
         for name in ("strategy", "keep_above", "patience", "history"):
@@ -214,9 +245,10 @@ def check_combination(ctx: click.Context, resume: str | None, options: dict) -> 
                     ctx, name, "does nothing with --objective loop: a loop hunt plays random deals"
                 )
         return
-    for name in ("loop_deck", "basin_states"):
-        if given(ctx, name):
-            refuse(ctx, name, f"is for --objective loop only, not {options['objective']}")
+    if given(ctx, "loop_deck"):
+        refuse(ctx, "loop_deck", f"is for --objective loop only, not {options['objective']}")
+    if given(ctx, "basin_states"):
+        refuse(ctx, "basin_states", f"is for --objective loop or grow, not {options['objective']}")
     strategy = options["strategy"]
     if given(ctx, "patience") and not uses(strategy, "patience"):
         refuse(ctx, "patience", f"is for --strategy climb only; {strategy} does not restart")
@@ -224,17 +256,25 @@ def check_combination(ctx: click.Context, resume: str | None, options: dict) -> 
         refuse(ctx, "history", f"is for --strategy lahc only; {strategy} keeps no history")
 
 
-def search_job(db: Store, resume: str | None, options: dict) -> Search | LoopHunt | CudaSearch:
-    """The search to run: a resumed run of either kind, a new loop hunt, or a new search."""
+def search_job(
+    db: Store, resume: str | None, options: dict
+) -> Search | LoopHunt | GrowHunt | CudaSearch:
+    """The search to run: a resumed run of any kind, a new loop hunt or grow run, or a new
+    search."""
     from bmn.search.cli_device import resume_on_device, search_on_device
     from bmn.search.driver import Search, SearchOptions
+    from bmn.search.growhunt import GrowHunt, grow_options
     from bmn.search.loophunt import LoopHunt, loop_options
 
     if resume is not None:
         run = db.get_run(resume_target(db, resume))
+        if run.strategy == "grow":  # stored as objective 'loop': it stores cycles
+            return GrowHunt.resume(db, run.id)
         if run.params.get("device") == "cuda":
             return resume_on_device(db, run.id)
         return (LoopHunt if run.objective == "loop" else Search).resume(db, run.id)
+    if options["objective"] == "grow":
+        return GrowHunt(db, grow_options(options, db))
     if options["objective"] == "loop":
         try:
             return LoopHunt(db, loop_options(options))
@@ -368,7 +408,9 @@ def nothing_to_resume(db: Store) -> NoReturn:
     )
 
 
-def run_with_signals(job: Search | LoopHunt | CudaSearch, quiet: bool) -> Summary | LoopSummary:
+def run_with_signals(
+    job: Search | LoopHunt | GrowHunt | CudaSearch, quiet: bool
+) -> Summary | LoopSummary | GrowSummary:
     """Run a search; SIGINT and SIGTERM stop it cleanly after a checkpoint."""
     import signal
 
