@@ -199,30 +199,38 @@ def preimages(
       bmn preimages --J--Q/J- --hand-sizes 4,4 --max-depth 20 --seat-bound
     """
     from bmn.kernels.backward import BasinSearch, preimage_deals
+    from bmn.search.display import count_progress, stderr_is_terminal
 
     deal = read_deal(hands)
     if len(deal) != 2:
         raise click.BadParameter("backward play handles two hands", param_hint="HAND...")
     sizes = read_hand_sizes(hand_sizes, deal)
     report = BasinSearch()
+    terminal = stderr_is_terminal()
 
     def progress(r: BasinSearch) -> None:
-        click.echo(f"depth {r.depth}: {r.frontier:,} states; {r.states:,} visited", err=True)
+        if terminal:  # a bar up to --max-states; off a terminal, a log line per depth
+            bar.reach(r.states)
+        else:
+            click.echo(f"depth {r.depth}: {r.frontier:,} states; {r.states:,} visited", err=True)
 
     found = preimage_deals(deal, sizes, max_depth, max_states, report, progress, not seat_bound)
     count = mirrored = 0
-    try:
-        for item in found:
-            count += 1
-            mirrored += item.mirrored
-            text = f"{format_deal(item.deal)}  {item.pre_tricks} tricks, {item.pre_cards} cards"
-            text += "  (mirrored)" if item.mirrored else ""
-            row = {**item.as_dict(), "mirrored": item.mirrored}
-            click.echo(json.dumps(row) if as_json else text)
-    except ValueError as err:
-        raise click.BadParameter(str(err), param_hint="HAND...") from err
-    except RuntimeError as err:
-        raise click.ClickException(str(err)) from err
+    with count_progress("backward play", max_states, "states") as bar:
+        try:
+            for item in found:
+                count += 1
+                mirrored += item.mirrored
+                text = f"{format_deal(item.deal)}  {item.pre_tricks} tricks, {item.pre_cards} cards"
+                text += "  (mirrored)" if item.mirrored else ""
+                row = {**item.as_dict(), "mirrored": item.mirrored}
+                click.echo(json.dumps(row) if as_json else text)
+        except ValueError as err:
+            raise click.BadParameter(str(err), param_hint="HAND...") from err
+        except RuntimeError as err:
+            raise click.ClickException(str(err)) from err
+        if report.complete:  # the whole basin, before --max-states
+            bar.finish(report.states)
     extent = "the whole basin" if report.complete else "stopped at a limit, basin not complete"
     which = "the cycle" if seat_bound else f"the cycle or its mirror image ({mirrored} mirrored)"
     summary = (

@@ -4,11 +4,11 @@ length statistics of random deals."""
 from __future__ import annotations
 
 import json
-import re
 
 import click
 
 from bmn.kernels.deal import format_deal
+from bmn.search.cli_device import DEVICE_OPTION, DEVICE_THREADS_OPTION
 from bmn.search.cli_options import (
     JSON_OPTION,
     MAX_DEALS,
@@ -27,7 +27,8 @@ from bmn.search.present import describe, echo, format_stats
 @click.argument("source", type=click.File("rb"), default="-", metavar="[FILE|-]")
 @JSON_OPTION
 @THREADS_OPTION
-def score(source, as_json: bool, threads: int | None) -> None:
+@DEVICE_OPTION
+def score(source, as_json: bool, threads: int | None, device: str) -> None:
     """Score deals read one per line from FILE (or stdin) with the compiled kernel.
 
     Each line is a deal in any notation bmn reads, hands joined by '/', in UTF-8. Blank lines
@@ -41,16 +42,21 @@ def score(source, as_json: bool, threads: int | None) -> None:
     Examples:
       bmn score deals.txt --json > results.jsonl
       for s in 1 2 3; do bmn deal --seed $s; done | bmn score
+      bmn score deals.txt --device cuda   # two-player deals on the GPU
     """
     from types import SimpleNamespace
 
     from bmn.kernels.lines import LineError, score_lines
     from bmn.search.display import byte_progress
 
+    if device == "cuda":
+        from bmn.search.cli_device import require_cuda
+
+        require_cuda()
     lines = TextLines(source)
     with byte_progress(source) as advance:
         try:
-            for batch in score_lines(lines, threads):
+            for batch in score_lines(lines, threads, device=device):
                 lines.warn_once(batch.deals)
                 if as_json:
                     out = [json.dumps({"deal": d, **r}) for d, r in batch.rows()]
@@ -87,8 +93,6 @@ class TextLines:
         self.warned = False
 
     def __iter__(self):
-        from bmn.search.cli_options import duplicate_card
-
         for raw in self.source:
             self.number += 1
             try:  # a byte-order mark is not part of the first deal
@@ -99,12 +103,6 @@ class TextLines:
                     f" position {err.start + 1}); is this a file of deals?"
                 )
                 return
-            text = line.strip()
-            if not _RECORD_ONLY.fullmatch(text) and not text.startswith("#"):
-                duplicate = duplicate_card(text.split("/"))
-                if duplicate:
-                    self.error = f"line {self.number}: {duplicate}"
-                    return
             yield line
 
     def warn_once(self, deals: list[str]) -> None:
@@ -122,7 +120,6 @@ class TextLines:
             return
 
 
-_RECORD_ONLY = re.compile(r"[-JQKAjqka/\s]*")
 _STANDARD_COUNTS = (("-", 36), ("J", 4), ("Q", 4), ("K", 4), ("A", 4))
 
 
@@ -138,23 +135,45 @@ _STANDARD_COUNTS = (("-", 36), ("J", 4), ("Q", 4), ("K", 4), ("A", 4))
 @PLAYERS_OPTION
 @seed_option("Seed of the random deals, 0 to 2**63 - 1 [default: fixed].")
 @JSON_OPTION
-def bench(deals: int, threads: int | None, players: int, seed: int | None, as_json: bool) -> None:
+@DEVICE_OPTION
+@DEVICE_THREADS_OPTION
+def bench(
+    deals: int,
+    threads: int | None,
+    players: int,
+    seed: int | None,
+    as_json: bool,
+    device: str,
+    device_threads: int | None,
+) -> None:
     """Measure the compiled kernel's speed on random standard deals.
 
     Two players time the two-seat kernel, three and four the N-seat kernel (hands dealt one
     card at a time from seat 0: 18/17/17, 13 each). Deal generation and compilation happen
-    before the clock starts.
+    before the clock starts. With --device cuda (two players) the deals are made and played
+    on the GPU (1,000,000,000 unless --deals says otherwise, fewer if they would take more
+    than about 20 s).
 
     \b
     Examples:
       bmn bench
       taskset -c 1 bmn bench --threads 1 --json
       taskset -c 1 bmn bench --players 3 --threads 1 --deals 300000
+      bmn bench --device cuda --json
     """
     from bmn.kernels.benchmark import DEFAULT_SEED
     from bmn.kernels.benchmark import bench as run_bench
+    from bmn.search.display import count_progress
 
-    result = run_bench(deals, threads, DEFAULT_SEED if seed is None else seed, players)
+    if device == "cuda" or device_threads is not None:
+        from bmn.search.cli_device import bench_on_device
+
+        two_seats_only(players, device)
+        seed = DEFAULT_SEED if seed is None else seed
+        return bench_on_device(device, deals, seed, device_threads, as_json)
+    # A pulsing bar: dealing, compiling and the timed run report no steps.
+    with count_progress(f"benchmarking {deals:,} deals", None):
+        result = run_bench(deals, threads, DEFAULT_SEED if seed is None else seed, players)
     if as_json:
         keys = ("games_per_s", "cards_per_s", "mean_cards", "mean_tricks", "threads", "deals")
         click.echo(json.dumps({key: result.as_dict()[key] for key in (*keys, "players")}))
@@ -177,26 +196,34 @@ def bench(deals: int, threads: int | None, players: int, seed: int | None, as_js
 )
 @PLAYERS_OPTION
 @seed_option("Seed of the random deals, 0 to 2**63 - 1 [default: fixed].")
-def selfcheck(deals: int, players: int, seed: int | None) -> None:
+@DEVICE_OPTION
+def selfcheck(deals: int, players: int, seed: int | None, device: str) -> None:
     """Check the compiled kernel against the reference engine on random standard deals.
 
     Two players check the two-seat kernel, three and four the N-seat kernel. Stops at the
-    first disagreement, prints the deal and both results, and exits 1.
+    first disagreement, prints the deal and both results, and exits 1. With --device cuda
+    (two players), checks the GPU's kernel against the CPU kernel (which this command checks
+    against the reference), so millions of deals take seconds.
 
     \b
     Examples:
       bmn selfcheck
       bmn selfcheck --deals 10000 --seed 7
       bmn selfcheck --players 4 --deals 50000
+      bmn selfcheck --device cuda --deals 1000000
     """
-    import sys
-
     from bmn.kernels.benchmark import DEFAULT_SEED
     from bmn.kernels.benchmark import selfcheck as run_check
+    from bmn.search.display import count_progress
 
     seed = DEFAULT_SEED if seed is None else seed
-    with click.progressbar(length=deals, label="checking", file=sys.stderr) as bar:
-        bad = run_check(deals, seed, bar.update, players=players)
+    if device == "cuda":
+        from bmn.search.cli_device import selfcheck_on_device
+
+        two_seats_only(players, device)
+        return selfcheck_on_device(deals, seed)
+    with count_progress("checking", deals) as bar:
+        bad = run_check(deals, seed, bar.advance, players=players)
     if bad is not None:
         click.echo(f"deal {bad.index}: {format_deal(bad.deal)}")
         click.echo(f"kernel:    {json.dumps(bad.kernel)}")
@@ -232,8 +259,8 @@ def stats(deals: int | None, players: int, seed: int | None, output: str | None,
       bmn stats --players 3 --deals 50000 -o lengths-3p.png
     """
     import secrets
-    import sys
 
+    from bmn.search.display import count_progress
     from bmn.search.plots import plot_stats
     from bmn.search.stats import DEFAULT_DEALS, length_stats, score_random
 
@@ -241,8 +268,8 @@ def stats(deals: int | None, players: int, seed: int | None, output: str | None,
         check_figure(output)
     n = deals or DEFAULT_DEALS[players]
     seed = secrets.randbits(63) if seed is None else seed
-    with click.progressbar(length=n, label="scoring deals", file=sys.stderr) as bar:
-        cards, tricks, status = score_random(n, players, seed, lambda k: bar.update(k - bar.pos))
+    with count_progress("scoring", n) as bar:
+        cards, tricks, status = score_random(n, players, seed, bar.reach)
     figures = {"players": players, "seed": seed, **length_stats(cards, tricks, status)}
     if output:
         done = status == 0
@@ -253,6 +280,15 @@ def stats(deals: int | None, players: int, seed: int | None, output: str | None,
         click.echo(json.dumps(figures))
     else:
         echo(*format_stats(figures))
+
+
+def two_seats_only(players: int, device: str) -> None:
+    """Refuse 3 or 4 players on the GPU, whose kernel plays two seats."""
+    if players != 2 and device == "cuda":
+        from bmn.search.cli_options import refuse
+
+        why = "must be 2 with --device cuda: the GPU kernel plays two seats"
+        refuse(click.get_current_context(), "players", why)
 
 
 COMMANDS = [score, bench, selfcheck, stats]

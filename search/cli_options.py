@@ -272,9 +272,6 @@ def read_deal(hands: Sequence[str]) -> Deal:
         deal = parse_deal(hands)
     except DealError as err:
         raise click.BadParameter(str(err), ctx, param_hint="HAND...") from err
-    duplicate = duplicate_card(hands)
-    if duplicate:
-        raise click.BadParameter(duplicate, ctx, param_hint="HAND...")
     warn_if_not_standard(deal)
     return deal
 
@@ -294,39 +291,6 @@ def check_option(ctx: click.Context, text: str) -> None:
         raise click.NoSuchOption(name, ctx=ctx)  # the group explains where --debug goes
     if _LONG_OPTION.fullmatch(text) or difflib.get_close_matches(name, options):
         raise click.NoSuchOption(name, possibilities=options, ctx=ctx)
-
-
-# One card as kernels/deal.py reads it: a rank (or '-'), then an optional suit.
-_CARD = re.compile(r"(10|[2-9TJQKA\-])([SHDC\u2660-\u2667]?)", re.IGNORECASE)
-_SUIT = {"\u2660": "S", "\u2661": "H", "\u2662": "D", "\u2663": "C"}
-_SUIT |= {"\u2664": "S", "\u2665": "H", "\u2666": "D", "\u2667": "C"}
-
-
-def suited_cards(text: str) -> Iterable[str]:
-    """The suited cards of one hand's text, named like 'AS' or '10H' (a card written as '-',
-    or without a suit, names no single card)."""
-    for match in _CARD.finditer(text):
-        rank, suit = match.group(1).upper(), match.group(2).upper()
-        if suit and rank != "-":
-            yield ("10" if rank == "T" else rank) + _SUIT.get(suit, suit)
-
-
-def duplicate_card(hands: Iterable[str]) -> str | None:
-    """A message naming the first suited card given twice in a deal, or None.
-
-    `hands` are texts that parse as hands (separators are skipped by the card pattern as
-    they are by the parser, so both read the same cards)."""
-    seen: dict[str, int] = {}
-    texts = [part for text in hands for part in text.split("/")]
-    for seat, text in enumerate(texts, start=1):
-        for card in suited_cards(text):
-            if card in seen:
-                where = (
-                    f"in hand {seat}" if seen[card] == seat else f"in hands {seen[card]} and {seat}"
-                )
-                return f"the card {card} is given twice ({where}); a deck has one of each card"
-            seen[card] = seat
-    return None
 
 
 def deck_words(values: Iterable[int]) -> str:

@@ -4,10 +4,11 @@ and `bmn search-bench` (the strategies compared)."""
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NoReturn
 
 import click
 
+from bmn.search.cli_device import DEVICE_OPTION, DEVICE_THREADS_OPTION, check_search
 from bmn.search.cli_options import (
     JSON_OPTION,
     MAX_WORKERS,
@@ -36,7 +37,9 @@ MAX_HISTORY = 10_000_000  # lahc keeps this many scores per worker in memory
 
 if TYPE_CHECKING:
     from bmn.records.store import Store
+    from bmn.search.cuda_driver import CudaSearch
     from bmn.search.driver import Search, Summary
+    from bmn.search.growhunt import GrowHunt, GrowSummary
     from bmn.search.loophunt import LoopHunt, LoopSummary
 
 
@@ -50,13 +53,15 @@ if TYPE_CHECKING:
 )
 @click.option(
     "--objective",
-    type=click.Choice(["cards", "tricks", "loop"]),
+    type=click.Choice(["cards", "tricks", "loop", "grow"]),
     default="cards",
     show_default=True,
     help="What makes a deal better; loop: hunt non-terminating "
     "deals instead (random even deals of --loop-deck; every cycle found is stored "
     "once under its canonical key, with its period and whether a balanced deal "
-    "reaches it, by backward play; see `bmn records loops`).",
+    "reaches it, by backward play; see `bmn records loops`); grow: build standard-deck "
+    "cycles from closed pieces (see --grow-from) and store each with its most balanced "
+    "starting deal (see `bmn records loops --standard`).",
 )
 @click.option(
     "--time",
@@ -71,13 +76,16 @@ if TYPE_CHECKING:
     type=Whole(1),
     default=None,
     help="Score this many deals (reproducible with --seed); with --time too, the run stops "
-    "at whichever comes first.",
+    "at whichever comes first. grow: this many rounds (each: 200,000 random descents for "
+    "closed pieces, then 8 standard deals assembled from them and judged).",
 )
 @click.option(
     "--workers",
     type=Whole(1, MAX_WORKERS),
     default=None,
-    help=f"Worker threads, at most {MAX_WORKERS:,} [default: every core].",
+    help=f"Worker threads, at most {MAX_WORKERS:,} [default: every core]. grow: independent "
+    "piece hunts, one per thread [default: 1; its work is mostly Python, so more threads "
+    "gain little].",
 )
 @click.option(
     "--players",
@@ -94,7 +102,8 @@ if TYPE_CHECKING:
     type=Whole(0),
     default=3000,
     show_default=True,
-    help="Store every deal of at least this many cards, not only the best.",
+    help="Store every deal of at least this many cards, not only the best (a threshold "
+    "that keeps more than 20 a second, on two cores about 2,000 or less, is warned of).",
 )
 @click.option(
     "--patience",
@@ -122,7 +131,16 @@ if TYPE_CHECKING:
     "--basin-states",
     type=Whole(1),
     default=None,
-    help="loop: backward-play states to visit per new cycle [default: 20,000].",
+    help="loop, grow: backward-play states to visit per new cycle, in search of its most "
+    "balanced starting deal [default: 20,000; grow: 100,000].",
+)
+@click.option(
+    "--grow-from",
+    type=click.Choice(["known", "descent"]),
+    default=None,
+    help="grow: 'known' [default]: start from the pieces of the known standard-deck cycles "
+    "(the published one and the store's), recombined and mixed with new pieces; 'descent': "
+    "from nothing but random descents.",
 )
 @click.option(
     "--resume",
@@ -130,9 +148,12 @@ if TYPE_CHECKING:
     flag_value="latest",
     default=None,
     metavar="[RUN]",
-    help="Continue an interrupted run (the latest if no number is given); its settings "
-    "come from the store, so no other search setting may be given.",
+    help="Continue run RUN, or without a number the latest run not finished (interrupted, "
+    "stopped or killed); its settings come from the store, so no other search setting may "
+    "be given; a run another process is searching is refused.",
 )
+@DEVICE_OPTION
+@DEVICE_THREADS_OPTION
 @click.option("--quiet", is_flag=True, help="No progress display on stderr.")
 @JSON_OPTION
 @click.pass_context
@@ -147,9 +168,10 @@ def search(
     after a crash or `kill -9`. The same --seed and --iterations reproduce a run.
     Options that would do nothing together are refused, saying why: --patience
     is for climb, --history for lahc, --loop-deck and --basin-states for the loop
-    hunt, which takes no --strategy, --keep-above, --patience or --history and
-    plays two seats. --players 3 or 4 searches the standard deck dealt round three
-    or four seats, with every strategy.
+    hunt, which takes no --strategy, --keep-above, --patience or --history;
+    --grow-from is for --objective grow, which takes --basin-states too.
+    --players 3 or 4 searches the standard deck dealt round three or four seats,
+    with every strategy, on the CPU (loop hunts and grow runs play two seats).
 
     \b
     Examples:
@@ -158,14 +180,20 @@ def search(
       bmn search --strategy lahc --objective tricks --time 30m
       bmn search --iterations 100000000 --seed 42 --workers 2
       bmn search --players 3 --time 15m  # 18/17/17 cards, seat 0 first
-      bmn search --resume                 # continue the latest run
+      bmn search --resume                 # continue the latest unfinished run
       bmn search --objective loop --time 1h --workers 2
       bmn search --objective loop --loop-deck standard --time 8h
+      bmn search --objective grow --time 2m      # standard-deck cycles from pieces
+      bmn search --device cuda --time 8h   # walk or random on an NVIDIA GPU
     """
     from bmn.records.store import Store
 
     check_combination(ctx, resume, options)
-    with Store(store) as db:
+    if options["device"] == "cuda":
+        from bmn.search.cli_device import require_cuda
+
+        require_cuda()  # before a store is made
+    with Store(store, create=resume is None) as db:  # --resume never makes a store
         job = search_job(db, resume, options)
         summary = run_with_signals(job, quiet)
     click.echo(json.dumps(summary.as_dict()) if as_json else summary.text())
@@ -191,7 +219,14 @@ RUN_SETTINGS = (
     "players",
     "loop_deck",
     "basin_states",
+    "grow_from",
+    "device",
+    "device_threads",
 )
+
+
+# Settings a grow run has no use for: it builds its deals from pieces, on the CPU.
+GROW_IDLE = ("strategy", "keep_above", "patience", "history", "loop_deck", "device_threads")
 
 
 def check_combination(ctx: click.Context, resume: str | None, options: dict) -> None:
@@ -205,18 +240,28 @@ def check_combination(ctx: click.Context, resume: str | None, options: dict) -> 
         if resume != "latest":
             RUN_NUMBER.convert(resume, param(ctx, "resume"), ctx)  # not a number: exit 2
         return
+    check_players(ctx, options)
+    if options["objective"] == "grow":
+        for name in GROW_IDLE:
+            if given(ctx, name):
+                refuse(ctx, name, "does nothing with --objective grow: it builds deals from pieces")
+        if options["device"] == "cuda":
+            refuse(ctx, "device", "cuda searches for the longest games; a grow run runs on the CPU")
+        return
+    if given(ctx, "grow_from"):
+        refuse(ctx, "grow_from", f"is for --objective grow only, not {options['objective']}")
+    check_search(ctx, options)  # --device and --device-threads
     if options["objective"] == "loop":
         for name in ("strategy", "keep_above", "patience", "history"):
             if given(ctx, name):
                 refuse(
                     ctx, name, "does nothing with --objective loop: a loop hunt plays random deals"
                 )
-        if given(ctx, "players") and options["players"] != 2:
-            refuse(ctx, "players", "must be 2 with --objective loop: the loop hunt plays two seats")
         return
-    for name in ("loop_deck", "basin_states"):
-        if given(ctx, name):
-            refuse(ctx, name, f"is for --objective loop only, not {options['objective']}")
+    if given(ctx, "loop_deck"):
+        refuse(ctx, "loop_deck", f"is for --objective loop only, not {options['objective']}")
+    if given(ctx, "basin_states"):
+        refuse(ctx, "basin_states", f"is for --objective loop or grow, not {options['objective']}")
     strategy = options["strategy"]
     if given(ctx, "patience") and not uses(strategy, "patience"):
         refuse(ctx, "patience", f"is for --strategy climb only; {strategy} does not restart")
@@ -224,14 +269,36 @@ def check_combination(ctx: click.Context, resume: str | None, options: dict) -> 
         refuse(ctx, "history", f"is for --strategy lahc only; {strategy} keeps no history")
 
 
-def search_job(db: Store, resume: str | None, options: dict) -> Search | LoopHunt:
-    """The search to run: a resumed run of either kind, a new loop hunt, or a new search."""
+def check_players(ctx: click.Context, options: dict) -> None:
+    """Three or four players: the longest-game search on the CPU, which alone plays them."""
+    if options["players"] == 2:
+        return
+    if options["objective"] in ("loop", "grow"):
+        why = f"must be 2 with --objective {options['objective']}: it plays two seats"
+        refuse(ctx, "players", why)
+    if options["device"] == "cuda":
+        refuse(ctx, "players", "must be 2 with --device cuda: the GPU kernel plays two seats")
+
+
+def search_job(
+    db: Store, resume: str | None, options: dict
+) -> Search | LoopHunt | GrowHunt | CudaSearch:
+    """The search to run: a resumed run of any kind, a new loop hunt or grow run, or a new
+    search."""
+    from bmn.search.cli_device import resume_on_device, search_on_device
     from bmn.search.driver import Search, SearchOptions
+    from bmn.search.growhunt import GrowHunt, grow_options
     from bmn.search.loophunt import LoopHunt, loop_options
 
     if resume is not None:
         run = db.get_run(resume_target(db, resume))
+        if run.strategy == "grow":  # stored as objective 'loop': it stores cycles
+            return GrowHunt.resume(db, run.id)
+        if run.params.get("device") == "cuda":
+            return resume_on_device(db, run.id)
         return (LoopHunt if run.objective == "loop" else Search).resume(db, run.id)
+    if options["objective"] == "grow":
+        return GrowHunt(db, grow_options(options, db))
     if options["objective"] == "loop":
         try:
             return LoopHunt(db, loop_options(options))
@@ -239,6 +306,8 @@ def search_job(db: Store, resume: str | None, options: dict) -> Search | LoopHun
             raise click.BadParameter(str(err), param_hint="--loop-deck") from None
     if options["seconds"] is None and options["iterations"] is None:
         options["seconds"] = 60.0
+    if options["device"] == "cuda":
+        return search_on_device(db, options)
     chosen = {
         k: v
         for k, v in options.items()
@@ -323,15 +392,17 @@ def search_bench(
 
 
 def resume_target(db: Store, resume: str) -> int:
-    """The run to resume: a number (already checked to be one), or the latest run.
+    """The run to resume: a number (already checked to be one), or the latest run not
+    finished nor searched now.
 
-    A run the store does not hold is bad input, like a bad number (exit 2)."""
+    A run the store does not hold is bad input, like a bad number (exit 2); so is plain
+    --resume with no run to resume, unless the run is being searched (RunHeld: exit 1)."""
     from bmn.records.store import StoreError
 
     if resume == "latest":
-        run = db.latest_run()
+        run = db.latest_unfinished_run()
         if run is None:
-            raise click.UsageError("no run to resume in this store")
+            nothing_to_resume(db)
         return run.id
     try:
         return db.get_run(int(resume)).id
@@ -342,7 +413,28 @@ def resume_target(db: Store, resume: str) -> int:
         ) from err
 
 
-def run_with_signals(job: Search | LoopHunt, quiet: bool) -> Summary | LoopSummary:
+def nothing_to_resume(db: Store) -> NoReturn:
+    """Say why plain --resume has no run to take: no runs, every one finished, or the
+    unfinished ones are being searched now."""
+    from bmn.records.store import RunHeld
+
+    runs = db.runs()
+    held = [run for run in runs if run.status == "running"]
+    if held:
+        raise RunHeld(
+            f"nothing to resume in {db.path}: run {held[-1].id} is being searched now,"
+            f" by {held[-1].holder}"
+        )
+    why = f"every run in it finished (the latest is run {runs[-1].id})" if runs else "no runs"
+    raise click.BadParameter(
+        f"nothing to resume in {db.path}: {why}; start a new search without --resume",
+        param_hint="--resume",
+    )
+
+
+def run_with_signals(
+    job: Search | LoopHunt | GrowHunt | CudaSearch, quiet: bool
+) -> Summary | LoopSummary | GrowSummary:
     """Run a search; SIGINT and SIGTERM stop it cleanly after a checkpoint."""
     import signal
 

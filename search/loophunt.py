@@ -34,10 +34,10 @@ import numpy as np
 from bmn.kernels.backward import CycleSummary, summarise_cycle
 from bmn.kernels.deal import Deal, format_deal
 from bmn.kernels.loops import LOOP, analyse
-from bmn.records.store import Loop, Store
+from bmn.records.store import DEFAULT_PATH, Loop, Store
 from bmn.search.chunks import Backend, Result
 from bmn.search.present import duration
-from bmn.search.run import RunHandler, RunProgress, options_from_run
+from bmn.search.run import RunHandler, RunProgress, options_from_run, store_option
 
 
 @dataclass
@@ -217,11 +217,18 @@ class LoopProgress(RunProgress):
     new_cycles: int = 0
     last: str = ""
 
+    deck: str = DEFAULT_DECK
+
     def title(self) -> str:
         return f"bmn search --objective loop, run {self.run}"
 
+    def setting(self) -> str:
+        return f"deck {self.deck}, {self.workers} threads, seed {self.seed}"
+
     def rows(self) -> list[tuple[str, str]]:
         return [
+            ("store", self.store),
+            ("hunt", self.setting()),
             ("elapsed", duration(self.seconds)),
             ("remaining", duration(self.remaining)),
             ("deals", f"{self.games:,}"),
@@ -233,9 +240,8 @@ class LoopProgress(RunProgress):
 
     def line(self) -> str:
         return (
-            f"run {self.run}: {duration(self.seconds)} elapsed, {duration(self.remaining)} "
-            f"left, {self.games:,} deals, {self.rate:,.0f} deals/s, {self.loops:,} loops, "
-            f"{self.cycles} cycles ({self.new_cycles} new to the store)"
+            f"run {self.run}: {self.clock()}, {self.games:,} deals, {self.rate:,.0f} deals/s, "
+            f"{self.loops:,} loops, {self.cycles} cycles ({self.new_cycles} new to the store)"
         )
 
 
@@ -250,13 +256,14 @@ class LoopSummary:
     seconds: float
     seed: int
     deck: str
+    store: str = DEFAULT_PATH
 
     def text(self) -> str:
         return (
             f"run {self.run} ({self.status}): {self.games:,} deals in {self.seconds:,.1f} s; "
             f"seed {self.seed}, deck {self.deck}\n{self.loops:,} looping deals, "
             f"{self.cycles} distinct cycles ({self.new_cycles} new to the store); "
-            "list them with: bmn records loops"
+            f"list them with: bmn records loops{store_option(self.store)}"
         )
 
     def as_dict(self) -> dict:
@@ -373,7 +380,9 @@ class LoopHunt(RunHandler):
         self.new_cycles = state["new_cycles"]
 
     def _new_progress(self) -> LoopProgress:
-        return LoopProgress(self.run_id)
+        p = LoopProgress(self.run_id, deck=self.options.deck, loops=self.hunt.loops)
+        p.cycles, p.new_cycles = len(self.seen), self.new_cycles
+        return p
 
     def _stream_games(self, stream: int) -> int:
         return self.hunt.deals
@@ -418,7 +427,7 @@ class LoopHunt(RunHandler):
         self.pending = {}
         checkpoint = (0, self._checkpoint(), self.hunt.deals, seconds)
         update = {"games": self.hunt.deals, "seconds": seconds}
-        self.store.save_loop_progress(self.run_id, loops, checkpoint, update)
+        self.store.save_loop_progress(self.run_id, loops, checkpoint, update, holder=self.holder)
         p = self.progress
         p.loops, p.cycles, p.new_cycles = self.hunt.loops, len(self.seen), self.new_cycles
 
@@ -434,6 +443,7 @@ class LoopHunt(RunHandler):
             seconds,
             self.options.seed,
             self.options.deck,
+            str(self.store.path),
         )
 
 

@@ -16,7 +16,7 @@ from bmn.kernels.score import kernel_for, score, score_deals
 from bmn.records.published import FILES, published_games, replay_published
 from bmn.records.store import Find, Store
 from bmn.search import driver
-from bmn.search.driver import Search, SearchOptions, deal_text
+from bmn.search.driver import Search, SearchOptions, deal_text, deal_texts, standing
 from bmn.search.registry import STRATEGIES, history_length
 from bmn.search.stats import length_stats
 from bmn.search.strategies import run_chunk
@@ -199,6 +199,7 @@ def test_a_search_run_keeps_its_players_and_true_finds(tmp_path, players):
 
 def test_an_interrupted_three_player_run_resumes_exactly(tmp_path, monkeypatch):
     monkeypatch.setattr(driver, "CHUNK_SECONDS", 0.01)  # small chunks: the stop lands mid-run
+    monkeypatch.setattr(driver, "COMMIT_SECONDS", 0.0)  # a commit per chunk: stop at the first
     options = dict(players=3, iterations=300_000, workers=2, seed=3, keep_above=1500)
     with Store(tmp_path / "a.sqlite") as store:
         whole = Search(store, SearchOptions(**options)).run()
@@ -233,6 +234,9 @@ def test_deal_text_cuts_at_the_hand_sizes():
         "-" + "J" * 4 + "Q" * 4 + "K" * 4 + "A" * 4,
     ]
     assert [len(h) for h in deal_text(row, (13, 13, 13, 13)).split("/")] == [13] * 4
+    decks = np.array([np.random.default_rng(seed).permutation(row) for seed in range(5)])
+    for sizes in ((18, 17, 17), (13, 13, 13, 13), (26, 26)):
+        assert deal_texts(decks, sizes) == [deal_text(deck, sizes) for deck in decks]
 
 
 def test_search_command_with_players(bmn, tmp_path):
@@ -257,6 +261,8 @@ def test_search_command_with_players(bmn, tmp_path):
             ["--resume", "--players", "3"],
             "--resume takes its settings from the run; drop --players",
         ),
+        (["--players", "4", "--objective", "grow"], "--players must be 2 with --objective grow"),
+        (["--players", "3", "--device", "cuda"], "--players must be 2 with --device cuda"),
     ],
 )
 def test_bad_players_options(bmn, failed, tmp_path, args, message):
@@ -357,3 +363,20 @@ def test_bmn_tables_of_three_and_four_players_replay(bmn, players):
     assert all(row["matches"] for row in out)
     text = bmn("records", "published", "--players", players)
     assert f"all {len(games)} {players}-player games replay exactly" in text.stderr
+
+
+@pytest.mark.parametrize("command", ["bench", "selfcheck"])
+def test_gpu_bench_and_selfcheck_refuse_three_players(bmn, failed, command):
+    result = bmn(command, "--players", 3, "--device", "cuda", "--deals", 10)
+    failed(result, 2, "--players must be 2 with --device cuda: the GPU kernel plays two seats")
+
+
+@pytest.mark.parametrize("players", PLAYERS)
+def test_a_search_display_holds_the_best_against_bmns_table(players):
+    top = published_games(players)[0]
+    where = standing(top.cards - 1, 1, "cards", players)
+    assert (where.record, where.holder) == (top.cards, top.name)
+    assert where.rank == "longer than 2 of the 3 games in bmn's table: it would be 2nd"
+    assert standing(10, 1, "cards", players).rank.startswith("shorter than all 3 games in bmn's")
+    progress = driver.Progress(1, objective="cards", players=players, best_cards=top.cards)
+    assert f"({top.name})" in dict(progress.rows())["record"]

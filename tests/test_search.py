@@ -87,6 +87,7 @@ def finds_of(store, run):
 
 def test_interrupted_and_resumed_run_equals_uninterrupted(tmp_path, monkeypatch):
     monkeypatch.setattr(driver, "CHUNK_SECONDS", 0.01)  # small chunks: the stop lands mid-run
+    monkeypatch.setattr(driver, "COMMIT_SECONDS", 0.0)  # a commit per chunk: stop at the first
     options = dict(strategy="walk", iterations=1_000_000, workers=2, seed=9, keep_above=2000)
     with Store(tmp_path / "a.sqlite") as store:
         whole = Search(store, SearchOptions(**options)).run()

@@ -120,7 +120,7 @@ def test_stop_and_resume_continue_exactly(tmp_path, monkeypatch):
 def test_resume_of_a_loop_hunt_through_the_cli(hunt, bmn, tmp_path):
     store = tmp_path / "r.sqlite"
     hunt(store, "--iterations", "1000", "--seed", "1", "--loop-deck", DECK)
-    result = bmn("search", "--resume", "--store", str(store), "--quiet")
+    result = bmn("search", "--resume", "1", "--store", str(store), "--quiet")  # it finished
     assert result.exit_code == 0, result.output
     assert "1,000 deals" in result.stdout
 
