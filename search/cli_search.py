@@ -8,11 +8,18 @@ from typing import TYPE_CHECKING
 
 import click
 
-from bmn.search.cli_options import JSON_OPTION, STORE_OPTION, Duration
+from bmn.search.cli_options import (
+    JSON_OPTION,
+    STORE_OPTION,
+    Duration,
+    cluster_backend,
+    cluster_options,
+)
 from bmn.search.present import bench_table, echo
 
 if TYPE_CHECKING:
     from bmn.records.store import Store
+    from bmn.search.chunks import Backend
     from bmn.search.driver import Search, Summary
     from bmn.search.loophunt import LoopHunt, LoopSummary
 
@@ -53,7 +60,8 @@ if TYPE_CHECKING:
     "--workers",
     type=click.IntRange(min=1),
     default=None,
-    help="Worker threads [default: every core].",
+    help="Search streams: threads, or tasks at once on a cluster [default: every core, "
+    "or every worker thread of the cluster].",
 )
 @click.option(
     "--seed",
@@ -105,9 +113,19 @@ if TYPE_CHECKING:
     metavar="[RUN]",
     help="Continue an interrupted run (the latest if no number is given).",
 )
+@cluster_options
 @click.option("--quiet", is_flag=True, help="No progress display on stderr.")
 @JSON_OPTION
-def search(resume: str | None, store: str, quiet: bool, as_json: bool, **options) -> None:
+def search(
+    resume: str | None,
+    store: str,
+    quiet: bool,
+    as_json: bool,
+    scheduler: str | None,
+    scheduler_file: str | None,
+    cluster: str | None,
+    **options,
+) -> None:
     """Search for the longest games and keep the finds in the record store.
 
     Runs on every core, shows progress on stderr and stores every improvement and
@@ -124,12 +142,33 @@ def search(resume: str | None, store: str, quiet: bool, as_json: bool, **options
       bmn search --resume                 # continue the latest run
       bmn search --objective loop --time 1h --workers 2
       bmn search --objective loop --loop-deck standard --time 8h
+      bmn search --cluster local --time 10m         # a Dask cluster on this machine
+      bmn search --scheduler tcp://10.0.0.5:8786 --time 8h
+      bmn search --scheduler-file ~/dask.json --resume
+
+    On a Dask cluster (--scheduler, --scheduler-file, DASK_SCHEDULER_ADDRESS, or
+    --cluster local) the same seed, iterations and --workers give the same finds as on
+    threads; this process stays the only writer of the store. A worker that dies
+    costs nothing; if the whole cluster goes away the run is checkpointed and exits
+    with status 1, to be resumed on a cluster or on threads.
     """
     from bmn.records.store import Store
+    from bmn.search.chunks import BackendError
 
-    with Store(store) as db:
-        job = search_job(db, resume, options)
-        summary = run_with_signals(job, quiet)
+    backend = cluster_backend(scheduler, scheduler_file, cluster, options["workers"])
+    try:
+        with Store(store) as db:
+            job = search_job(db, resume, options, backend)
+            try:
+                summary = run_with_signals(job, quiet)
+            except BackendError as err:
+                raise click.ClickException(
+                    f"{err}; run {job.run_id} is checkpointed, resume with: "
+                    f"bmn search --resume {job.run_id} --store {store}"
+                ) from None
+    finally:
+        if backend is not None:
+            backend.close()
     click.echo(json.dumps(summary.as_dict()) if as_json else summary.text())
     if summary.status == "interrupted":
         click.echo(
@@ -138,8 +177,11 @@ def search(resume: str | None, store: str, quiet: bool, as_json: bool, **options
         raise SystemExit(130)
 
 
-def search_job(db: Store, resume: str | None, options: dict) -> Search | LoopHunt:
-    """The search to run: a resumed run of either kind, a new loop hunt, or a new search."""
+def search_job(
+    db: Store, resume: str | None, options: dict, backend: Backend | None = None
+) -> Search | LoopHunt:
+    """The search to run: a resumed run of either kind, a new loop hunt, or a new search;
+    its chunks on `backend` (threads of this process when None)."""
     from bmn.search.driver import Search, SearchOptions
     from bmn.search.loophunt import LoopHunt, loop_options
 
@@ -155,20 +197,22 @@ def search_job(db: Store, resume: str | None, options: dict) -> Search | LoopHun
                 f"--{given[0].replace('seconds', 'time')}"
             )
         run = db.get_run(resume_target(db, resume))
-        return (LoopHunt if run.objective == "loop" else Search).resume(db, run.id)
+        return (LoopHunt if run.objective == "loop" else Search).resume(db, run.id, backend)
     if options["objective"] == "loop":
         try:
-            return LoopHunt(db, loop_options(options))
+            return LoopHunt(db, loop_options(options), backend=backend)
         except ValueError as err:
             raise click.BadParameter(str(err), param_hint="--loop-deck") from None
     if options["seconds"] is None and options["iterations"] is None:
         options["seconds"] = 60.0
+    if options["workers"] is None and backend is not None:
+        options["workers"] = backend.default_streams()
     chosen = {
         k: v
         for k, v in options.items()
         if v is not None and k in SearchOptions.__dataclass_fields__
     }
-    return Search(db, SearchOptions(**chosen))
+    return Search(db, SearchOptions(**chosen), backend=backend)
 
 
 @click.command("search-bench")

@@ -84,14 +84,15 @@ class Progress(RunProgress):
             ("best deal", self.best_deal),
             ("improvements", str(self.improvements)),
             ("kept finds", str(self.finds)),
+            ("backend", self.backend),
         ]
 
     def line(self) -> str:
         return (
-            f"run {self.run}: {duration(self.seconds)} elapsed, {duration(self.remaining)} "
-            f"left, {self.games:,} games, {self.rate:,.0f} games/s, best {self.best_cards} "
-            f"cards {self.best_tricks} tricks, {self.improvements} improvements, "
-            f"{self.finds} kept"
+            f"run {self.run} on {self.backend}: {duration(self.seconds)} elapsed, "
+            f"{duration(self.remaining)} left, {self.games:,} games, {self.rate:,.0f} games/s, "
+            f"best {self.best_cards} cards {self.best_tricks} tricks, {self.improvements} "
+            f"improvements, {self.finds} kept"
         )
 
 

@@ -222,13 +222,14 @@ class LoopProgress(RunProgress):
             ("loops", f"{self.loops:,}"),
             ("cycles", f"{self.cycles} ({self.new_cycles} new to the store)"),
             ("last new", self.last),
+            ("backend", self.backend),
         ]
 
     def line(self) -> str:
         return (
-            f"run {self.run}: {duration(self.seconds)} elapsed, {duration(self.remaining)} "
-            f"left, {self.games:,} deals, {self.rate:,.0f} deals/s, {self.loops:,} loops, "
-            f"{self.cycles} cycles ({self.new_cycles} new to the store)"
+            f"run {self.run} on {self.backend}: {duration(self.seconds)} elapsed, "
+            f"{duration(self.remaining)} left, {self.games:,} deals, {self.rate:,.0f} deals/s, "
+            f"{self.loops:,} loops, {self.cycles} cycles ({self.new_cycles} new to the store)"
         )
 
 

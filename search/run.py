@@ -20,8 +20,8 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any, ClassVar, Protocol, TypeVar
 
-from bmn.records.store import Run, Store
-from bmn.search.chunks import Backend, Result, Task, get_backend
+from bmn.records.store import Run, Store, holder_name
+from bmn.search.chunks import Backend, BackendError, Result, Task, get_backend
 
 POLL_SECONDS = 0.5  # the longest wait for a result, so signal handlers run promptly
 H = TypeVar("H", bound="RunHandler")
@@ -52,6 +52,7 @@ class RunProgress:
     seconds: float = 0.0
     rate: float = 0.0
     remaining: float | None = None
+    backend: str = ""  # where the chunks run and how many workers and threads
 
 
 @dataclass
@@ -87,12 +88,17 @@ class RunHandler:
         self.backend = backend if backend is not None else get_backend()
         if run_id is None:
             self.run_id = store.create_run(
-                options.strategy, options.objective, options.seed, asdict(options)
+                options.strategy,
+                options.objective,
+                options.seed,
+                asdict(options),
+                backend=self.backend.where,
             )
             self.spent = 0.0
             self._restore({})
         else:
             self.run_id = run_id
+            store.claim_run(run_id, holder_name(), backend=self.backend.where)
             self.spent = store.get_run(run_id).seconds or 0.0
             self._restore(store.load_checkpoints(run_id))
         self.progress = self._new_progress()
@@ -108,9 +114,15 @@ class RunHandler:
     # -- the loop ------------------------------------------------------------------------------
 
     def run(self, on_progress: Callable[[Any], None] = lambda p: None):
-        """Run until the iterations or time are used up, or `stop` is set; the summary."""
-        self.backend.start(self.streams, self.warm)
+        """Run until the iterations or time are used up, or `stop` is set; the summary.
+
+        A BackendError (a cluster gone) commits what has come, marks the run interrupted,
+        so `--resume` continues it on any backend, and is raised again."""
+        self._start = self._saved = time.monotonic()
+        self._dirty, self._streams = False, []
         try:
+            self.backend.start(self.streams, self.warm)
+            self.progress.backend = f"{self.backend.where}: {self.backend.details()}"
             self.store.update_run(self.run_id, status="running")
             self._start = self._saved = time.monotonic()
             self._games_at_start = self.games
@@ -122,6 +134,12 @@ class RunHandler:
             if self._dirty:
                 self._commit(on_progress)
             return self._finish()
+        except BackendError:
+            self.stop.set()
+            if self._dirty:
+                self._commit(on_progress)
+            self._finish()
+            raise
         finally:
             self.backend.close()
 

@@ -1,0 +1,154 @@
+"""Measure the Dask backend against the threads backend on this machine: one command, figures.
+
+    pip install -e '.[dask]'
+    python benchmarks/cluster_bench.py [--workers 2] [--iterations 20000000] [--tiny-chunks 3000]
+
+Runs the same search (walk, one seed, the same iterations and streams) on threads of this
+process and on a LocalCluster of one-thread worker processes, then a run of tiny chunks on
+the cluster. Prints, for each backend:
+- games/s over the run (games / seconds from the clock's start to the last commit), and the
+  cluster's ratio to threads (the target is at least 0.9);
+- start-up: seconds to connect (cluster only), to warm every worker, and from the clock's
+  start to the first chunk committed;
+- chunk overhead: per chunk, the seconds a stream's thread spent outside the kernel
+  ((wall seconds x streams - kernel seconds) / chunks: scheduling, transfers, the commit,
+  the last chunk's imbalance);
+- the driver's commit rate: chunks of 1,000 deals (a few milliseconds of work each) on the
+  cluster, chunks committed per second, and this process's CPU seconds per chunk (receiving,
+  deserialising, committing); 1 / that is how many one-second chunks a second, so how many
+  worker threads, one driver serves.
+The last line is JSON with every figure.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from bmn.records.store import Store
+from bmn.search import driver
+from bmn.search.chunks import Backend, Result, Task
+from bmn.search.driver import Search, SearchOptions
+from bmn.search.threads import ThreadBackend
+
+SEED = 20_260_130
+
+
+class Counting:
+    """A backend wrapper that counts chunks and their kernel seconds, and times start()."""
+
+    def __init__(self, backend: Backend):
+        self.backend = backend
+        self.name, self.where = backend.name, backend.where
+        self.chunks, self.kernel_seconds, self.warm_seconds = 0, 0.0, 0.0
+
+    def default_streams(self) -> int:
+        return self.backend.default_streams()
+
+    def details(self) -> str:
+        return self.backend.details()
+
+    def start(self, streams, warm) -> None:
+        began = time.monotonic()
+        self.backend.start(streams, warm)
+        self.warm_seconds = time.monotonic() - began
+
+    def submit(self, task: Task) -> None:
+        self.backend.submit(task)
+
+    def next_result(self, timeout: float) -> Result | None:
+        result = self.backend.next_result(timeout)
+        if result is not None:
+            self.chunks += 1
+            self.kernel_seconds += result.seconds
+        return result
+
+    def cancel(self):
+        return self.backend.cancel()
+
+    def close(self) -> None:
+        self.backend.close()
+
+
+def timed_run(backend: Backend, workers: int, iterations: int, folder: Path) -> dict:
+    """One search on `backend`; its figures."""
+    counting = Counting(backend)
+    options = SearchOptions(strategy="walk", iterations=iterations, workers=workers, seed=SEED)
+    with Store(folder / f"{backend.name}-{iterations}.sqlite") as store:
+        job = Search(store, options, backend=counting)
+        began, first = time.monotonic(), []
+        cpu = time.process_time()
+        summary = job.run(lambda p: first or first.append(time.monotonic()))
+        cpu = time.process_time() - cpu
+    clock = summary.seconds  # from the clock's start (after the warm-up) to the end
+    wall = clock * workers
+    return {
+        "games": summary.games,
+        "best_cards": summary.best_cards,
+        "seconds": round(clock, 3),
+        "games_per_s": round(summary.games / clock),
+        "warm_seconds": round(counting.warm_seconds, 3),
+        "first_chunk_seconds": round(first[0] - began - counting.warm_seconds, 3),
+        "chunks": counting.chunks,
+        "overhead_ms_per_chunk": round(
+            1000 * (wall - counting.kernel_seconds) / max(counting.chunks, 1), 2
+        ),
+        "driver_cpu_ms_per_chunk": round(1000 * cpu / max(counting.chunks, 1), 3),
+        "chunks_per_s": round(counting.chunks / clock, 1),
+    }
+
+
+def cluster(workers: int):
+    from bmn.search.dask_backend import DaskBackend
+
+    began = time.monotonic()
+    backend = DaskBackend(local=True, local_workers=workers)
+    return backend, time.monotonic() - began
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--workers", type=int, default=2, help="streams, and worker processes")
+    parser.add_argument("--iterations", type=int, default=20_000_000)
+    parser.add_argument("--tiny-chunks", type=int, default=3000, help="chunks of the tiny run")
+    args = parser.parse_args(argv)
+    logging.getLogger("distributed").setLevel(logging.ERROR)
+    figures: dict = {"workers": args.workers, "iterations": args.iterations, "cpus": os.cpu_count()}
+    with tempfile.TemporaryDirectory() as folder:
+        figures["threads"] = timed_run(ThreadBackend(), args.workers, args.iterations, Path(folder))
+        print_row("threads", figures["threads"])
+        backend, connect = cluster(args.workers)
+        figures["dask"] = timed_run(backend, args.workers, args.iterations, Path(folder))
+        figures["dask"]["connect_seconds"] = round(connect, 3)
+        print_row("dask", figures["dask"])
+        rates = figures["dask"]["games_per_s"], figures["threads"]["games_per_s"]
+        figures["ratio"] = round(rates[0] / rates[1], 3)
+        same = figures["dask"]["best_cards"] == figures["threads"]["best_cards"]
+        print(f"dask / threads games/s: {figures['ratio']:.3f}; same best: {same}", file=sys.stderr)
+        driver.CHUNK_SECONDS, driver.FIRST_CHUNK = 0.0, 1000  # every chunk 1,000 deals
+        backend, _ = cluster(args.workers)
+        tiny = timed_run(backend, args.workers, 1000 * args.tiny_chunks, Path(folder))
+        figures["dask_tiny_chunks"] = tiny
+        print_row("dask, chunks of 1,000 deals", tiny)
+    print(json.dumps(figures))
+    return 0
+
+
+def print_row(name: str, f: dict) -> None:
+    print(
+        f"{name}: {f['games_per_s']:,} games/s over {f['seconds']} s, warm-up "
+        f"{f['warm_seconds']} s, first chunk {f['first_chunk_seconds']} s after the clock's "
+        f"start, {f['chunks']} chunks ({f['chunks_per_s']}/s), {f['overhead_ms_per_chunk']} ms "
+        f"per chunk outside the kernel, driver CPU {f['driver_cpu_ms_per_chunk']} ms per chunk",
+        file=sys.stderr,
+    )
+
+
+if __name__ == "__main__":
+    sys.exit(main())
