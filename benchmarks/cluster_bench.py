@@ -2,6 +2,7 @@
 
     pip install -e '.[dask]'
     python benchmarks/cluster_bench.py [--workers 2] [--iterations 20000000] [--tiny-chunks 3000]
+                                       [--tiny-streams 16]
 
 Runs the same search (walk, one seed, the same iterations and streams) on threads of this
 process and on a LocalCluster of one-thread worker processes, then a run of tiny chunks on
@@ -14,9 +15,10 @@ the cluster. Prints, for each backend:
   ((wall seconds x streams - kernel seconds) / chunks: scheduling, transfers, the commit,
   the last chunk's imbalance);
 - the driver's commit rate: chunks of 1,000 deals (a few milliseconds of work each) on the
-  cluster, chunks committed per second, and this process's CPU seconds per chunk (receiving,
-  deserialising, committing); 1 / that is how many one-second chunks a second, so how many
-  worker threads, one driver serves.
+  same cluster, with --tiny-streams streams so that chunks wait for the driver, not the
+  other way round: chunks committed per second, and this process's CPU seconds per chunk
+  (receiving, deserialising, committing). 1 / that is how many one-second chunks a second,
+  so how many worker threads, one driver serves.
 The last line is JSON with every figure.
 """
 
@@ -79,6 +81,7 @@ class Counting:
 def timed_run(backend: Backend, workers: int, iterations: int, folder: Path) -> dict:
     """One search on `backend`; its figures."""
     counting = Counting(backend)
+    threads = min(workers, backend.default_streams())  # what runs chunks at once
     options = SearchOptions(strategy="walk", iterations=iterations, workers=workers, seed=SEED)
     with Store(folder / f"{backend.name}-{iterations}.sqlite") as store:
         job = Search(store, options, backend=counting)
@@ -87,7 +90,7 @@ def timed_run(backend: Backend, workers: int, iterations: int, folder: Path) -> 
         summary = job.run(lambda p: first or first.append(time.monotonic()))
         cpu = time.process_time() - cpu
     clock = summary.seconds  # from the clock's start (after the warm-up) to the end
-    wall = clock * workers
+    wall = clock * threads
     return {
         "games": summary.games,
         "best_cards": summary.best_cards,
@@ -117,6 +120,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workers", type=int, default=2, help="streams, and worker processes")
     parser.add_argument("--iterations", type=int, default=20_000_000)
     parser.add_argument("--tiny-chunks", type=int, default=3000, help="chunks of the tiny run")
+    parser.add_argument("--tiny-streams", type=int, default=16, help="streams of the tiny run")
     args = parser.parse_args(argv)
     logging.getLogger("distributed").setLevel(logging.ERROR)
     figures: dict = {"workers": args.workers, "iterations": args.iterations, "cpus": os.cpu_count()}
@@ -133,7 +137,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"dask / threads games/s: {figures['ratio']:.3f}; same best: {same}", file=sys.stderr)
         driver.CHUNK_SECONDS, driver.FIRST_CHUNK = 0.0, 1000  # every chunk 1,000 deals
         backend, _ = cluster(args.workers)
-        tiny = timed_run(backend, args.workers, 1000 * args.tiny_chunks, Path(folder))
+        tiny = timed_run(backend, args.tiny_streams, 1000 * args.tiny_chunks, Path(folder))
         figures["dask_tiny_chunks"] = tiny
         print_row("dask, chunks of 1,000 deals", tiny)
     print(json.dumps(figures))

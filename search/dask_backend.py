@@ -27,6 +27,7 @@ resumed run never meets an earlier session's tasks on a long-lived cluster.
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import functools
 import importlib.metadata
@@ -127,11 +128,13 @@ class DaskBackend:
         self.version = bmn_version()
         self._futures: dict[str, Future] = {}  # by key: the chunks out, until handed over
         self._streams: list[_Stream] = []
-        self._results: queue.Queue[tuple[Future, Result | BaseException]] = queue.Queue()
+        self._done: queue.Queue[Future] = queue.Queue()  # put by Dask's callback thread
+        self._ready: collections.deque[Result] = collections.deque()  # fetched, to hand back
         self._dropped: set[str] = set()  # keys this backend cancelled
         self._session = ""
         self._plugin = ""
         self._workerless_since: float | None = None
+        self._checked = 0.0  # when _check_alive last asked the scheduler
         if local:
             self.cluster = start_local_cluster(local_workers)
             address, self.where = self.cluster.scheduler_address, "dask local"
@@ -144,11 +147,11 @@ class DaskBackend:
             self.where = f"dask {address}"
         try:
             self.client = connect(address, connect_seconds)
+            self.address = self.client.scheduler.address
             self._check_versions()
         except BaseException:
             self.close()
             raise
-        self.address = self.client.scheduler.address
 
     # -- the Backend interface ------------------------------------------------------------------
 
@@ -158,7 +161,7 @@ class DaskBackend:
 
     def details(self) -> str:
         workers = self._nthreads()
-        text = f"{len(workers)} workers, {sum(workers.values())} threads"
+        text = f"{_count(len(workers), 'worker')}, {_count(sum(workers.values()), 'thread')}"
         link = self.dashboard()
         return text if link is None else f"{text}, dashboard {link}"
 
@@ -173,7 +176,7 @@ class DaskBackend:
             ) from None
         self._session = uuid.uuid4().hex[:12]
         self._streams = [_Stream() for _ in range(streams)]
-        self._results = queue.Queue()
+        self._done, self._ready = queue.Queue(), collections.deque()
         self._futures, self._dropped = {}, set()
 
     def submit(self, task: Task) -> None:
@@ -191,20 +194,22 @@ class DaskBackend:
         future = self.client.submit(run_chunk, task, previous, self.version, key=key)
         self._futures[key] = future
         s.tail = future
-        future.add_done_callback(self._arrived)
+        future.add_done_callback(self._done.put)
 
     def next_result(self, timeout: float) -> Result | None:
-        try:
-            future, value = self._results.get(timeout=timeout)
-        except queue.Empty:
-            self._check_alive()
-            return None
-        if future.key in self._dropped:
-            return None  # cancelled by a stop
-        if isinstance(value, BaseException):
-            raise self._explain(future, value)
-        self._hand_over(future, value)
-        return value
+        """The next result fetched; when none is, every future done by now is fetched in
+        one round trip (a driver behind its workers fetches many at once)."""
+        if not self._ready:
+            try:
+                done = [self._done.get(timeout=timeout)]
+            except queue.Empty:
+                self._check_alive()
+                return None
+            with contextlib.suppress(queue.Empty):
+                while True:
+                    done.append(self._done.get_nowait())
+            self._fetch([future for future in done if future.key not in self._dropped])
+        return self._ready.popleft() if self._ready else None
 
     def cancel(self) -> list[tuple[int, int]]:
         """Drop the chunks no worker has started (a stop): those deferred, and from each
@@ -255,16 +260,19 @@ class DaskBackend:
             return None
         return self.client.dashboard_link
 
-    def _arrived(self, future: Future) -> None:
-        """A future is done (on the client's callback thread): fetch its result now, so the
-        run's thread finds it ready. A future cancelled by someone else is a lost cluster."""
-        if future.key in self._dropped:
-            return
+    def _fetch(self, futures: list[Future]) -> None:
+        """Fetch done futures' results into the ready queue and hand each over; the first
+        failed one raises (a future cancelled by someone else: the scheduler is gone)."""
+        for future in futures:
+            if future.status != "finished":
+                raise self._explain(future, _failure(future))
         try:
-            value: Result | BaseException = future.result()
-        except BaseException as err:
-            value = err
-        self._results.put((future, value))
+            results = self.client.gather(futures)
+        except Exception as err:
+            raise self._explain(futures[0], err) from None
+        for future, result in zip(futures, results, strict=True):
+            self._hand_over(future, result)
+            self._ready.append(result)
 
     def _hand_over(self, future: Future, result: Result) -> None:
         """Release a result's future; a stream whose latest chunk is back may submit the
@@ -296,9 +304,13 @@ class DaskBackend:
         return err
 
     def _check_alive(self) -> None:
-        """Raise BackendError when the scheduler is gone, or has had no worker too long."""
+        """Raise BackendError when the scheduler is gone, or has had no worker too long
+        (asking the scheduler at most once a second)."""
         if self.client.status != "running":
             raise BackendError(f"lost the Dask scheduler at {self.address}")
+        if time.monotonic() - self._checked < 1.0:
+            return
+        self._checked = time.monotonic()
         try:
             workers = len(self.client.nthreads())
         except Exception:
@@ -321,7 +333,7 @@ class DaskBackend:
         except TimeoutError:
             raise BackendError(
                 f"no Dask worker joined the scheduler at {self.address} within "
-                f"{WORKERS_SECONDS:.0f} s: start them with `dask worker {self.address}`"
+                f"{WORKERS_SECONDS:g} s: start them with `dask worker {self.address}`"
             ) from None
         return self.client.nthreads()
 
@@ -410,6 +422,18 @@ def _free(port: int) -> bool:
         except OSError:
             return False
     return True
+
+
+def _failure(future: Future) -> BaseException:
+    """What a failed future raised; a cancelled one's error."""
+    try:
+        return future.exception(timeout=CONNECT_SECONDS) or RuntimeError(future.status)
+    except BaseException as err:  # cancelled, or the scheduler is gone
+        return err
+
+
+def _count(n: int, thing: str) -> str:
+    return f"{n} {thing}" if n == 1 else f"{n} {thing}s"
 
 
 def _chunk_of(key: str) -> tuple[int, int]:

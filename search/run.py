@@ -156,12 +156,19 @@ class RunHandler:
                     self._streams[stream].in_flight.pop(chunk, None)
                     self._streams[stream].arrived.pop(chunk, None)  # a cluster's race
                 continue
-            result = self.backend.next_result(POLL_SECONDS)
-            if result is not None:
-                self._receive(result, on_progress)
+            # Every result already waiting is taken in before one commit: a driver behind
+            # many workers commits their chunks together, in one transaction (one fsync).
+            result, taken = self.backend.next_result(POLL_SECONDS), 0
+            while result is not None:
+                self._receive(result)
+                taken += 1
+                more = taken < self.streams * self.in_flight
+                result = self.backend.next_result(0.0) if more else None
+            if self._dirty and time.monotonic() - self._saved >= self.commit_seconds():
+                self._commit(on_progress)
 
-    def _receive(self, result: Result, on_progress: Callable[[Any], None]) -> None:
-        """Take a result in, committing the stream's chunks in order; refill the stream."""
+    def _receive(self, result: Result) -> None:
+        """Take a result in, absorbing the stream's chunks in order; refill the stream."""
         s = self._streams[result.stream]
         if result.chunk not in s.in_flight or result.chunk in s.arrived:
             return  # cancelled, or a second copy of a chunk already taken
@@ -173,8 +180,6 @@ class RunHandler:
             s.rate = done.games / max(done.seconds, 1e-3)
             self._absorb(done)
             self._dirty = True
-            if time.monotonic() - self._saved >= self.commit_seconds():
-                self._commit(on_progress)
         self._top_up(result.stream)
 
     def _top_up(self, stream: int) -> None:

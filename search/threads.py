@@ -35,7 +35,8 @@ class ThreadBackend:
         return default_workers()
 
     def details(self) -> str:
-        return f"{len(self._threads)} threads on {default_workers()} cores"
+        threads, cores = len(self._threads), default_workers()
+        return f"{threads} thread{'s' * (threads != 1)} on {cores} core{'s' * (cores != 1)}"
 
     def start(self, streams: int, warm: Callable[[], object]) -> None:
         warm()  # once: compiled code is shared by every thread

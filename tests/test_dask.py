@@ -122,6 +122,13 @@ def test_a_cluster_running_another_bmn_is_refused(tmp_path, cluster, monkeypatch
         DaskBackend(cluster.scheduler_address)
 
 
+def test_a_scheduler_without_workers_is_refused(monkeypatch):
+    monkeypatch.setattr(dask_backend, "WORKERS_SECONDS", 0.5)
+    empty = distributed.LocalCluster(n_workers=0, host="127.0.0.1", dashboard_address=None)
+    with empty, pytest.raises(BackendError, match="no Dask worker joined the scheduler at tcp"):
+        DaskBackend(empty.scheduler_address)
+
+
 def test_a_worker_that_joins_running_another_bmn_stops_the_run(tmp_path, backend):
     """Every chunk checks the worker's bmn: the run stops with one line, interrupted."""
     backend.version = "0.0.2"  # as if the workers had changed since the connection
@@ -149,9 +156,7 @@ def test_a_run_whose_scheduler_dies_checkpoints_and_resumes_on_threads(tmp_path,
         start_new_session=True,
     )
     try:
-        while not file.exists():
-            time.sleep(0.1)
-        address = json.loads(file.read_text())["address"]
+        address = scheduler_address(file)
         args = ["--iterations", OPTIONS["iterations"], "--seed", OPTIONS["seed"]]
         args += ["--keep-above", OPTIONS["keep_above"], "--store", store, "--quiet"]
         search = subprocess.Popen(
@@ -182,6 +187,17 @@ def test_a_run_whose_scheduler_dies_checkpoints_and_resumes_on_threads(tmp_path,
         finds = {(f.deal, f.cards, f.tricks, f.status) for f in db.run_finds(1)}
         assert ([summary[k] for k in KEYS], finds) == threads_run
     assert "threads" in bmn("records", "runs", "--store", store).stdout
+
+
+def scheduler_address(file: Path) -> str:
+    """The address in a scheduler file, once the scheduler has written it."""
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        try:
+            return json.loads(file.read_text())["address"]
+        except (OSError, ValueError):
+            time.sleep(0.1)
+    raise AssertionError(f"no scheduler wrote {file}")
 
 
 def committed(store: Path) -> bool:
