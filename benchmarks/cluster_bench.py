@@ -1,12 +1,13 @@
 """Measure the Dask backend against the threads backend on this machine: one command, figures.
 
     pip install -e '.[dask]'
-    python benchmarks/cluster_bench.py [--workers 2] [--iterations 20000000] [--tiny-chunks 3000]
-                                       [--tiny-streams 16]
+    python benchmarks/cluster_bench.py [--workers 2] [--iterations 10000000] [--repeat 3]
+                                       [--tiny-chunks 3000] [--tiny-streams 16]
 
 Runs the same search (walk, one seed, the same iterations and streams) on threads of this
-process and on a LocalCluster of one-thread worker processes, then a run of tiny chunks on
-the cluster. Prints, for each backend:
+process and on a LocalCluster of one-thread worker processes (as `--cluster local` starts
+it), in turn --repeat times (a shared machine's load changes between runs; the ratio is the
+median of the runs side by side), then a run of tiny chunks on the cluster. Prints, per run:
 - games/s over the run (games / seconds from the clock's start to the last commit), and the
   cluster's ratio to threads (the target is at least 0.9);
 - start-up: seconds to connect (cluster only), to warm every worker, and from the clock's
@@ -26,12 +27,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import logging
 import os
 import sys
 import tempfile
 import time
 from pathlib import Path
+from statistics import median
 
 from bmn.records.store import Store
 from bmn.search import driver
@@ -83,7 +84,7 @@ def timed_run(backend: Backend, workers: int, iterations: int, folder: Path) -> 
     counting = Counting(backend)
     threads = min(workers, backend.default_streams())  # what runs chunks at once
     options = SearchOptions(strategy="walk", iterations=iterations, workers=workers, seed=SEED)
-    with Store(folder / f"{backend.name}-{iterations}.sqlite") as store:
+    with Store(folder / f"{backend.name}.sqlite") as store:
         job = Search(store, options, backend=counting)
         began, first = time.monotonic(), []
         cpu = time.process_time()
@@ -107,39 +108,55 @@ def timed_run(backend: Backend, workers: int, iterations: int, folder: Path) -> 
     }
 
 
-def cluster(workers: int):
+def dask_run(address: str, workers: int, iterations: int, folder: Path) -> dict:
+    """A search on the cluster at `address`, connecting a backend to it as `bmn` does."""
     from bmn.search.dask_backend import DaskBackend
 
     began = time.monotonic()
-    backend = DaskBackend(local=True, local_workers=workers)
-    return backend, time.monotonic() - began
+    backend = DaskBackend(address)
+    connect = time.monotonic() - began
+    return {**timed_run(backend, workers, iterations, folder), "connect_seconds": round(connect, 3)}
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--workers", type=int, default=2, help="streams, and worker processes")
-    parser.add_argument("--iterations", type=int, default=20_000_000)
+    parser.add_argument("--iterations", type=int, default=10_000_000)
+    parser.add_argument("--repeat", type=int, default=3, help="runs of each backend, in turn")
     parser.add_argument("--tiny-chunks", type=int, default=3000, help="chunks of the tiny run")
     parser.add_argument("--tiny-streams", type=int, default=16, help="streams of the tiny run")
     args = parser.parse_args(argv)
-    logging.getLogger("distributed").setLevel(logging.ERROR)
+    from bmn.search.dask_backend import quiet_logs, start_local_cluster
+
+    quiet_logs()
     figures: dict = {"workers": args.workers, "iterations": args.iterations, "cpus": os.cpu_count()}
-    with tempfile.TemporaryDirectory() as folder:
-        figures["threads"] = timed_run(ThreadBackend(), args.workers, args.iterations, Path(folder))
-        print_row("threads", figures["threads"])
-        backend, connect = cluster(args.workers)
-        figures["dask"] = timed_run(backend, args.workers, args.iterations, Path(folder))
-        figures["dask"]["connect_seconds"] = round(connect, 3)
-        print_row("dask", figures["dask"])
-        rates = figures["dask"]["games_per_s"], figures["threads"]["games_per_s"]
-        figures["ratio"] = round(rates[0] / rates[1], 3)
-        same = figures["dask"]["best_cards"] == figures["threads"]["best_cards"]
-        print(f"dask / threads games/s: {figures['ratio']:.3f}; same best: {same}", file=sys.stderr)
+    began = time.monotonic()
+    local = start_local_cluster(args.workers)
+    figures["cluster_start_seconds"] = round(time.monotonic() - began, 3)
+    runs: dict[str, list[dict]] = {"threads": [], "dask": []}
+    with local, tempfile.TemporaryDirectory() as folder:
+        for turn in range(args.repeat):
+            path = Path(folder) / str(turn)
+            path.mkdir()
+            size = args.workers, args.iterations, path
+            runs["threads"].append(timed_run(ThreadBackend(), *size))
+            print_row("threads", runs["threads"][-1])
+            runs["dask"].append(dask_run(local.scheduler_address, *size))
+            print_row("dask", runs["dask"][-1])
+        ratios = [d["games_per_s"] / t["games_per_s"] for t, d in zip(*runs.values(), strict=True)]
+        figures.update(runs, ratios=[round(r, 3) for r in ratios], ratio=round(median(ratios), 3))
+        same = {r["best_cards"] for r in runs["threads"] + runs["dask"]}
+        print(
+            f"dask / threads games/s: median {figures['ratio']:.3f} of {figures['ratios']}; "
+            f"the same best in every run: {len(same) == 1}",
+            file=sys.stderr,
+        )
         driver.CHUNK_SECONDS, driver.FIRST_CHUNK = 0.0, 1000  # every chunk 1,000 deals
-        backend, _ = cluster(args.workers)
-        tiny = timed_run(backend, args.tiny_streams, 1000 * args.tiny_chunks, Path(folder))
+        path = Path(folder) / "tiny"
+        path.mkdir()
+        tiny = dask_run(local.scheduler_address, args.tiny_streams, 1000 * args.tiny_chunks, path)
         figures["dask_tiny_chunks"] = tiny
-        print_row("dask, chunks of 1,000 deals", tiny)
+        print_row(f"dask, {args.tiny_streams} streams of 1,000-deal chunks", tiny)
     print(json.dumps(figures))
     return 0
 

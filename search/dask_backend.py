@@ -56,7 +56,7 @@ except ImportError as err:  # an optional extra: one line for the user, not a tr
 CONNECT_SECONDS = 5.0  # a scheduler that does not answer within this is reported unreachable
 WORKERS_SECONDS = 30.0  # how long to wait for a first worker to join the scheduler
 NO_WORKERS_SECONDS = 60.0  # a cluster without a worker this long is taken as gone
-ANCHOR_EVERY = 4  # chained chunks before one starts from a state this process has
+ANCHOR_EVERY = 8  # chained chunks before one starts from a state this process has
 LOCAL_HOST = "127.0.0.1"  # a local cluster listens on this machine only
 DASHBOARD_PORT = 8787  # a local cluster's dashboard, if free (else any free port)
 
