@@ -53,7 +53,7 @@ def cluster():
         threads_per_worker=1,
         processes=True,
         host="127.0.0.1",
-        dashboard_address=None,
+        dashboard_address="127.0.0.1:0",
         silence_logs=40,
     ) as cluster:
         yield cluster
@@ -124,7 +124,7 @@ def test_a_cluster_running_another_bmn_is_refused(tmp_path, cluster, monkeypatch
 
 def test_a_scheduler_without_workers_is_refused(monkeypatch):
     monkeypatch.setattr(dask_backend, "WORKERS_SECONDS", 0.5)
-    empty = distributed.LocalCluster(n_workers=0, host="127.0.0.1", dashboard_address=None)
+    empty = distributed.LocalCluster(n_workers=0, host="127.0.0.1", dashboard_address="127.0.0.1:0")
     with empty, pytest.raises(BackendError, match="no Dask worker joined the scheduler at tcp"):
         DaskBackend(empty.scheduler_address)
 
