@@ -142,7 +142,7 @@ def search(
       bmn search --resume                 # continue the latest run
       bmn search --objective loop --time 1h --workers 2
       bmn search --objective loop --loop-deck standard --time 8h
-      bmn search --cluster local --time 10m         # a Dask cluster on this machine
+      bmn search --cluster local --time 10m  # a Dask cluster on this machine
       bmn search --scheduler tcp://10.0.0.5:8786 --time 8h
       bmn search --scheduler-file ~/dask.json --resume
 
