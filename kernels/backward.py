@@ -22,45 +22,23 @@ from dataclasses import dataclass
 
 from bmn.kernels import reference
 from bmn.kernels.deal import Deal, Hand, format_deal
-from bmn.kernels.loops import LOOP, analyse, play_trick
+from bmn.kernels.loops import LOOP, analyse, lay_trick, play_trick
 
 # Internally a hand is bytes of penalty values (fast to slice, join and hash).
 State2 = tuple[bytes, bytes, int]
 
 
-@dataclass(frozen=True)
-class Predecessor:
-    """A state one trick earlier and the cards its trick lays."""
-
-    hands: tuple[Hand, Hand]
-    leader: int
-    cards: int
-
-
 def _forward(h0: bytes, h1: bytes, leader: int) -> tuple[State2, int] | None:
-    """One two-player trick; None if the game ends in it (a seat must lay and has none, or the
-    trick leaves the other seat without cards)."""
-    hands, pos, pile = (h0, h1), [0, 0], bytearray()
-    seat, court_layer, owed = leader, -1, 0
-    while True:
-        if pos[seat] == len(hands[seat]):
-            return None
-        card = hands[seat][pos[seat]]
-        pos[seat] += 1
-        pile.append(card)
-        if card:
-            court_layer, owed, seat = seat, card, 1 - seat
-        elif court_layer >= 0:
-            owed -= 1
-            if owed == 0:
-                break
-        else:
-            seat = 1 - seat
-    rest = [h0[pos[0] :], h1[pos[1] :]]
-    if not rest[1 - court_layer]:
+    """One two-player trick (the rules in loops.lay_trick); None if the game ends in it (a seat
+    must lay and has none, or the trick leaves the other seat without cards)."""
+    taker, laid, pile, out, _ = lay_trick((h0, h1), leader)
+    if any(out):  # with two seats, one out is the game's end
         return None
-    rest[court_layer] += bytes(pile)
-    return (rest[0], rest[1], court_layer), len(pile)
+    rest = [h0[laid[0] :], h1[laid[1] :]]
+    if not rest[1 - taker]:
+        return None
+    rest[taker] += bytes(pile)
+    return (rest[0], rest[1], taker), len(pile)
 
 
 def _predecessors(h0: bytes, h1: bytes, taker: int) -> Iterator[tuple[State2, int]]:
@@ -105,19 +83,6 @@ def _to_bytes(hands: Sequence[Sequence[int]], leader: int) -> State2:
     if len(hands) != 2:
         raise ValueError("backward play handles two players")
     return bytes(hands[0]), bytes(hands[1]), leader
-
-
-def predecessors(hands: Sequence[Sequence[int]], leader: int) -> list[Predecessor]:
-    """Every two-player state one trick before (hands, leader): those whose trick leads to it.
-
-    Empty when the state cannot follow a trick that lets the game go on (a hand empty, or the
-    leader's hand not ending with a pile a trick could have left there).
-    """
-    h0, h1, taker = _to_bytes(hands, leader)
-    return [
-        Predecessor((tuple(s[0]), tuple(s[1])), s[2], cards)
-        for s, cards in _predecessors(h0, h1, taker)
-    ]
 
 
 @dataclass(frozen=True)

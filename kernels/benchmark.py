@@ -12,12 +12,13 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass
 
 import numba
-import numpy as np
 
 from bmn.kernels import reference
+from bmn.kernels.deal import STANDARD_DECK, decode, even_sizes
+from bmn.kernels.dealer import random_deals
 from bmn.kernels.rng import seed_state
-from bmn.kernels.score import Scores, _threads, score, total_cards
-from bmn.kernels.two import random_deals
+from bmn.kernels.score import numba_threads, score
+from bmn.kernels.two import total_cards
 
 DEFAULT_SEED = 20_240_601
 
@@ -38,22 +39,17 @@ class BenchResult:
         return asdict(self)
 
 
-def standard_deals(n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
-    """n random standard deals (rows of 52 values) and their (26, 26) hand sizes."""
-    deals = random_deals(n, seed_state(seed))
-    return deals, np.full((n, 2), 26, dtype=np.int64)
-
-
 def bench(
     deals: int = 1_000_000, threads: int | None = None, seed: int = DEFAULT_SEED
 ) -> BenchResult:
     """Time the compiled kernel on `deals` random standard deals (compile and deal outside)."""
-    batch, _ = standard_deals(deals, seed)
-    with _threads(threads):
+    batch, _ = random_deals(deals, seed_state(seed))
+    n0, n1 = even_sizes(len(STANDARD_DECK), 2)  # 26/26: every standard two-player deal
+    with numba_threads(threads):
         used = numba.get_num_threads()
-        total_cards(batch[: 4 * used], 26, 26)  # compile or load, start threads
+        total_cards(batch[: 4 * used], n0, n1)  # compile or load, start threads
         start = time.perf_counter()
-        cards, tricks = total_cards(batch, 26, 26)
+        cards, tricks = total_cards(batch, n0, n1)
         seconds = time.perf_counter() - start
     seconds = max(seconds, 1e-9)
     return BenchResult(
@@ -91,10 +87,10 @@ def selfcheck(
     done = 0
     while done < deals:
         n = min(chunk, deals - done)
-        batch = random_deals(n, state)
-        scores: Scores = score(batch, np.full((n, 2), 26, dtype=np.int64))
+        batch, sizes = random_deals(n, state)
+        scores = score(batch, sizes)
         for i in range(n):
-            deal = (tuple(int(v) for v in batch[i, :26]), tuple(int(v) for v in batch[i, 26:]))
+            deal = decode(batch[i], sizes[i])
             want = reference.play(deal).as_dict()
             got = scores.as_dict(i)
             if got != want:

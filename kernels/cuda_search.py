@@ -491,7 +491,7 @@ class DeviceSearch:
 def _finish(host: Streams, t: int, objective: int, keep_above: int) -> tuple:
     """Stream t's current deal played exactly and recorded as the device would have."""
     deck = host.deck[t]
-    status, cards, tricks = two.play_exact(deck, HAND, HAND)[:3]
+    status, cards, tricks = two.exact_at(deck, 0, HAND, HAND)[:3]
     score = cards if objective == 0 else tricks
     counters = host.counters[t]
     if score > counters[BEST]:

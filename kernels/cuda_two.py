@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from bmn.kernels.config import FINISHED, LOOP, UNDECIDED
+from bmn.kernels.config import FAST_CAP, FINISHED, LOOP, UNDECIDED
 from bmn.kernels.cuda_env import require, simulated
 
 require()  # one line saying what is missing, before numba.cuda falls back to anything else
@@ -29,10 +29,10 @@ from bmn.kernels import two  # noqa: E402
 from bmn.kernels.deal import DealError  # noqa: E402
 
 if TYPE_CHECKING:
-    from bmn.kernels.score import Scores
+    from bmn.kernels.results import Scores
 
 MAX_CARDS = 64  # one uint64 mask per hand, as kernels/two.py
-CAP = 20_000  # cards, as the CPU search: far past the longest known finishing game (8,344)
+CAP = FAST_CAP  # cards, as the CPU search
 THREADS_PER_BLOCK = 128
 SIMULATED = simulated()
 
@@ -288,7 +288,7 @@ def score_rows(
 def _replay(flat: np.ndarray, offset: int, hand_sizes: np.ndarray, i: int, out: Scores) -> None:
     """Deal i, stopped at the cap on the device, played exactly on the CPU."""
     n0, n1 = int(hand_sizes[0]), int(hand_sizes[1])
-    status, cards, tricks, winner, start_c, start_t, period_c, period_t = two.play_exact_at(
+    status, cards, tricks, winner, start_c, start_t, period_c, period_t = two.exact_at(
         flat, offset, n0, n1
     )
     out.status[i], out.cards[i], out.tricks[i], out.winner[i] = status, cards, tricks, winner
@@ -303,11 +303,12 @@ def selfcheck(n_deals: int, seed: int, cap: int = CAP) -> int:
     Every field is compared: cards, tricks, status, winner and the loop figures.
     """
     from bmn.kernels import rng, score
+    from bmn.kernels.dealer import random_deals
+    from bmn.kernels.results import Scores
 
-    deals = two.random_deals(n_deals, rng.seed_state(seed))
-    sizes = np.full((n_deals, 2), 26, dtype=np.int64)
+    deals, sizes = random_deals(n_deals, rng.seed_state(seed))
     want = score.score(deals, sizes)
-    got = score.Scores.empty(n_deals)
+    got = Scores.empty(n_deals)
     score_rows(deals, sizes, np.arange(n_deals), got, cap)
     differ = np.zeros(n_deals, dtype=bool)
     for name in ("cards", "tricks", "status", "winner", *_LOOP_FIELDS):

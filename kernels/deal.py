@@ -7,6 +7,7 @@ top card first; a deal lists hands in seat order, seat 0 first.
 from __future__ import annotations
 
 import re
+import secrets
 from collections.abc import Sequence
 
 import numpy as np
@@ -80,26 +81,27 @@ def format_deal(deal: Sequence[Sequence[int]]) -> str:
     return "/".join(format_hand(hand) for hand in deal)
 
 
+def even_sizes(cards: int, seats: int) -> tuple[int, ...]:
+    """Hand sizes of `cards` dealt one at a time round `seats` seats from seat 0: as even as
+    possible, seat 0 first (52 cards: 26/26, 18/17/17, 13 each)."""
+    return tuple(len(range(seat, cards, seats)) for seat in range(seats))
+
+
 def is_standard(deal: Sequence[Sequence[int]]) -> bool:
     """True for the 52-card deck dealt as evenly as possible, seat 0 first."""
-    sizes = [len(hand) for hand in deal]
-    even = [len(range(seat, 52, len(deal))) for seat in range(len(deal))]
+    sizes = tuple(len(hand) for hand in deal)
     cards = sorted(v for hand in deal for v in hand)
-    return sizes == even and tuple(cards) == STANDARD_DECK
-
-
-def deal_round(deck: Sequence[int], players: int) -> Deal:
-    """Deal a deck one card at a time round the table, seat 0 first."""
-    if not MIN_SEATS <= players <= MAX_SEATS:
-        raise DealError(f"players must be {MIN_SEATS} to {MAX_SEATS}, got {players}")
-    return tuple(tuple(int(v) for v in deck[seat::players]) for seat in range(players))
+    return sizes == even_sizes(len(STANDARD_DECK), len(deal)) and tuple(cards) == STANDARD_DECK
 
 
 def shuffled_deal(players: int = 2, seed: int | None = None) -> Deal:
-    """Shuffle the standard deck and deal it round the table."""
-    deck = np.array(STANDARD_DECK, dtype=np.uint8)
-    np.random.default_rng(seed).shuffle(deck)
-    return deal_round(deck, players)
+    """Shuffle the standard deck and deal it round the table (seed None: a fresh seed)."""
+    from bmn.kernels.dealer import random_deals  # compiled: only when a deal is shuffled
+    from bmn.kernels.rng import seed_state
+
+    state = seed_state(secrets.randbits(64) if seed is None else seed)
+    rows, sizes = random_deals(1, state, players)
+    return decode(rows[0], sizes[0])
 
 
 def encode(

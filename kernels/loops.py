@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from bmn.kernels.deal import Hand, format_hand
+from bmn.kernels.deal import Hand, even_sizes, format_hand
 from bmn.kernels.reference import FINISHED, LOOP, Result
 
 # A trick-boundary state: every hand (None once a seat is out) and the seat to lead.
@@ -40,47 +40,57 @@ def _next_in(out: list[bool], seat: int) -> int:
     raise AssertionError("no seat left in the game")
 
 
-def play_trick(hands: Hands, leader: int) -> TrickOutcome:
-    """Play one trick from a trick-boundary state, by RULES.md "Play" (seats going out included)."""
-    held = [list(h) if h is not None else [] for h in hands]
+def lay_trick(
+    hands: Sequence[Sequence[int] | None], leader: int
+) -> tuple[int, list[int], list[int], list[bool], bool]:
+    """Play one trick from a trick-boundary state, by RULES.md "Play" (seats going out included).
+
+    The rules once for every forward step outside the reference engine: play_trick here and
+    backward play (kernels/backward.py) build their own hands from what it returns, so each
+    keeps its own hand type (tuples here, bytes there). Returns (taker, laid, pile, out, last):
+    the seat that takes the pile, how many cards came off the top of each hand, the pile in the
+    order laid, which seats are out, and `last` when the taker is the only seat left in the game
+    (it wins).
+    """
     out = [h is None for h in hands]
-    pos = [0] * len(hands)  # cards laid so far by each seat (the top of its hand)
+    laid = [0] * len(hands)
     pile: list[int] = []
-    seat, court_layer, owed = leader, None, 0
+    seat, court_layer, owed = leader, -1, 0
+    left = out.count(False)  # seats still in the game
     while True:
-        in_game = [s for s, o in enumerate(out) if not o]
-        if len(in_game) == 1:  # the last seat in the game takes any pile and wins
-            return _after(held, pos, out, pile, in_game[0], finished=True)
-        if pos[seat] == len(held[seat]):  # must lay a card, holds none: out
+        if left == 1:  # the last seat in the game takes any pile and wins
+            return out.index(False), laid, pile, out, True
+        hand = hands[seat]
+        if laid[seat] == len(hand):  # must lay a card, holds none: out
             out[seat] = True
-            if court_layer is not None:
-                return _after(held, pos, out, pile, court_layer, finished=False)
-            seat = _next_in(out, seat)
+            left -= 1
+            if court_layer >= 0:  # out while paying: the court card's seat takes the pile
+                return court_layer, laid, pile, out, False
+            seat = _next_in(out, seat)  # out on an ordinary turn: the pile stays
             continue
-        card = held[seat][pos[seat]]
-        pos[seat] += 1
+        card = hand[laid[seat]]
+        laid[seat] += 1
         pile.append(card)
-        if card > 0:
+        if card > 0:  # a court card: the next seat pays
             seat, court_layer, owed = _next_in(out, seat), seat, card
-        elif court_layer is not None:
+        elif court_layer >= 0:  # a numeral paid towards the penalty
             owed -= 1
             if owed == 0:
-                return _after(held, pos, out, pile, court_layer, finished=False)
-        else:
+                return court_layer, laid, pile, out, False
+        else:  # a numeral on an ordinary turn
             seat = _next_in(out, seat)
 
 
-def _after(
-    held: list[list[int]], pos: list[int], out: list[bool], pile: list[int], taker: int, finished
-) -> TrickOutcome:
-    """The hands once `taker` has put the pile under its hand; the game's end if nobody else holds
-    a card."""
-    hands = []
-    for s, (hand, laid) in enumerate(zip(held, pos, strict=True)):
-        rest = hand[laid:] + (pile if s == taker else [])
-        hands.append(None if out[s] else tuple(rest))
-    others = any(h for s, h in enumerate(hands) if s != taker)
-    return TrickOutcome(tuple(hands), taker, len(pile), finished or not others)
+def play_trick(hands: Hands, leader: int) -> TrickOutcome:
+    """Play one trick from a trick-boundary state: the hands after it, and whether the game
+    finished (the last seat in the game, or a taker leaving every other seat without cards)."""
+    taker, laid, pile, out, last = lay_trick(hands, leader)
+    after = tuple(
+        None if out[s] else tuple(hand[n:]) + (tuple(pile) if s == taker else ())
+        for s, (hand, n) in enumerate(zip(hands, laid, strict=True))
+    )
+    others = any(h for s, h in enumerate(after) if s != taker)
+    return TrickOutcome(after, taker, len(pile), last or not others)
 
 
 @dataclass(frozen=True)
@@ -134,8 +144,8 @@ def is_balanced(hands: Hands) -> bool:
     first (26/26 for the standard deck and two players)."""
     if any(h is None for h in hands):
         return False
-    total, n = sum(len(h) for h in hands), len(hands)
-    return [len(h) for h in hands] == [len(range(s, total, n)) for s in range(n)]
+    sizes = tuple(len(h) for h in hands)
+    return sizes == even_sizes(sum(sizes), len(hands))
 
 
 def state_text(hands: Hands, leader: int) -> str:

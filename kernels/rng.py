@@ -55,6 +55,15 @@ def shuffle(values: np.ndarray, state: np.ndarray) -> None:
         values[i], values[j] = values[j], values[i]
 
 
+@njit(**JIT)
+def integers(state: np.ndarray, n: int, low: int, high: int) -> np.ndarray:
+    """n uniform integers in [low, high), high - low < 2**32."""
+    out = np.empty(n, dtype=np.int64)
+    for i in range(n):
+        out[i] = low + bounded(state, high - low)
+    return out
+
+
 def seed_state(seed: int, stream: int = 0) -> np.ndarray:
     """A fresh generator state from a seed and a stream number (one stream per worker)."""
     x = (int(seed) * 0x9E3779B97F4A7C15 + int(stream) * 0xD1B54A32D192ED03) % 2**64

@@ -104,9 +104,12 @@ def compare_json(rows: Sequence[FindRow], ranking: Sequence[PublishedGame]) -> s
 # -- show ------------------------------------------------------------------------------------
 
 
-def show_dict(deal: str, result: dict[str, Any], finds: Sequence[FindRow]) -> dict[str, Any]:
+def show_dict(
+    deal: str, result: dict[str, Any], finds: Sequence[FindRow] | None, store: str | None = None
+) -> dict[str, Any]:
     """One deal: the replayed result, every time it was found, whether they agree, and its
-    rank among the published records (for a finished standard two-player deal only)."""
+    rank among the published records (for a finished standard two-player deal only).
+    `finds` None: there is no store; "store" is then None, else the store's path."""
     from bmn.kernels.deal import is_standard, parse_deal
 
     rank = rank_among(deal, result["cards"], published_ranking())
@@ -115,9 +118,10 @@ def show_dict(deal: str, result: dict[str, Any], finds: Sequence[FindRow]) -> di
     return {
         "deal": deal,
         "result": result,
-        "finds": [row.as_dict() for row in finds],
-        "matches": all(agrees(row, result) for row in finds),
+        "finds": [row.as_dict() for row in finds or ()],
+        "matches": all(agrees(row, result) for row in finds or ()),
         "published_rank": rank.as_dict() if comparable else None,
+        "store": None if finds is None else store,
     }
 
 

@@ -709,6 +709,25 @@ class Store:
         sql = f"SELECT {_FIND_COLUMNS} FROM finds WHERE run_id = ? ORDER BY elapsed, id"
         return [FindRow(*row) for row in self._db.execute(sql, (int(run_id),))]
 
+    @_sql_errors
+    def run_tally(self, run_id: int, by: str = "cards") -> tuple[int, int]:
+        """A run's finds, and how often its best (by cards or tricks) rose: the finds of one
+        commit share their `elapsed`, and a commit whose best beats every earlier one's is a
+        rise (the first commit is not). What a resumed search's display carries on from."""
+        if by not in _ORDER:
+            raise ValueError(f"cannot rank by {by!r}; choose one of {', '.join(_ORDER)}")
+        column = by  # one of _ORDER's keys, never user text
+        (finds,) = self._db.execute(
+            "SELECT count(*) FROM finds WHERE run_id = ?", (int(run_id),)
+        ).fetchone()
+        (rises,) = self._db.execute(
+            f"SELECT count(*) FROM (SELECT max({column}) AS best, max(max({column})) OVER"
+            " (ORDER BY elapsed ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS before"
+            " FROM finds WHERE run_id = ? GROUP BY elapsed) WHERE best > before",
+            (int(run_id),),
+        ).fetchone()
+        return finds, rises
+
     def all_finds(self, batch: int = 1000) -> Iterator[FindRow]:
         """Every stored find, oldest first, read in batches so a large store streams."""
         last = 0
@@ -809,14 +828,15 @@ class Store:
         finds: Iterable[Find],
         run_update: dict[str, Any],
         holder: str | None = None,
-    ) -> None:
+    ) -> int:
         """Checkpoints (worker, state, games, seconds), finds and a run update, atomically;
-        with `holder`, the run's heartbeat too."""
+        with `holder`, the run's heartbeat too. Returns how many finds were new to the run."""
         with self.transaction() as db:
-            self._add_finds(db, run_id, finds)
+            added = self._add_finds(db, run_id, finds)
             self._save_checkpoints(db, run_id, checkpoints)
             self._update_run(db, run_id, dict(run_update))
             self._beat(db, run_id, holder)
+        return added
 
     @_sql_errors
     def load_checkpoints(self, run_id: int) -> dict[int, tuple[bytes, int, float]]:

@@ -10,6 +10,7 @@ instant. Results go to stdout; progress and logs go to stderr.
 
 from __future__ import annotations
 
+import sys
 import traceback
 from typing import Any
 
@@ -21,19 +22,73 @@ from bmn.search import cli_game, cli_kernel, cli_records, cli_search
 
 
 class BmnGroup(click.Group):
-    """Turns bmn's own errors into one clear line (exit 2); --debug shows tracebacks."""
+    """The error contract of every command, in one place.
+
+    An error is one line on stderr, `Error: <what is wrong>`, then for a usage error one hint
+    line, `Try 'bmn CMD --help' for help.`; nothing else (click's own usage errors print the
+    usage and a blank line first). Exit status: 2 for bad input (options, arguments, deals,
+    files of deals), 1 for a store or file bmn cannot use; see the README's table. bmn's own
+    errors are mapped here; --debug prints the traceback behind any error.
+    """
+
+    def main(self, args: Any = None, *pos: Any, standalone_mode: bool = True, **kw: Any) -> Any:
+        if not standalone_mode:
+            return super().main(args, *pos, standalone_mode=False, **kw)
+        try:
+            code = super().main(args, *pos, standalone_mode=False, **kw)
+        except click.ClickException as err:
+            show_error(err)
+            sys.exit(err.exit_code)
+        except click.Abort:  # Ctrl-C outside a search (which checkpoints and exits 130 itself)
+            click.echo("Aborted!", err=True)
+            sys.exit(130)
+        sys.exit(code if isinstance(code, int) else 0)  # an int: click's exit (--help, --version)
 
     def invoke(self, ctx: click.Context) -> Any:
+        def debug() -> bool:  # set by the group's callback, inside super().invoke
+            return bool(ctx.obj and ctx.obj.get("debug"))
+
         try:
             return super().invoke(ctx)
+        except click.NoSuchOption as err:
+            if debug():
+                traceback.print_exc()
+            if err.option_name != "--debug":
+                raise
+            path = (err.ctx or ctx).command_path.split(" ", 1)
+            raise click.UsageError(
+                f"--debug is an option of bmn itself: put it before the command,"
+                f" as in '{path[0]} --debug {path[-1]} ...'",
+                err.ctx,
+            ) from None
+        except click.ClickException as err:
+            if debug():
+                traceback.print_exception(err.__cause__ or err.__context__ or err)
+            raise
         except DealError as err:
-            if ctx.obj and ctx.obj.get("debug"):
+            if debug():
                 traceback.print_exc()
             raise click.UsageError(str(err), ctx) from None
         except StoreError as err:  # a missing, foreign, newer, damaged or busy store: exit 1
-            if ctx.obj and ctx.obj.get("debug"):
+            if debug():
                 traceback.print_exc()
             raise click.ClickException(str(err)) from None
+        except MemoryError:
+            if debug():
+                traceback.print_exc()
+            raise click.ClickException(
+                "out of memory: ask for less (fewer deals or states)"
+            ) from None
+
+
+def show_error(err: click.ClickException) -> None:
+    """The one line of an error, and for a usage error the line that says where help is."""
+    message = " ".join(err.format_message().split())
+    click.echo(f"Error: {message}", err=True)
+    ctx = getattr(err, "ctx", None)
+    usage = isinstance(err, click.UsageError) and ctx is not None
+    if usage and ctx.command.get_help_option(ctx) is not None:
+        click.echo(f"Try '{ctx.command_path} --help' for help.", err=True)
 
 
 @click.group(cls=BmnGroup, context_settings={"help_option_names": ["-h", "--help"]})

@@ -8,23 +8,25 @@ import click
 
 from bmn.kernels.deal import Deal, format_deal
 from bmn.search.cli_options import (
-    HAND_COMMAND,
     HANDS_ARGUMENT,
     JSON_OPTION,
+    HandCommand,
+    Whole,
     check_figure,
     figure_option,
     read_deal,
+    seed_option,
     write_figure,
 )
 from bmn.search.present import describe, describe_loop, echo, trace_table
 
 
-@click.command(context_settings=HAND_COMMAND)
+@click.command(cls=HandCommand)
 @HANDS_ARGUMENT
 @JSON_OPTION
 @click.option(
     "--limit-cards",
-    type=click.IntRange(min=1),
+    type=Whole(1),
     default=None,
     help="Stop after this many cards; the seat holding most cards wins.",
 )
@@ -61,10 +63,8 @@ def play(hands: tuple[str, ...], as_json: bool, limit_cards: int | None, trace: 
 
 
 @click.command()
-@click.option(
-    "--players", type=click.IntRange(2, 4), default=2, show_default=True, help="Number of seats."
-)
-@click.option("--seed", type=int, default=None, help="Seed for a reproducible shuffle.")
+@click.option("--players", type=Whole(2, 4), default=2, show_default=True, help="Number of seats.")
+@seed_option("Seed for a reproducible shuffle (0 to 2**63 - 1).")
 def deal(players: int, seed: int | None) -> None:
     """Shuffle the standard deck and deal it, one card at a time from seat 0.
 
@@ -81,14 +81,17 @@ def deal(players: int, seed: int | None) -> None:
     click.echo(format_deal(shuffled_deal(players, seed)))
 
 
-@click.command(context_settings=HAND_COMMAND)
+@click.command(cls=HandCommand)
 @HANDS_ARGUMENT
 @figure_option(None)
 def plot(hands: tuple[str, ...], output: str | None) -> None:
     """Draw the course of one game: every seat's hand size after each trick.
 
     The deal and its result go in the title; a loop's repeating cycle is shaded and its
-    period labelled. Without -o the file is named after the deal. Prints the file name.
+    period labelled; with 3 or 4 players, a cross marks the trick after which a seat holds
+    no cards (it is out when next asked for one). Without -o the file is
+    bmn-plot-<8 hex digits>.png, the digits a digest of the deal, so the same deal always
+    gets the same name. Prints the file name.
 
     \b
     Examples:
@@ -104,7 +107,7 @@ def plot(hands: tuple[str, ...], output: str | None) -> None:
     click.echo(path)
 
 
-@click.command(context_settings=HAND_COMMAND)
+@click.command(cls=HandCommand)
 @HANDS_ARGUMENT
 @JSON_OPTION
 def loop(hands: tuple[str, ...], as_json: bool) -> None:
@@ -151,23 +154,21 @@ def read_hand_sizes(text: str | None, deal: Deal) -> tuple[int, int]:
     return sizes[0], sizes[1]
 
 
-@click.command(context_settings=HAND_COMMAND)
+@click.command(cls=HandCommand)
 @HANDS_ARGUMENT
 @click.option("--hand-sizes", default=None, help="Sizes of the deals to list, like 26,26.")
-@click.option(
-    "--max-depth", type=click.IntRange(min=0), default=None, help="Go back at most D tricks."
-)
+@click.option("--max-depth", type=Whole(0), default=None, help="Go back at most D tricks.")
 @click.option(
     "--max-states",
-    type=click.IntRange(min=1),
+    type=Whole(1),
     default=1_000_000,
     show_default=True,
     help="Visit at most this many states of the basin.",
 )
 @click.option(
-    "--mirror",
+    "--seat-bound",
     is_flag=True,
-    help="Also list deals falling into the cycle with the seats swapped (marked 'mirrored').",
+    help="Only the deals that reach the cycle with the same seats, not its mirror image.",
 )
 @JSON_OPTION
 def preimages(
@@ -175,7 +176,7 @@ def preimages(
     hand_sizes: str | None,
     max_depth: int | None,
     max_states: int,
-    mirror: bool,
+    seat_bound: bool,
     as_json: bool,
 ) -> None:
     """List the starting deals whose games fall into the same cycle as a looping deal.
@@ -184,42 +185,56 @@ def preimages(
     each deal found with seat 0 to lead and the requested hand sizes, with the tricks and
     cards it plays before entering the cycle. Every deal is confirmed by forward play before
     it is printed. The summary (on stderr with --json) says whether the whole basin of the
-    cycle was searched. The default hand sizes are the given deal's. With --mirror, the
-    deals falling into the same cycle with the seats swapped are listed too.
+    cycle was searched. The default hand sizes are the given deal's.
+
+    The list is seat-blind by default: a deal whose game reaches the cycle with the seats
+    swapped plays the same game, so it is listed too, marked 'mirrored' ("mirrored": true in
+    JSON). --seat-bound lists only the deals reaching the cycle with the same seats. For the
+    published loop that is 18 deals; seat-blind, the 30 of the published count.
 
     \b
     Examples:
       bmn preimages ---K---Q-KQAJ-----AAJ--J-- ----------Q----KQ-J-----KA
       bmn preimages '---K---Q-KQAJ-----AAJ--J--/----------Q----KQ-J-----KA' --json
-      bmn preimages --J--Q/J- --hand-sizes 4,4 --max-depth 20
+      bmn preimages --J--Q/J- --hand-sizes 4,4 --max-depth 20 --seat-bound
     """
     from bmn.kernels.backward import BasinSearch, preimage_deals
+    from bmn.search.display import count_progress, stderr_is_terminal
 
     deal = read_deal(hands)
     if len(deal) != 2:
         raise click.BadParameter("backward play handles two hands", param_hint="HAND...")
     sizes = read_hand_sizes(hand_sizes, deal)
     report = BasinSearch()
+    terminal = stderr_is_terminal()
 
     def progress(r: BasinSearch) -> None:
-        click.echo(f"depth {r.depth}: {r.frontier:,} states; {r.states:,} visited", err=True)
+        if terminal:  # a bar up to --max-states; off a terminal, a log line per depth
+            bar.reach(r.states)
+        else:
+            click.echo(f"depth {r.depth}: {r.frontier:,} states; {r.states:,} visited", err=True)
 
-    found = preimage_deals(deal, sizes, max_depth, max_states, report, progress, mirror)
-    count = 0
-    try:
-        for item in found:
-            count += 1
-            text = f"{format_deal(item.deal)}  {item.pre_tricks} tricks, {item.pre_cards} cards"
-            text += "  (mirrored)" if item.mirrored else ""
-            click.echo(json.dumps(item.as_dict()) if as_json else text)
-    except ValueError as err:
-        raise click.BadParameter(str(err), param_hint="HAND...") from None
-    except RuntimeError as err:
-        raise click.ClickException(str(err)) from None
+    found = preimage_deals(deal, sizes, max_depth, max_states, report, progress, not seat_bound)
+    count = mirrored = 0
+    with count_progress("backward play", max_states, "states") as bar:
+        try:
+            for item in found:
+                count += 1
+                mirrored += item.mirrored
+                text = f"{format_deal(item.deal)}  {item.pre_tricks} tricks, {item.pre_cards} cards"
+                text += "  (mirrored)" if item.mirrored else ""
+                row = {**item.as_dict(), "mirrored": item.mirrored}
+                click.echo(json.dumps(row) if as_json else text)
+        except ValueError as err:
+            raise click.BadParameter(str(err), param_hint="HAND...") from err
+        except RuntimeError as err:
+            raise click.ClickException(str(err)) from err
+        if report.complete:  # the whole basin, before --max-states
+            bar.finish(report.states)
     extent = "the whole basin" if report.complete else "stopped at a limit, basin not complete"
+    which = "the cycle" if seat_bound else f"the cycle or its mirror image ({mirrored} mirrored)"
     summary = (
-        f"{count} deals of sizes {sizes[0]}/{sizes[1]} fall into the cycle"
-        f"{' or its mirror image' if mirror else ''}; "
+        f"{count} deals of sizes {sizes[0]}/{sizes[1]} fall into {which}; "
         f"{report.states:,} basin states visited to depth {report.depth} ({extent})"
     )
     click.echo(summary, err=as_json)

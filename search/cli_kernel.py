@@ -4,32 +4,37 @@ length statistics of random deals."""
 from __future__ import annotations
 
 import json
+import re
 
 import click
 
 from bmn.kernels.deal import format_deal
 from bmn.search.cli_options import (
     JSON_OPTION,
+    MAX_DEALS,
     THREADS_OPTION,
+    Whole,
     check_figure,
     figure_option,
+    seed_option,
     write_figure,
 )
 from bmn.search.present import describe, echo, format_stats
 
 
 @click.command()
-@click.argument("source", type=click.File("r"), default="-", metavar="[FILE|-]")
+@click.argument("source", type=click.File("rb"), default="-", metavar="[FILE|-]")
 @JSON_OPTION
 @THREADS_OPTION
 def score(source, as_json: bool, threads: int | None) -> None:
     """Score deals read one per line from FILE (or stdin) with the compiled kernel.
 
-    Each line is a deal in any notation bmn reads, hands joined by '/'. Blank lines and
-    lines starting with '#' are skipped. One result per deal, in input order: a text line, or
-    with --json a JSON object per line with the keys of `bmn play --json` plus 'deal'
-    (canonical notation). A bad line stops the run after every result before it, naming
-    the line (exit 2).
+    Each line is a deal in any notation bmn reads, hands joined by '/', in UTF-8. Blank lines
+    and lines starting with '#' are skipped. One result per deal, in input order: a text line,
+    or with --json a JSON object per line with the keys of `bmn play --json` plus 'deal'
+    (canonical notation). A bad line (bad notation, a suited card given twice, bytes that are
+    not UTF-8) stops the run after every result before it, naming the line (exit 2). The first
+    deal that is not the standard 52-card deck gets one warning on stderr.
 
     \b
     Examples:
@@ -38,12 +43,14 @@ def score(source, as_json: bool, threads: int | None) -> None:
     """
     from types import SimpleNamespace
 
-    from bmn.kernels.score import LineError, score_lines
+    from bmn.kernels.lines import LineError, score_lines
     from bmn.search.display import byte_progress
 
+    lines = TextLines(source)
     with byte_progress(source) as advance:
         try:
-            for batch in score_lines(source, threads):
+            for batch in score_lines(lines, threads):
+                lines.warn_once(batch.deals)
                 if as_json:
                     out = [json.dumps({"deal": d, **r}) for d, r in batch.rows()]
                 else:
@@ -52,21 +59,82 @@ def score(source, as_json: bool, threads: int | None) -> None:
                     click.echo("\n".join(out))
                 advance(batch.consumed, len(out))
         except LineError as err:
-            bad = click.ClickException(str(err))
-            bad.exit_code = 2
-            raise bad from None
+            raise bad_lines(str(err)) from err
+    if lines.error:
+        raise bad_lines(lines.error)
+
+
+def bad_lines(message: str) -> click.ClickException:
+    """A bad line of a deal file: bad input (exit 2), but no usage hint."""
+    bad = click.ClickException(message)
+    bad.exit_code = 2
+    return bad
+
+
+class TextLines:
+    """The lines of a binary stream as text, for score_lines.
+
+    A line that is not UTF-8, or names a suited card twice, ends the lines early, with the
+    message kept in `error`: score_lines then scores every line before it, as it does
+    before a line it cannot parse itself.
+    """
+
+    def __init__(self, source):
+        self.source = source
+        self.number = 0
+        self.error: str | None = None
+        self.warned = False
+
+    def __iter__(self):
+        from bmn.search.cli_options import duplicate_card
+
+        for raw in self.source:
+            self.number += 1
+            try:  # a byte-order mark is not part of the first deal
+                line = raw.decode("utf-8-sig" if self.number == 1 else "utf-8")
+            except UnicodeDecodeError as err:
+                self.error = (
+                    f"line {self.number}: not UTF-8 text (byte {raw[err.start]:#04x} at"
+                    f" position {err.start + 1}); is this a file of deals?"
+                )
+                return
+            text = line.strip()
+            if not _RECORD_ONLY.fullmatch(text) and not text.startswith("#"):
+                duplicate = duplicate_card(text.split("/"))
+                if duplicate:
+                    self.error = f"line {self.number}: {duplicate}"
+                    return
+            yield line
+
+    def warn_once(self, deals: list[str]) -> None:
+        """One warning on stderr for the first deal that is not the standard deck."""
+        from bmn.search.cli_options import not_standard_warning
+
+        if self.warned:
+            return
+        for deal in deals:  # canonical notation: counting symbols is enough, and fast
+            if all(deal.count(c) == n for c, n in _STANDARD_COUNTS) and len(deal) <= 55:
+                continue
+            values = ["-JQKA".index(c) for c in deal if c != "/"]
+            click.echo(not_standard_warning(values, f"deal {deal}", "scoring"), err=True)
+            self.warned = True
+            return
+
+
+_RECORD_ONLY = re.compile(r"[-JQKAjqka/\s]*")
+_STANDARD_COUNTS = (("-", 36), ("J", 4), ("Q", 4), ("K", 4), ("A", 4))
 
 
 @click.command()
 @click.option(
     "--deals",
-    type=click.IntRange(min=1),
+    type=Whole(1, MAX_DEALS),
     default=1_000_000,
     show_default=True,
-    help="Random standard deals to score.",
+    help="Random standard deals to score (all held in memory: 52 bytes each).",
 )
 @THREADS_OPTION
-@click.option("--seed", type=int, default=None, help="Seed of the random deals [default: fixed].")
+@seed_option("Seed of the random deals, 0 to 2**63 - 1 [default: fixed].")
 @JSON_OPTION
 def bench(deals: int, threads: int | None, seed: int | None, as_json: bool) -> None:
     """Measure the compiled kernel's speed on random standard two-player deals.
@@ -80,8 +148,11 @@ def bench(deals: int, threads: int | None, seed: int | None, as_json: bool) -> N
     """
     from bmn.kernels.benchmark import DEFAULT_SEED
     from bmn.kernels.benchmark import bench as run_bench
+    from bmn.search.display import count_progress
 
-    result = run_bench(deals, threads, DEFAULT_SEED if seed is None else seed)
+    # A pulsing bar: dealing, compiling and the timed run report no steps.
+    with count_progress(f"benchmarking {deals:,} deals", None):
+        result = run_bench(deals, threads, DEFAULT_SEED if seed is None else seed)
     if as_json:
         keys = ("games_per_s", "cards_per_s", "mean_cards", "mean_tricks", "threads", "deals")
         click.echo(json.dumps({key: result.as_dict()[key] for key in keys}))
@@ -96,12 +167,12 @@ def bench(deals: int, threads: int | None, seed: int | None, as_json: bool) -> N
 @click.command()
 @click.option(
     "--deals",
-    type=click.IntRange(min=1),
+    type=Whole(1, MAX_DEALS),
     default=200_000,
     show_default=True,
     help="Random standard deals to check.",
 )
-@click.option("--seed", type=int, default=None, help="Seed of the random deals [default: fixed].")
+@seed_option("Seed of the random deals, 0 to 2**63 - 1 [default: fixed].")
 def selfcheck(deals: int, seed: int | None) -> None:
     """Check the compiled kernel against the reference engine on random standard deals.
 
@@ -112,14 +183,13 @@ def selfcheck(deals: int, seed: int | None) -> None:
       bmn selfcheck
       bmn selfcheck --deals 10000 --seed 7
     """
-    import sys
-
     from bmn.kernels.benchmark import DEFAULT_SEED
     from bmn.kernels.benchmark import selfcheck as run_check
+    from bmn.search.display import count_progress
 
     seed = DEFAULT_SEED if seed is None else seed
-    with click.progressbar(length=deals, label="checking", file=sys.stderr) as bar:
-        bad = run_check(deals, seed, bar.update)
+    with count_progress("checking", deals) as bar:
+        bad = run_check(deals, seed, bar.advance)
     if bad is not None:
         click.echo(f"deal {bad.index}: {format_deal(bad.deal)}")
         click.echo(f"kernel:    {json.dumps(bad.kernel)}")
@@ -131,14 +201,12 @@ def selfcheck(deals: int, seed: int | None) -> None:
 @click.command()
 @click.option(
     "--deals",
-    type=click.IntRange(min=1),
+    type=Whole(1, MAX_DEALS),
     default=None,
     help="How many random deals [default: 1,000,000 for 2 players; 20,000 for 3-4, slower].",
 )
-@click.option(
-    "--players", type=click.IntRange(2, 4), default=2, show_default=True, help="Number of seats."
-)
-@click.option("--seed", type=int, default=None, help="Seed; drawn at random and shown if omitted.")
+@click.option("--players", type=Whole(2, 4), default=2, show_default=True, help="Number of seats.")
+@seed_option("Seed, 0 to 2**63 - 1; drawn at random and shown if omitted.")
 @figure_option(None)
 @JSON_OPTION
 def stats(deals: int | None, players: int, seed: int | None, output: str | None, as_json: bool):
@@ -155,8 +223,8 @@ def stats(deals: int | None, players: int, seed: int | None, output: str | None,
       bmn stats --players 3 --deals 50000 -o lengths-3p.png
     """
     import secrets
-    import sys
 
+    from bmn.search.display import count_progress
     from bmn.search.plots import plot_stats
     from bmn.search.stats import DEFAULT_DEALS, length_stats, score_random
 
@@ -164,8 +232,8 @@ def stats(deals: int | None, players: int, seed: int | None, output: str | None,
         check_figure(output)
     n = deals or DEFAULT_DEALS[players]
     seed = secrets.randbits(63) if seed is None else seed
-    with click.progressbar(length=n, label="scoring deals", file=sys.stderr) as bar:
-        cards, tricks, status = score_random(n, players, seed, lambda k: bar.update(k - bar.pos))
+    with count_progress("scoring", n) as bar:
+        cards, tricks, status = score_random(n, players, seed, bar.reach)
     figures = {"players": players, "seed": seed, **length_stats(cards, tricks, status)}
     if output:
         done = status == 0

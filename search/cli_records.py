@@ -8,12 +8,14 @@ import click
 
 from bmn.kernels.deal import format_deal
 from bmn.search.cli_options import (
-    HAND_COMMAND,
     HANDS_ARGUMENT,
     JSON_OPTION,
     STORE_OPTION,
+    HandCommand,
+    Whole,
     check_figure,
     figure_option,
+    given,
     open_store,
     read_deal,
     write_figure,
@@ -63,14 +65,18 @@ def published(as_json: bool) -> None:
 
 
 @records.command("plot")
-@click.argument("run_ids", nargs=-1, type=click.IntRange(min=1), metavar="[RUN]...")
+@click.argument("run_ids", nargs=-1, type=Whole(1), metavar="[RUN]...")
 @figure_option("bmn-progress.png")
 @STORE_OPTION
 def records_plot(run_ids: tuple[int, ...], output: str, store: str) -> None:
-    """Draw the best cards found against elapsed time for runs in the store.
+    """Draw the best found so far against elapsed time for runs in the store.
 
-    All runs when none are named. The published record games are drawn as labelled
-    dashed lines. Prints the file name.
+    All runs when none are named. Runs searching for cards are drawn against the published
+    record games (labelled dashed lines); runs searching for tricks get a panel of their
+    own, against the published games' tricks. The legend names each run's strategy and
+    objective. Loop hunts have no length to draw (`bmn records loops` lists their cycles):
+    when nothing is left to draw, one line on stderr says so and no file is written.
+    Prints the file name.
 
     \b
     Examples:
@@ -78,23 +84,33 @@ def records_plot(run_ids: tuple[int, ...], output: str, store: str) -> None:
       bmn records plot 3 4 -o progress.svg --store runs.sqlite
     """
     from bmn.records.published import published_games
-    from bmn.records.store import Store, StoreError
     from bmn.search.plots import plot_records, store_progress
 
     check_figure(output)
-    try:
-        with Store(store, create=False) as db:
-            missing = sorted(set(run_ids) - {run.id for run in db.runs()})
-            if missing:
-                raise click.BadParameter(
-                    f"no run {', '.join(map(str, missing))} in {store}", param_hint="RUN"
-                )
-            series, seconds = store_progress(db, run_ids)
-    except StoreError as err:
-        raise click.ClickException(str(err)) from None
-    published = [(game.name, game.cards) for game in published_games() if game.status == "finished"]
-    write_figure(plot_records, series, published, output, seconds)
+    with open_store(store) as db:
+        missing = sorted(set(run_ids) - {run.id for run in db.runs()})
+        if missing:
+            raise click.BadParameter(
+                f"no run {', '.join(map(str, missing))} in {store}", param_hint="RUN"
+            )
+        series = store_progress(db, run_ids)
+    if not any(len(s.values) for s in series):
+        click.echo(f"nothing to plot: {nothing_drawn(series, run_ids, store)}", err=True)
+        return
+    published = [(g.name, g.cards, g.tricks) for g in published_games() if g.status == "finished"]
+    write_figure(plot_records, series, published, output)
     click.echo(output)
+
+
+def nothing_drawn(series: list, run_ids: tuple[int, ...], store: str) -> str:
+    """Why `records plot` has nothing to draw."""
+    named = f"run {', '.join(map(str, run_ids))}"
+    loops = f"list a loop hunt's cycles with: bmn records loops --store {store}"
+    if series:
+        return f"{named if run_ids else 'the store'} has no finished finds yet"
+    if not run_ids:
+        return f"the store has no runs of cards or tricks yet ({loops})"
+    return f"{named} hunted loops, which have no length to draw; {loops}"
 
 
 @records.command()
@@ -108,12 +124,12 @@ def records_plot(run_ids: tuple[int, ...], output: str, store: str) -> None:
 @click.option(
     "-n",
     "count",
-    type=click.IntRange(min=1),
+    type=Whole(1),
     default=10,
     show_default=True,
     help="How many deals to list.",
 )
-@click.option("--min-cards", type=click.IntRange(min=0), default=0, help="Only deals this long.")
+@click.option("--min-cards", type=Whole(0), default=0, help="Only deals this long.")
 @STORE_OPTION
 @JSON_OPTION
 def top(by: str, count: int, min_cards: int, store: str, as_json: bool) -> None:
@@ -177,30 +193,37 @@ def runs(store: str, as_json: bool) -> None:
     echo(runs_json(rows) if as_json else runs_text(rows))
 
 
-@records.command(context_settings=HAND_COMMAND)
+@records.command(cls=HandCommand)
 @HANDS_ARGUMENT
 @STORE_OPTION
 @JSON_OPTION
-def show(hands: tuple[str, ...], store: str, as_json: bool) -> None:
+@click.pass_context
+def show(ctx: click.Context, hands: tuple[str, ...], store: str, as_json: bool) -> None:
     """Where a deal was found, and its result replayed with the reference engine.
 
     The deal may be in any notation, as separate hands or joined by '/'. Also says where
-    it would rank among the published records.
+    it would rank among the published records. Without a store (none at --store) the deal
+    is still replayed and ranked, and the store part says there is none ("store": null in
+    JSON); a store that exists but cannot be used is an error (exit 1).
 
     \b
     Examples:
       bmn records show ---AJ--Q---------QAKQJJ-QK -----A----KJ-K--------A---
       bmn records show '-J/Q-' --json --store night.sqlite
     """
+    from pathlib import Path
+
     from bmn.kernels.reference import play as play_deal
     from bmn.records.report import show_dict
 
     deal = read_deal(hands)
-    with open_store(store) as db:
-        finds = db.finds_for(format_deal(deal))
+    finds = None
+    if Path(store).exists():
+        with open_store(store) as db:
+            finds = db.finds_for(format_deal(deal))
     result = play_deal(deal)
-    shown = show_dict(format_deal(deal), result.as_dict(), finds)
-    click.echo(json.dumps(shown) if as_json else show_text(shown, describe(result)))
+    shown = show_dict(format_deal(deal), result.as_dict(), finds, store)
+    click.echo(json.dumps(shown) if as_json else show_text(shown, describe(result), store))
 
 
 @records.command()
@@ -229,6 +252,8 @@ def export(fmt: str, store: str, as_json: bool) -> None:
 
     from bmn.records.report import export_csv, export_json
 
+    if as_json and fmt == "csv" and given(click.get_current_context(), "fmt"):
+        raise click.UsageError("--json is short for --format json; it conflicts with --format csv")
     write = export_json if as_json or fmt == "json" else export_csv
     with open_store(store) as db:
         write(db.all_finds(), sys.stdout)
@@ -238,7 +263,7 @@ def export(fmt: str, store: str, as_json: bool) -> None:
 @click.option(
     "-n",
     "count",
-    type=click.IntRange(min=1),
+    type=Whole(1),
     default=10,
     show_default=True,
     help="How many of the store's best deals to rank.",

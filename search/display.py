@@ -17,18 +17,26 @@ from typing import IO
 from rich.console import Console
 from rich.live import Live
 from rich.table import Table
+from rich.text import Text
 
 LOG_EVERY = 30.0  # seconds between log lines when stderr is not a terminal
 
 
 class Display:
-    """Shows progress; use as a context manager and pass `update` to the driver."""
+    """Shows progress; use as a context manager and pass `update` to the driver.
+
+    On a terminal, a live panel: the title, a bar of the share of --time or --iterations used
+    (for a progress object whose `done` is not None), its rows, and its `hint()` below. Off a
+    terminal, its `header()` once, then a `line()` every LOG_EVERY seconds. A progress
+    object's `notes` (warnings) are printed once each, even with `quiet`."""
 
     def __init__(self, quiet: bool = False):
         self.console = Console(stderr=True)
         self.quiet = quiet
         self.live: Live | None = None
         self._last_log = 0.0
+        self._headed = False
+        self._noted = 0
 
     def __enter__(self) -> Display:
         if not self.quiet and self.console.is_terminal:
@@ -41,19 +49,45 @@ class Display:
             self.live.__exit__(None, None, None)
 
     def update(self, p) -> None:
+        for note in getattr(p, "notes", [])[self._noted :]:
+            self._print(note)
+            self._noted += 1
         if self.quiet:
             return
         if self.live is not None:
             self.live.update(self._panel(p))
-        elif time.monotonic() - self._last_log >= LOG_EVERY:
+            return
+        if not self._headed and hasattr(p, "header"):
+            self._headed = True
+            self._print(p.header())
+        if time.monotonic() - self._last_log >= LOG_EVERY:
             self._last_log = time.monotonic()
-            print(p.line(), file=sys.stderr, flush=True)
+            self._print(p.line())
+
+    def _print(self, text: str) -> None:
+        if self.live is not None:  # above the live panel
+            self.console.print(text, markup=False, highlight=False)
+        else:
+            print(text, file=sys.stderr, flush=True)
 
     def _panel(self, p) -> Table:
         table = Table(title=p.title(), show_header=False, min_width=48)
+        if getattr(p, "done", None) is not None:
+            table.add_row("progress", progress_bar(p.done))
         for label, value in p.rows():
             table.add_row(label, value)
+        if hasattr(p, "hint"):
+            table.add_row("Ctrl-C", p.hint().removeprefix("Ctrl-C "), style="dim")
         return table
+
+
+def progress_bar(done: float, width: int = 32) -> Text:
+    """A bar and its percentage, for a panel's row."""
+    filled = round(done * width)
+    bar = Text("━" * filled, style="bar.complete")
+    bar.append("━" * (width - filled), style="bar.back")
+    bar.append(f" {done:.0%}")
+    return bar
 
 
 @contextmanager
@@ -76,3 +110,60 @@ def byte_progress(source: IO) -> Iterator[Callable[[int, int], None]]:
         yield lambda nbytes, lines: bar.update(
             task, advance=nbytes, lines=bar.tasks[0].fields["lines"] + lines
         )
+
+
+def stderr_is_terminal() -> bool:
+    """Whether progress bars may be drawn: stderr is a terminal (tests patch this)."""
+    return Console(stderr=True).is_terminal
+
+
+@contextmanager
+def count_progress(label: str, total: int | None, unit: str = "deals") -> Iterator[Bar]:
+    """A progress bar on stderr over `total` items (None: of unknown length, a pulsing bar
+    with the time), drawn only when stderr is a terminal; nothing otherwise, and never
+    anything on stdout. Yields a `Bar`: `advance(n)`, or `reach(done)`."""
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TaskProgressColumn,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+
+    columns = [TextColumn(label), BarColumn()]
+    if total is not None:
+        columns += [TaskProgressColumn(), MofNCompleteColumn(), TextColumn(unit)]
+        columns += [TimeElapsedColumn(), TextColumn("elapsed,"), TimeRemainingColumn()]
+        columns.append(TextColumn("left"))
+    else:
+        columns.append(TimeElapsedColumn())
+    console = Console(stderr=True, force_terminal=True) if stderr_is_terminal() else None
+    # No redirection: rich would send what the command prints on stdout through the bar's
+    # console, to stderr.
+    with Progress(
+        *columns,
+        console=console,
+        disable=console is None,
+        redirect_stdout=False,
+        redirect_stderr=False,
+    ) as progress:
+        yield Bar(progress, progress.add_task(label, total=total))
+
+
+class Bar:
+    """One bar of a rich Progress: `advance(n)` items more, or `reach(done)` items in all."""
+
+    def __init__(self, progress, task) -> None:
+        self._progress, self._task = progress, task
+
+    def advance(self, n: int) -> None:
+        self._progress.update(self._task, advance=n)
+
+    def reach(self, done: int) -> None:
+        self._progress.update(self._task, completed=done)
+
+    def finish(self, done: int) -> None:
+        """The work ended after `done` items, short of the total: a full bar."""
+        self._progress.update(self._task, total=done, completed=done)

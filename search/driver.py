@@ -11,6 +11,7 @@ at most the chunks in flight, and a resumed run replays them exactly.
 from __future__ import annotations
 
 import copy
+import functools
 import secrets
 import time
 from dataclasses import asdict, dataclass, field
@@ -22,9 +23,15 @@ from bmn.kernels.deal import decode, format_deal
 from bmn.records.store import Find, Run, Store
 from bmn.search.chunks import Backend, Result
 from bmn.search.evaluate import OBJECTIVES
-from bmn.search.present import duration
+from bmn.search.present import duration, ordinal
+from bmn.search.registry import (
+    DEFAULT_HISTORY,
+    DEFAULT_PATIENCE,
+    DEFAULT_STRATEGY,
+    history_length,
+)
 from bmn.search.run import RunHandler, RunProgress, options_from_run
-from bmn.search.strategies import DEFAULT_STRATEGY, run_chunk
+from bmn.search.strategies import run_chunk
 from bmn.search.threads import default_workers
 from bmn.search.worker import (
     BEST,
@@ -32,7 +39,7 @@ from bmn.search.worker import (
     BEST_TRICKS,
     GAMES,
     HAND_SIZE,
-    IMPROVEMENTS,
+    MAX_FINDS,
     Finds,
     WorkerState,
     new_worker,
@@ -40,6 +47,18 @@ from bmn.search.worker import (
 
 CHUNK_SECONDS = 1.0
 FIRST_CHUNK = 20_000
+CHUNK_FINDS = 4096  # finds one chunk may hold: a quarter of a megabyte of result
+# The least time between commits. A chunk is about a second, so this changes nothing at the
+# usual --keep-above; with a low one, chunks stop early with a full finds buffer and come by
+# the hundred a second, and one transaction (one fsync) for all of them keeps the search fast.
+COMMIT_SECONDS = 0.5
+# Finds that make a commit due at once: a transaction of more costs more per find (measured:
+# 25 us a find at 10,000 a transaction, 45 at 90,000), and a stop or a deadline waits for it.
+COMMIT_FINDS = 8192
+# More finds a second than this and the search warns: they cost speed and about FIND_BYTES
+# of store each (measured: 120 MB in 30 s at --keep-above 0 before finds were batched).
+FINDS_PER_SECOND_WARNING = 20.0
+FIND_BYTES = 250
 
 
 @dataclass
@@ -53,8 +72,8 @@ class SearchOptions:
     workers: int = field(default_factory=default_workers)
     seed: int = field(default_factory=lambda: secrets.randbits(62))
     keep_above: int = 3000
-    patience: int = 20_000
-    history: int = 30_000
+    patience: int = DEFAULT_PATIENCE
+    history: int = DEFAULT_HISTORY
 
     @classmethod
     def from_run(cls, run: Run) -> SearchOptions:
@@ -65,35 +84,88 @@ class SearchOptions:
 class Progress(RunProgress):
     """What the display shows; updated after every chunk committed."""
 
+    objective: str = "cards"
     best_cards: int = -1
     best_tricks: int = -1
     best_deal: str = ""
-    improvements: int = 0
-    finds: int = 0
+    improvements: int = 0  # rises of the run's best
+    finds: int = 0  # the run's finds in the store
 
     def title(self) -> str:
         return f"bmn search, run {self.run}"
 
     def rows(self) -> list[tuple[str, str]]:
-        return [
+        rows = [
+            ("store", self.store),
+            ("strategy", self.setting()),
+            ("backend", self.backend),
             ("elapsed", duration(self.seconds)),
             ("remaining", duration(self.remaining)),
             ("games", f"{self.games:,}"),
             ("games/s", f"{self.rate:,.0f}"),
-            ("best", f"{self.best_cards} cards, {self.best_tricks} tricks"),
+            ("best", f"{self.best_cards:,} cards, {self.best_tricks:,} tricks"),
+        ]
+        if self.best_cards >= 0:
+            where = standing(self.best_cards, self.best_tricks, self.objective)
+            rows += [("record", where.against_record()), ("rank", where.rank)]
+        return rows + [
             ("best deal", self.best_deal),
-            ("improvements", str(self.improvements)),
-            ("kept finds", str(self.finds)),
-            ("backend", self.backend),
+            ("improvements", f"{self.improvements:,}"),
+            ("kept finds", f"{self.finds:,}"),
         ]
 
     def line(self) -> str:
+        best = f"best {self.best_cards:,} cards {self.best_tricks:,} tricks"
+        if self.best_cards >= 0:
+            where = standing(self.best_cards, self.best_tricks, self.objective)
+            best += f" ({where.share:.0%} of the record; {where.rank})"
         return (
-            f"run {self.run} on {self.backend}: {duration(self.seconds)} elapsed, "
-            f"{duration(self.remaining)} left, {self.games:,} games, {self.rate:,.0f} games/s, "
-            f"best {self.best_cards} cards {self.best_tricks} tricks, {self.improvements} "
-            f"improvements, {self.finds} kept"
+            f"run {self.run}: {self.clock()}, {self.games:,} games, {self.rate:,.0f} games/s,"
+            f" {best}, {self.improvements} improvements, {self.finds:,} kept"
         )
+
+
+@functools.cache
+def _ranking(objective: str) -> tuple[tuple[int, str], ...]:
+    """The published games that finish, as (score, name), best first."""
+    from bmn.records.report import published_ranking
+
+    column = "tricks" if objective == "tricks" else "cards"
+    scored = [(getattr(game, column), game.name) for game in published_ranking()]
+    return tuple(sorted(scored, key=lambda item: -item[0]))
+
+
+@dataclass(frozen=True)
+class Standing:
+    """A best deal against the record of its objective and among the published games that
+    finish (the longest first)."""
+
+    share: float  # of the record
+    record: int
+    unit: str  # cards or tricks
+    holder: str  # the record's name
+    rank: str  # in words
+
+    def against_record(self) -> str:
+        return f"{self.share:.0%} of the record, {self.record:,} {self.unit} ({self.holder})"
+
+
+def standing(cards: int, tricks: int, objective: str) -> Standing:
+    """Where a best deal stands: against the record of its objective, and among the published
+    games ('shorter than all 9 published games, the shortest 4,791 cards')."""
+    unit = "tricks" if objective == "tricks" else "cards"
+    score = tricks if unit == "tricks" else cards
+    ranking = _ranking(unit)
+    (top, name), n = ranking[0], len(ranking)
+    longer = sum(published > score for published, _ in ranking)
+    if longer == n:
+        rank = f"shorter than all {n} published games, the shortest {ranking[-1][0]:,} {unit}"
+    elif longer == 0:
+        rank = "level with the record" if score == top else "longer than the record: a new record"
+    else:
+        place = ordinal(longer + 1)
+        rank = f"longer than {n - longer} of the {n} published games: it would be {place}"
+    return Standing(score / top, top, unit, name, rank)
 
 
 @dataclass
@@ -122,6 +194,21 @@ def deal_text(row: np.ndarray) -> str:
     return format_deal(decode(row, (HAND_SIZE, HAND_SIZE)))
 
 
+_NOTATION = np.frombuffer(b"-JQKA", dtype=np.uint8)  # penalty value -> record notation
+
+
+def deal_texts(decks: np.ndarray) -> list[str]:
+    """`deal_text` of every row at once: a low --keep-above makes every deal scored a find,
+    and one format_deal per row would cost the search more than its kernel."""
+    width = 2 * HAND_SIZE + 1
+    chars = np.empty((len(decks), width), dtype=np.uint8)
+    chars[:, :HAND_SIZE] = _NOTATION[decks[:, :HAND_SIZE]]
+    chars[:, HAND_SIZE] = ord("/")
+    chars[:, HAND_SIZE + 1 :] = _NOTATION[decks[:, HAND_SIZE:]]
+    text = chars.tobytes().decode("ascii")
+    return [text[i : i + width] for i in range(0, len(text), width)]
+
+
 def best_of(states: list[WorkerState]) -> WorkerState | None:
     """The worker holding the best deal; ties go to the lowest worker, so runs reproduce."""
     scored = [s for s in states if s.counters[BEST] >= 0]
@@ -133,16 +220,30 @@ def search_chunk(
 ) -> tuple[WorkerState, tuple[np.ndarray, np.ndarray], int]:
     """One chunk of a search (see bmn.search.chunks): up to `iterations` deals of the strategy
     from `state`, left untouched; the new state, the finds (rows of cards, rows of (cards,
-    tricks, status)) and the deals scored. It stops early when its finds buffer fills, so
-    every find is kept and a chunk's commit stays small; whatever the cut, a stream's deals and
-    finds are the same."""
+    tricks, status)) and the deals scored. The compiled loop stops whenever its finds buffer
+    (MAX_FINDS) fills; this goes on from there, so a low --keep-above still makes chunks of
+    about a second, until CHUNK_FINDS finds keep a chunk's result small. Whatever the cut, a
+    stream's deals and finds are the same."""
     state = copy.deepcopy(state)
-    finds = Finds.empty()
+    buffer = Finds.empty()
     objective = OBJECTIVES.index(options.objective)
-    done, n_finds = run_chunk(
-        options.strategy, state, finds, iterations, objective, options.keep_above, options.patience
-    )
-    return state, (finds.decks[:n_finds].copy(), finds.meta[:n_finds].copy()), done
+    decks, meta, done, kept = [], [], 0, 0
+    while done < iterations and kept < CHUNK_FINDS:
+        n, n_finds = run_chunk(
+            options.strategy,
+            state,
+            buffer,
+            iterations - done,
+            objective,
+            options.keep_above,
+            options.patience,
+        )
+        done, kept = done + n, kept + n_finds
+        decks.append(buffer.decks[:n_finds].copy())
+        meta.append(buffer.meta[:n_finds].copy())
+        if n_finds < MAX_FINDS:  # the loop ran to the end, not into a full buffer
+            break
+    return state, (np.concatenate(decks), np.concatenate(meta)), done
 
 
 def warm_search() -> None:
@@ -172,6 +273,8 @@ class Search(RunHandler):
         self._run_best = -1  # the best score stored with the run
         self._checkpoints: dict[int, WorkerState] = {}  # absorbed, not yet committed
         self._finds: list[tuple[np.ndarray, np.ndarray]] = []
+        self._kept = 0  # finds this session, for the --keep-above warning
+        self._warned = False
         super().__init__(store, options, run_id, backend)
 
     @property
@@ -191,7 +294,7 @@ class Search(RunHandler):
         return share + (worker < extra)
 
     def _fresh(self, worker: int) -> WorkerState:
-        history = self.options.history if self.options.strategy == "lahc" else 1
+        history = history_length(self.options.strategy, self.options.history)
         return new_worker(self.options.seed, worker, history)
 
     def _restore(self, checkpoints: dict[int, tuple[bytes, int, float]]) -> None:
@@ -199,9 +302,19 @@ class Search(RunHandler):
             WorkerState.from_bytes(checkpoints[w][0]) if w in checkpoints else self._fresh(w)
             for w in range(self.options.workers)
         ]
+        leader = best_of(self.states)  # committed with the run's best: the same deal
+        self._run_best = -1 if leader is None else int(leader.counters[BEST])
 
     def _new_progress(self) -> Progress:
-        return Progress(self.run_id)
+        """A new run's progress, or a resumed one's: its best, finds and improvements so far."""
+        p = Progress(self.run_id, objective=self.options.objective)
+        p.finds, p.improvements = self.store.run_tally(self.run_id, self.options.objective)
+        leader = best_of(self.states)
+        if leader is not None:
+            p.best_deal = deal_text(leader.best)
+            p.best_cards = int(leader.counters[BEST_CARDS])
+            p.best_tricks = int(leader.counters[BEST_TRICKS])
+        return p
 
     def _stream_games(self, stream: int) -> int:
         return int(self.states[stream].counters[GAMES])
@@ -226,31 +339,53 @@ class Search(RunHandler):
         self.states[result.stream] = self._checkpoints[result.stream] = result.state
         self._finds.append(result.finds)
 
+    def commit_seconds(self) -> float:
+        return COMMIT_SECONDS
+
+    def commit_due(self) -> bool:
+        return super().commit_due() or sum(len(m) for _, m in self._finds) >= COMMIT_FINDS
+
     def _save(self, seconds: float) -> None:
         """The chunks' checkpoints, their finds and the run's totals in one transaction."""
         strategy = self.options.strategy
         finds = [
-            Find(deal_text(row), int(c), int(t), STATUS_NAMES[s], strategy, seconds)
+            Find(deal, c, t, STATUS_NAMES[s], strategy, seconds)
             for decks, meta in self._finds
-            for row, (c, t, s) in zip(decks, meta, strict=True)
+            for deal, (c, t, s) in zip(deal_texts(decks), meta.tolist(), strict=True)
         ]
         checkpoints = [
             (w, state.to_bytes(), int(state.counters[GAMES]), seconds)
             for w, state in self._checkpoints.items()
         ]
         update = {"games": self.games, "seconds": seconds}
+        p = self.progress
         leader = best_of(self.states)
         if leader is not None and leader.counters[BEST] > self._run_best:
+            p.improvements += self._run_best >= 0  # the run's first best is no improvement
             self._run_best = int(leader.counters[BEST])
             best = deal_text(leader.best)
             cards, tricks = int(leader.counters[BEST_CARDS]), int(leader.counters[BEST_TRICKS])
             update.update(best_deal=best, best_cards=cards, best_tricks=tricks)
-            self.progress.best_deal, self.progress.best_cards = best, cards
-            self.progress.best_tricks = tricks
-        self.store.save_progress(self.run_id, checkpoints, finds, update)
+            p.best_deal, p.best_cards, p.best_tricks = best, cards, tricks
+        p.finds += self.store.save_progress(
+            self.run_id, checkpoints, finds, update, holder=self.holder
+        )
         self._checkpoints, self._finds = {}, []
-        self.progress.finds += len(finds)
-        self.progress.improvements = sum(int(s.counters[IMPROVEMENTS]) for s in self.states)
+        self._kept += len(finds)
+        self._warn_of_many_finds()
+
+    def _warn_of_many_finds(self) -> None:
+        """Once a second of search shows the rate, warn if --keep-above keeps too many."""
+        elapsed, rate = self.elapsed(), self._kept / max(self.elapsed(), 1e-6)
+        if self._warned or elapsed < 1.0 or rate <= FINDS_PER_SECOND_WARNING:
+            return
+        self._warned = True
+        gigabytes = rate * FIND_BYTES * 3600 / 1e9
+        self.progress.notes.append(
+            f"warning: --keep-above {self.options.keep_above:,} keeps about {rate:,.0f} finds"
+            f" a second (about {gigabytes:,.1f} GB of store an hour) and slows the search;"
+            " a higher threshold keeps fewer (the default, 3,000, a few a second at most)"
+        )
 
     def _summary(self, status: str, seconds: float) -> Summary:
         """The run's summary from the workers' states."""

@@ -1,30 +1,42 @@
 """Compiled pieces every strategy shares: score a deal, keep finds, track the best deal.
 
-Scores come from the fast two-player kernel; a deal past its card cap is replayed exactly, so a
-reported loop is always a proven loop.
+A deal is scored by a kernel's per-deal functions (the interface in kernels/two.py), passed
+in as first-class functions of the types below: a search over 3 or 4 seats passes another
+kernel's functions and hand sizes, and the same compiled loop runs it. A deal past the card
+cap is replayed exactly, so a reported loop is always a proven loop.
 """
 
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from numba import njit, types
 
-from bmn.kernels.config import FINISHED, JIT, LOOP
+from bmn.kernels.config import FAST_CAP, FINISHED, JIT, LOOP, UNDECIDED
 from bmn.kernels.rng import bounded
-from bmn.kernels.two import play_exact, play_fast
-from bmn.search.worker import BEST, BEST_CARDS, BEST_TRICKS, HAND_SIZE, IMPROVEMENTS, MAX_FINDS
+from bmn.search.worker import BEST, BEST_CARDS, BEST_TRICKS, IMPROVEMENTS, MAX_FINDS
 
 OBJECTIVES = ("cards", "tricks")
-CAP = 20_000  # cards; far past the longest known finishing game (8,344)
+CAP = FAST_CAP
+
+# A kernel's per-deal functions as first-class function types. Compiled code that takes them as
+# arguments caches (a jitted function passed as a plain dispatcher would be compiled afresh in
+# every process, and its cache would grow each time: numba issue #2956).
+DEAL = types.Array(types.uint8, 1, "C")
+SIZES = types.Array(types.int64, 1, "C")
+PLAY_FAST = types.FunctionType(
+    types.UniTuple(types.int64, 3)(DEAL, types.int64, SIZES, types.int64)
+)
+PLAY_EXACT = types.FunctionType(types.UniTuple(types.int64, 8)(DEAL, types.int64, SIZES))
 
 
 @njit(**JIT)
-def score_deck(deck: np.ndarray, objective: int) -> tuple[int, int, int, int]:
-    """(score, cards, tricks, status) of a standard deal; objective 0 = cards, 1 = tricks."""
-    cards, tricks, code = play_fast(deck, HAND_SIZE, HAND_SIZE, CAP)
+def score_deck(deck, sizes, objective, play_fast_at, play_exact_at) -> tuple[int, int, int, int]:
+    """(score, cards, tricks, status) of a deal cut into hands of `sizes`; objective 0 = cards,
+    1 = tricks."""
+    cards, tricks, code = play_fast_at(deck, 0, sizes, CAP)
     status = FINISHED
-    if code == 2:
-        status, cards, tricks = play_exact(deck, HAND_SIZE, HAND_SIZE)[:3]
+    if code == UNDECIDED:
+        status, cards, tricks = play_exact_at(deck, 0, sizes)[:3]
     score = cards if objective == 0 else tricks
     return score, cards, tricks, status
 

@@ -34,10 +34,10 @@ import numpy as np
 from bmn.kernels.backward import CycleSummary, summarise_cycle
 from bmn.kernels.deal import Deal, format_deal
 from bmn.kernels.loops import LOOP, analyse
-from bmn.records.store import Loop, Store
+from bmn.records.store import DEFAULT_PATH, Loop, Store
 from bmn.search.chunks import Backend, Result
 from bmn.search.present import duration
-from bmn.search.run import RunHandler, RunProgress, options_from_run
+from bmn.search.run import RunHandler, RunProgress, options_from_run, store_option
 
 
 @dataclass
@@ -66,13 +66,20 @@ class Hunt:
 
 
 def random_batch(
-    rng: np.random.Generator, deck: np.ndarray, n: int, even: bool
+    rng: np.random.Generator | np.ndarray, deck: np.ndarray, n: int, even: bool
 ) -> tuple[np.ndarray, np.ndarray]:
-    """n shuffles of the deck, each cut into two hands (evenly, seat 0 first, or at random)."""
-    rows = rng.permuted(np.tile(deck, (n, 1)), axis=1)
+    """n shuffles of the deck, each cut into two hands (evenly, seat 0 first, or at random).
+
+    Deals come from kernels/dealer.py on a generator state (kernels/rng.py): `rng` is that
+    state, advanced in place, or a numpy Generator that draws a fresh state for the batch.
+    """
+    from bmn.kernels.dealer import random_deals  # compiled: imported when a hunt runs
+    from bmn.kernels.rng import integers, seed_state
+
+    state = rng if isinstance(rng, np.ndarray) else seed_state(int(rng.integers(2**63)))
     total = len(deck)
-    first = np.full(n, (total + 1) // 2) if even else rng.integers(1, total, n)
-    return rows, np.stack([first, total - first], axis=1).astype(np.int64)
+    first = np.full(n, (total + 1) // 2) if even else integers(state, n, 1, total)
+    return random_deals(n, state, deck=deck, sizes=np.stack([first, total - first], axis=1))
 
 
 def hunt_loops(
@@ -210,11 +217,19 @@ class LoopProgress(RunProgress):
     new_cycles: int = 0
     last: str = ""
 
+    deck: str = DEFAULT_DECK
+
     def title(self) -> str:
         return f"bmn search --objective loop, run {self.run}"
 
+    def setting(self) -> str:
+        return f"deck {self.deck}, {self.workers} threads, seed {self.seed}"
+
     def rows(self) -> list[tuple[str, str]]:
         return [
+            ("store", self.store),
+            ("hunt", self.setting()),
+            ("backend", self.backend),
             ("elapsed", duration(self.seconds)),
             ("remaining", duration(self.remaining)),
             ("deals", f"{self.games:,}"),
@@ -222,13 +237,11 @@ class LoopProgress(RunProgress):
             ("loops", f"{self.loops:,}"),
             ("cycles", f"{self.cycles} ({self.new_cycles} new to the store)"),
             ("last new", self.last),
-            ("backend", self.backend),
         ]
 
     def line(self) -> str:
         return (
-            f"run {self.run} on {self.backend}: {duration(self.seconds)} elapsed, "
-            f"{duration(self.remaining)} left, {self.games:,} deals, {self.rate:,.0f} deals/s, "
+            f"run {self.run}: {self.clock()}, {self.games:,} deals, {self.rate:,.0f} deals/s, "
             f"{self.loops:,} loops, {self.cycles} cycles ({self.new_cycles} new to the store)"
         )
 
@@ -244,13 +257,14 @@ class LoopSummary:
     seconds: float
     seed: int
     deck: str
+    store: str = DEFAULT_PATH
 
     def text(self) -> str:
         return (
             f"run {self.run} ({self.status}): {self.games:,} deals in {self.seconds:,.1f} s; "
             f"seed {self.seed}, deck {self.deck}\n{self.loops:,} looping deals, "
             f"{self.cycles} distinct cycles ({self.new_cycles} new to the store); "
-            "list them with: bmn records loops"
+            f"list them with: bmn records loops{store_option(self.store)}"
         )
 
     def as_dict(self) -> dict:
@@ -367,7 +381,9 @@ class LoopHunt(RunHandler):
         self.new_cycles = state["new_cycles"]
 
     def _new_progress(self) -> LoopProgress:
-        return LoopProgress(self.run_id)
+        p = LoopProgress(self.run_id, deck=self.options.deck, loops=self.hunt.loops)
+        p.cycles, p.new_cycles = len(self.seen), self.new_cycles
+        return p
 
     def _stream_games(self, stream: int) -> int:
         return self.hunt.deals
@@ -412,7 +428,7 @@ class LoopHunt(RunHandler):
         self.pending = {}
         checkpoint = (0, self._checkpoint(), self.hunt.deals, seconds)
         update = {"games": self.hunt.deals, "seconds": seconds}
-        self.store.save_loop_progress(self.run_id, loops, checkpoint, update)
+        self.store.save_loop_progress(self.run_id, loops, checkpoint, update, holder=self.holder)
         p = self.progress
         p.loops, p.cycles, p.new_cycles = self.hunt.loops, len(self.seen), self.new_cycles
 
@@ -428,6 +444,7 @@ class LoopHunt(RunHandler):
             seconds,
             self.options.seed,
             self.options.deck,
+            str(self.store.path),
         )
 
 

@@ -18,7 +18,6 @@ import numpy as np
 
 FORMATS = (".png", ".svg")
 SEAT_COLOURS = ("tab:blue", "tab:orange", "tab:green", "tab:red")
-LONGEST_NAME = 120  # longer canonical deals get a hashed default file name
 
 
 @dataclass(frozen=True)
@@ -60,13 +59,25 @@ def figure_format(path: str | Path) -> str:
 
 
 def default_game_file(deal: Sequence[Sequence[int]], suffix: str = ".png") -> str:
-    """bmn-<canonical deal, '/' as '_'>.png; a short hash for very long deals."""
+    """bmn-plot-<8 hex digits>.png: a digest of the canonical deal, short and the same for
+    the same deal in any notation."""
     from bmn.kernels.deal import format_deal
 
-    text = format_deal(deal)
-    if len(text) > LONGEST_NAME:
-        text = hashlib.sha1(text.encode()).hexdigest()[:12]
-    return f"bmn-{text.replace('/', '_')}{suffix}"
+    digest = hashlib.sha1(format_deal(deal).encode()).hexdigest()[:8]
+    return f"bmn-plot-{digest}{suffix}"
+
+
+def seats_out(traj: Trajectory) -> list[tuple[int, int]]:
+    """(seat, trick) for each seat left with no cards after a trick, in trick order.
+
+    A seat with no cards at a trick boundary never gets any again (it cannot lay a court
+    card to win a pile), and goes out the next time it is asked for a card."""
+    out = []
+    for seat in range(traj.sizes.shape[1]):
+        empty = np.flatnonzero(traj.sizes[:, seat] == 0)
+        if empty.size and traj.sizes[0, seat] > 0:
+            out.append((seat, int(empty[0])))
+    return sorted(out, key=lambda pair: pair[1])
 
 
 def result_text(result) -> str:
@@ -114,23 +125,34 @@ def _wrap_deal(text: str, width: int = 60) -> str:
 
 
 def plot_game(deal: Sequence[Sequence[int]], traj: Trajectory, path: str | Path) -> None:
-    """Each seat's hand size after every trick; a loop's cycle shaded, its period labelled."""
+    """Each seat's hand size after every trick; a loop's cycle shaded, its period labelled;
+    with 3 or 4 seats, a dotted line and a cross where each seat is left with no cards (out),
+    the trick number in the legend."""
     from bmn.kernels.deal import format_deal
 
     figure_format(path)
     plt = _pyplot()
     fig, ax = plt.subplots(figsize=(10, 5))
     many = len(traj.tricks) > 80
+    # With two seats the first one out ends the game; with more, mark each seat going out and
+    # end its line there rather than run it along zero to the end.
+    out = dict(seats_out(traj)) if traj.sizes.shape[1] > 2 else {}
     for seat in range(traj.sizes.shape[1]):
+        colour = SEAT_COLOURS[seat % len(SEAT_COLOURS)]
+        last = out.get(seat, len(traj.tricks) - 1) + 1
         ax.plot(
-            traj.tricks,
-            traj.sizes[:, seat],
-            color=SEAT_COLOURS[seat % len(SEAT_COLOURS)],
+            traj.tricks[:last],
+            traj.sizes[:last, seat],
+            color=colour,
             lw=0.9 if many else 1.6,
             marker=None if many else "o",
             ms=3,
             label=f"seat {seat}",
         )
+        if seat in out:
+            trick = out[seat]
+            ax.axvline(trick, color=colour, ls=":", lw=1.2, label=f"seat {seat} out, trick {trick}")
+            ax.plot(trick, 0, marker="X", ms=9, color=colour, mec="black", mew=0.6, zorder=5)
     if traj.cycle is not None:
         start, end = traj.cycle
         ax.axvspan(start, end, color="tab:purple", alpha=0.18, label="repeating cycle")
@@ -240,74 +262,113 @@ def _spread(ys: Sequence[float], gap: float) -> list[float]:
     return placed
 
 
-def plot_records(
-    runs: Mapping[str, tuple[Sequence[float], Sequence[int]]],
-    published: Sequence[tuple[str, int]],
-    path: str | Path,
-    seconds: Mapping[str, float] | None = None,
-) -> None:
-    """Best cards found against elapsed time, one step line per run; published records as lines.
+@dataclass(frozen=True)
+class RunSeries:
+    """One run's finds for `plot_records`: elapsed seconds and the value its objective
+    counts (cards, or tricks for a tricks run) of each finished find."""
 
-    runs: label -> (elapsed seconds of each find, cards of each find). seconds: a run's total
-    running time, so its line continues flat to the end of the run.
-    """
+    label: str  # "run 2 (climb, cards)"
+    objective: str  # "cards" or "tricks"
+    elapsed: Sequence[float]
+    values: Sequence[int]
+    seconds: float | None = None  # the run's running time: its line goes on flat to there
+
+
+def plot_records(
+    runs: Sequence[RunSeries], published: Sequence[tuple[str, int, int]], path: str | Path
+) -> None:
+    """Best found so far against elapsed time, one step line per run; the published record
+    games (name, cards, tricks) as labelled dashed lines. Runs for cards and runs for tricks
+    each get a panel of their own, one above the other, sharing the time axis."""
     figure_format(path)
-    series = {}
-    for label, (elapsed, cards) in runs.items():
-        x, best = best_so_far(elapsed, cards)
+    series = {"cards": {}, "tricks": {}}
+    for run in runs:
+        x, best = best_so_far(run.elapsed, run.values)
         if x.size:
-            end = max(float(x[-1]), (seconds or {}).get(label) or 0.0)
-            series[label] = (np.append(x, end), np.append(best, best[-1]))
-    positive = [v for x, _ in series.values() for v in x if v > 0]
+            end = max(float(x[-1]), run.seconds or 0.0)
+            series[run.objective][run.label] = (np.append(x, end), np.append(best, best[-1]))
+    panels = [name for name in ("cards", "tricks") if series[name]] or ["cards"]
+    positive = [v for drawn in series.values() for x, _ in drawn.values() for v in x if v > 0]
     # Searches improve fast then slowly: a log time axis once the span is wide.
     log_x = bool(positive) and max(positive) / min(positive) > 100
     plt = _pyplot()
-    fig, ax = plt.subplots(figsize=(10, 5.5))
-    for i, (label, (x, best)) in enumerate(series.items()):
+    fig, axes = plt.subplots(
+        len(panels), 1, figsize=(10, 5.5 if len(panels) == 1 else 9), sharex=True, squeeze=False
+    )
+    colours = iter(f"C{i % 10}" for i in range(len(runs)))
+    for ax, unit in zip(axes[:, 0], panels, strict=True):
+        records = [
+            (name, cards if unit == "cards" else tricks) for name, cards, tricks in published
+        ]
+        _progress_panel(ax, series[unit], records, unit, colours, min(positive, default=1) / 2)
         if log_x:
-            x = np.maximum(x, min(positive) / 2)  # a find at 0 s still shows
-        ax.step(x, best, where="post", lw=1.6, color=f"C{i % 10}", label=f"{label}: {best[-1]:,}")
-    if log_x:
-        ax.set_xscale("log")
-    tops = [int(b[-1]) for _, b in series.values()] + [c for _, c in published]
-    high = max(tops, default=1) * 1.05
-    ax.set_ylim(0, high)
-    ax.set_xlabel("elapsed seconds")
-    ax.set_ylabel("best cards found")
+            ax.set_xscale("log")
+    axes[-1, 0].set_xlabel("elapsed seconds")
+    axes[0, 0].set_title("Search progress: best game found so far (published records dashed)")
+    fig.tight_layout()
+    for ax, unit in zip(axes[:, 0], panels, strict=True):  # label positions need final sizes
+        records = [
+            (name, cards if unit == "cards" else tricks) for name, cards, tricks in published
+        ]
+        _label_records(fig, ax, records)
+    _save(fig, path)
+
+
+def _progress_panel(ax, drawn: Mapping, records, unit: str, colours, floor: float) -> None:
+    """One objective's runs as step lines, with the published records as dashed lines."""
+    for label, (x, best) in drawn.items():
+        x = np.maximum(x, floor)
+        colour = next(colours)
+        ax.step(x, best, where="post", lw=1.6, color=colour, label=f"{label}: {best[-1]:,}")
+    tops = [int(b[-1]) for _, b in drawn.values()] + [value for _, value in records]
+    ax.set_ylim(0, max(tops, default=1) * 1.05)
+    ax.set_ylabel(f"best {unit} found")
     ax.grid(alpha=0.3, which="both")
-    ranked = sorted(published, key=lambda p: p[1])
-    for (name, cards), y in zip(ranked, _spread([c for _, c in ranked], 0.028 * high), strict=True):
-        ax.axhline(cards, color="0.45", lw=0.8, ls="--")
+    for _, value in records:
+        ax.axhline(value, color="0.45", lw=0.8, ls="--")
+    if drawn:
+        ax.legend(loc="upper left", fontsize=9, title=f"run: best {unit}", framealpha=0.95)
+    else:
+        ax.text(0.5, 0.5, "no finds yet", transform=ax.transAxes, ha="center", color="0.4")
+
+
+LABEL_POINTS = 8  # font size of the record labels
+
+
+def _label_records(fig, ax, records: Sequence[tuple[str, int]]) -> None:
+    """Name each published record beside the axes, labels spread so none overlap."""
+    height_in = ax.get_window_extent().height / fig.dpi
+    low, high = ax.get_ylim()
+    # One label's height (with a little air) in data units, from the font and the axes' size.
+    gap = LABEL_POINTS * 1.4 / 72 / height_in * (high - low)
+    ranked = sorted(records, key=lambda r: r[1])
+    for (name, value), y in zip(ranked, _spread([v for _, v in ranked], gap), strict=True):
         ax.annotate(
-            f"{name}: {cards:,}",
-            xy=(1.0, cards),
+            f"{name}: {value:,}",
+            xy=(1.0, value),
             xycoords=("axes fraction", "data"),
             xytext=(1.01, y),
             textcoords=("axes fraction", "data"),
             va="center",
-            fontsize=8,
+            fontsize=LABEL_POINTS,
             color="0.3",
             arrowprops={"arrowstyle": "-", "color": "0.6", "lw": 0.6},
         )
-    if series:
-        ax.legend(loc="upper left", fontsize=9, title="run: best cards", framealpha=0.95)
-    else:
-        ax.text(0.5, 0.5, "no finds yet", transform=ax.transAxes, ha="center", color="0.4")
-    ax.set_title("Search progress: best game found so far (published records dashed)")
-    _save(fig, path)
 
 
-def store_progress(store, run_ids: Sequence[int] = ()) -> tuple[dict, dict]:
-    """Finished finds of the given runs (all when none), for `plot_records`.
-
-    Returns (label -> (elapsed, cards), label -> the run's total seconds). Loop finds are left
-    out: their card count is where the repeat was seen, not a game length.
-    """
+def store_progress(store, run_ids: Sequence[int] = ()) -> list[RunSeries]:
+    """Finished finds of the given runs (all when none), for `plot_records`: cards for a
+    cards run, tricks for a tricks run. Loop hunts are left out: a loop's count is where the
+    repeat was seen, not a game length."""
     runs = [store.get_run(i) for i in run_ids] if run_ids else store.runs()
-    series, seconds = {}, {}
+    series = []
     for run in runs:
+        if run.objective not in ("cards", "tricks"):
+            continue
         finds = [f for f in store.run_finds(run.id) if f.status == "finished"]
-        label = f"run {run.id} ({run.strategy})"
-        series[label] = ([f.elapsed for f in finds], [f.cards for f in finds])
-        seconds[label] = run.seconds
-    return series, seconds
+        values = [f.tricks if run.objective == "tricks" else f.cards for f in finds]
+        label = f"run {run.id} ({run.strategy}, {run.objective})"
+        series.append(
+            RunSeries(label, run.objective, [f.elapsed for f in finds], values, run.seconds)
+        )
+    return series

@@ -308,13 +308,44 @@ def loops_text(rows: Sequence[LoopRow]) -> Block:
     return Table(head, body, left=(1, 3, 5, 6))
 
 
-def describe_rank(rank: Rank) -> str:
-    """Where a deal stands among the published finishing records, in words."""
+def describe_rank(rank: Rank, cards: int, ranking: Sequence[PublishedGame]) -> str:
+    """Where a deal of `cards` cards stands among the published games that finish, in words:
+    its neighbours in the list by name and length, then its place as if added to the list."""
     if rank.published:
-        return f"the published record {rank.published}: rank {rank.rank} of {rank.of}"
-    if rank.rank == rank.of:
-        return f"below all published records: rank {rank.rank} of {rank.of}"
-    return f"would rank {ordinal(rank.rank)} of {rank.of}"
+        return (
+            f"the published record {rank.published}:"
+            f" {ordinal(rank.rank)} of the {rank.of} published games that finish"
+        )
+    place = f"would rank {ordinal(rank.rank)} of {rank.of}"
+    level = [g for g in ranking if g.cards == cards]
+    longer = [g for g in ranking if g.cards > cards]
+    shorter = [g for g in ranking if g.cards < cards]
+    if level:
+        return f"as long as {level[0].name} ({cards:,} cards): {place}, level with it"
+    if not longer:
+        top = max(ranking, key=lambda g: g.cards)
+        return f"a new record, longer than {top.name} ({top.cards:,} cards): {place}"
+    if not shorter:
+        low = min(ranking, key=lambda g: g.cards)
+        return f"the published records start at {low.cards:,} cards ({low.name}): {place}"
+    above = min(longer, key=lambda g: g.cards)
+    below = max(shorter, key=lambda g: g.cards)
+    return f"between {above.name} ({above.cards:,}) and {below.name} ({below.cards:,}): {place}"
+
+
+def ranking_note(ranking: Sequence[PublishedGame]) -> str:
+    """What the ranks count: the published games that finish, plus the deal ranked."""
+    from bmn.records.published import published_games
+
+    endless = [g.name for g in published_games() if g.status != "finished"]
+    note = (
+        f"Ranks are by cards among the {len(ranking)} published games that finish, plus"
+        f" the deal ranked (so 'of {len(ranking) + 1}')"
+    )
+    if endless:
+        never = " and ".join(endless)
+        note += f"; {never} never {'ends' if len(endless) == 1 else 'end'}, so has no length"
+    return note + "."
 
 
 def compare_text(rows: Sequence[FindRow], ranking: Sequence[PublishedGame]) -> list[Block]:
@@ -326,27 +357,35 @@ def compare_text(rows: Sequence[FindRow], ranking: Sequence[PublishedGame]) -> l
         for i, g in enumerate(ranking, start=1)
     ]
     entries += [
-        (r.cards, r.tricks, f"run {r.run}", describe_rank(rank_among(r.deal, r.cards, ranking)))
-        + (r.deal,)
+        (
+            r.cards,
+            r.tricks,
+            f"run {r.run}",
+            describe_rank(rank_among(r.deal, r.cards, ranking), r.cards, ranking),
+            r.deal,
+        )
         for r in rows
     ]
     entries.sort(key=lambda e: -e[0])
     blocks: list[Block] = [
-        Table(["cards", "tricks", "found by", "rank", "deal"], entries, left=(2, 3, 4))
+        Table(["cards", "tricks", "found by", "rank", "deal"], entries, left=(2, 3, 4)),
+        ranking_note(ranking),
     ]
     if not rows:
         blocks.append("the store has no finished finds yet")
     return blocks
 
 
-def show_text(shown: dict[str, Any], summary: str) -> str:
+def show_text(shown: dict[str, Any], summary: str, store: str) -> str:
     """`bmn records show`: the replayed result, every time the deal was found, its rank."""
-    from bmn.records.report import Rank, agrees
+    from bmn.records.report import Rank, agrees, published_ranking
     from bmn.records.store import FindRow
 
     lines = [f"deal: {shown['deal']}", f"replayed: {summary}"]
     finds = shown["finds"]
-    if not finds:
+    if shown["store"] is None:
+        lines.append(f"no record store at {store}, so no finds to show")
+    elif not finds:
         lines.append("not in the store")
     else:
         lines.append(f"found {len(finds)} time{'s' if len(finds) > 1 else ''}:")
@@ -359,5 +398,7 @@ def show_text(shown: dict[str, Any], summary: str) -> str:
             )
     rank = shown["published_rank"]
     if rank is not None:
-        lines.append("against the published records: " + describe_rank(Rank(**rank)))
+        cards = shown["result"]["cards"]
+        words = describe_rank(Rank(**rank), cards, published_ranking())
+        lines.append(f"against the published records ({cards:,} cards): {words}")
     return "\n".join(lines)

@@ -14,16 +14,22 @@ crash or kill loses at most the chunks in flight, and a resumed run replays them
 
 from __future__ import annotations
 
+import contextlib
+import shlex
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any, ClassVar, Protocol, TypeVar
 
-from bmn.records.store import Run, Store, holder_name
+from bmn.records.store import DEFAULT_PATH, Run, Store, StoreError, holder_name
 from bmn.search.chunks import Backend, BackendError, Result, Task, get_backend
+from bmn.search.present import duration
 
 POLL_SECONDS = 0.5  # the longest wait for a result, so signal handlers run promptly
+# The longest a held run's heartbeat goes unrefreshed (a holder on another host silent for the
+# store's STALE_SECONDS, a minute, is taken for dead); commits refresh it too.
+HEARTBEAT_SECONDS = 10.0
 H = TypeVar("H", bound="RunHandler")
 
 
@@ -43,6 +49,16 @@ def options_from_run(cls: type, run: Run):
     return cls(**{k: v for k, v in run.params.items() if k in cls.__dataclass_fields__})
 
 
+def store_option(store: str) -> str:
+    """' --store PATH' for a command line that must reach this store; '' for the default."""
+    return "" if store == DEFAULT_PATH else f" --store {shlex.quote(store)}"
+
+
+def resume_command(run: int, store: str) -> str:
+    """The command that resumes a run."""
+    return f"bmn search --resume {run}{store_option(store)}"
+
+
 @dataclass
 class RunProgress:
     """What every run's display shows; the handler updates it after every commit."""
@@ -52,7 +68,34 @@ class RunProgress:
     seconds: float = 0.0
     rate: float = 0.0
     remaining: float | None = None
-    backend: str = ""  # where the chunks run and how many workers and threads
+    done: float | None = None  # the share of the run's --time or --iterations used, 0 to 1
+    store: str = DEFAULT_PATH
+    strategy: str = ""
+    workers: int = 0
+    seed: int = 0
+    notes: list[str] = field(default_factory=list)  # warnings, for the display to show once
+    backend: str = ""  # where the chunks run: workers, threads, a dashboard link
+
+    def setting(self) -> str:
+        """How the run searches, in a few words."""
+        workers = f"{self.workers} worker{'' if self.workers == 1 else 's'}"
+        return f"{self.strategy}, {workers}, seed {self.seed}"
+
+    def hint(self) -> str:
+        return f"Ctrl-C checkpoints and stops; resume with: {resume_command(self.run, self.store)}"
+
+    def header(self) -> str:
+        """The first log line: what every later line leaves out."""
+        on = f", on {self.backend}" if self.backend else ""
+        return f"{self.title()}: {self.setting()}, store {self.store}{on}. {self.hint()}"
+
+    def title(self) -> str:
+        raise NotImplementedError
+
+    def clock(self) -> str:
+        """Where the run stands in time, for log lines: '42%, 1m05s elapsed, 1m30s left'."""
+        share = "" if self.done is None else f"{self.done:.0%}, "
+        return f"{share}{duration(self.seconds)} elapsed, {duration(self.remaining)} left"
 
 
 @dataclass
@@ -86,6 +129,7 @@ class RunHandler:
         self.options = options
         self.stop = threading.Event()
         self.backend = backend if backend is not None else get_backend()
+        self.holder = holder_name()  # the run's lease: this process holds it while it runs
         if run_id is None:
             self.run_id = store.create_run(
                 options.strategy,
@@ -98,17 +142,24 @@ class RunHandler:
             self._restore({})
         else:
             self.run_id = run_id
-            store.claim_run(run_id, holder_name(), backend=self.backend.where)
-            self.spent = store.get_run(run_id).seconds or 0.0
+            # First of all: RunHeld (naming the holder) if another live process searches it.
+            run = store.claim_run(run_id, self.holder, backend=self.backend.where)
+            self.spent = run.seconds or 0.0
             self._restore(store.load_checkpoints(run_id))
         self.progress = self._new_progress()
+        p = self.progress
+        p.store, p.strategy, p.seed = str(store.path), options.strategy, options.seed
+        p.workers, p.games, p.seconds = options.workers, self.games, self.spent
+        p.done = self._done(p.games, p.seconds)
         self._start = time.monotonic()
         self._streams: list[Stream] = []
+        self._dirty = False
 
     @classmethod
     def resume(cls: type[H], store: Store, run_id: int, backend: Backend | None = None) -> H:
-        """Run `run_id` of the store, with its stored options, to continue it."""
-        options = options_from_run(cls.options_type, store.get_run(run_id))
+        """Run `run_id` of the store, with its stored options, to continue it; claimed for
+        this process first (RunHeld if another live process is searching it)."""
+        options = options_from_run(cls.options_type, store.claim_run(run_id, holder_name()))
         return cls(store, options, run_id, backend)
 
     # -- the loop ------------------------------------------------------------------------------
@@ -116,32 +167,77 @@ class RunHandler:
     def run(self, on_progress: Callable[[Any], None] = lambda p: None):
         """Run until the iterations or time are used up, or `stop` is set; the summary.
 
-        A BackendError (a cluster gone) commits what has come, marks the run interrupted,
-        so `--resume` continues it on any backend, and is raised again."""
-        self._start = self._saved = time.monotonic()
-        self._dirty, self._streams = False, []
+        The run is released when this returns or raises: a run left 'running' by a crash
+        then reads as interrupted. A BackendError (a cluster gone) commits what has come and
+        marks the run interrupted, so `--resume` continues it on any backend; it is raised
+        again for the user."""
         try:
-            self.backend.start(self.streams, self.warm)
-            self.progress.backend = f"{self.backend.where}: {self.backend.details()}"
-            self.store.update_run(self.run_id, status="running")
-            self._start = self._saved = time.monotonic()
-            self._games_at_start = self.games
-            self._dirty = False
-            self._streams = [Stream(self._stream_games(s)) for s in range(self.streams)]
-            for stream in range(self.streams):
-                self._top_up(stream)
-            self._receive_all(on_progress)
-            if self._dirty:
-                self._commit(on_progress)
-            return self._finish()
-        except BackendError:
-            self.stop.set()
-            if self._dirty:
-                self._commit(on_progress)
-            self._finish()
-            raise
+            try:
+                self._beating_while(lambda: self.backend.start(self.streams, self.warm))
+                self.progress.backend = f"{self.backend.where}: {self.backend.details()}"
+                return self._run(on_progress)
+            except BackendError:
+                self._lost(on_progress)
+                raise
+            finally:
+                self.backend.close()
         finally:
-            self.backend.close()
+            self._release()
+
+    def _lost(self, on_progress: Callable[[Any], None]) -> None:
+        """The backend can run no more chunks: commit what it gave, and stop as interrupted."""
+        self.stop.set()
+        if self._dirty:
+            self._commit(on_progress)
+        self._finish()
+
+    def _run(self, on_progress: Callable[[Any], None]):
+        self.store.update_run(self.run_id, status="running")
+        self.store.heartbeat(self.run_id, self.holder)
+        self._start = self._saved = self._beaten = time.monotonic()
+        self._games_at_start = self.games
+        self._dirty = False
+        self._streams = [Stream(self._stream_games(s)) for s in range(self.streams)]
+        for stream in range(self.streams):
+            self._top_up(stream)
+        self._receive_all(on_progress)
+        if self._dirty:
+            self._commit(on_progress)
+        summary = self._finish()
+        on_progress(self.progress)  # the run's last word: its time and share done at the end
+        return summary
+
+    def _beating_while(self, work: Callable[[], object]) -> None:
+        """Call `work` (starting the backend: a first compile takes up to half a minute)
+        while a thread keeps the run's heartbeat fresh, over a connection of its own (a
+        connection serves only the thread that made it), opened only if `work` is slow."""
+        done = threading.Event()
+
+        def beat() -> None:
+            store = None
+            try:
+                while not done.wait(HEARTBEAT_SECONDS):
+                    store = store or Store(self.store.path, create=False)
+                    store.heartbeat(self.run_id, self.holder)
+            except StoreError:
+                pass  # a busy or failing store: the main thread's first commit will say so
+            finally:
+                if store is not None:
+                    store.close()
+
+        thread = threading.Thread(target=beat, daemon=True, name="bmn-heartbeat")
+        thread.start()
+        try:
+            work()
+        finally:
+            done.set()
+            thread.join()
+
+    def _release(self) -> None:
+        """Give the run up, keeping any error already on its way out (if this fails, the run
+        reads as not held once this process exits)."""
+        with contextlib.suppress(StoreError):
+            self.store.release_run(self.run_id, self.holder)
 
     def elapsed(self) -> float:
         """Seconds since this session's clock started."""
@@ -156,19 +252,15 @@ class RunHandler:
                     self._streams[stream].in_flight.pop(chunk, None)
                     self._streams[stream].arrived.pop(chunk, None)  # a cluster's race
                 continue
-            # Every result already waiting is taken in before one commit: a driver behind
-            # many workers commits their chunks together, in one transaction (one fsync).
-            result, taken = self.backend.next_result(POLL_SECONDS), 0
-            while result is not None:
-                self._receive(result)
-                taken += 1
-                more = taken < self.streams * self.in_flight
-                result = self.backend.next_result(0.0) if more else None
-            if self._dirty and time.monotonic() - self._saved >= self.commit_seconds():
-                self._commit(on_progress)
+            result = self.backend.next_result(POLL_SECONDS)
+            if result is not None:
+                self._receive(result, on_progress)
+            if time.monotonic() - self._beaten >= HEARTBEAT_SECONDS:  # no commit for a while
+                self.store.heartbeat(self.run_id, self.holder)
+                self._beaten = time.monotonic()
 
-    def _receive(self, result: Result) -> None:
-        """Take a result in, absorbing the stream's chunks in order; refill the stream."""
+    def _receive(self, result: Result, on_progress: Callable[[Any], None]) -> None:
+        """Take a result in, committing the stream's chunks in order; refill the stream."""
         s = self._streams[result.stream]
         if result.chunk not in s.in_flight or result.chunk in s.arrived:
             return  # cancelled, or a second copy of a chunk already taken
@@ -180,6 +272,8 @@ class RunHandler:
             s.rate = done.games / max(done.seconds, 1e-3)
             self._absorb(done)
             self._dirty = True
+            if self.commit_due():
+                self._commit(on_progress)
         self._top_up(result.stream)
 
     def _top_up(self, stream: int) -> None:
@@ -200,8 +294,9 @@ class RunHandler:
         """Everything absorbed since the last commit, in one transaction; then the progress."""
         elapsed = self.elapsed()
         seconds = self.spent + elapsed
-        self._save(seconds)
-        self._saved, self._dirty = time.monotonic(), False
+        self._save(seconds)  # with holder=self.holder: the commit refreshes the heartbeat
+        self._saved = self._beaten = time.monotonic()
+        self._dirty = False
         p, o = self.progress, self.options
         p.games, p.seconds = self.games, seconds
         p.rate = (p.games - self._games_at_start) / max(elapsed, 1e-6)
@@ -209,7 +304,15 @@ class RunHandler:
             p.remaining = max(o.seconds - seconds, 0.0)
         elif o.iterations and p.rate:
             p.remaining = max(o.iterations - p.games, 0) / p.rate
+        p.done = self._done(p.games, seconds)
         on_progress(p)
+
+    def _done(self, games: int, seconds: float) -> float | None:
+        """The share of the run used: of its iterations or its time, whichever runs out first."""
+        o = self.options
+        shares = [games / o.iterations] if o.iterations else []
+        shares += [seconds / o.seconds] if o.seconds else []
+        return min(max(shares), 1.0) if shares else None
 
     def deadline(self) -> float | None:
         """When this session's time is up (time.monotonic()), or None without a time limit."""
@@ -228,6 +331,9 @@ class RunHandler:
         seconds = self.spent + self.elapsed()
         status = "interrupted" if self.stop.is_set() and not self.complete(seconds) else "finished"
         self.store.update_run(self.run_id, status=status, games=self.games, seconds=seconds)
+        p = self.progress
+        p.seconds, p.done = seconds, 1.0 if status == "finished" else self._done(p.games, seconds)
+        p.remaining = 0.0 if status == "finished" else p.remaining
         return self._summary(status, seconds)
 
     # -- what each kind of run says --------------------------------------------------------------
@@ -255,6 +361,11 @@ class RunHandler:
     def commit_seconds(self) -> float:
         """The least time between commits; 0 commits every chunk as it comes."""
         return 0.0
+
+    def commit_due(self) -> bool:
+        """Whether to commit what was absorbed now: once commit_seconds() have passed (a kind
+        of run may also commit sooner, when much is waiting)."""
+        return time.monotonic() - self._saved >= self.commit_seconds()
 
     def _restore(self, checkpoints: dict[int, tuple[bytes, int, float]]) -> None:
         """Set every stream's state from the run's checkpoints (none for a new run)."""

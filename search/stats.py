@@ -99,45 +99,23 @@ def length_stats(cards: np.ndarray, tricks: np.ndarray, status: np.ndarray) -> d
     return out
 
 
-def standard_deals(n: int, players: int, rng: np.random.Generator) -> np.ndarray:
-    """n shuffled standard decks dealt round the table, as (n, 52) rows of hands in seat order.
-
-    The same dealing as kernels/deal.py's deal_round, vectorised: seat s gets deck[s::players].
-    """
-    from bmn.kernels.deal import STANDARD_DECK
-
-    decks = rng.permuted(np.tile(np.array(STANDARD_DECK, dtype=np.uint8), (n, 1)), axis=1)
-    return np.ascontiguousarray(np.concatenate([decks[:, s::players] for s in range(players)], 1))
-
-
-def standard_sizes(players: int) -> np.ndarray:
-    """Hand sizes of the standard deal: as even as possible, seat 0 first."""
-    return np.array([len(range(s, 52, players)) for s in range(players)], dtype=np.int64)
-
-
 def score_random(n: int, players: int, seed: int, progress=None):
-    """Score n random standard deals with the compiled kernels: (cards, tricks, status) arrays.
+    """Score n random standard deals (kernels/score.py): (cards, tricks, status) arrays.
 
     Deals are made and scored in chunks so memory stays small; `progress(done)` is called
-    after each chunk. Two players use the dedicated dealer of kernels/two.py.
+    after each chunk. The deals are those of kernels/dealer.py's random_deals(n, seed_state(seed),
+    players), however they are chunked.
     """
+    from bmn.kernels.dealer import random_deals
     from bmn.kernels.rng import seed_state
     from bmn.kernels.score import score
 
-    sizes_row = standard_sizes(players)
     state = seed_state(seed)
-    rng = np.random.default_rng(seed % 2**64)  # numpy wants a non-negative seed
     parts = []
     done = 0
     while done < n:
         m = min(CHUNK, n - done)
-        if players == 2:
-            from bmn.kernels.two import random_deals
-
-            deals = random_deals(m, state)
-        else:
-            deals = standard_deals(m, players, rng)
-        scores = score(deals, np.tile(sizes_row, (m, 1)))
+        scores = score(*random_deals(m, state, players))
         parts.append((scores.cards, scores.tricks, scores.status))
         done += m
         if progress is not None:

@@ -1,29 +1,28 @@
-"""The search strategies and the one compiled loop that runs them.
+"""The search strategies, their registry, and the one compiled loop that runs them.
 
 A strategy is two compiled steps: `propose` changes the current deal (and says how, so it can
 be undone) and `settle` decides whether to keep the change. The loop between them is the same
 for every strategy: score the deal, keep finds and the best deal, settle. One deal is scored
 per iteration, so a run depends on its seed and iteration count only, never on how the
 iterations were cut into chunks.
+
+The strategies' names, descriptions and options are in search/registry.py (plain Python).
 """
 
 from __future__ import annotations
 
-from numba import njit
+from functools import cache
+
+from numba import njit, types
 
 from bmn.kernels.config import JIT
+from bmn.kernels.score import kernel_for
 from bmn.search import climb, lahc, random_restart, walk
-from bmn.search.evaluate import record, score_deck
+from bmn.search.evaluate import DEAL, PLAY_EXACT, PLAY_FAST, SIZES, record, score_deck
+from bmn.search.registry import STRATEGIES
 from bmn.search.worker import GAMES, MAX_FINDS, Finds, WorkerState
 
-STRATEGIES = {
-    "walk": "one-swap random walk (default: measured fastest to the far tail)",
-    "random": "random restart: a fresh shuffle for every deal",
-    "climb": "hill climbing with restarts (swap or move a card; sideways moves accepted)",
-    "lahc": "late-acceptance hill climbing (history of --history scores)",
-}
-DEFAULT_STRATEGY = "walk"
-WALK, RANDOM, CLIMB, LAHC = range(4)  # codes, in the order of STRATEGIES
+WALK, RANDOM, CLIMB, LAHC = range(4)  # codes in compiled code, in the order of STRATEGIES
 
 
 @njit(**JIT)
@@ -47,8 +46,7 @@ def _settle(strategy, deck, move, score, counters, history, patience, rng):
         lahc.settle(deck, move, score, counters, history, patience, rng)
 
 
-@njit(**JIT)
-def chunk(
+def _chunk(
     strategy,
     deck,
     best,
@@ -61,6 +59,9 @@ def chunk(
     patience,
     finds_decks,
     finds_meta,
+    sizes,
+    play_fast_at,
+    play_exact_at,
 ):
     """Score up to `iterations` deals; returns (iterations done, finds written).
 
@@ -70,7 +71,9 @@ def chunk(
     done = 0
     while done < iterations and n_finds < MAX_FINDS:
         move = _propose(strategy, deck, rng, counters)
-        score, cards, tricks, status = score_deck(deck, objective)
+        score, cards, tricks, status = score_deck(
+            deck, sizes, objective, play_fast_at, play_exact_at
+        )
         n_finds = record(
             deck,
             score,
@@ -90,6 +93,33 @@ def chunk(
     return done, n_finds
 
 
+_I64 = types.int64
+_CHUNK = types.UniTuple(_I64, 2)(
+    _I64,  # strategy
+    DEAL,  # deck
+    DEAL,  # best
+    types.Array(types.uint64, 1, "C"),  # rng
+    SIZES,  # counters
+    SIZES,  # history
+    _I64,  # iterations
+    _I64,  # objective
+    _I64,  # keep_above
+    _I64,  # patience
+    types.Array(types.uint8, 2, "C"),  # finds_decks
+    types.Array(types.int64, 2, "C"),  # finds_meta
+    SIZES,  # sizes
+    PLAY_FAST,
+    PLAY_EXACT,
+)
+
+
+@cache
+def chunk():
+    """The compiled loop, compiled (or loaded from the cache) on first use: one specialisation,
+    whatever kernel it runs, since the kernel's functions come in as first-class functions."""
+    return njit(_CHUNK, **JIT)(_chunk)
+
+
 def run_chunk(
     name: str,
     state: WorkerState,
@@ -101,9 +131,13 @@ def run_chunk(
 ) -> tuple[int, int]:
     """Advance one worker by up to `iterations` deals of a strategy (compiles on first use).
 
+    The deal is scored by the compiled kernel registered for the worker's seat count.
     Returns (iterations done, finds written into `finds`).
     """
-    return chunk(
+    kernel = kernel_for(len(state.sizes))
+    if kernel is None:
+        raise ValueError(f"no compiled kernel for {len(state.sizes)} seats to search with")
+    return chunk()(
         list(STRATEGIES).index(name),
         state.deck,
         state.best,
@@ -116,4 +150,7 @@ def run_chunk(
         patience,
         finds.decks,
         finds.meta,
+        state.sizes,
+        kernel.play_fast_at,
+        kernel.play_exact_at,
     )

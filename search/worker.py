@@ -1,22 +1,25 @@
 """A search worker's whole state as plain arrays, so a chunk can run anywhere and resume exactly.
 
 The arrays are everything a chunk reads and writes: the current deal, the best deal, the
-generator state, counters and the late-acceptance history. `to_bytes`/`from_bytes` make the
-checkpoint blob the record store keeps.
+generator state, counters, the late-acceptance history and the hand sizes the deal is cut
+into. `to_bytes`/`from_bytes` make the checkpoint blob the record store keeps.
 """
 
 from __future__ import annotations
 
 import io
+from collections.abc import Sequence
 from dataclasses import dataclass, fields
 
 import numpy as np
 
-from bmn.kernels.deal import STANDARD_DECK
-from bmn.kernels.rng import seed_state, shuffle
+from bmn.kernels.deal import STANDARD_DECK, even_sizes
+from bmn.kernels.dealer import random_deals
+from bmn.kernels.rng import seed_state
 
-DECK_SIZE = 52
-HAND_SIZE = 26
+DECK_SIZE = len(STANDARD_DECK)
+STANDARD_SIZES = even_sizes(DECK_SIZE, 2)  # 26/26: the two-player search
+HAND_SIZE = STANDARD_SIZES[0]  # older name, for callers not yet reading a worker's own sizes
 MAX_FINDS = 256  # finds one chunk may report before it returns early
 
 # Slots of the counters array.
@@ -28,11 +31,12 @@ N_COUNTERS = 8
 class WorkerState:
     """One worker's search state; every field is a numpy array."""
 
-    deck: np.ndarray  # uint8[52]: the current deal, hand 0 then hand 1
+    deck: np.ndarray  # uint8[52]: the current deal, hands concatenated in seat order
     best: np.ndarray  # uint8[52]: the best deal this worker has scored
     rng: np.ndarray  # uint64[4]: the generator state
     counters: np.ndarray  # int64[N_COUNTERS], slots named above
     history: np.ndarray  # int64[L]: late-acceptance history (length 1 when unused)
+    sizes: np.ndarray  # int64[S]: hand sizes, seat 0 first (checkpoints before them: 26/26)
 
     def to_bytes(self) -> bytes:
         """The checkpoint blob: every array, named, in numpy's own format."""
@@ -43,26 +47,34 @@ class WorkerState:
     @classmethod
     def from_bytes(cls, blob: bytes) -> WorkerState:
         with np.load(io.BytesIO(blob)) as data:
-            return cls(**{f.name: data[f.name].copy() for f in fields(cls)})
+            arrays = {f.name: data[f.name].copy() for f in fields(cls) if f.name in data}
+        arrays.setdefault("sizes", np.array(STANDARD_SIZES, dtype=np.int64))
+        return cls(**arrays)
 
 
-def new_worker(seed: int, worker: int, history: int = 1) -> WorkerState:
-    """A fresh worker: its own generator stream and a shuffled first deal, not yet scored."""
+def new_worker(
+    seed: int, worker: int, history: int = 1, sizes: Sequence[int] = STANDARD_SIZES
+) -> WorkerState:
+    """A fresh worker: its own generator stream and a shuffled first deal, not yet scored.
+
+    The deal is the standard deck cut into hands of `sizes`, seat 0 first.
+    """
     rng = seed_state(seed, stream=worker)
-    deck = np.array(STANDARD_DECK, dtype=np.uint8)
-    shuffle(deck, rng)
+    rows, hands = random_deals(1, rng, sizes=sizes)
+    deck = rows[0]
     counters = np.zeros(N_COUNTERS, dtype=np.int64)
     counters[CURRENT] = counters[BEST] = -1  # nothing scored yet
-    return WorkerState(deck, deck.copy(), rng, counters, np.full(max(history, 1), -1, np.int64))
+    scores = np.full(max(history, 1), -1, np.int64)
+    return WorkerState(deck, deck.copy(), rng, counters, scores, hands[0].copy())
 
 
 @dataclass
 class Finds:
-    """Deals a chunk found worth keeping: rows of 52 cards and their (cards, tricks, status)."""
+    """Deals a chunk found worth keeping: rows of deck cards and their (cards, tricks, status)."""
 
-    decks: np.ndarray  # uint8[MAX_FINDS, 52]
+    decks: np.ndarray  # uint8[MAX_FINDS, width]
     meta: np.ndarray  # int64[MAX_FINDS, 3]
 
     @classmethod
-    def empty(cls) -> Finds:
-        return cls(np.zeros((MAX_FINDS, DECK_SIZE), np.uint8), np.zeros((MAX_FINDS, 3), np.int64))
+    def empty(cls, width: int = DECK_SIZE) -> Finds:
+        return cls(np.zeros((MAX_FINDS, width), np.uint8), np.zeros((MAX_FINDS, 3), np.int64))

@@ -8,6 +8,7 @@ from collections.abc import Callable
 
 import pytest
 from click.testing import CliRunner, Result
+from errors import error_line
 from hypothesis import HealthCheck, settings
 
 from bmn.search.cli import cli
@@ -29,6 +30,21 @@ def bmn() -> Callable[..., Result]:
     they are."""
 
     def invoke(*args: object, input: str | None = None, env: dict | None = None) -> Result:
-        return CliRunner().invoke(cli, [str(arg) for arg in args], input=input, env=env)
+        args = [str(arg) for arg in args]
+        return CliRunner().invoke(cli, args, input=input, env=env, prog_name="bmn")
 
     return invoke
+
+
+@pytest.fixture
+def failed() -> Callable[..., str]:
+    """`failed(result, code, *texts)`: the error line of a failed command (see error_line),
+    checked to contain each of `texts`."""
+
+    def check(result: Result, code: int, *texts: str) -> str:
+        line = error_line(result, code)
+        for text in texts:
+            assert text in line, (text, line)
+        return line
+
+    return check

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from samples import CASELLA, LOOP_DEAL, TINY_DECKS, tiny_deals
 
 from bmn.kernels import reference
-from bmn.kernels.backward import BasinSearch, basin, predecessors, preimage_deals
+from bmn.kernels.backward import BasinSearch, _predecessors, basin, preimage_deals
 from bmn.kernels.deal import is_standard, shuffled_deal
 from bmn.kernels.loops import LOOP, analyse, play_trick
 
@@ -29,8 +29,14 @@ def looping(deck):
     }
 
 
+def predecessors(hands, leader) -> list[tuple]:
+    """Every state one trick before (hands, leader), with the cards its trick lays."""
+    h0, h1 = (bytes(h) for h in hands)
+    return [((tuple(s[0]), tuple(s[1])), s[2], n) for s, n in _predecessors(h0, h1, leader)]
+
+
 def as_set(preds):
-    return {(p.hands, p.leader, p.cards) for p in preds}
+    return set(preds)
 
 
 @pytest.mark.parametrize("deck", STEP_DECKS)
@@ -177,27 +183,36 @@ def test_preimages_refuse_bad_deals():
 
 
 def test_cli_preimages_json(bmn):
+    """Seat-blind by default: the published loop's 30 deals, 12 of them reaching the cycle
+    with the seats swapped; --seat-bound keeps the 18 that reach it as dealt."""
     result = bmn("preimages", CASELLA, "--hand-sizes", "26,26", "--json")
     assert result.exit_code == 0, result.output
     rows = [json.loads(line) for line in result.stdout.splitlines()]
-    assert len(rows) == 18
-    assert set(rows[0]) == {"deal", "pre_tricks", "pre_cards"}
-    assert {
-        "deal": CASELLA,
-        "pre_tricks": 4,
-        "pre_cards": 34,
-    } in rows
-    assert "18 deals of sizes 26/26" in result.stderr
+    assert len(rows) == 30 and sum(row["mirrored"] for row in rows) == 12
+    assert set(rows[0]) == {"deal", "pre_tricks", "pre_cards", "mirrored"}
+    assert {"deal": CASELLA, "pre_tricks": 4, "pre_cards": 34, "mirrored": False} in rows
+    assert "30 deals of sizes 26/26 fall into the cycle or its mirror image (12 mirrored)" in (
+        result.stderr
+    )
     assert "(the whole basin)" in result.stderr
+    bound = bmn("preimages", CASELLA, "--seat-bound", "--json")
+    assert [json.loads(line) for line in bound.stdout.splitlines()] == [
+        row for row in rows if not row["mirrored"]
+    ]
+    assert "18 deals of sizes 26/26 fall into the cycle;" in bound.stderr
 
 
-def test_cli_preimages_text_and_mirror(bmn):
-    result = bmn("preimages", "--J--Q/J-", "--hand-sizes", "4,4", "--mirror")
+def test_cli_preimages_text_and_seat_bound(bmn):
+    result = bmn("preimages", "--J--Q/J-", "--hand-sizes", "4,4")
     assert result.exit_code == 0, result.output
     lines = result.stdout.splitlines()
     assert lines[0] == "--J-/Q-J-  0 tricks, 0 cards"
-    # the cycle is its own mirror image: --mirror adds nothing
-    assert lines[-1].startswith("4 deals of sizes 4/4 fall into the cycle or its mirror image")
+    # the cycle is its own mirror image: seat-blind adds nothing
+    assert lines[-1].startswith(
+        "4 deals of sizes 4/4 fall into the cycle or its mirror image (0 mirrored)"
+    )
+    bound = bmn("preimages", "--J--Q/J-", "--hand-sizes", "4,4", "--seat-bound")
+    assert bound.stdout.splitlines()[:-1] == lines[:-1]
     result = bmn("preimages", "--J--Q/J-", "--max-depth", "0")
     assert "stopped at a limit" in result.stdout
 

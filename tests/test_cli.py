@@ -115,6 +115,7 @@ def workdir(tmp_path, monkeypatch):
         db.add_finds(runs[0], [Find(PAULHUS, 4791, 670, elapsed=5.0)])
         db.add_finds(runs[1], [Find("-J/Q-", 4, 1, elapsed=1.0), Find(CASELLA, 474, 66, "loop")])
         db.add_loops(runs[1], [(cycle(), 1)])
+        db.add_finds(runs[2], [Find(RECORD, 8344, 1164, elapsed=3.0)])  # `records plot 3 4`
         for run in runs:
             db.update_run(run, status="finished", games=1000, seconds=2.0)
     for name in ("night.sqlite", "runs.sqlite"):

@@ -21,9 +21,9 @@ import pytest
 from bmn.kernels import cuda_env, reference
 from bmn.kernels.config import FINISHED, LOOP
 from bmn.kernels.deal import encode, parse_deal
+from bmn.kernels.dealer import random_deals
+from bmn.kernels.results import Scores
 from bmn.kernels.rng import bounded, next_u64, seed_state, shuffle
-from bmn.kernels.score import Scores
-from bmn.kernels.two import random_deals
 from bmn.records.published import published_games
 from bmn.search import strategies, worker
 
@@ -156,7 +156,7 @@ class TestGameOnDevice:
         assert len(replayed) == len(deals)
 
     def test_random_standard_deals(self):
-        rows = random_deals(150, seed_state(SEED))
+        rows, _ = random_deals(150, seed_state(SEED))
         deals = [(tuple(map(int, r[:26])), tuple(map(int, r[26:]))) for r in rows]
         assert_matches_reference(deals)
 
@@ -270,6 +270,7 @@ def replay_on_cpu(before, after, finds, mode: str, objective: str, keep_above: i
         state = worker.WorkerState(
             before.deck[t].copy(), before.best[t].copy(), before.rng[t].copy(),
             np.zeros(worker.N_COUNTERS, np.int64), np.full(1, -1, np.int64),
+            np.array(worker.STANDARD_SIZES, np.int64),
         )  # fmt: skip
         for slot, name in COUNTERS:
             state.counters[slot] = before.counters[t, getattr(cuda_search, name)]

@@ -9,7 +9,6 @@ from hypothesis import strategies as st
 from bmn.kernels.deal import (
     STANDARD_DECK,
     DealError,
-    deal_round,
     decode,
     encode,
     format_deal,
@@ -96,10 +95,6 @@ def test_shuffled_deals_are_standard(players, sizes):
     assert [len(h) for h in deal] == sizes
     assert is_standard(deal)
     assert sorted(v for h in deal for v in h) == list(STANDARD_DECK)
-
-
-def test_deal_round_is_one_card_at_a_time():
-    assert deal_round(list(range(5)), 2) == ((0, 2, 4), (1, 3))
 
 
 def test_is_standard_rejects_uneven_or_other_decks():

@@ -1,13 +1,16 @@
 """Figures: the data behind each is checked against the engine; each renders a real image."""
 
+import re
 import xml.etree.ElementTree as ET
 
 import numpy as np
 import pytest
 from samples import CASELLA, RECORD
 
-from bmn.kernels.deal import decode, parse_deal
+from bmn.kernels.deal import decode, even_sizes, parse_deal
+from bmn.kernels.dealer import random_deals
 from bmn.kernels.reference import play
+from bmn.kernels.rng import seed_state
 from bmn.records.published import published_games
 from bmn.search.plots import (
     _spread,
@@ -20,7 +23,7 @@ from bmn.search.plots import (
     store_progress,
     trajectory,
 )
-from bmn.search.stats import length_stats, standard_deals, standard_sizes
+from bmn.search.stats import length_stats
 
 FOUR = "-J-----------/K------K---K-/-QA--Q--AA-Q-/J-Q-JK---AJ--"
 PNG = b"\x89PNG\r\n\x1a\n"
@@ -66,8 +69,8 @@ def test_trajectory_of_the_loop_shades_exactly_the_cycle():
 
 @pytest.mark.parametrize("players", [2, 3, 4])
 def test_trajectory_ends_at_the_result(players):
-    for row in standard_deals(15, players, np.random.default_rng(players)):
-        deal = decode(row, standard_sizes(players))
+    for row in random_deals(15, seed_state(players), players)[0]:
+        deal = decode(row, even_sizes(52, players))
         traj = trajectory(deal)
         result = play(deal)
         assert traj.tricks[-1] == result.tricks == len(traj.sizes) - 1
@@ -85,10 +88,9 @@ def test_file_names_and_formats():
     with pytest.raises(ValueError, match="png or .svg"):
         figure_format("x.pdf")
     name = default_game_file(parse_deal("-J/Q-"))
-    assert name == "bmn--J_Q-.png"
-    assert "/" not in default_game_file(parse_deal(RECORD))
-    long = default_game_file(parse_deal(["-" * 100, "J" * 100]))
-    assert len(long) < 40 and long.endswith(".png")
+    assert re.fullmatch(r"bmn-plot-[0-9a-f]{8}\.png", name)
+    assert name == default_game_file(parse_deal("2J/Q7")) != default_game_file(parse_deal("Q-/-J"))
+    assert default_game_file(parse_deal(RECORD), ".svg").endswith(".svg")
 
 
 def test_game_figures_render(tmp_path):
@@ -100,8 +102,8 @@ def test_game_figures_render(tmp_path):
 
 
 def test_stats_figure_renders(tmp_path):
-    rows = standard_deals(300, 2, np.random.default_rng(1))
-    results = [play(decode(row, standard_sizes(2))) for row in rows]
+    rows = random_deals(300, seed_state(1), 2)[0]
+    results = [play(decode(row, even_sizes(52, 2))) for row in rows]
     cards = np.array([r.cards for r in results])
     tricks = np.array([r.tricks for r in results])
     figures = length_stats(cards, tricks, np.zeros(len(results), dtype=np.uint8))
@@ -127,37 +129,80 @@ def test_labels_are_spread_apart():
 def make_store(path):
     from bmn.records.store import Find, Store
 
-    rng = np.random.default_rng(0)
-    deals = standard_deals(12, 2, rng)
+    deals, _ = random_deals(12, seed_state(0))
     with Store(path) as store:
         for strategy in ("random", "climb"):
             run = store.create_run(strategy, "cards", seed=1, params={})
             finds = []
             for i, row in enumerate(deals):
-                deal = decode(row, standard_sizes(2))
+                deal = decode(row, even_sizes(52, 2))
                 r = play(deal)
                 text = "/".join("".join("-JQKA"[v] for v in hand) for hand in deal)
                 finds.append(Find(text, r.cards, r.tricks, elapsed=float(i * 7 + 1)))
             store.add_finds(run, finds)
             store.update_run(run, seconds=120.0)
-    return [play(decode(row, standard_sizes(2))).cards for row in deals]
+    return [play(decode(row, even_sizes(52, 2))).cards for row in deals]
 
 
 def test_store_progress_and_records_plot(tmp_path):
-    from bmn.records.store import Store
+    from bmn.records.store import Find, Store
 
     cards = make_store(tmp_path / "s.sqlite")
-    with Store(tmp_path / "s.sqlite", create=False) as store:
-        series, seconds = store_progress(store, [2])
-    assert list(series) == ["run 2 (climb)"] and seconds == {"run 2 (climb)": 120.0}
-    elapsed, found = series["run 2 (climb)"]
-    assert list(elapsed) == [i * 7 + 1.0 for i in range(12)]
-    assert list(best_so_far(elapsed, found)[1]) == list(np.maximum.accumulate(cards))
-    published = [(g.name, g.cards) for g in published_games() if g.status == "finished"]
-    plot_records(series, published, tmp_path / "p.png", seconds)
+    with Store(tmp_path / "s.sqlite") as store:
+        (series,) = store_progress(store, [2])
+        tricks = store.create_run("lahc", "tricks", seed=1, params={})
+        store.add_finds(tricks, [Find(RECORD, 8344, 1164, elapsed=2.0)])
+        hunt = store.create_run("loophunt", "loop", seed=1, params={})
+        store.add_finds(hunt, [Find(CASELLA, 474, 66, "loop")])
+        every = store_progress(store)
+    assert (series.label, series.objective) == ("run 2 (climb, cards)", "cards")
+    assert series.seconds == 120.0
+    assert list(series.elapsed) == [i * 7 + 1.0 for i in range(12)]
+    assert list(best_so_far(series.elapsed, series.values)[1]) == list(np.maximum.accumulate(cards))
+    # a tricks run counts tricks; a loop hunt has no length to draw
+    assert [(s.label, list(s.values)) for s in every[2:]] == [("run 3 (lahc, tricks)", [1164])]
+    published = [(g.name, g.cards, g.tricks) for g in published_games() if g.status == "finished"]
+    plot_records(every, published, tmp_path / "p.png")
     assert_png(tmp_path / "p.png")
-    plot_records({}, published, tmp_path / "empty.svg")
+    plot_records([], published, tmp_path / "empty.svg")
     assert_svg(tmp_path / "empty.svg")
+
+
+def test_record_labels_do_not_overlap(tmp_path):
+    """The labels of close records (7,157 / 7,207 / 7,225; 7,959 / 7,972) are spread at least
+    a line of text apart on the figure, on one panel and on two."""
+    import matplotlib.pyplot as plt
+    from matplotlib.text import Text
+
+    from bmn.search import plots
+
+    published = [(g.name, g.cards, g.tricks) for g in published_games() if g.status == "finished"]
+    drawn = {}
+    real_save = plots._save
+
+    def keep(fig, path):
+        fig.canvas.draw()
+        drawn[path] = [  # the text alone: an annotation's own extent includes its arrow
+            Text.get_window_extent(t) for ax in fig.axes for t in ax.texts if ":" in t.get_text()
+        ]
+        real_save(fig, path)
+
+    runs = [
+        plots.RunSeries("run 1 (walk, cards)", "cards", [1.0], [5000]),
+        plots.RunSeries("run 2 (lahc, tricks)", "tricks", [1.0], [700]),
+    ]
+    original = plots._save
+    plots._save = keep
+    try:
+        plots.plot_records(runs[:1], published, tmp_path / "one.png")
+        plots.plot_records(runs, published, tmp_path / "two.png")
+    finally:
+        plots._save = original
+    for boxes in drawn.values():
+        assert len(boxes) == len(published) * (len(boxes) // len(published))
+        for i, a in enumerate(boxes):
+            assert not [b for b in boxes[i + 1 :] if a.overlaps(b)], (a, boxes)
+    plt.close("all")
 
 
 def test_plot_command(bmn, tmp_path, monkeypatch):
@@ -169,8 +214,9 @@ def test_plot_command(bmn, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     result = bmn("plot", "-J", "Q-")
     assert result.exit_code == 0, result.output
-    assert result.stdout.strip() == "bmn--J_Q-.png"
-    assert (tmp_path / "bmn--J_Q-.png").read_bytes()[:8] == PNG
+    name = default_game_file(parse_deal("-J/Q-"))
+    assert result.stdout.strip() == name
+    assert (tmp_path / name).read_bytes()[:8] == PNG
 
 
 @pytest.mark.parametrize(

@@ -123,6 +123,7 @@ def test_a_second_backend_gives_the_same_run(tmp_path, monkeypatch, threads_run,
 
 def test_stopped_on_one_backend_and_resumed_on_another(tmp_path, monkeypatch, threads_run):
     monkeypatch.setattr(driver, "CHUNK_SECONDS", 0.01)
+    monkeypatch.setattr(driver, "COMMIT_SECONDS", 0.0)  # a commit per chunk: stop at the first
     with Store(tmp_path / "moved.sqlite") as store:
         job = Search(store, SearchOptions(**OPTIONS), backend=InlineBackend())
         first = job.run(lambda progress: job.stop.set())

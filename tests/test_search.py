@@ -15,7 +15,8 @@ from bmn.kernels.reference import play
 from bmn.records.store import Store
 from bmn.search import driver
 from bmn.search.driver import Search, SearchOptions
-from bmn.search.strategies import STRATEGIES, run_chunk
+from bmn.search.registry import STRATEGIES
+from bmn.search.strategies import run_chunk
 from bmn.search.worker import BEST, BEST_CARDS, BEST_TRICKS, GAMES, Finds, new_worker
 
 SIZES = (26, 26)
@@ -86,6 +87,7 @@ def finds_of(store, run):
 
 def test_interrupted_and_resumed_run_equals_uninterrupted(tmp_path, monkeypatch):
     monkeypatch.setattr(driver, "CHUNK_SECONDS", 0.01)  # small chunks: the stop lands mid-run
+    monkeypatch.setattr(driver, "COMMIT_SECONDS", 0.0)  # a commit per chunk: stop at the first
     options = dict(strategy="walk", iterations=1_000_000, workers=2, seed=9, keep_above=2000)
     with Store(tmp_path / "a.sqlite") as store:
         whole = Search(store, SearchOptions(**options)).run()
@@ -248,10 +250,12 @@ def test_bad_search_options(bmn, tmp_path, args, message):
     assert "Traceback" not in result.output
 
 
-def test_resume_of_missing_run_fails_cleanly(bmn, tmp_path):
-    result = bmn("search", "--resume", "7", "--store", str(tmp_path / "e.sqlite"))
-    assert result.exit_code == 1
-    assert "no run 7" in result.stderr
+def test_resume_of_missing_run_fails_cleanly(bmn, failed, tmp_path):
+    """A run the store does not hold is bad input, like a run number that is no number."""
+    path = tmp_path / "e.sqlite"
+    bmn("search", "--iterations", "10", "--store", path, "--quiet")
+    failed(bmn("search", "--resume", "7", "--store", path), 2, "no run 7", "bmn records runs")
+    failed(bmn("search", "--resume", "abc", "--store", path), 2, "'abc' is not a run number")
 
 
 @pytest.fixture(autouse=True)

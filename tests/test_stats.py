@@ -7,14 +7,14 @@ import numpy as np
 import pytest
 from samples import CASELLA
 
-from bmn.kernels.deal import decode, is_standard, parse_deal
+from bmn.kernels.deal import decode, even_sizes, parse_deal
+from bmn.kernels.dealer import random_deals
 from bmn.kernels.reference import play
+from bmn.kernels.rng import seed_state
 from bmn.search.present import format_stats, plain
 from bmn.search.stats import (
     length_stats,
     score_random,
-    standard_deals,
-    standard_sizes,
     summary,
     tail_fit,
 )
@@ -24,7 +24,7 @@ STATUS = {"finished": 0, "loop": 1, "limit": 2}
 
 def reference_lengths(rows: np.ndarray, players: int):
     """cards, tricks, status of each row, played by the reference engine."""
-    results = [play(decode(row, standard_sizes(players))) for row in rows]
+    results = [play(decode(row, even_sizes(52, players))) for row in rows]
     return (
         np.array([r.cards for r in results]),
         np.array([r.tricks for r in results]),
@@ -35,7 +35,7 @@ def reference_lengths(rows: np.ndarray, players: int):
 @pytest.fixture(scope="module")
 def games():
     """400 random two-player deals played by the reference engine, plus the published loop."""
-    rows = standard_deals(400, 2, np.random.default_rng(2024))
+    rows = random_deals(400, seed_state(2024), 2)[0]
     cards, tricks, status = reference_lengths(rows, 2)
     loop = play(parse_deal(CASELLA))
     return (
@@ -98,21 +98,9 @@ def test_tail_fit_survival_passes_through_the_data():
     assert fit.survival(at) == pytest.approx(0.01, rel=0.1)
 
 
-@pytest.mark.parametrize("players", [2, 3, 4])
-def test_standard_deals_are_standard_and_reproducible(players):
-    rows = standard_deals(50, players, np.random.default_rng(5))
-    assert rows.shape == (50, 52) and rows.dtype == np.uint8
-    assert all(is_standard(decode(row, standard_sizes(players))) for row in rows)
-    assert np.array_equal(rows, standard_deals(50, players, np.random.default_rng(5)))
-    assert len({row.tobytes() for row in rows}) == 50
-
-
 def test_score_random_two_players_matches_reference():
-    from bmn.kernels.rng import seed_state
-    from bmn.kernels.two import random_deals
-
     cards, tricks, status = score_random(300, 2, seed=9)
-    rows = random_deals(300, seed_state(9))
+    rows, _ = random_deals(300, seed_state(9))
     ref = reference_lengths(rows, 2)
     for got, want in zip((cards, tricks, status), ref, strict=True):
         assert np.array_equal(got, want)
@@ -120,7 +108,7 @@ def test_score_random_two_players_matches_reference():
 
 def test_score_random_three_players_matches_reference():
     cards, tricks, status = score_random(60, 3, seed=4)
-    ref = reference_lengths(standard_deals(60, 3, np.random.default_rng(4)), 3)
+    ref = reference_lengths(random_deals(60, seed_state(4), 3)[0], 3)
     for got, want in zip((cards, tricks, status), ref, strict=True):
         assert np.array_equal(got, want)
 
@@ -130,10 +118,7 @@ def test_stats_command_json_matches_reference(bmn, tmp_path):
     result = bmn("stats", "--deals", "300", "--seed", "9", "--json", "-o", str(out))
     assert result.exit_code == 0, result.output
     figures = json.loads(result.stdout)
-    from bmn.kernels.rng import seed_state
-    from bmn.kernels.two import random_deals
-
-    cards, tricks, status = reference_lengths(random_deals(300, seed_state(9)), 2)
+    cards, tricks, status = reference_lengths(random_deals(300, seed_state(9))[0], 2)
     assert figures["cards"]["mean"] == pytest.approx(cards.mean())
     assert figures["tricks"]["p99"] == pytest.approx(np.percentile(tricks, 99))
     assert (figures["seed"], figures["players"], figures["deals"]) == (9, 2, 300)
