@@ -78,6 +78,7 @@ def test_a_local_cluster_gives_the_threads_run(tmp_path, monkeypatch, backend, t
     ANCHOR_EVERY: the same finds and best deal, and the scheduler holds a few tasks per
     stream, not the run's history."""
     monkeypatch.setattr(driver, "CHUNK_SECONDS", 0.02)
+    monkeypatch.setattr(driver, "COMMIT_SECONDS", 0.0)  # a commit, and a look, per chunk
     client, held = backend.client, []
     found, run = search(tmp_path / "d.sqlite", backend, lambda p: held.append(tasks(client)))
     assert found == threads_run
