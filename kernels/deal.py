@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 import secrets
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 import numpy as np
 
@@ -24,6 +24,8 @@ Deal = tuple[Hand, ...]
 _CARD = re.compile(r"(10|[2-9TJQKA\-])([SHDC\u2660-\u2667]?)", re.IGNORECASE)
 _SEPARATORS = " \t,;"
 _RANK_VALUE = {"J": 1, "Q": 2, "K": 3, "A": 4}
+_SUIT = {"\u2660": "S", "\u2661": "H", "\u2662": "D", "\u2663": "C"}
+_SUIT |= {"\u2664": "S", "\u2665": "H", "\u2666": "D", "\u2667": "C"}
 _EXPECTED = "a card: '-', 2-9, 10 or T, J, Q, K, A, optionally followed by a suit S H D C"
 
 
@@ -68,7 +70,29 @@ def parse_deal(args: Sequence[str] | str) -> Deal:
     deal = tuple(parse_hand(text, seat) for seat, text in enumerate(texts))
     if not any(deal):
         raise DealError("every hand is empty; a deal needs at least one card")
+    _check_suited_cards(texts)
     return deal
+
+
+def _suited_cards(text: str) -> Iterator[str]:
+    """The suited cards of one hand's text, named like 'AS' or '10H' (a card written as '-',
+    or without a suit, names no single card)."""
+    for match in _CARD.finditer(text):
+        rank, suit = match.group(1).upper(), match.group(2).upper()
+        if suit and rank != "-":
+            yield ("10" if rank == "T" else rank) + _SUIT.get(suit, suit)
+
+
+def _check_suited_cards(texts: Sequence[str]) -> None:
+    """Refuse a suited card given twice: a deck has one of each card."""
+    seen: dict[str, int] = {}
+    for seat, text in enumerate(texts, start=1):
+        for card in _suited_cards(text):
+            if card in seen:
+                first = seen[card]
+                where = f"in hand {seat}" if first == seat else f"in hands {first} and {seat}"
+                raise DealError(f"the card {card} is given twice ({where}); a deck has one of each")
+            seen[card] = seat
 
 
 def format_hand(hand: Sequence[int]) -> str:

@@ -4,7 +4,6 @@ length statistics of random deals."""
 from __future__ import annotations
 
 import json
-import re
 
 import click
 
@@ -86,8 +85,6 @@ class TextLines:
         self.warned = False
 
     def __iter__(self):
-        from bmn.search.cli_options import duplicate_card
-
         for raw in self.source:
             self.number += 1
             try:  # a byte-order mark is not part of the first deal
@@ -98,12 +95,6 @@ class TextLines:
                     f" position {err.start + 1}); is this a file of deals?"
                 )
                 return
-            text = line.strip()
-            if not _RECORD_ONLY.fullmatch(text) and not text.startswith("#"):
-                duplicate = duplicate_card(text.split("/"))
-                if duplicate:
-                    self.error = f"line {self.number}: {duplicate}"
-                    return
             yield line
 
     def warn_once(self, deals: list[str]) -> None:
@@ -121,7 +112,6 @@ class TextLines:
             return
 
 
-_RECORD_ONLY = re.compile(r"[-JQKAjqka/\s]*")
 _STANDARD_COUNTS = (("-", 36), ("J", 4), ("Q", 4), ("K", 4), ("A", 4))
 
 

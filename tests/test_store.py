@@ -229,12 +229,13 @@ def test_add_finds_dedupes_per_run_and_canonicalises(db):
     one = db.create_run("walk", "cards", 1, {})
     two = db.create_run("climb", "cards", 2, {})
     hand = "AS 10H QD K 2 3 4 5 6 7 8 9 10 J 2 3 4 5 6 7 8 9 10 Q K"
+    other = "AH 10S QC K 2 3 4 5 6 7 8 9 10 J 2 3 4 5 6 7 8 9 10 Q K"  # no suited card twice
     canonical = "A-QK" + "-" * 9 + "J" + "-" * 9 + "QK"
     finds = [Find(RECORD, 8344, 1164, elapsed=2.0), Find(RECORD, 8344, 1164, elapsed=3.0)]
     assert db.add_finds(one, finds) == 1
     assert db.add_finds(one, [Find(RECORD, 8344, 1164)]) == 0
     assert db.add_finds(two, [Find(RECORD, 8344, 1164, strategy="other", elapsed=9.0)]) == 1
-    assert db.add_finds(one, [Find(f"{hand}/{hand}", np.int64(10), 2, elapsed=1.0)]) == 1
+    assert db.add_finds(one, [Find(f"{hand}/{other}", np.int64(10), 2, elapsed=1.0)]) == 1
     rows = db.finds_for(RECORD.replace("-", "2"))
     assert [(r.run, r.strategy, r.elapsed) for r in rows] == [
         (one, "walk", 2.0),
