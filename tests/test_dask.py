@@ -86,7 +86,8 @@ def test_a_local_cluster_gives_the_threads_run(tmp_path, monkeypatch, backend, t
     assert len(held) > 50 and max(held) <= 2 * (ANCHOR_EVERY + 2)
 
 
-def test_a_worker_killed_mid_run_changes_nothing(tmp_path, backend, threads_run):
+def test_a_worker_killed_mid_run_changes_nothing(tmp_path, monkeypatch, backend, threads_run):
+    monkeypatch.setattr(driver, "COMMIT_SECONDS", 0.0)  # the first progress: the first chunk
     pids = backend.client.run(os.getpid)
     killed = []
 
@@ -106,7 +107,8 @@ def test_a_worker_killed_mid_run_changes_nothing(tmp_path, backend, threads_run)
         restarted.close()
 
 
-def test_stopped_on_a_cluster_and_resumed_on_threads(tmp_path, backend, threads_run):
+def test_stopped_on_a_cluster_and_resumed_on_threads(tmp_path, monkeypatch, backend, threads_run):
+    monkeypatch.setattr(driver, "COMMIT_SECONDS", 0.0)  # stopped at the first chunk
     with Store(tmp_path / "r.sqlite") as store:
         job = Search(store, SearchOptions(**OPTIONS), backend=backend)
         first = job.run(lambda progress: job.stop.set())
@@ -144,7 +146,8 @@ def test_a_worker_that_joins_running_another_bmn_stops_the_run(tmp_path, backend
 
 def test_a_run_whose_scheduler_dies_checkpoints_and_resumes_on_threads(tmp_path, bmn, threads_run):
     """Real `dask scheduler` and `dask worker` processes and a real `bmn search`: the
-    scheduler killed mid-run, then `--resume` on threads ends as the uninterrupted run."""
+    scheduler killed mid-run, then `--resume` on threads ends as the uninterrupted run. One
+    worker thread runs both streams, so the run lasts well past its first commit."""
     file, store = tmp_path / "scheduler.json", tmp_path / "lost.sqlite"
     local = ["--host", "127.0.0.1", "--no-dashboard"]
     scheduler = subprocess.Popen(
@@ -152,13 +155,13 @@ def test_a_run_whose_scheduler_dies_checkpoints_and_resumes_on_threads(tmp_path,
         stderr=subprocess.DEVNULL,
     )
     workers = subprocess.Popen(
-        [DASK, "worker", "--scheduler-file", file, "--nworkers", "2", "--nthreads", "1", *local],
+        [DASK, "worker", "--scheduler-file", file, "--nworkers", "1", "--nthreads", "1", *local],
         stderr=subprocess.DEVNULL,
         start_new_session=True,
     )
     try:
         address = scheduler_address(file)
-        args = ["--iterations", OPTIONS["iterations"], "--seed", OPTIONS["seed"]]
+        args = ["--iterations", OPTIONS["iterations"], "--seed", OPTIONS["seed"], "--workers", 2]
         args += ["--keep-above", OPTIONS["keep_above"], "--store", store, "--quiet"]
         search = subprocess.Popen(
             [sys.executable, "-m", "bmn.search.cli", "search", "--scheduler", address]
@@ -180,7 +183,9 @@ def test_a_run_whose_scheduler_dies_checkpoints_and_resumes_on_threads(tmp_path,
     assert err.count("\n") == 1 and f"lost the Dask scheduler at {address}" in err
     assert "run 1 is checkpointed, resume with: bmn search --resume 1" in err
     with Store(store) as db:
-        assert db.get_run(1).status == "interrupted" and db.get_run(1).backend == f"dask {address}"
+        run = db.get_run(1)
+        assert (run.status, run.backend) == ("interrupted", f"dask {address}")
+        assert 0 < run.games < OPTIONS["iterations"]
     resumed = bmn("search", "--resume", "--store", store, "--quiet", "--json")
     assert resumed.exit_code == 0, resumed.output
     with Store(store) as db:
