@@ -10,11 +10,12 @@ it), in turn --repeat times (a shared machine's load changes between runs; the r
 median of the runs side by side), then a run of tiny chunks on the cluster. Prints, per run:
 - games/s over the run (games / seconds from the clock's start to the last commit), and the
   cluster's ratio to threads (the target is at least 0.9);
-- start-up: seconds to connect (cluster only), to warm every worker, and from the clock's
-  start to the first chunk committed;
+- start-up: seconds to start the local cluster and to connect to it, to warm every worker,
+  and from the clock's start to the first chunk back in this process;
 - chunk overhead: per chunk, the seconds a stream's thread spent outside the kernel
   ((wall seconds x streams - kernel seconds) / chunks: scheduling, transfers, the commit,
-  the last chunk's imbalance);
+  the last chunk's imbalance), and a thread's games/s inside the kernel (on a shared machine,
+  a cluster's extra processes take CPU from the kernel too);
 - the driver's commit rate: chunks of 1,000 deals (a few milliseconds of work each) on the
   same cluster, with --tiny-streams streams so that chunks wait for the driver, not the
   other way round: chunks committed per second, and this process's CPU seconds per chunk
@@ -50,6 +51,7 @@ class Counting:
         self.backend = backend
         self.name, self.where = backend.name, backend.where
         self.chunks, self.kernel_seconds, self.warm_seconds = 0, 0.0, 0.0
+        self.started, self.first = 0.0, None  # the clock's start; the first chunk's return
 
     def default_streams(self) -> int:
         return self.backend.default_streams()
@@ -60,7 +62,8 @@ class Counting:
     def start(self, streams, warm) -> None:
         began = time.monotonic()
         self.backend.start(streams, warm)
-        self.warm_seconds = time.monotonic() - began
+        self.started = time.monotonic()
+        self.warm_seconds = self.started - began
 
     def submit(self, task: Task) -> None:
         self.backend.submit(task)
@@ -68,6 +71,7 @@ class Counting:
     def next_result(self, timeout: float) -> Result | None:
         result = self.backend.next_result(timeout)
         if result is not None:
+            self.first = self.first or time.monotonic() - self.started
             self.chunks += 1
             self.kernel_seconds += result.seconds
         return result
@@ -86,9 +90,8 @@ def timed_run(backend: Backend, workers: int, iterations: int, folder: Path) -> 
     options = SearchOptions(strategy="walk", iterations=iterations, workers=workers, seed=SEED)
     with Store(folder / f"{backend.name}.sqlite") as store:
         job = Search(store, options, backend=counting)
-        began, first = time.monotonic(), []
         cpu = time.process_time()
-        summary = job.run(lambda p: first or first.append(time.monotonic()))
+        summary = job.run()
         cpu = time.process_time() - cpu
     clock = summary.seconds  # from the clock's start (after the warm-up) to the end
     wall = clock * threads
@@ -98,8 +101,11 @@ def timed_run(backend: Backend, workers: int, iterations: int, folder: Path) -> 
         "seconds": round(clock, 3),
         "games_per_s": round(summary.games / clock),
         "warm_seconds": round(counting.warm_seconds, 3),
-        "first_chunk_seconds": round(first[0] - began - counting.warm_seconds, 3),
+        "first_chunk_seconds": round(counting.first, 3),
         "chunks": counting.chunks,
+        # games per second of a thread inside the kernel: the compute itself, apart from
+        # everything between chunks
+        "kernel_games_per_thread_s": round(summary.games / max(counting.kernel_seconds, 1e-9)),
         "overhead_ms_per_chunk": round(
             1000 * (wall - counting.kernel_seconds) / max(counting.chunks, 1), 2
         ),
@@ -166,7 +172,8 @@ def print_row(name: str, f: dict) -> None:
         f"{name}: {f['games_per_s']:,} games/s over {f['seconds']} s, warm-up "
         f"{f['warm_seconds']} s, first chunk {f['first_chunk_seconds']} s after the clock's "
         f"start, {f['chunks']} chunks ({f['chunks_per_s']}/s), {f['overhead_ms_per_chunk']} ms "
-        f"per chunk outside the kernel, driver CPU {f['driver_cpu_ms_per_chunk']} ms per chunk",
+        f"per chunk outside the kernel ({f['kernel_games_per_thread_s']:,} games/s a thread "
+        f"inside it), driver CPU {f['driver_cpu_ms_per_chunk']} ms per chunk",
         file=sys.stderr,
     )
 
