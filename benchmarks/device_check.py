@@ -8,8 +8,11 @@ the CPU kernel, every field compared (mismatches must be 0); `search_replay`: de
 streams replayed game by game by the CPU search (mismatches must be 0); `bench`: games/s and
 cards/s of random deals (and of the walk, without the backlog, and with a register cap, to
 choose the defaults); `search`: a 60-second walk on every resident thread and its best deal,
-replayed by the reference engine. It takes under 5 minutes including compilation. Exit status
-0 when every check passed, 1 when one failed or CUDA is unusable (the line says which).
+replayed by the reference engine; `search_run`: `bmn search --device cuda` as the command runs
+it (the run handler, launches from a worker thread, checkpoints in a store) for 20 seconds, its
+rate and checkpoint size, and its chunks cut two ways (mismatches must be 0). It takes under 5
+minutes including compilation. Exit status 0 when every check passed, 1 when one failed or
+CUDA is unusable (the line says which).
 
 `--quick` runs tiny sizes, so it also runs under Numba's CUDA simulator
 (NUMBA_ENABLE_CUDASIM=1), as the test suite does.
@@ -36,9 +39,11 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--selfcheck-deals", type=int, default=None)
     parser.add_argument("--bench-games", type=int, default=None)
     parser.add_argument("--search-seconds", type=float, default=None)
+    parser.add_argument("--run-seconds", type=float, default=None)
     args = parser.parse_args(argv)
     full = {"selfcheck_deals": 1_000_000, "bench_games": 2**30, "search_seconds": 60.0}
-    quick = {"selfcheck_deals": 40, "bench_games": 32, "search_seconds": 1.0}
+    full["run_seconds"] = 20.0
+    quick = {"selfcheck_deals": 40, "bench_games": 32, "search_seconds": 1.0, "run_seconds": 1.0}
     for name, value in (quick if args.quick else full).items():
         if getattr(args, name) is None:
             setattr(args, name, value)
@@ -145,6 +150,48 @@ def search(args, shape: dict) -> dict:
     }
 
 
+def search_run(args, shape: dict) -> dict:
+    """`bmn search --device cuda`'s own path: a timed run through the run handler into a
+    store, and a chunk of rounds cut in two against it uncut (the checkpoints must be equal)."""
+    import tempfile
+    from pathlib import Path
+
+    from bmn.kernels import cuda_search as cs
+    from bmn.kernels import reference
+    from bmn.kernels.deal import parse_deal
+    from bmn.records.store import Store
+    from bmn.search.cuda_driver import CudaSearch, CudaSearchOptions, cuda_chunk
+
+    threads = shape["threads"] or cs.resident_threads(shape["threads_per_block"], mode="walk")
+    options = CudaSearchOptions(
+        seconds=args.run_seconds, workers=threads, seed=args.seed + 3, keep_above=KEEP_ABOVE
+    )
+    with tempfile.TemporaryDirectory() as folder, Store(Path(folder) / "run.sqlite") as db:
+        summary = CudaSearch(db, options).run()
+        blob = db.load_checkpoints(summary.run)[0][0]
+    replayed = reference.play(parse_deal(summary.best_deal))
+    verified = (replayed.cards, replayed.tricks) == (summary.best_cards, summary.best_tricks)
+    small = CudaSearchOptions(iterations=None, workers=min(threads, 1024), seed=args.seed + 4)
+    start = cs.Streams.new(small.seed, small.workers)
+    rounds = 2 if args.quick else 24
+    whole, _, _ = cuda_chunk(0, 0, start, small, rounds)
+    half, _, _ = cuda_chunk(0, 0, start, small, rounds // 2)
+    cut, _, _ = cuda_chunk(0, 1, half, small, rounds - rounds // 2)
+    mismatches = sum(
+        int((getattr(whole, name) != getattr(cut, name)).any(axis=1).sum())
+        for name in ("rng", "deck", "best", "counters")
+    )
+    return {
+        "threads": threads,
+        "seconds": round(summary.seconds, 1),
+        "games": summary.games,
+        "games_per_s": round(summary.games / summary.seconds),
+        "checkpoint_bytes": len(blob),
+        "best": {"cards": summary.best_cards, "verified": verified},
+        "chunk_mismatches": mismatches,
+    }
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     started = time.perf_counter()
@@ -164,10 +211,13 @@ def main(argv: list[str] | None = None) -> int:
     report["search_replay"] = search_replay(args, shape)
     report["bench"] = bench(args, shape)
     report["search"] = search(args, shape)
+    report["search_run"] = search_run(args, shape)
     report["ok"] = bool(
         report["selfcheck"]["mismatches"] == 0
         and report["search_replay"]["mismatches"] == 0
         and report["search"]["best"]["verified"]
+        and report["search_run"]["best"]["verified"]
+        and report["search_run"]["chunk_mismatches"] == 0
     )
     report["seconds"] = round(time.perf_counter() - started, 1)
     print(json.dumps(report, default=_plain))

@@ -12,6 +12,9 @@ from __future__ import annotations
 import importlib.util
 
 INSTALL_HINT = "pip install 'bmn[cuda]'"
+# The kernels' threads per block (kernels/cuda_two.py), here so that the command line can check
+# a number of device threads without importing numba's CUDA target.
+THREADS_PER_BLOCK = 128
 
 
 class CudaUnavailable(RuntimeError):

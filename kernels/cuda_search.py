@@ -24,6 +24,7 @@ CPU, so no game is lost or counted twice and every loop is proven.
 
 from __future__ import annotations
 
+import io
 import time
 from dataclasses import dataclass, fields
 
@@ -53,6 +54,7 @@ OBJECTIVES = ("cards", "tricks")
 MAX_FINDS = 65_536  # finds one launch may write before streams stop for the host
 WINDOW = 16  # tricks a thread plays before it looks whether its game is over (see _streams)
 WHOLE_GAMES = 1 << 40  # a window no game reaches: each thread plays whole games
+NO_LIMIT = 1 << 62  # games no stream reaches: a limit that limits nothing
 
 # Slots of a stream's counters.
 GAMES, CURRENT, BEST, BEST_CARDS, BEST_TRICKS, IMPROVEMENTS, SUM_CARDS, SUM_TRICKS = range(8)
@@ -160,37 +162,38 @@ def _shuffle(deck, s0, s1, s2, s3):
 
 @cuda.jit(**KERNEL)
 def _walk_kernel(
-    objective, keep_above, cap, games, backlog, window,
+    objective, keep_above, cap, games, limits, backlog, window,
     rng, decks, bests, counters, finds, figures, n_finds, pending, n_pending,
 ):  # fmt: skip
     """The search kernel for the one-swap walk (see _streams)."""
     _streams(
-        True, objective, keep_above, cap, games, backlog, window,
+        True, objective, keep_above, cap, games, limits, backlog, window,
         rng, decks, bests, counters, finds, figures, n_finds, pending, n_pending,
     )  # fmt: skip
 
 
 @cuda.jit(**KERNEL)
 def _random_kernel(
-    objective, keep_above, cap, games, backlog, window,
+    objective, keep_above, cap, games, limits, backlog, window,
     rng, decks, bests, counters, finds, figures, n_finds, pending, n_pending,
 ):  # fmt: skip
     """The search kernel for random restart (see _streams)."""
     _streams(
-        False, objective, keep_above, cap, games, backlog, window,
+        False, objective, keep_above, cap, games, limits, backlog, window,
         rng, decks, bests, counters, finds, figures, n_finds, pending, n_pending,
     )  # fmt: skip
 
 
 @cuda.jit(**DEVICE)
 def _streams(
-    walk, objective, keep_above, cap, games, backlog, window,
+    walk, objective, keep_above, cap, games, limits, backlog, window,
     rng, decks, bests, counters, finds, figures, n_finds, pending, n_pending,
 ):  # fmt: skip
     """Advance every stream (one per thread) by its share of `games` per thread.
 
     With `backlog` the block's threads take games from a shared counter until the block has
-    played games x threads; without it each thread plays exactly `games` (reproducible).
+    played games x threads; without it each thread plays exactly `games`, or fewer where its
+    count of games played reaches its `limits` entry first (reproducible).
 
     `window` is how many tricks a thread plays before it looks whether its game is over. A
     warp runs its 32 threads in step: when each plays a whole game in an inner loop, the warp
@@ -220,11 +223,10 @@ def _streams(
     best = counters[t, BEST]
     sum_cards = counters[t, SUM_CARDS]
     sum_tricks = counters[t, SUM_TRICKS]
-    started = 0
+    limit = min(done + games, limits[t])
     stopped = False
-    more = _take(backlog, taken, quota, started, games)
+    more = _take(backlog, taken, quota, done, limit)
     if more:
-        started += 1
         c0, a0, b0, c1, a1, b1, s0, s1, s2, s3 = _propose(
             walk, deck, c0, a0, b0, c1, a1, b1, s0, s1, s2, s3
         )
@@ -260,9 +262,8 @@ def _streams(
         done += 1
         sum_cards += cards
         sum_tricks += tricks
-        more = _take(backlog, taken, quota, started, games)
+        more = _take(backlog, taken, quota, done, limit)
         if more:
-            started += 1
             c0, a0, b0, c1, a1, b1, s0, s1, s2, s3 = _propose(
                 walk, deck, c0, a0, b0, c1, a1, b1, s0, s1, s2, s3
             )
@@ -283,11 +284,12 @@ def _streams(
 
 
 @cuda.jit(**DEVICE)
-def _take(backlog, taken, quota, started, games):
-    """Whether this thread plays another game: from the block's backlog, or its own share."""
+def _take(backlog, taken, quota, done, limit):
+    """Whether this thread plays another game: from the block's backlog, or until its count
+    of games played reaches its limit."""
     if backlog:
         return cuda.atomic.add(taken, 0, 1) < quota
-    return started < games
+    return done < limit
 
 
 @cuda.jit(**DEVICE)
@@ -367,6 +369,17 @@ class Streams:
     def copy(self) -> Streams:
         return Streams(*(getattr(self, f.name).copy() for f in fields(self)))
 
+    def to_bytes(self) -> bytes:
+        """The checkpoint blob: every array, named, in numpy's own format."""
+        buffer = io.BytesIO()
+        np.savez(buffer, **{f.name: getattr(self, f.name) for f in fields(self)})
+        return buffer.getvalue()
+
+    @classmethod
+    def from_bytes(cls, blob: bytes) -> Streams:
+        with np.load(io.BytesIO(blob)) as data:
+            return cls(**{f.name: data[f.name].copy() for f in fields(cls)})
+
     def best_stream(self) -> int:
         """The stream holding the best score (the first of equals)."""
         return int(np.argmax(self.counters[:, BEST]))
@@ -437,27 +450,52 @@ class DeviceSearch:
         self._figures = cuda.device_array((max_finds, 5), dtype=np.int64)
         self._pending = cuda.device_array(len(streams), dtype=np.int32)
         self._counts = [cuda.to_device(np.zeros(1, dtype=np.int32)) for _ in range(2)]
+        self._no_limits = cuda.to_device(np.full(len(streams), NO_LIMIT, dtype=np.int64))
+        self.stopped = 0  # streams the last launch stopped early (finished on the CPU)
 
-    def run(self, games: int) -> Finds:
-        """Every thread plays `games` games (on average, with the backlog); returns the finds."""
+    def run(self, games: int, limits: np.ndarray | None = None) -> Finds:
+        """Every thread plays `games` games (on average, with the backlog); returns the finds.
+
+        Without the backlog, `limits` (one per stream) caps each stream's count of games
+        played: a stream already there plays none.
+        """
+        if limits is not None and self.backlog:
+            raise ValueError("limits are for streams without the backlog")
         _, objective, keep_above, cap = self.options
         for count in self._counts:
             count.copy_to_device(np.zeros(1, dtype=np.int32))
         n_finds, n_pending = self._counts
         s = self._state
+        limits = self._no_limits if limits is None else cuda.to_device(_int64s(limits))
         self._kernel[self.blocks, self.threads_per_block](
-            objective, keep_above, cap, games, self.backlog, self.window,
+            objective, keep_above, cap, games, limits, self.backlog, self.window,
             s["rng"], s["deck"], s["best"], s["counters"],
             self._finds, self._figures, n_finds, self._pending, n_pending,
         )  # fmt: skip
         found = min(int(n_finds.copy_to_host()[0]), self._finds.shape[0])
         decks = self._finds[:found].copy_to_host() if found else np.zeros((0, DECK), np.uint8)
         figures = self._figures[:found].copy_to_host() if found else np.zeros((0, 5), np.int64)
-        stopped = int(n_pending.copy_to_host()[0])
-        if stopped:
-            decks, figures = self._finish_stopped(stopped, decks, figures)
-        order = np.lexsort((figures[:, F_GAME], figures[:, F_STREAM]))
-        return Finds(decks[order], figures[order])
+        self.stopped = int(n_pending.copy_to_host()[0])
+        if self.stopped:
+            decks, figures = self._finish_stopped(self.stopped, decks, figures)
+        return _in_order(decks, figures)
+
+    def run_to(self, targets: np.ndarray) -> Finds:
+        """Play until every stream's count of games played is its entry of `targets` (none
+        for a stream already there); the finds, in (stream, game) order.
+
+        Streams stopped early by a game the host had to finish go on in further launches, so
+        where a stream ends depends on its target alone: the chunks of a search reproduce
+        however they were cut.
+        """
+        if self.backlog:
+            raise ValueError("run_to plays a set number of games per stream: no backlog")
+        limits = _int64s(targets)
+        parts = [self.run(NO_LIMIT, limits)]
+        while self.stopped:
+            parts.append(self.run(NO_LIMIT, limits))
+        decks = np.concatenate([p.decks for p in parts])
+        return _in_order(decks, np.concatenate([p.figures for p in parts]))
 
     def _finish_stopped(self, stopped: int, decks: np.ndarray, figures: np.ndarray) -> tuple:
         """Play on the CPU, exactly, the game each stopped stream could not finish on the device."""
@@ -486,6 +524,16 @@ class DeviceSearch:
             "local_bytes": kernel.local_mem_per_thread,
             "resident_blocks": kernel.max_cooperative_grid_blocks(self.threads_per_block),
         }
+
+
+def _int64s(values: np.ndarray) -> np.ndarray:
+    return np.ascontiguousarray(values, dtype=np.int64)
+
+
+def _in_order(decks: np.ndarray, figures: np.ndarray) -> Finds:
+    """Finds sorted by (stream, game): the order the CPU search finds them in."""
+    order = np.lexsort((figures[:, F_GAME], figures[:, F_STREAM]))
+    return Finds(decks[order], figures[order])
 
 
 def _finish(host: Streams, t: int, objective: int, keep_above: int) -> tuple:

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from bmn.kernels.config import FAST_CAP, FINISHED, LOOP, UNDECIDED
-from bmn.kernels.cuda_env import require, simulated
+from bmn.kernels.cuda_env import THREADS_PER_BLOCK, require, simulated
 
 require()  # one line saying what is missing, before numba.cuda falls back to anything else
 
@@ -29,11 +29,13 @@ from bmn.kernels import two  # noqa: E402
 from bmn.kernels.deal import DealError  # noqa: E402
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from bmn.kernels.benchmark import Disagreement
     from bmn.kernels.results import Scores
 
 MAX_CARDS = 64  # one uint64 mask per hand, as kernels/two.py
 CAP = FAST_CAP  # cards, as the CPU search
-THREADS_PER_BLOCK = 128
 SIMULATED = simulated()
 
 # Device functions are inlined into the kernels (the simulator takes no forceinline flag).
@@ -302,18 +304,54 @@ def selfcheck(n_deals: int, seed: int, cap: int = CAP) -> int:
 
     Every field is compared: cards, tricks, status, winner and the loop figures.
     """
-    from bmn.kernels import rng, score
+    from bmn.kernels import rng
     from bmn.kernels.dealer import random_deals
-    from bmn.kernels.results import Scores
 
     deals, sizes = random_deals(n_deals, rng.seed_state(seed))
+    return int(_differ(deals, sizes, cap)[0].sum())
+
+
+def first_difference(
+    n_deals: int,
+    seed: int,
+    progress: Callable[[int], None] | None = None,
+    chunk: int = 1 << 18,
+    cap: int = CAP,
+) -> Disagreement | None:
+    """`bmn selfcheck --device cuda`: n random standard deals (kernels/benchmark.selfcheck's,
+    from the same seed) scored on the GPU and by the CPU kernel, `chunk` at a time; the first
+    deal on which they differ (`kernel` the GPU's result, `reference` the CPU kernel's), or
+    None. `progress(k)` is called after each k deals checked."""
+    from bmn.kernels import rng
+    from bmn.kernels.benchmark import Disagreement
+    from bmn.kernels.deal import decode
+    from bmn.kernels.dealer import random_deals
+
+    state = rng.seed_state(seed)
+    done = 0
+    while done < n_deals:
+        n = min(chunk, n_deals - done)
+        deals, sizes = random_deals(n, state)
+        differ, got, want = _differ(deals, sizes, cap)
+        if differ.any():
+            i = int(np.argmax(differ))
+            deal = decode(deals[i], sizes[i])
+            return Disagreement(done + i, deal, got.as_dict(i), want.as_dict(i))
+        done += n
+        if progress is not None:
+            progress(n)
+    return None
+
+
+def _differ(deals: np.ndarray, sizes: np.ndarray, cap: int) -> tuple[np.ndarray, Scores, Scores]:
+    """Which deals the GPU and the CPU kernel score differently (every field), and both scores."""
+    from bmn.kernels import score
+    from bmn.kernels.results import Scores
+
     want = score.score(deals, sizes)
-    got = Scores.empty(n_deals)
-    score_rows(deals, sizes, np.arange(n_deals), got, cap)
-    differ = np.zeros(n_deals, dtype=bool)
-    for name in ("cards", "tricks", "status", "winner", *_LOOP_FIELDS):
-        differ |= getattr(got, name) != getattr(want, name)
-    return int(differ.sum())
-
-
-_LOOP_FIELDS = ("loop_start_cards", "loop_start_tricks", "period_cards", "period_tricks")
+    got = Scores.empty(len(deals))
+    score_rows(deals, sizes, np.arange(len(deals)), got, cap)
+    differ = np.zeros(len(deals), dtype=bool)
+    for mine, theirs in zip(got.arrays(), want.arrays(), strict=True):
+        differ |= mine != theirs
+    return differ, got, want

@@ -60,9 +60,10 @@ class ScoredBatch:
 
 
 def score_lines(
-    lines: Iterable[str], threads: int | None = None, batch: int = BATCH_LINES
+    lines: Iterable[str], threads: int | None = None, batch: int = BATCH_LINES, device: str = "cpu"
 ) -> Iterator[ScoredBatch]:
-    """Score a stream of deal lines batch by batch; blank and '#' lines are skipped.
+    """Score a stream of deal lines batch by batch (on `device`: kernels/score.py's
+    registry); blank and '#' lines are skipped.
 
     On a bad line, the good lines before it are yielded as a last batch, then LineError is
     raised, so no result before the bad line is lost.
@@ -73,7 +74,7 @@ def score_lines(
     consumed = 0
 
     def scored(used: int) -> ScoredBatch:
-        return ScoredBatch(list(texts), score_values(values, sizes, threads), used)
+        return ScoredBatch(list(texts), score_values(values, sizes, threads, device), used)
 
     for number, line in enumerate(lines, start=1):
         consumed += len(line)

@@ -30,6 +30,7 @@ MAX_CARDS = 64
 # use (so that, say, a CUDA kernel costs nothing until it is asked for). One line registers one.
 KERNELS: dict[tuple[int, str], ModuleType | str] = {}
 KERNELS[(2, "cpu")] = two
+KERNELS[(2, "cuda")] = "bmn.kernels.cuda_two"  # raises CudaUnavailable (one line) without CUDA
 
 
 def kernel_for(seats: int, device: str = "cpu") -> ModuleType | None:
@@ -60,10 +61,12 @@ def _check(deals: np.ndarray, sizes: np.ndarray) -> tuple[np.ndarray, np.ndarray
 def score(
     deals: np.ndarray, sizes: np.ndarray, threads: int | None = None, device: str = "cpu"
 ) -> Scores:
-    """Score N deals: rows of penalty values (hands concatenated, zero padded), (N, S) sizes."""
+    """Score N deals: rows of penalty values (hands concatenated, zero padded), (N, S) sizes.
+
+    Deals of a seat count `device` has no kernel for go to the CPU's kernel for them."""
     deals, sizes = _check(deals, sizes)
     out = Scores.empty(len(deals))
-    kernel = kernel_for(sizes.shape[1], device)
+    kernel = kernel_for(sizes.shape[1], device) or kernel_for(sizes.shape[1])
     fast = np.zeros(len(deals), dtype=bool)
     if kernel is not None:
         fast = sizes.sum(axis=1) <= MAX_CARDS
@@ -86,7 +89,10 @@ def score_deals(deals: Sequence[Deal], threads: int | None = None) -> Scores:
 
 
 def score_values(
-    values: Sequence[bytes], sizes: Sequence[tuple[int, ...]], threads: int | None = None
+    values: Sequence[bytes],
+    sizes: Sequence[tuple[int, ...]],
+    threads: int | None = None,
+    device: str = "cpu",
 ) -> Scores:
     """Score deals given as their concatenated values and hand sizes, grouped by seat count."""
     out = Scores.empty(len(values))
@@ -103,7 +109,7 @@ def score_values(
             for r, v in enumerate(part):
                 rows[r, : len(v)] = np.frombuffer(v, dtype=np.uint8)
         hands = np.array([sizes[i] for i in idx], dtype=np.int64).reshape(len(idx), seats)
-        out.take(np.array(idx), score(rows, hands, threads))
+        out.take(np.array(idx), score(rows, hands, threads, device))
     return out
 
 

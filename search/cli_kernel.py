@@ -8,6 +8,7 @@ import json
 import click
 
 from bmn.kernels.deal import format_deal
+from bmn.search.cli_device import DEVICE_OPTION, DEVICE_THREADS_OPTION
 from bmn.search.cli_options import (
     JSON_OPTION,
     MAX_DEALS,
@@ -25,7 +26,8 @@ from bmn.search.present import describe, echo, format_stats
 @click.argument("source", type=click.File("rb"), default="-", metavar="[FILE|-]")
 @JSON_OPTION
 @THREADS_OPTION
-def score(source, as_json: bool, threads: int | None) -> None:
+@DEVICE_OPTION
+def score(source, as_json: bool, threads: int | None, device: str) -> None:
     """Score deals read one per line from FILE (or stdin) with the compiled kernel.
 
     Each line is a deal in any notation bmn reads, hands joined by '/', in UTF-8. Blank lines
@@ -39,16 +41,21 @@ def score(source, as_json: bool, threads: int | None) -> None:
     Examples:
       bmn score deals.txt --json > results.jsonl
       for s in 1 2 3; do bmn deal --seed $s; done | bmn score
+      bmn score deals.txt --device cuda   # two-player deals on the GPU
     """
     from types import SimpleNamespace
 
     from bmn.kernels.lines import LineError, score_lines
     from bmn.search.display import byte_progress
 
+    if device == "cuda":
+        from bmn.search.cli_device import require_cuda
+
+        require_cuda()
     lines = TextLines(source)
     with byte_progress(source) as advance:
         try:
-            for batch in score_lines(lines, threads):
+            for batch in score_lines(lines, threads, device=device):
                 lines.warn_once(batch.deals)
                 if as_json:
                     out = [json.dumps({"deal": d, **r}) for d, r in batch.rows()]
@@ -126,20 +133,37 @@ _STANDARD_COUNTS = (("-", 36), ("J", 4), ("Q", 4), ("K", 4), ("A", 4))
 @THREADS_OPTION
 @seed_option("Seed of the random deals, 0 to 2**63 - 1 [default: fixed].")
 @JSON_OPTION
-def bench(deals: int, threads: int | None, seed: int | None, as_json: bool) -> None:
+@DEVICE_OPTION
+@DEVICE_THREADS_OPTION
+def bench(
+    deals: int,
+    threads: int | None,
+    seed: int | None,
+    as_json: bool,
+    device: str,
+    device_threads: int | None,
+) -> None:
     """Measure the compiled kernel's speed on random standard two-player deals.
 
-    Deal generation and compilation happen before the clock starts.
+    Deal generation and compilation happen before the clock starts. With --device cuda the
+    deals are made and played on the GPU (1,000,000,000 unless --deals says otherwise, fewer
+    if they would take more than about 20 s).
 
     \b
     Examples:
       bmn bench
       taskset -c 1 bmn bench --threads 1 --json
+      bmn bench --device cuda --json
     """
     from bmn.kernels.benchmark import DEFAULT_SEED
     from bmn.kernels.benchmark import bench as run_bench
     from bmn.search.display import count_progress
 
+    if device == "cuda" or device_threads is not None:
+        from bmn.search.cli_device import bench_on_device
+
+        seed = DEFAULT_SEED if seed is None else seed
+        return bench_on_device(device, deals, seed, device_threads, as_json)
     # A pulsing bar: dealing, compiling and the timed run report no steps.
     with count_progress(f"benchmarking {deals:,} deals", None):
         result = run_bench(deals, threads, DEFAULT_SEED if seed is None else seed)
@@ -163,21 +187,29 @@ def bench(deals: int, threads: int | None, seed: int | None, as_json: bool) -> N
     help="Random standard deals to check.",
 )
 @seed_option("Seed of the random deals, 0 to 2**63 - 1 [default: fixed].")
-def selfcheck(deals: int, seed: int | None) -> None:
+@DEVICE_OPTION
+def selfcheck(deals: int, seed: int | None, device: str) -> None:
     """Check the compiled kernel against the reference engine on random standard deals.
 
-    Stops at the first disagreement, prints the deal and both results, and exits 1.
+    Stops at the first disagreement, prints the deal and both results, and exits 1. With
+    --device cuda, checks the GPU's kernel against the CPU kernel (which this command checks
+    against the reference), so millions of deals take seconds.
 
     \b
     Examples:
       bmn selfcheck
       bmn selfcheck --deals 10000 --seed 7
+      bmn selfcheck --device cuda --deals 1000000
     """
     from bmn.kernels.benchmark import DEFAULT_SEED
     from bmn.kernels.benchmark import selfcheck as run_check
     from bmn.search.display import count_progress
 
     seed = DEFAULT_SEED if seed is None else seed
+    if device == "cuda":
+        from bmn.search.cli_device import selfcheck_on_device
+
+        return selfcheck_on_device(deals, seed)
     with count_progress("checking", deals) as bar:
         bad = run_check(deals, seed, bar.advance)
     if bad is not None:

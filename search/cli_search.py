@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, NoReturn
 
 import click
 
+from bmn.search.cli_device import DEVICE_OPTION, DEVICE_THREADS_OPTION, check_search
 from bmn.search.cli_options import (
     JSON_OPTION,
     MAX_WORKERS,
@@ -39,6 +40,7 @@ MAX_HISTORY = 10_000_000  # lahc keeps this many scores per worker in memory
 if TYPE_CHECKING:
     from bmn.records.store import Store
     from bmn.search.chunks import Backend
+    from bmn.search.cuda_driver import CudaSearch
     from bmn.search.driver import Search, Summary
     from bmn.search.loophunt import LoopHunt, LoopSummary
 
@@ -131,6 +133,8 @@ if TYPE_CHECKING:
     "stopped or killed); its settings come from the store, so no other search setting may "
     "be given; a run another process is searching is refused.",
 )
+@DEVICE_OPTION
+@DEVICE_THREADS_OPTION
 @cluster_options
 @click.option("--quiet", is_flag=True, help="No progress display on stderr.")
 @JSON_OPTION
@@ -165,6 +169,7 @@ def search(
       bmn search --resume                 # continue the latest unfinished run
       bmn search --objective loop --time 1h --workers 2
       bmn search --objective loop --loop-deck standard --time 8h
+      bmn search --device cuda --time 8h   # walk or random on an NVIDIA GPU
       bmn search --cluster local --time 10m  # a Dask cluster on this machine
       bmn search --scheduler tcp://10.0.0.5:8786 --time 8h
       bmn search --scheduler-file ~/dask.json --resume
@@ -180,7 +185,13 @@ def search(
     from bmn.search.run import resume_command
 
     check_combination(ctx, resume, options)
-    backend = cluster_backend(scheduler, scheduler_file, cluster, options["workers"])
+    if options["device"] == "cuda":
+        from bmn.search.cli_device import require_cuda
+
+        require_cuda()  # before a store is made
+        backend = None
+    else:
+        backend = cluster_backend(scheduler, scheduler_file, cluster, options["workers"])
     try:
         with Store(store, create=resume is None) as db:  # --resume never makes a store
             job = search_job(db, resume, options, backend)
@@ -216,6 +227,8 @@ RUN_SETTINGS = (
     "history",
     "loop_deck",
     "basin_states",
+    "device",
+    "device_threads",
 )
 
 
@@ -230,6 +243,11 @@ def check_combination(ctx: click.Context, resume: str | None, options: dict) -> 
         if resume != "latest":
             RUN_NUMBER.convert(resume, param(ctx, "resume"), ctx)  # not a number: exit 2
         return
+    check_search(ctx, options)  # --device and --device-threads
+    if options["device"] == "cuda":
+        for name in ("scheduler", "scheduler_file", "cluster"):
+            if given(ctx, name):
+                refuse(ctx, name, "runs on a Dask cluster; --device cuda runs on this GPU")
     if options["objective"] == "loop":
         for name in ("strategy", "keep_above", "patience", "history"):
             if given(ctx, name):
@@ -249,14 +267,21 @@ def check_combination(ctx: click.Context, resume: str | None, options: dict) -> 
 
 def search_job(
     db: Store, resume: str | None, options: dict, backend: Backend | None = None
-) -> Search | LoopHunt:
+) -> Search | LoopHunt | CudaSearch:
     """The search to run: a resumed run of either kind, a new loop hunt, or a new search;
-    its chunks on `backend` (threads of this process when None)."""
+    its chunks on `backend` (threads of this process when None; never for a GPU run)."""
+    from bmn.search.cli_device import resume_on_device, search_on_device
     from bmn.search.driver import Search, SearchOptions
     from bmn.search.loophunt import LoopHunt, loop_options
 
     if resume is not None:
         run = db.get_run(resume_target(db, resume))
+        if run.params.get("device") == "cuda":
+            if backend is not None:
+                raise click.UsageError(
+                    f"run {run.id} searched on a GPU: resume it without a Dask cluster"
+                )
+            return resume_on_device(db, run.id)
         return (LoopHunt if run.objective == "loop" else Search).resume(db, run.id, backend)
     if options["objective"] == "loop":
         try:
@@ -265,6 +290,8 @@ def search_job(
             raise click.BadParameter(str(err), param_hint="--loop-deck") from None
     if options["seconds"] is None and options["iterations"] is None:
         options["seconds"] = 60.0
+    if options["device"] == "cuda":
+        return search_on_device(db, options)
     if options["workers"] is None and backend is not None:
         options["workers"] = backend.default_streams()
     chosen = {
@@ -391,7 +418,7 @@ def nothing_to_resume(db: Store) -> NoReturn:
     )
 
 
-def run_with_signals(job: Search | LoopHunt, quiet: bool) -> Summary | LoopSummary:
+def run_with_signals(job: Search | LoopHunt | CudaSearch, quiet: bool) -> Summary | LoopSummary:
     """Run a search; SIGINT and SIGTERM stop it cleanly after a checkpoint."""
     import signal
 

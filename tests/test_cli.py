@@ -18,6 +18,8 @@ from bmn.search.cli import cli
 # Examples too slow to run in the suite (a one-minute search, a million deals): these are
 # parsed with their options and checked, not run.
 PARSED_ONLY = {"search", "search-bench", "stats", "bench", "selfcheck"}
+# Examples on a GPU: parsed only too (tests/test_cli_cuda.py runs the commands on the simulator).
+GPU = "cuda"
 
 
 def commands(group=cli, path=()):
@@ -162,7 +164,7 @@ def test_every_example_parses(workdir):
 
 def test_every_quick_example_runs(bmn, workdir):
     def run(args, stdin):
-        if args[0] in PARSED_ONLY:
+        if args[0] in PARSED_ONLY or GPU in args:
             parse(args)
             return ""
         result = bmn(*args, input=stdin)

@@ -389,5 +389,8 @@ class TestDeviceCheckScript:
         assert report["bench"]["random"]["games"] > 0 and report["bench"]["walk"]["cards_per_s"] > 0
         best = report["search"]["best"]
         assert best["verified"] is True
+        run = report["search_run"]
+        assert run["chunk_mismatches"] == 0 and run["best"]["verified"] is True
+        assert run["games"] > 0 and run["checkpoint_bytes"] > 8 * 200
         want = reference.play(parse_deal(best["deal"]))
         assert (want.cards, want.tricks) == (best["cards"], best["tricks"])

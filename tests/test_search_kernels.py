@@ -93,7 +93,7 @@ def test_registry_sends_each_kernel_only_the_deals_it_takes(monkeypatch):
             out.set_from(i, reference.play(decode(deals[i], sizes[i])))
 
     monkeypatch.setitem(KERNELS, (3, "cpu"), types.SimpleNamespace(score_rows=score_rows))
-    assert kernel_for(3) is KERNELS[(3, "cpu")] and kernel_for(2, "cuda") is None
+    assert kernel_for(3) is KERNELS[(3, "cpu")] and kernel_for(2, "tpu") is None
     monkeypatch.setitem(KERNELS, (2, "test"), "bmn.kernels.two")  # by name: imported when asked
     assert kernel_for(2, "test") is two
     texts = ["--K/J-/---", "A--/-/K---", "-" * 30 + "/" + "J" * 30 + "/" + "-" * 5]
