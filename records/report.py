@@ -44,6 +44,56 @@ def loops_json(rows: Sequence[LoopRow]) -> str:
     return json.dumps([{k: row.as_dict()[k] for k in LOOP_KEYS} for row in rows])
 
 
+STANDARD_DECK = "36,4,4,4,4"
+# `records loops --standard`: the stored deal (`deal`, the most balanced starting deal found),
+# its hand sizes, and whether an even deal reaches the cycle (either way round the seats).
+STANDARD_KEYS = (
+    "deal",
+    "split",
+    "balanced",
+    "period_cards",
+    "period_tricks",
+    "rotation_key",
+    "key",
+    "balanced_deals",
+    "mirrored_balanced_deals",
+    "basin_states",
+    "basin_complete",
+    "first_deal",
+    "times_seen",
+    "run",
+    "found_at",
+)
+
+
+def standard_loops(rows: Sequence[LoopRow]) -> list[dict[str, Any]]:
+    """The standard-deck cycles, one per seat-blind key (the row with the most even deal), the
+    most balanced deals first, then in the order found."""
+    best: dict[str, LoopRow] = {}
+    for row in rows:
+        if row.deck != STANDARD_DECK:
+            continue
+        known = best.get(row.rotation_key)
+        if known is None or _imbalance(row) < _imbalance(known):
+            best[row.rotation_key] = row
+    out = []
+    for row in sorted(best.values(), key=_imbalance):
+        d = row.as_dict()
+        sizes = [len(hand) for hand in row.example_deal.split("/")]
+        d.update(
+            deal=row.example_deal,
+            split="/".join(map(str, sizes)),
+            balanced=bool(row.balanced_deals or row.mirrored_balanced_deals),
+        )
+        out.append({k: d[k] for k in STANDARD_KEYS})
+    return out
+
+
+def _imbalance(row: LoopRow) -> int:
+    sizes = [len(hand) for hand in row.example_deal.split("/")]
+    return max(sizes) - min(sizes)
+
+
 def export_csv(rows: Iterable[FindRow], out: IO[str]) -> None:
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(FIND_KEYS)

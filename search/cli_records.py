@@ -28,6 +28,7 @@ from bmn.search.present import (
     published_table,
     runs_text,
     show_text,
+    standard_loops_text,
     top_text,
 )
 
@@ -151,10 +152,15 @@ def top(by: str, count: int, min_cards: int, store: str, as_json: bool) -> None:
 
 
 @records.command()
+@click.option(
+    "--standard",
+    is_flag=True,
+    help="Only the standard-deck cycles, one per seat-blind key, the most balanced first.",
+)
 @STORE_OPTION
 @JSON_OPTION
-def loops(store: str, as_json: bool) -> None:
-    """The cycles of non-terminating games found by `bmn search --objective loop`.
+def loops(standard: bool, store: str, as_json: bool) -> None:
+    """The cycles of non-terminating games found by `bmn search --objective loop` or grow.
 
     One per canonical cycle key, in the order first found: the deck (counts of numerals,
     J, Q, K, A; 36,4,4,4,4 is the standard deck), the period (cards and tricks), whether a
@@ -163,15 +169,25 @@ def loops(store: str, as_json: bool) -> None:
     hunts saw the cycle, an example deal (a balanced one when known) and the run that found
     it first.
 
+    With --standard, the standard-deck cycles only, one per seat-blind key (seats swapped
+    is the same cycle), most balanced first: the most balanced starting deal found (`deal`;
+    it falls into the cycle: check with `bmn loop DEAL`), its hand sizes, whether a 26/26
+    deal reaches the cycle (with how many do, seats as given + seats swapped) and the period.
+
     \b
     Examples:
       bmn records loops
       bmn records loops --json --store night.sqlite
+      bmn records loops --standard --json
     """
-    from bmn.records.report import loops_json
+    from bmn.records.report import loops_json, standard_loops
 
     with open_store(store) as db:
         rows = db.loops()
+    if standard:
+        found = standard_loops(rows)
+        echo(json.dumps(found) if as_json else standard_loops_text(found))
+        return
     echo(loops_json(rows) if as_json else loops_text(rows))
 
 

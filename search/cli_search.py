@@ -7,6 +7,7 @@ import json
 from typing import TYPE_CHECKING, NoReturn
 
 import click
+from click.core import ParameterSource
 
 from bmn.search.cli_device import DEVICE_OPTION, DEVICE_THREADS_OPTION, check_search
 from bmn.search.cli_options import (
@@ -42,6 +43,7 @@ if TYPE_CHECKING:
     from bmn.search.chunks import Backend
     from bmn.search.cuda_driver import CudaSearch
     from bmn.search.driver import Search, Summary
+    from bmn.search.growhunt import GrowHunt, GrowSummary
     from bmn.search.loophunt import LoopHunt, LoopSummary
 
 
@@ -55,13 +57,15 @@ if TYPE_CHECKING:
 )
 @click.option(
     "--objective",
-    type=click.Choice(["cards", "tricks", "loop"]),
+    type=click.Choice(["cards", "tricks", "loop", "grow"]),
     default="cards",
     show_default=True,
     help="What makes a deal better; loop: hunt non-terminating "
     "deals instead (random even deals of --loop-deck; every cycle found is stored "
     "once under its canonical key, with its period and whether a balanced deal "
-    "reaches it, by backward play; see `bmn records loops`).",
+    "reaches it, by backward play; see `bmn records loops`); grow: build standard-deck "
+    "cycles from closed pieces (see --grow-from) and store each with its most balanced "
+    "starting deal (see `bmn records loops --standard`).",
 )
 @click.option(
     "--time",
@@ -76,14 +80,17 @@ if TYPE_CHECKING:
     type=Whole(1),
     default=None,
     help="Score this many deals (reproducible with --seed); with --time too, the run stops "
-    "at whichever comes first.",
+    "at whichever comes first. grow: this many rounds (each: 200,000 random descents for "
+    "closed pieces, then 8 standard deals assembled from them and judged).",
 )
 @click.option(
     "--workers",
     type=Whole(1, MAX_WORKERS),
     default=None,
-    help=f"Search streams, at most {MAX_WORKERS:,}: threads, or tasks at once on a cluster "
-    "[default: every core, or every worker thread of the cluster].",
+    help=f"Search streams, at most {MAX_WORKERS:,}: threads, or tasks at once on a Dask "
+    "cluster [default: every core, or every worker thread of the cluster]. grow: independent "
+    "piece hunts, one per thread [default: 1; its work is mostly Python, so more threads "
+    "gain little].",
 )
 @seed_option("Seed, 0 to 2**63 - 1; drawn at random and stored with the run if omitted.")
 @STORE_OPTION
@@ -121,7 +128,16 @@ if TYPE_CHECKING:
     "--basin-states",
     type=Whole(1),
     default=None,
-    help="loop: backward-play states to visit per new cycle [default: 20,000].",
+    help="loop, grow: backward-play states to visit per new cycle, in search of its most "
+    "balanced starting deal [default: 20,000; grow: 100,000].",
+)
+@click.option(
+    "--grow-from",
+    type=click.Choice(["known", "descent"]),
+    default=None,
+    help="grow: 'known' [default]: start from the pieces of the known standard-deck cycles "
+    "(the published one and the store's), recombined and mixed with new pieces; 'descent': "
+    "from nothing but random descents.",
 )
 @click.option(
     "--resume",
@@ -158,7 +174,8 @@ def search(
     after a crash or `kill -9`. The same --seed and --iterations reproduce a run.
     Options that would do nothing together are refused, saying why: --patience
     is for climb, --history for lahc, --loop-deck and --basin-states for the loop
-    hunt, which takes no --strategy, --keep-above, --patience or --history.
+    hunt, which takes no --strategy, --keep-above, --patience or --history;
+    --grow-from is for --objective grow, which takes --basin-states too.
 
     \b
     Examples:
@@ -169,16 +186,18 @@ def search(
       bmn search --resume                 # continue the latest unfinished run
       bmn search --objective loop --time 1h --workers 2
       bmn search --objective loop --loop-deck standard --time 8h
+      bmn search --objective grow --time 2m      # standard-deck cycles from pieces
       bmn search --device cuda --time 8h   # walk or random on an NVIDIA GPU
       bmn search --cluster local --time 10m  # a Dask cluster on this machine
       bmn search --scheduler tcp://10.0.0.5:8786 --time 8h
       bmn search --scheduler-file ~/dask.json --resume
 
     On a Dask cluster (--scheduler, --scheduler-file, DASK_SCHEDULER_ADDRESS, or
-    --cluster local) the same seed, iterations and --workers give the same finds as on
-    threads; this process stays the only writer of the store. A worker that dies
-    costs nothing; if the whole cluster goes away the run is checkpointed and exits
-    with status 1, to be resumed on a cluster or on threads.
+    --cluster local) a search or loop hunt with the same seed, iterations and
+    --workers finds what it finds on threads; this process stays the only writer of
+    the store. A worker that dies costs nothing; if the whole cluster goes away the
+    run is checkpointed and exits with status 1, to be resumed on a cluster or on
+    threads. GPU and grow runs take no cluster.
     """
     from bmn.records.store import Store
     from bmn.search.chunks import BackendError
@@ -189,8 +208,8 @@ def search(
         from bmn.search.cli_device import require_cuda
 
         require_cuda()  # before a store is made
-        backend = None
-    else:
+    backend = None  # connected before a store is made: a cluster's problem makes no store
+    if resume is not None or on_backends(options):
         backend = cluster_backend(scheduler, scheduler_file, cluster, options["workers"])
     try:
         with Store(store, create=resume is None) as db:  # --resume never makes a store
@@ -227,9 +246,32 @@ RUN_SETTINGS = (
     "history",
     "loop_deck",
     "basin_states",
+    "grow_from",
     "device",
     "device_threads",
 )
+
+
+CLUSTER_OPTIONS = ("scheduler", "scheduler_file", "cluster")
+
+
+def on_backends(options: dict) -> bool:
+    """Whether a new run of these options runs its chunks on a backend (threads or a Dask
+    cluster): searches and loop hunts do; a GPU search and a grow run do not."""
+    return options["device"] != "cuda" and options["objective"] != "grow"
+
+
+def refuse_cluster(what: str) -> None:
+    """A usage error if the command line names a Dask cluster for a run that takes none (a
+    scheduler named only by DASK_SCHEDULER_ADDRESS is ignored for it)."""
+    ctx = click.get_current_context()
+    for name in CLUSTER_OPTIONS:
+        if ctx.get_parameter_source(name) == ParameterSource.COMMANDLINE:
+            refuse(ctx, name, f"runs on a Dask cluster; {what} runs on this machine")
+
+
+# Settings a grow run has no use for: it builds its deals from pieces, on the CPU.
+GROW_IDLE = ("strategy", "keep_above", "patience", "history", "loop_deck", "device_threads")
 
 
 def check_combination(ctx: click.Context, resume: str | None, options: dict) -> None:
@@ -243,11 +285,19 @@ def check_combination(ctx: click.Context, resume: str | None, options: dict) -> 
         if resume != "latest":
             RUN_NUMBER.convert(resume, param(ctx, "resume"), ctx)  # not a number: exit 2
         return
+    if options["objective"] == "grow":
+        for name in GROW_IDLE:
+            if given(ctx, name):
+                refuse(ctx, name, "does nothing with --objective grow: it builds deals from pieces")
+        if options["device"] == "cuda":
+            refuse(ctx, "device", "cuda searches for the longest games; a grow run runs on the CPU")
+        refuse_cluster("a grow run")
+        return
+    if given(ctx, "grow_from"):
+        refuse(ctx, "grow_from", f"is for --objective grow only, not {options['objective']}")
     check_search(ctx, options)  # --device and --device-threads
     if options["device"] == "cuda":
-        for name in ("scheduler", "scheduler_file", "cluster"):
-            if given(ctx, name):
-                refuse(ctx, name, "runs on a Dask cluster; --device cuda runs on this GPU")
+        refuse_cluster("--device cuda")
     if options["objective"] == "loop":
         for name in ("strategy", "keep_above", "patience", "history"):
             if given(ctx, name):
@@ -255,9 +305,10 @@ def check_combination(ctx: click.Context, resume: str | None, options: dict) -> 
                     ctx, name, "does nothing with --objective loop: a loop hunt plays random deals"
                 )
         return
-    for name in ("loop_deck", "basin_states"):
-        if given(ctx, name):
-            refuse(ctx, name, f"is for --objective loop only, not {options['objective']}")
+    if given(ctx, "loop_deck"):
+        refuse(ctx, "loop_deck", f"is for --objective loop only, not {options['objective']}")
+    if given(ctx, "basin_states"):
+        refuse(ctx, "basin_states", f"is for --objective loop or grow, not {options['objective']}")
     strategy = options["strategy"]
     if given(ctx, "patience") and not uses(strategy, "patience"):
         refuse(ctx, "patience", f"is for --strategy climb only; {strategy} does not restart")
@@ -267,22 +318,26 @@ def check_combination(ctx: click.Context, resume: str | None, options: dict) -> 
 
 def search_job(
     db: Store, resume: str | None, options: dict, backend: Backend | None = None
-) -> Search | LoopHunt | CudaSearch:
-    """The search to run: a resumed run of either kind, a new loop hunt, or a new search;
-    its chunks on `backend` (threads of this process when None; never for a GPU run)."""
+) -> Search | LoopHunt | GrowHunt | CudaSearch:
+    """The search to run: a resumed run of any kind, a new loop hunt or grow run, or a new
+    search; a search's or loop hunt's chunks on `backend` (threads of this process when
+    None)."""
     from bmn.search.cli_device import resume_on_device, search_on_device
     from bmn.search.driver import Search, SearchOptions
+    from bmn.search.growhunt import GrowHunt, grow_options
     from bmn.search.loophunt import LoopHunt, loop_options
 
     if resume is not None:
         run = db.get_run(resume_target(db, resume))
+        if run.strategy == "grow":  # stored as objective 'loop': it stores cycles
+            refuse_cluster(f"run {run.id}, a grow run,")
+            return GrowHunt.resume(db, run.id)
         if run.params.get("device") == "cuda":
-            if backend is not None:
-                raise click.UsageError(
-                    f"run {run.id} searched on a GPU: resume it without a Dask cluster"
-                )
+            refuse_cluster(f"run {run.id}, a GPU search,")
             return resume_on_device(db, run.id)
         return (LoopHunt if run.objective == "loop" else Search).resume(db, run.id, backend)
+    if options["objective"] == "grow":
+        return GrowHunt(db, grow_options(options, db))
     if options["objective"] == "loop":
         try:
             return LoopHunt(db, loop_options(options), backend=backend)
@@ -418,7 +473,9 @@ def nothing_to_resume(db: Store) -> NoReturn:
     )
 
 
-def run_with_signals(job: Search | LoopHunt | CudaSearch, quiet: bool) -> Summary | LoopSummary:
+def run_with_signals(
+    job: Search | LoopHunt | GrowHunt | CudaSearch, quiet: bool
+) -> Summary | LoopSummary | GrowSummary:
     """Run a search; SIGINT and SIGTERM stop it cleanly after a checkpoint."""
     import signal
 

@@ -375,9 +375,11 @@ class Search(RunHandler):
         self._warn_of_many_finds()
 
     def _warn_of_many_finds(self) -> None:
-        """Once a second of search shows the rate, warn if --keep-above keeps too many."""
+        """Once a second of search (or a thousand finds) shows the rate, warn if --keep-above
+        keeps too many."""
         elapsed, rate = self.elapsed(), self._kept / max(self.elapsed(), 1e-6)
-        if self._warned or elapsed < 1.0 or rate <= FINDS_PER_SECOND_WARNING:
+        settled = elapsed >= 1.0 or self._kept >= 1000  # a short fast run has a rate too
+        if self._warned or not settled or rate <= FINDS_PER_SECOND_WARNING:
             return
         self._warned = True
         gigabytes = rate * FIND_BYTES * 3600 / 1e9

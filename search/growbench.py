@@ -1,6 +1,7 @@
 """Measure the ways of growing cycles, bounded in time: `python -m bmn.search.growbench`.
 
-Until `bmn search --objective grow` exists this is how the engines are run and compared:
+`bmn search --objective grow` runs the piece hunt as a stored, resumable search; this runs
+and compares the engines without a store:
 
     python -m bmn.search.growbench grow --deck part:26 --variant insert --seconds 120
     python -m bmn.search.growbench pieces --seconds 60 --json cycles.jsonl

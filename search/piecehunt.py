@@ -14,6 +14,13 @@ balanced starting deals 31/21. Random descent finds pieces on which the small ha
 about 13 cards with the numerals a standard deck leaves; even deals need a piece on which it
 holds about 22, as the published cycle's long piece does. Those three published pieces in the
 other cyclic order or phase make three more 62-trick cycles, each with 26/26 starting deals.
+
+A hunt may start from known cycles (`known_pieces`: the pieces of the published cycle, say):
+its library then holds their pieces from the first chunk, and every other deal it assembles
+is built around one of them (an *anchor*), the rest of the deck filled from the library. The
+published pieces alone assemble into exactly four cycles, the published one and the three
+above; anchored on the published long piece with pieces found by descent they make cycles of
+58 tricks whose most balanced starting deals are 28/24.
 """
 
 from __future__ import annotations
@@ -22,10 +29,19 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
-from bmn.kernels.deal import format_deal, format_hand, parse_hand
+from bmn.kernels.deal import Deal, format_deal, format_hand, parse_hand
+from bmn.kernels.loops import analyse
 from bmn.kernels.rng import seed_state
-from bmn.search.balance import basin_splits
-from bmn.search.pieces import STANDARD_COUNTS, Control, Library, assemble, sample_pieces
+from bmn.search.balance import Splits, basin_splits
+from bmn.search.pieces import (
+    STANDARD_COUNTS,
+    Control,
+    Library,
+    assemble,
+    assemble_with,
+    pieces_of,
+    sample_pieces,
+)
 from bmn.search.pieces import sums_reachable as _sums
 
 
@@ -60,6 +76,8 @@ class HuntFind:
     balanced: bool
     basin_states: int
     basin_complete: bool
+    balanced_deals: int = 0  # even starting deals (seat 0 to lead) into the cycle itself
+    mirrored_balanced_deals: int = 0  # into the cycle with the seats swapped
 
 
 @dataclass
@@ -72,10 +90,15 @@ class HuntState:
     cycles: dict[str, HuntFind] = field(default_factory=dict)
     chunks: int = 0
     assembled: int = 0
+    anchors: list[bytes] = field(default_factory=list)  # known pieces every other deal holds
 
     @classmethod
-    def start(cls, seed: int) -> HuntState:
-        return cls(seed_state(seed), np.random.default_rng(seed).bit_generator.state)
+    def start(cls, seed: int, known: list[bytes] | None = None) -> HuntState:
+        """A fresh hunt; with `known` pieces (known_pieces' answer) in its library and as its
+        anchors."""
+        state = cls(seed_state(seed), np.random.default_rng(seed).bit_generator.state)
+        state.pieces, state.anchors = list(known or []), list(known or [])
+        return state
 
     def as_json(self) -> dict:
         return {
@@ -85,6 +108,7 @@ class HuntState:
             "cycles": [asdict(c) for c in self.cycles.values()],
             "chunks": self.chunks,
             "assembled": self.assembled,
+            "anchors": [format_hand(p) for p in self.anchors],
         }
 
     @classmethod
@@ -96,6 +120,7 @@ class HuntState:
             {c["key"]: HuntFind(**c) for c in d["cycles"]},
             d["chunks"],
             d["assembled"],
+            [bytes(parse_hand(p)) for p in d.get("anchors", [])],
         )
 
 
@@ -132,13 +157,20 @@ def hunt_chunk(state: HuntState, options: HuntOptions) -> HuntReport:
     reach = _sums(library.by_counts, target)
     rng = np.random.default_rng()
     rng.bit_generator.state = state.rng
-    for _ in range(options.deals if target in reach else 0):
-        deal = library.control.deal(assemble(library, target, rng, reach))
+    for k in range(options.deals if target in reach else 0):
+        pieces = None
+        if state.anchors and k % 2 == 0:
+            anchor = state.anchors[int(rng.integers(len(state.anchors)))]
+            pieces = assemble_with(library, anchor, target, rng, reach)
+        if pieces is None:
+            pieces = assemble(library, target, rng, reach)
+        deal = library.control.deal(pieces)
         report.assembled += 1
+        if analyse(deal).rotation_key in state.cycles:  # known: skip the backward search
+            continue
         find = judge(deal, options.basin_states)
-        if find.key not in state.cycles:
-            state.cycles[find.key] = find
-            report.new.append(find)
+        state.cycles[find.key] = find
+        report.new.append(find)
     state.rng = rng.bit_generator.state
     state.assembled += report.assembled
     state.chunks += 1
@@ -158,4 +190,24 @@ def judge(deal, basin_states: int = 100_000) -> HuntFind:
         splits.balanced(),
         splits.states,
         splits.complete,
+        _even_count(splits, deal, False),
+        _even_count(splits, deal, True),
     )
+
+
+def _even_count(splits: Splits, deal: Deal, mirrored: bool) -> int:
+    """How many even starting deals (seat 0 first) reach the cycle, or its mirror image."""
+    total = sum(len(h) for h in deal)
+    found = splits.by_sizes.get((((total + 1) // 2, total // 2), mirrored))
+    return 0 if found is None else found.count
+
+
+def known_pieces(control: Control, deals: list[Deal]) -> list[bytes]:
+    """The closed pieces of the cycles these looping deals fall into, for this control, with
+    everything they turn into (their orbits), in a fixed order: a hunt's library to start
+    from. Deals whose cycle does not pass through the control state add nothing."""
+    library = Library(control)
+    for deal in deals:
+        for word in pieces_of(control, deal) or []:
+            library.offer(word)
+    return list(library.ordered)

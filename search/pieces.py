@@ -34,6 +34,7 @@ from numba import njit
 
 from bmn.kernels.config import JIT
 from bmn.kernels.deal import Deal, format_hand, parse_hand
+from bmn.kernels.loops import LOOP, analyse
 from bmn.kernels.rng import bounded
 
 BIG, SMALL = 0, 1
@@ -163,6 +164,27 @@ def successor(control: Control, word: bytes) -> list[bytes] | None:
     if out is None or out[len(out) - t :] != control.tail:
         return None
     return split(control, control.tail + out[: len(out) - t])
+
+
+def pieces_of(control: Control, deal: Sequence[Sequence[int]]) -> list[bytes] | None:
+    """The pieces of the cycle a looping two-hand deal falls into, for this control: the big
+    hand at a state of the cycle that is the control state, less the tail, cut by play. None
+    if the deal does not loop or its cycle never passes through the control state."""
+    loop = analyse(deal)
+    if loop.status != LOOP or len(deal) != 2:
+        return None
+    t = len(control.tail)
+    for state in loop.states:
+        for small_seat in (0, 1):
+            small, big = (bytes(h) for h in (state.hands[small_seat], state.hands[1 - small_seat]))
+            if small != control.small or (state.leader == small_seat) != control.small_leads:
+                continue
+            if big[len(big) - t :] != control.tail:
+                continue
+            parts = split(control, big[: len(big) - t])
+            if parts:
+                return parts
+    return None
 
 
 def orbit(control: Control, word: bytes, limit: int = 10_000) -> dict[bytes, list[bytes]] | None:
@@ -377,4 +399,21 @@ def assemble(
         words = library.by_counts[counts]
         pieces.append(words[int(rng.integers(len(words)))])
         left = tuple(a - b for a, b in zip(left, counts, strict=True))
+    return [pieces[i] for i in rng.permutation(len(pieces))]
+
+
+def assemble_with(
+    library: Library,
+    anchor: bytes,
+    target: Sequence[int],
+    rng: np.random.Generator,
+    reach: set[tuple],
+) -> list[bytes] | None:
+    """Closed pieces adding up to `target` with `anchor` among them, in random order; None if
+    the rest cannot be made from the library. `reach` is sums_reachable's answer for `target`
+    (it holds every reachable sum up to it, so it serves the rest too)."""
+    rest = tuple(a - b for a, b in zip(target, composition(anchor), strict=True))
+    if min(rest) < 0 or rest not in reach:
+        return None
+    pieces = [*assemble(library, rest, rng, reach), anchor]
     return [pieces[i] for i in rng.permutation(len(pieces))]

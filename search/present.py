@@ -308,6 +308,26 @@ def loops_text(rows: Sequence[LoopRow]) -> Block:
     return Table(head, body, left=(1, 3, 5, 6))
 
 
+def standard_loops_text(rows: Sequence[dict]) -> Block:
+    """`records loops --standard`: one row per standard-deck cycle (report.standard_loops)."""
+    if not rows:
+        return "no standard-deck cycles in the store; grow them with: bmn search --objective grow"
+    head = ["run", "period", "deal split", "26/26", "most balanced deal", "seat-blind key"]
+    body = [
+        [
+            row["run"],
+            f"{row['period_cards']}c/{row['period_tricks']}t",
+            row["split"],
+            f"{'yes' if row['balanced'] else 'no'} "
+            f"({row['balanced_deals']}+{row['mirrored_balanced_deals']})",
+            row["deal"],
+            row["rotation_key"],
+        ]
+        for row in rows
+    ]
+    return Table(head, body, left=(3, 4, 5))
+
+
 def describe_rank(rank: Rank, cards: int, ranking: Sequence[PublishedGame]) -> str:
     """Where a deal of `cards` cards stands among the published games that finish, in words:
     its neighbours in the list by name and length, then its place as if added to the list."""
