@@ -257,6 +257,7 @@ def test_an_unreachable_scheduler_is_one_line_and_exit_1(tmp_path, bmn):
         (["--scheduler", "tcp://host:8786", "--cluster", "local"], "name two clusters"),
         (["--scheduler-file", "s.json", "--cluster", "local"], "name two clusters"),
         (["--device", "cuda", "--cluster", "local"], "--cluster runs on a Dask cluster;"),
+        (["--objective", "grow", "--scheduler", "tcp://h:1"], "; a grow run runs on this"),
     ],
 )
 def test_bad_cluster_options_are_usage_errors(bmn, args, message):
