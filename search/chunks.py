@@ -24,8 +24,10 @@ keeps:
   cancelled: the handler commits each chunk once, in order, and ignores the rest.
 
 Backends are chosen by name in `BACKENDS`, the one registry; each lives in a module of its
-own (`threads.py`), imported only when chosen, so an optional engine is needed only by a user
-who asks for it.
+own (`threads.py`, `dask_backend.py`), imported only when chosen, so an optional engine is
+needed only by a user who asks for it. A backend that can no longer run chunks (a cluster
+that cannot be reached, has gone away or runs another bmn) raises `BackendError`: the run
+commits what it has, stops as interrupted, and the user gets one line.
 """
 
 from __future__ import annotations
@@ -83,10 +85,19 @@ def run_task(task: Task, previous: Result | None = None) -> Result:
     return Result(task.stream, task.chunk, new, finds, games, time.perf_counter() - start)
 
 
+class BackendError(RuntimeError):
+    """A backend cannot run chunks any more; the message is one line for the user."""
+
+
 class Backend(Protocol):
     """What the run handler needs from a way of running chunks."""
 
-    name: str
+    name: str  # its name in BACKENDS
+    where: str  # where chunks run, stored with the run: 'threads', 'dask tcp://host:8786'
+
+    def details(self) -> str:
+        """The size of what runs the chunks, for the display (after `start`): workers,
+        threads, a dashboard link."""
 
     def default_streams(self) -> int:
         """Streams to run when the user names none: what the backend can run at once."""
@@ -110,7 +121,10 @@ class Backend(Protocol):
 
 
 # name -> "module:class"; imported on use.
-BACKENDS = {"threads": "bmn.search.threads:ThreadBackend"}
+BACKENDS = {
+    "threads": "bmn.search.threads:ThreadBackend",
+    "dask": "bmn.search.dask_backend:DaskBackend",
+}
 
 
 def get_backend(name: str = "threads", **settings: Any) -> Backend:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import difflib
 import re
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 from click.core import ParameterSource
@@ -26,6 +26,9 @@ from bmn.kernels.deal import (
     parse_hand,
 )
 from bmn.records.store import DEFAULT_PATH, INT64_MAX, Store
+
+if TYPE_CHECKING:
+    from bmn.search.chunks import Backend
 
 # -- numbers, seeds, durations -----------------------------------------------------------------
 
@@ -356,3 +359,83 @@ def write_figure(draw: Callable[..., object], *args: Any) -> None:
         draw(*args)
     except OSError as err:
         raise click.ClickException(f"cannot write the figure: {err}") from err
+
+
+class SchedulerAddress(click.ParamType):
+    """A Dask scheduler's address: tcp://host:8786, tls://host:8786, or host:port."""
+
+    name = "address"
+    pattern = re.compile(r"((tcp|tls|ucx|ws|wss)://)?([\w.-]+|\[[0-9a-fA-F:]+\])(:\d{1,5})?")
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> str:
+        text = str(value).strip()
+        if text.startswith(("http://", "https://")):
+            self.fail(
+                f"{text!r} is a dashboard link; give the scheduler, tcp://host:8786", param, ctx
+            )
+        if not self.pattern.fullmatch(text):
+            self.fail(f"{text!r} is not a scheduler address; use e.g. tcp://host:8786", param, ctx)
+        return text
+
+
+def cluster_options(command: Callable) -> Callable:
+    """--scheduler, --scheduler-file and --cluster: where a search's chunks run."""
+    options = [
+        click.option(
+            "--scheduler",
+            type=SchedulerAddress(),
+            default=None,
+            envvar="DASK_SCHEDULER_ADDRESS",
+            help="Run on the Dask cluster of this scheduler (tcp://host:8786); env "
+            "DASK_SCHEDULER_ADDRESS.",
+        ),
+        click.option(
+            "--scheduler-file",
+            type=click.Path(dir_okay=False),
+            default=None,
+            help="Run on the Dask cluster whose scheduler wrote this file "
+            "(dask scheduler --scheduler-file PATH).",
+        ),
+        click.option(
+            "--cluster",
+            type=click.Choice(["local"]),
+            default=None,
+            help="local: start a Dask cluster on this machine (one single-thread worker "
+            "process per stream, on 127.0.0.1 only) for its dashboard.",
+        ),
+    ]
+    for option in reversed(options):
+        command = option(command)
+    return command
+
+
+def cluster_backend(
+    scheduler: str | None, scheduler_file: str | None, cluster: str | None, workers: int | None
+) -> Backend | None:
+    """The Dask backend the cluster options ask for, connected; None for threads (no
+    option given). A scheduler named only by the environment gives way to an option."""
+    ctx = click.get_current_context()
+    if scheduler is not None and (scheduler_file or cluster):
+        if ctx.get_parameter_source("scheduler") == ParameterSource.ENVIRONMENT:
+            scheduler = None
+        else:
+            other = "--scheduler-file" if scheduler_file else "--cluster"
+            raise click.UsageError(f"--scheduler and {other} name two clusters: give one")
+    if scheduler_file and cluster:
+        raise click.UsageError("--scheduler-file and --cluster name two clusters: give one")
+    if scheduler is None and scheduler_file is None and cluster is None:
+        return None
+    from bmn.search.chunks import BackendError, get_backend
+    from bmn.search.threads import default_workers
+
+    try:
+        from bmn.search import dask_backend  # BackendError without Dask installed
+
+        if not (ctx.obj or {}).get("debug"):  # Dask's log lines would break the display
+            dask_backend.quiet_logs()
+        if cluster == "local":
+            local = min(workers or default_workers(), default_workers())
+            return get_backend("dask", local=True, local_workers=local)
+        return get_backend("dask", address=scheduler, scheduler_file=scheduler_file)
+    except BackendError as err:
+        raise click.ClickException(str(err)) from None

@@ -7,6 +7,7 @@ import json
 from typing import TYPE_CHECKING, NoReturn
 
 import click
+from click.core import ParameterSource
 
 from bmn.search.cli_device import DEVICE_OPTION, DEVICE_THREADS_OPTION, check_search
 from bmn.search.cli_options import (
@@ -17,6 +18,8 @@ from bmn.search.cli_options import (
     NameList,
     SeedList,
     Whole,
+    cluster_backend,
+    cluster_options,
     flag,
     given,
     param,
@@ -37,6 +40,7 @@ MAX_HISTORY = 10_000_000  # lahc keeps this many scores per worker in memory
 
 if TYPE_CHECKING:
     from bmn.records.store import Store
+    from bmn.search.chunks import Backend
     from bmn.search.cuda_driver import CudaSearch
     from bmn.search.driver import Search, Summary
     from bmn.search.growhunt import GrowHunt, GrowSummary
@@ -83,7 +87,8 @@ if TYPE_CHECKING:
     "--workers",
     type=Whole(1, MAX_WORKERS),
     default=None,
-    help=f"Worker threads, at most {MAX_WORKERS:,} [default: every core]. grow: independent "
+    help=f"Search streams, at most {MAX_WORKERS:,}: threads, or tasks at once on a Dask "
+    "cluster [default: every core, or every worker thread of the cluster]. grow: independent "
     "piece hunts, one per thread [default: 1; its work is mostly Python, so more threads "
     "gain little].",
 )
@@ -154,11 +159,20 @@ if TYPE_CHECKING:
 )
 @DEVICE_OPTION
 @DEVICE_THREADS_OPTION
+@cluster_options
 @click.option("--quiet", is_flag=True, help="No progress display on stderr.")
 @JSON_OPTION
 @click.pass_context
 def search(
-    ctx: click.Context, resume: str | None, store: str, quiet: bool, as_json: bool, **options
+    ctx: click.Context,
+    resume: str | None,
+    store: str,
+    quiet: bool,
+    as_json: bool,
+    scheduler: str | None,
+    scheduler_file: str | None,
+    cluster: str | None,
+    **options,
 ) -> None:
     """Search for the longest games and keep the finds in the record store.
 
@@ -185,17 +199,42 @@ def search(
       bmn search --objective loop --loop-deck standard --time 8h
       bmn search --objective grow --time 2m      # standard-deck cycles from pieces
       bmn search --device cuda --time 8h   # walk or random on an NVIDIA GPU
+      bmn search --cluster local --time 10m  # a Dask cluster on this machine
+      bmn search --scheduler tcp://10.0.0.5:8786 --time 8h
+      bmn search --scheduler-file ~/dask.json --resume
+
+    On a Dask cluster (--scheduler, --scheduler-file, DASK_SCHEDULER_ADDRESS, or
+    --cluster local) a search or loop hunt with the same seed, iterations and
+    --workers finds what it finds on threads; this process stays the only writer of
+    the store. A worker that dies costs nothing; if the whole cluster goes away the
+    run is checkpointed and exits with status 1, to be resumed on a cluster or on
+    threads. GPU and grow runs take no cluster.
     """
     from bmn.records.store import Store
+    from bmn.search.chunks import BackendError
+    from bmn.search.run import resume_command
 
     check_combination(ctx, resume, options)
     if options["device"] == "cuda":
         from bmn.search.cli_device import require_cuda
 
         require_cuda()  # before a store is made
-    with Store(store, create=resume is None) as db:  # --resume never makes a store
-        job = search_job(db, resume, options)
-        summary = run_with_signals(job, quiet)
+    backend = None  # connected before a store is made: a cluster's problem makes no store
+    if resume is not None or on_backends(options):
+        backend = cluster_backend(scheduler, scheduler_file, cluster, options["workers"])
+    try:
+        with Store(store, create=resume is None) as db:  # --resume never makes a store
+            job = search_job(db, resume, options, backend)
+            try:
+                summary = run_with_signals(job, quiet)
+            except BackendError as err:
+                raise click.ClickException(
+                    f"{err}; run {job.run_id} is checkpointed, resume with: "
+                    f"{resume_command(job.run_id, store)}"
+                ) from None
+    finally:
+        if backend is not None:
+            backend.close()
     click.echo(json.dumps(summary.as_dict()) if as_json else summary.text())
     if summary.status == "interrupted":
         click.echo(
@@ -225,6 +264,24 @@ RUN_SETTINGS = (
 )
 
 
+CLUSTER_OPTIONS = ("scheduler", "scheduler_file", "cluster")
+
+
+def on_backends(options: dict) -> bool:
+    """Whether a new run of these options runs its chunks on a backend (threads or a Dask
+    cluster): searches and loop hunts do; a GPU search and a grow run do not."""
+    return options["device"] != "cuda" and options["objective"] != "grow"
+
+
+def refuse_cluster(what: str) -> None:
+    """A usage error if the command line names a Dask cluster for a run that takes none (a
+    scheduler named only by DASK_SCHEDULER_ADDRESS is ignored for it)."""
+    ctx = click.get_current_context()
+    for name in CLUSTER_OPTIONS:
+        if ctx.get_parameter_source(name) == ParameterSource.COMMANDLINE:
+            refuse(ctx, name, f"runs on a Dask cluster; {what} runs on this machine")
+
+
 # Settings a grow run has no use for: it builds its deals from pieces, on the CPU.
 GROW_IDLE = ("strategy", "keep_above", "patience", "history", "loop_deck", "device_threads")
 
@@ -247,10 +304,13 @@ def check_combination(ctx: click.Context, resume: str | None, options: dict) -> 
                 refuse(ctx, name, "does nothing with --objective grow: it builds deals from pieces")
         if options["device"] == "cuda":
             refuse(ctx, "device", "cuda searches for the longest games; a grow run runs on the CPU")
+        refuse_cluster("a grow run")
         return
     if given(ctx, "grow_from"):
         refuse(ctx, "grow_from", f"is for --objective grow only, not {options['objective']}")
     check_search(ctx, options)  # --device and --device-threads
+    if options["device"] == "cuda":
+        refuse_cluster("--device cuda")
     if options["objective"] == "loop":
         for name in ("strategy", "keep_above", "patience", "history"):
             if given(ctx, name):
@@ -281,10 +341,11 @@ def check_players(ctx: click.Context, options: dict) -> None:
 
 
 def search_job(
-    db: Store, resume: str | None, options: dict
+    db: Store, resume: str | None, options: dict, backend: Backend | None = None
 ) -> Search | LoopHunt | GrowHunt | CudaSearch:
     """The search to run: a resumed run of any kind, a new loop hunt or grow run, or a new
-    search."""
+    search; a search's or loop hunt's chunks on `backend` (threads of this process when
+    None)."""
     from bmn.search.cli_device import resume_on_device, search_on_device
     from bmn.search.driver import Search, SearchOptions
     from bmn.search.growhunt import GrowHunt, grow_options
@@ -293,27 +354,31 @@ def search_job(
     if resume is not None:
         run = db.get_run(resume_target(db, resume))
         if run.strategy == "grow":  # stored as objective 'loop': it stores cycles
+            refuse_cluster(f"run {run.id}, a grow run,")
             return GrowHunt.resume(db, run.id)
         if run.params.get("device") == "cuda":
+            refuse_cluster(f"run {run.id}, a GPU search,")
             return resume_on_device(db, run.id)
-        return (LoopHunt if run.objective == "loop" else Search).resume(db, run.id)
+        return (LoopHunt if run.objective == "loop" else Search).resume(db, run.id, backend)
     if options["objective"] == "grow":
         return GrowHunt(db, grow_options(options, db))
     if options["objective"] == "loop":
         try:
-            return LoopHunt(db, loop_options(options))
+            return LoopHunt(db, loop_options(options), backend=backend)
         except ValueError as err:
             raise click.BadParameter(str(err), param_hint="--loop-deck") from None
     if options["seconds"] is None and options["iterations"] is None:
         options["seconds"] = 60.0
     if options["device"] == "cuda":
         return search_on_device(db, options)
+    if options["workers"] is None and backend is not None:
+        options["workers"] = backend.default_streams()
     chosen = {
         k: v
         for k, v in options.items()
         if v is not None and k in SearchOptions.__dataclass_fields__
     }
-    return Search(db, SearchOptions(**chosen))
+    return Search(db, SearchOptions(**chosen), backend=backend)
 
 
 @click.command("search-bench")

@@ -106,6 +106,7 @@ class Progress(RunProgress):
         rows = [
             ("store", self.store),
             ("strategy", self.setting()),
+            ("backend", self.backend),
             ("elapsed", duration(self.seconds)),
             ("remaining", duration(self.remaining)),
             ("games", f"{self.games:,}"),

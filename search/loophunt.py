@@ -229,6 +229,7 @@ class LoopProgress(RunProgress):
         return [
             ("store", self.store),
             ("hunt", self.setting()),
+            ("backend", self.backend),
             ("elapsed", duration(self.seconds)),
             ("remaining", duration(self.remaining)),
             ("deals", f"{self.games:,}"),

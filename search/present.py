@@ -268,7 +268,7 @@ def runs_text(runs: Sequence[Run]) -> Block:
     if not runs:
         return "no runs in the store"
     head = ["run", "strategy", "objective", "players", "status", "games", "time", "best cards"]
-    head += ["tricks", "started (UTC)"]
+    head += ["tricks", "started (UTC)", "ran on"]
     body = [
         [
             r.id,
@@ -281,10 +281,11 @@ def runs_text(runs: Sequence[Run]) -> Block:
             "-" if r.best_cards is None else r.best_cards,
             "-" if r.best_tricks is None else r.best_tricks,
             short_time(r.started_at),
+            r.backend,
         ]
         for r in runs
     ]
-    return Table(head, body, left=(1, 2, 4, 9))
+    return Table(head, body, left=(1, 2, 4, 9, 10))
 
 
 def loops_text(rows: Sequence[LoopRow]) -> Block:

@@ -23,7 +23,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, ClassVar, Protocol, TypeVar
 
 from bmn.records.store import DEFAULT_PATH, Run, Store, StoreError, holder_name
-from bmn.search.chunks import Backend, Result, Task, get_backend
+from bmn.search.chunks import Backend, BackendError, Result, Task, get_backend
 from bmn.search.present import duration
 
 POLL_SECONDS = 0.5  # the longest wait for a result, so signal handlers run promptly
@@ -74,6 +74,7 @@ class RunProgress:
     workers: int = 0
     seed: int = 0
     notes: list[str] = field(default_factory=list)  # warnings, for the display to show once
+    backend: str = ""  # where the chunks run: workers, threads, a dashboard link
 
     def setting(self) -> str:
         """How the run searches, in a few words."""
@@ -85,7 +86,8 @@ class RunProgress:
 
     def header(self) -> str:
         """The first log line: what every later line leaves out."""
-        return f"{self.title()}: {self.setting()}, store {self.store}. {self.hint()}"
+        on = f", on {self.backend}" if self.backend else ""
+        return f"{self.title()}: {self.setting()}, store {self.store}{on}. {self.hint()}"
 
     def title(self) -> str:
         raise NotImplementedError
@@ -135,13 +137,14 @@ class RunHandler:
                 options.seed,
                 asdict(options),
                 seats=getattr(options, "players", 2),  # loop hunts, grow and GPU runs: two
+                backend=self.backend.where,
             )
             self.spent = 0.0
             self._restore({})
         else:
             self.run_id = run_id
             # First of all: RunHeld (naming the holder) if another live process searches it.
-            run = store.claim_run(run_id, self.holder, backend=self.backend.name)
+            run = store.claim_run(run_id, self.holder, backend=self.backend.where)
             self.spent = run.seconds or 0.0
             self._restore(store.load_checkpoints(run_id))
         self.progress = self._new_progress()
@@ -151,6 +154,7 @@ class RunHandler:
         p.done = self._done(p.games, p.seconds)
         self._start = time.monotonic()
         self._streams: list[Stream] = []
+        self._dirty = False
 
     @classmethod
     def resume(cls: type[H], store: Store, run_id: int, backend: Backend | None = None) -> H:
@@ -165,15 +169,28 @@ class RunHandler:
         """Run until the iterations or time are used up, or `stop` is set; the summary.
 
         The run is released when this returns or raises: a run left 'running' by a crash
-        then reads as interrupted."""
+        then reads as interrupted. A BackendError (a cluster gone) commits what has come and
+        marks the run interrupted, so `--resume` continues it on any backend; it is raised
+        again for the user."""
         try:
-            self._beating_while(lambda: self.backend.start(self.streams, self.warm))
             try:
+                self._beating_while(lambda: self.backend.start(self.streams, self.warm))
+                self.progress.backend = f"{self.backend.where}: {self.backend.details()}"
                 return self._run(on_progress)
+            except BackendError:
+                self._lost(on_progress)
+                raise
             finally:
                 self.backend.close()
         finally:
             self._release()
+
+    def _lost(self, on_progress: Callable[[Any], None]) -> None:
+        """The backend can run no more chunks: commit what it gave, and stop as interrupted."""
+        self.stop.set()
+        if self._dirty:
+            self._commit(on_progress)
+        self._finish()
 
     def _run(self, on_progress: Callable[[Any], None]):
         self.store.update_run(self.run_id, status="running")

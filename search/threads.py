@@ -24,7 +24,7 @@ def default_workers() -> int:
 class ThreadBackend:
     """Streams on threads of this process (see the module's docstring)."""
 
-    name = "threads"
+    name = where = "threads"
 
     def __init__(self) -> None:
         self._tasks: list[queue.Queue[Task | None]] = []
@@ -33,6 +33,10 @@ class ThreadBackend:
 
     def default_streams(self) -> int:
         return default_workers()
+
+    def details(self) -> str:
+        threads, cores = len(self._threads), default_workers()
+        return f"{threads} thread{'s' * (threads != 1)} on {cores} core{'s' * (cores != 1)}"
 
     def start(self, streams: int, warm: Callable[[], object]) -> None:
         warm()  # once: compiled code is shared by every thread

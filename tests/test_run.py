@@ -26,7 +26,7 @@ class InlineBackend:
     order) and the results come back latest first, so a stream's later chunk arrives before
     its earlier one."""
 
-    name = "inline"
+    name = where = "inline"
 
     def __init__(self, seed: int = 0):
         self.random = random.Random(seed)
@@ -34,6 +34,9 @@ class InlineBackend:
 
     def default_streams(self) -> int:
         return 1
+
+    def details(self) -> str:
+        return f"{len(self.queues)} streams in turn"
 
     def start(self, streams, warm):
         pickle.loads(pickle.dumps(warm))()
@@ -219,9 +222,10 @@ def test_threads_raise_a_failed_chunk_in_the_caller():
 
 
 def test_backends_are_chosen_by_name():
-    assert isinstance(get_backend("threads"), ThreadBackend) and list(BACKENDS) == ["threads"]
+    assert isinstance(get_backend("threads"), ThreadBackend)
+    assert list(BACKENDS) == ["threads", "dask"]
     assert ThreadBackend().default_streams() >= 1
-    with pytest.raises(ValueError, match="unknown backend 'magic'; choose from threads"):
+    with pytest.raises(ValueError, match="unknown backend 'magic'; choose from threads, dask"):
         get_backend("magic")
 
 

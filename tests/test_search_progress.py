@@ -19,6 +19,7 @@ from bmn.search import display, driver
 from bmn.search.display import Display
 from bmn.search.driver import Progress, Search, SearchOptions, deal_texts, search_chunk, standing
 from bmn.search.loophunt import LoopHunt, LoopOptions, LoopSummary
+from bmn.search.threads import default_workers
 from bmn.search.worker import GAMES, MAX_FINDS, new_worker
 
 OPTIONS = dict(strategy="walk", iterations=200_000, workers=2, seed=3, keep_above=2000)
@@ -170,9 +171,11 @@ def test_log_lines_say_the_same_briefly(tmp_path, capsys):
         with Display() as shown:  # stderr is not a terminal here: log lines
             job.run(shown.update)
     lines = capsys.readouterr().err.splitlines()
+    cores = default_workers()
+    on = f"threads: 2 threads on {cores} core{'s' * (cores != 1)}"
     assert lines[0] == (
-        f"bmn search, run 1: walk, 2 workers, seed 3, store {tmp_path / 'log.sqlite'}. Ctrl-C"
-        f" checkpoints and stops; resume with: bmn search --resume 1 --store"
+        f"bmn search, run 1: walk, 2 workers, seed 3, store {tmp_path / 'log.sqlite'}, on {on}."
+        f" Ctrl-C checkpoints and stops; resume with: bmn search --resume 1 --store"
         f" {tmp_path / 'log.sqlite'}"
     )
     assert lines[1].startswith("run 1: ") and "% of the record" in lines[1]
