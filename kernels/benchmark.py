@@ -1,8 +1,10 @@
-"""Speed and agreement checks of the compiled kernel on random standard two-player deals.
+"""Speed and agreement checks of the compiled kernels on random standard deals of 2-4 seats.
 
 `bench` times the compiled batch kernel alone: the deals are generated and the kernel compiled
-(or loaded from the cache) before the clock starts. `selfcheck` scores random deals with the
-kernel and with the reference engine and stops at the first difference.
+(or loaded from the cache) before the clock starts. Two seats time the two-seat kernel's
+total (kernels/two.py); three and four seats the N-seat kernel's batch scorer
+(kernels/nseat.py), the kernel kernels/score.py registers for them. `selfcheck` scores random
+deals with the kernel and with the reference engine and stops at the first difference.
 """
 
 from __future__ import annotations
@@ -12,12 +14,15 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass
 
 import numba
+import numpy as np
 
 from bmn.kernels import reference
+from bmn.kernels.config import FAST_CAP
 from bmn.kernels.deal import STANDARD_DECK, decode, even_sizes
 from bmn.kernels.dealer import random_deals
+from bmn.kernels.results import Scores
 from bmn.kernels.rng import seed_state
-from bmn.kernels.score import numba_threads, score
+from bmn.kernels.score import kernel_for, numba_threads, score
 from bmn.kernels.two import total_cards
 
 DEFAULT_SEED = 20_240_601
@@ -25,7 +30,7 @@ DEFAULT_SEED = 20_240_601
 
 @dataclass(frozen=True)
 class BenchResult:
-    """Throughput on `deals` random standard deals with `threads` threads."""
+    """Throughput on `deals` random standard deals of `players` seats with `threads` threads."""
 
     deals: int
     threads: int
@@ -34,23 +39,24 @@ class BenchResult:
     cards_per_s: float
     mean_cards: float
     mean_tricks: float
+    players: int = 2
 
     def as_dict(self) -> dict:
         return asdict(self)
 
 
 def bench(
-    deals: int = 1_000_000, threads: int | None = None, seed: int = DEFAULT_SEED
+    deals: int = 1_000_000,
+    threads: int | None = None,
+    seed: int = DEFAULT_SEED,
+    players: int = 2,
 ) -> BenchResult:
     """Time the compiled kernel on `deals` random standard deals (compile and deal outside)."""
-    batch, _ = random_deals(deals, seed_state(seed))
-    n0, n1 = even_sizes(len(STANDARD_DECK), 2)  # 26/26: every standard two-player deal
+    batch, sizes = random_deals(deals, seed_state(seed), players)
+    timed = _time_two if players == 2 else _time_rows
     with numba_threads(threads):
         used = numba.get_num_threads()
-        total_cards(batch[: 4 * used], n0, n1)  # compile or load, start threads
-        start = time.perf_counter()
-        cards, tricks = total_cards(batch, n0, n1)
-        seconds = time.perf_counter() - start
+        seconds, cards, tricks = timed(batch, sizes, 4 * used)
     seconds = max(seconds, 1e-9)
     return BenchResult(
         deals=deals,
@@ -60,7 +66,29 @@ def bench(
         cards_per_s=cards / seconds,
         mean_cards=cards / max(deals, 1),
         mean_tricks=tricks / max(deals, 1),
+        players=players,
     )
+
+
+def _time_two(batch, sizes, warm: int) -> tuple[float, int, int]:
+    """The two-seat kernel's total over the batch: (seconds, cards, tricks)."""
+    n0, n1 = even_sizes(len(STANDARD_DECK), 2)  # 26/26: every standard two-player deal
+    total_cards(batch[:warm], n0, n1)  # compile or load, start threads
+    start = time.perf_counter()
+    cards, tricks = total_cards(batch, n0, n1)
+    return time.perf_counter() - start, cards, tricks
+
+
+def _time_rows(batch, sizes, warm: int) -> tuple[float, int, int]:
+    """The registered kernel's batch scorer over the batch: (seconds, cards, tricks)."""
+    kernel = kernel_for(sizes.shape[1])
+    rows = np.arange(len(batch), dtype=np.int64)
+    out = Scores.empty(len(batch))
+    kernel.score_rows(batch, sizes, rows[:warm], out, FAST_CAP)  # compile or load
+    start = time.perf_counter()
+    kernel.score_rows(batch, sizes, rows, out, FAST_CAP)
+    seconds = time.perf_counter() - start
+    return seconds, int(out.cards.sum()), int(out.tricks.sum())
 
 
 @dataclass(frozen=True)
@@ -78,8 +106,10 @@ def selfcheck(
     seed: int = DEFAULT_SEED,
     progress: Callable[[int], None] | None = None,
     chunk: int = 4096,
+    players: int = 2,
 ) -> Disagreement | None:
-    """Score random standard deals with the kernel and the reference; the first difference.
+    """Score random standard deals of `players` seats with the kernel registered for them
+    (kernels/score.py) and with the reference engine; the first difference.
 
     `progress(k)` is called after each k deals checked.
     """
@@ -87,7 +117,7 @@ def selfcheck(
     done = 0
     while done < deals:
         n = min(chunk, deals - done)
-        batch, sizes = random_deals(n, state)
+        batch, sizes = random_deals(n, state, players)
         scores = score(batch, sizes)
         for i in range(n):
             deal = decode(batch[i], sizes[i])

@@ -2,8 +2,9 @@
 
     python -m bmn.kernels.nseat_bench --baseline ./nseat --cpu 1
 
-times the batch scorer (nseat.score_rows) on one thread, the deals generated and the kernel
-compiled (or loaded from the cache) before the clock starts, then the C ring-buffer simulator
+times `bmn bench --players N --threads 1` (kernels/benchmark.py: the batch scorer
+nseat.score_rows on one thread, the deals generated and the kernel compiled or loaded from the
+cache before the clock starts), then the C ring-buffer simulator
 (baseline/nseat.c beside RULES.md, `gcc -O2 -o nseat nseat.c`), which prints its own games/s
 for the same number of random standard deals. The two run back to back, `--rounds` times each
 (alternating), and the best round of each is compared: on a shared machine the best round is
@@ -17,19 +18,9 @@ import os
 import re
 import subprocess
 import sys
-import time
 from dataclasses import dataclass
 
-import numba
-import numpy as np
-
-from bmn.kernels.config import FAST_CAP
-from bmn.kernels.nseat import random_deals, score_rows, standard_sizes
-from bmn.kernels.results import Scores
-from bmn.kernels.rng import seed_state
-
-DEFAULT_SEED = 20_240_601
-CAP = FAST_CAP  # as the two-seat scorer: longer games are replayed with exact loop detection
+from bmn.kernels.benchmark import DEFAULT_SEED, bench
 
 
 @dataclass(frozen=True)
@@ -41,21 +32,9 @@ class Timing:
 
 
 def time_kernel(seats: int, deals: int, seed: int = DEFAULT_SEED) -> Timing:
-    """score_rows on `deals` random standard deals of `seats` seats, one thread, wall clock."""
-    batch = random_deals(deals, seats, seed_state(seed))
-    sizes = np.tile(standard_sizes(seats), (deals, 1))
-    rows = np.arange(deals, dtype=np.int64)
-    out = Scores.empty(deals)
-    before = numba.get_num_threads()
-    numba.set_num_threads(1)
-    try:
-        score_rows(batch, sizes, rows[:100], out, CAP)  # compile or load
-        start = time.perf_counter()
-        score_rows(batch, sizes, rows, out, CAP)
-        seconds = max(time.perf_counter() - start, 1e-9)
-    finally:
-        numba.set_num_threads(before)
-    return Timing(deals / seconds, float(out.cards.mean()))
+    """`bmn bench --players SEATS --threads 1` on `deals` random standard deals, wall clock."""
+    result = bench(deals, threads=1, seed=seed, players=seats)
+    return Timing(result.games_per_s, result.mean_cards)
 
 
 def time_baseline(binary: str, seats: int, deals: int) -> Timing:

@@ -30,6 +30,8 @@ MAX_CARDS = 64
 # use (so that, say, a CUDA kernel costs nothing until it is asked for). One line registers one.
 KERNELS: dict[tuple[int, str], ModuleType | str] = {}
 KERNELS[(2, "cpu")] = two
+KERNELS[(3, "cpu")] = "bmn.kernels.nseat"
+KERNELS[(4, "cpu")] = "bmn.kernels.nseat"
 KERNELS[(2, "cuda")] = "bmn.kernels.cuda_two"  # raises CudaUnavailable (one line) without CUDA
 
 

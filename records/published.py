@@ -1,4 +1,10 @@
-"""The published record games, shipped as package data, and their replay by the reference engine."""
+"""The published record games, shipped as package data, and their replay by the reference engine.
+
+Two players: published.csv, the record games found and published since 1999. Three and four
+players: nobody had published a table before bmn, so published_3.csv and published_4.csv hold
+bmn's own longest finds (how each was found is in its note). Every file has one column per
+hand, hand_1 (seat 0, who leads) to hand_N.
+"""
 
 from __future__ import annotations
 
@@ -9,23 +15,33 @@ from importlib import resources
 
 from bmn.kernels.deal import parse_deal
 
+# Seats -> the package data file of that table.
+FILES = {2: "published.csv", 3: "published_3.csv", 4: "published_4.csv"}
+
 
 @dataclass(frozen=True)
 class PublishedGame:
-    """One row of published.csv: hand_1 leads; cards and tricks as published."""
+    """One row of a table: hands[0] leads; cards and tricks as published."""
 
     name: str
     year: int
-    hand_1: str
-    hand_2: str
+    hands: tuple[str, ...]
     status: str
     cards: int
     tricks: int
     note: str
 
     @property
+    def hand_1(self) -> str:
+        return self.hands[0]
+
+    @property
+    def hand_2(self) -> str:
+        return self.hands[1]
+
+    @property
     def deal(self) -> str:
-        return f"{self.hand_1}/{self.hand_2}"
+        return "/".join(self.hands)
 
 
 @dataclass(frozen=True)
@@ -54,15 +70,15 @@ class Replayed:
         return {**asdict(self), "matches": self.matches}
 
 
-def published_games() -> list[PublishedGame]:
-    """Every published record game, in the order they were found."""
-    text = resources.files("bmn.records").joinpath("published.csv").read_text(encoding="utf-8")
+def published_games(players: int = 2) -> list[PublishedGame]:
+    """Every game of the `players`-seat table, in the order they were found."""
+    name = FILES[players]
+    text = resources.files("bmn.records").joinpath(name).read_text(encoding="utf-8")
     return [
         PublishedGame(
             row["name"],
             int(row["year"]),
-            row["hand_1"],
-            row["hand_2"],
+            tuple(row[f"hand_{seat}"] for seat in range(1, players + 1)),
             row["status"],
             int(row["cards"]),
             int(row["tricks"]),
@@ -72,13 +88,13 @@ def published_games() -> list[PublishedGame]:
     ]
 
 
-def replay_published() -> list[Replayed]:
-    """Replay every published game through the reference engine."""
+def replay_published(players: int = 2) -> list[Replayed]:
+    """Replay every game of the `players`-seat table through the reference engine."""
     from bmn.kernels.reference import play
 
     rows = []
-    for game in published_games():
-        result = play(parse_deal([game.hand_1, game.hand_2]))
+    for game in published_games(players):
+        result = play(parse_deal(list(game.hands)))
         rows.append(
             Replayed(
                 game.name,

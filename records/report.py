@@ -112,9 +112,10 @@ def export_json(rows: Iterable[FindRow], out: IO[str]) -> None:
 # -- ranking against the published records ------------------------------------------------
 
 
-def published_ranking() -> list[PublishedGame]:
-    """The published games that finish, longest first (loops are not ranked by length)."""
-    games = [game for game in published_games() if game.status == "finished"]
+def published_ranking(players: int = 2) -> list[PublishedGame]:
+    """The `players`-seat table's games that finish, longest first (loops are not ranked by
+    length)."""
+    games = [game for game in published_games(players) if game.status == "finished"]
     return sorted(games, key=lambda game: -game.cards)
 
 
@@ -139,7 +140,9 @@ def rank_among(deal: str, cards: int, ranking: Sequence[PublishedGame]) -> Rank:
     return Rank(1 + sum(game.cards > cards for game in ranking), len(ranking) + 1, None)
 
 
-def compare_json(rows: Sequence[FindRow], ranking: Sequence[PublishedGame]) -> str:
+def compare_json(
+    rows: Sequence[FindRow], ranking: Sequence[PublishedGame], players: int = 2
+) -> str:
     published = [
         {"rank": i, "name": g.name, "year": g.year, "deal": g.deal}
         | {"cards": g.cards, "tricks": g.tricks}
@@ -148,7 +151,7 @@ def compare_json(rows: Sequence[FindRow], ranking: Sequence[PublishedGame]) -> s
     finds = [
         row.as_dict(TOP_KEYS) | rank_among(row.deal, row.cards, ranking).as_dict() for row in rows
     ]
-    return json.dumps({"published": published, "finds": finds})
+    return json.dumps({"players": players, "published": published, "finds": finds})
 
 
 # -- show ------------------------------------------------------------------------------------

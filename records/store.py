@@ -728,20 +728,23 @@ class Store:
         ).fetchone()
         return finds, rises
 
-    def all_finds(self, batch: int = 1000) -> Iterator[FindRow]:
-        """Every stored find, oldest first, read in batches so a large store streams."""
+    def all_finds(self, batch: int = 1000, seats: int | None = None) -> Iterator[FindRow]:
+        """Every stored find (of `seats` seats only, if given), oldest first, read in batches
+        so a large store streams."""
         last = 0
         while True:
-            rows = self._find_batch(last, batch)
+            rows = self._find_batch(last, batch, seats)
             yield from (FindRow(*row[1:]) for row in rows)
             if len(rows) < batch:
                 return
             last = rows[-1][0]
 
     @_sql_errors
-    def _find_batch(self, after: int, batch: int) -> list[tuple]:
-        sql = f"SELECT id, {_FIND_COLUMNS} FROM finds WHERE id > ? ORDER BY id LIMIT ?"
-        return self._db.execute(sql, (after, batch)).fetchall()
+    def _find_batch(self, after: int, batch: int, seats: int | None = None) -> list[tuple]:
+        where = "id > ?" if seats is None else "id > ? AND seats = ?"
+        sql = f"SELECT id, {_FIND_COLUMNS} FROM finds WHERE {where} ORDER BY id LIMIT ?"
+        params = (after, batch) if seats is None else (after, seats, batch)
+        return self._db.execute(sql, params).fetchall()
 
     # -- loops ---------------------------------------------------------------------------
 

@@ -12,6 +12,7 @@ from bmn.search.cli_device import DEVICE_OPTION, DEVICE_THREADS_OPTION
 from bmn.search.cli_options import (
     JSON_OPTION,
     MAX_DEALS,
+    PLAYERS_OPTION,
     THREADS_OPTION,
     Whole,
     check_figure,
@@ -131,6 +132,7 @@ _STANDARD_COUNTS = (("-", 36), ("J", 4), ("Q", 4), ("K", 4), ("A", 4))
     help="Random standard deals to score (all held in memory: 52 bytes each).",
 )
 @THREADS_OPTION
+@PLAYERS_OPTION
 @seed_option("Seed of the random deals, 0 to 2**63 - 1 [default: fixed].")
 @JSON_OPTION
 @DEVICE_OPTION
@@ -138,21 +140,25 @@ _STANDARD_COUNTS = (("-", 36), ("J", 4), ("Q", 4), ("K", 4), ("A", 4))
 def bench(
     deals: int,
     threads: int | None,
+    players: int,
     seed: int | None,
     as_json: bool,
     device: str,
     device_threads: int | None,
 ) -> None:
-    """Measure the compiled kernel's speed on random standard two-player deals.
+    """Measure the compiled kernel's speed on random standard deals.
 
-    Deal generation and compilation happen before the clock starts. With --device cuda the
-    deals are made and played on the GPU (1,000,000,000 unless --deals says otherwise, fewer
-    if they would take more than about 20 s).
+    Two players time the two-seat kernel, three and four the N-seat kernel (hands dealt one
+    card at a time from seat 0: 18/17/17, 13 each). Deal generation and compilation happen
+    before the clock starts. With --device cuda (two players) the deals are made and played
+    on the GPU (1,000,000,000 unless --deals says otherwise, fewer if they would take more
+    than about 20 s).
 
     \b
     Examples:
       bmn bench
       taskset -c 1 bmn bench --threads 1 --json
+      taskset -c 1 bmn bench --players 3 --threads 1 --deals 300000
       bmn bench --device cuda --json
     """
     from bmn.kernels.benchmark import DEFAULT_SEED
@@ -162,17 +168,19 @@ def bench(
     if device == "cuda" or device_threads is not None:
         from bmn.search.cli_device import bench_on_device
 
+        two_seats_only(players, device)
         seed = DEFAULT_SEED if seed is None else seed
         return bench_on_device(device, deals, seed, device_threads, as_json)
     # A pulsing bar: dealing, compiling and the timed run report no steps.
     with count_progress(f"benchmarking {deals:,} deals", None):
-        result = run_bench(deals, threads, DEFAULT_SEED if seed is None else seed)
+        result = run_bench(deals, threads, DEFAULT_SEED if seed is None else seed, players)
     if as_json:
         keys = ("games_per_s", "cards_per_s", "mean_cards", "mean_tricks", "threads", "deals")
-        click.echo(json.dumps({key: result.as_dict()[key] for key in keys}))
+        click.echo(json.dumps({key: result.as_dict()[key] for key in (*keys, "players")}))
         return
     click.echo(
-        f"{result.deals:,} deals on {result.threads} thread(s) in {result.seconds:.3f} s: "
+        f"{result.deals:,} {players}-player deals on {result.threads} thread(s) in "
+        f"{result.seconds:.3f} s: "
         f"{result.games_per_s:,.0f} games/s, {result.cards_per_s:,.0f} cards/s; "
         f"mean {result.mean_cards:.2f} cards, {result.mean_tricks:.2f} tricks"
     )
@@ -186,19 +194,22 @@ def bench(
     show_default=True,
     help="Random standard deals to check.",
 )
+@PLAYERS_OPTION
 @seed_option("Seed of the random deals, 0 to 2**63 - 1 [default: fixed].")
 @DEVICE_OPTION
-def selfcheck(deals: int, seed: int | None, device: str) -> None:
+def selfcheck(deals: int, players: int, seed: int | None, device: str) -> None:
     """Check the compiled kernel against the reference engine on random standard deals.
 
-    Stops at the first disagreement, prints the deal and both results, and exits 1. With
-    --device cuda, checks the GPU's kernel against the CPU kernel (which this command checks
+    Two players check the two-seat kernel, three and four the N-seat kernel. Stops at the
+    first disagreement, prints the deal and both results, and exits 1. With --device cuda
+    (two players), checks the GPU's kernel against the CPU kernel (which this command checks
     against the reference), so millions of deals take seconds.
 
     \b
     Examples:
       bmn selfcheck
       bmn selfcheck --deals 10000 --seed 7
+      bmn selfcheck --players 4 --deals 50000
       bmn selfcheck --device cuda --deals 1000000
     """
     from bmn.kernels.benchmark import DEFAULT_SEED
@@ -209,15 +220,18 @@ def selfcheck(deals: int, seed: int | None, device: str) -> None:
     if device == "cuda":
         from bmn.search.cli_device import selfcheck_on_device
 
+        two_seats_only(players, device)
         return selfcheck_on_device(deals, seed)
     with count_progress("checking", deals) as bar:
-        bad = run_check(deals, seed, bar.advance)
+        bad = run_check(deals, seed, bar.advance, players=players)
     if bad is not None:
         click.echo(f"deal {bad.index}: {format_deal(bad.deal)}")
         click.echo(f"kernel:    {json.dumps(bad.kernel)}")
         click.echo(f"reference: {json.dumps(bad.reference)}")
         raise click.ClickException("the kernel disagrees with the reference engine")
-    click.echo(f"OK: kernel and reference agree on {deals:,} random deals (seed {seed})")
+    click.echo(
+        f"OK: kernel and reference agree on {deals:,} random {players}-player deals (seed {seed})"
+    )
 
 
 @click.command()
@@ -225,9 +239,9 @@ def selfcheck(deals: int, seed: int | None, device: str) -> None:
     "--deals",
     type=Whole(1, MAX_DEALS),
     default=None,
-    help="How many random deals [default: 1,000,000 for 2 players; 20,000 for 3-4, slower].",
+    help="How many random deals [default: 1,000,000].",
 )
-@click.option("--players", type=Whole(2, 4), default=2, show_default=True, help="Number of seats.")
+@PLAYERS_OPTION
 @seed_option("Seed, 0 to 2**63 - 1; drawn at random and shown if omitted.")
 @figure_option(None)
 @JSON_OPTION
@@ -266,6 +280,15 @@ def stats(deals: int | None, players: int, seed: int | None, output: str | None,
         click.echo(json.dumps(figures))
     else:
         echo(*format_stats(figures))
+
+
+def two_seats_only(players: int, device: str) -> None:
+    """Refuse 3 or 4 players on the GPU, whose kernel plays two seats."""
+    if players != 2 and device == "cuda":
+        from bmn.search.cli_options import refuse
+
+        why = "must be 2 with --device cuda: the GPU kernel plays two seats"
+        refuse(click.get_current_context(), "players", why)
 
 
 COMMANDS = [score, bench, selfcheck, stats]

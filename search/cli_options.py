@@ -188,6 +188,15 @@ THREADS_OPTION = click.option(
     default=None,
     help="Threads to use [default: all].",
 )
+# Seats at the table: the standard deck dealt one card at a time from seat 0 (26/26,
+# 18/17/17, 13 each).
+PLAYERS_OPTION = click.option(
+    "--players",
+    type=Whole(2, 4),
+    default=2,
+    show_default=True,
+    help="Number of seats, 2 to 4; the deck is dealt one card at a time from seat 0.",
+)
 DEALS_HELP = f"at most {MAX_DEALS:,}"
 
 

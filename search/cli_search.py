@@ -92,6 +92,14 @@ if TYPE_CHECKING:
     "piece hunts, one per thread [default: 1; its work is mostly Python, so more threads "
     "gain little].",
 )
+@click.option(
+    "--players",
+    type=Whole(2, 4),
+    default=2,
+    show_default=True,
+    help="Seats at the table, 2 to 4: the standard deck dealt one card at a time from seat "
+    "0 (26/26, 18/17/17, 13 each); stored with the run.",
+)
 @seed_option("Seed, 0 to 2**63 - 1; drawn at random and stored with the run if omitted.")
 @STORE_OPTION
 @click.option(
@@ -176,6 +184,8 @@ def search(
     is for climb, --history for lahc, --loop-deck and --basin-states for the loop
     hunt, which takes no --strategy, --keep-above, --patience or --history;
     --grow-from is for --objective grow, which takes --basin-states too.
+    --players 3 or 4 searches the standard deck dealt round three or four seats,
+    with every strategy, on the CPU (loop hunts and grow runs play two seats).
 
     \b
     Examples:
@@ -183,6 +193,7 @@ def search(
       bmn search --time 8h --store night.sqlite
       bmn search --strategy lahc --objective tricks --time 30m
       bmn search --iterations 100000000 --seed 42 --workers 2
+      bmn search --players 3 --time 15m  # 18/17/17 cards, seat 0 first
       bmn search --resume                 # continue the latest unfinished run
       bmn search --objective loop --time 1h --workers 2
       bmn search --objective loop --loop-deck standard --time 8h
@@ -244,6 +255,7 @@ RUN_SETTINGS = (
     "keep_above",
     "patience",
     "history",
+    "players",
     "loop_deck",
     "basin_states",
     "grow_from",
@@ -285,6 +297,7 @@ def check_combination(ctx: click.Context, resume: str | None, options: dict) -> 
         if resume != "latest":
             RUN_NUMBER.convert(resume, param(ctx, "resume"), ctx)  # not a number: exit 2
         return
+    check_players(ctx, options)
     if options["objective"] == "grow":
         for name in GROW_IDLE:
             if given(ctx, name):
@@ -314,6 +327,17 @@ def check_combination(ctx: click.Context, resume: str | None, options: dict) -> 
         refuse(ctx, "patience", f"is for --strategy climb only; {strategy} does not restart")
     if given(ctx, "history") and not uses(strategy, "history"):
         refuse(ctx, "history", f"is for --strategy lahc only; {strategy} keeps no history")
+
+
+def check_players(ctx: click.Context, options: dict) -> None:
+    """Three or four players: the longest-game search on the CPU, which alone plays them."""
+    if options["players"] == 2:
+        return
+    if options["objective"] in ("loop", "grow"):
+        why = f"must be 2 with --objective {options['objective']}: it plays two seats"
+        refuse(ctx, "players", why)
+    if options["device"] == "cuda":
+        refuse(ctx, "players", "must be 2 with --device cuda: the GPU kernel plays two seats")
 
 
 def search_job(

@@ -14,12 +14,13 @@ import copy
 import functools
 import secrets
 import time
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
 from bmn.kernels.config import STATUS_NAMES
-from bmn.kernels.deal import decode, format_deal
+from bmn.kernels.deal import STANDARD_DECK, decode, even_sizes, format_deal
 from bmn.records.store import Find, Run, Store
 from bmn.search.chunks import Backend, Result
 from bmn.search.evaluate import OBJECTIVES
@@ -38,8 +39,8 @@ from bmn.search.worker import (
     BEST_CARDS,
     BEST_TRICKS,
     GAMES,
-    HAND_SIZE,
     MAX_FINDS,
+    STANDARD_SIZES,
     Finds,
     WorkerState,
     new_worker,
@@ -74,10 +75,16 @@ class SearchOptions:
     keep_above: int = 3000
     patience: int = DEFAULT_PATIENCE
     history: int = DEFAULT_HISTORY
+    players: int = 2  # seats; runs stored before this option searched two
 
     @classmethod
     def from_run(cls, run: Run) -> SearchOptions:
         return options_from_run(cls, run)
+
+    @property
+    def sizes(self) -> tuple[int, ...]:
+        """Hand sizes of the standard deck dealt round the seats (26/26, 18/17/17, 13 each)."""
+        return even_sizes(len(STANDARD_DECK), self.players)
 
 
 @dataclass
@@ -90,6 +97,7 @@ class Progress(RunProgress):
     best_deal: str = ""
     improvements: int = 0  # rises of the run's best
     finds: int = 0  # the run's finds in the store
+    players: int = 2  # whose table the best is held against
 
     def title(self) -> str:
         return f"bmn search, run {self.run}"
@@ -105,8 +113,8 @@ class Progress(RunProgress):
             ("games/s", f"{self.rate:,.0f}"),
             ("best", f"{self.best_cards:,} cards, {self.best_tricks:,} tricks"),
         ]
-        if self.best_cards >= 0:
-            where = standing(self.best_cards, self.best_tricks, self.objective)
+        where = standing(self.best_cards, self.best_tricks, self.objective, self.players)
+        if self.best_cards >= 0 and where is not None:
             rows += [("record", where.against_record()), ("rank", where.rank)]
         return rows + [
             ("best deal", self.best_deal),
@@ -116,8 +124,8 @@ class Progress(RunProgress):
 
     def line(self) -> str:
         best = f"best {self.best_cards:,} cards {self.best_tricks:,} tricks"
-        if self.best_cards >= 0:
-            where = standing(self.best_cards, self.best_tricks, self.objective)
+        where = standing(self.best_cards, self.best_tricks, self.objective, self.players)
+        if self.best_cards >= 0 and where is not None:
             best += f" ({where.share:.0%} of the record; {where.rank})"
         return (
             f"run {self.run}: {self.clock()}, {self.games:,} games, {self.rate:,.0f} games/s,"
@@ -126,12 +134,13 @@ class Progress(RunProgress):
 
 
 @functools.cache
-def _ranking(objective: str) -> tuple[tuple[int, str], ...]:
-    """The published games that finish, as (score, name), best first."""
+def _ranking(objective: str, players: int = 2) -> tuple[tuple[int, str], ...]:
+    """The published games that finish, as (score, name), best first (3 and 4 players:
+    bmn's own table)."""
     from bmn.records.report import published_ranking
 
     column = "tricks" if objective == "tricks" else "cards"
-    scored = [(getattr(game, column), game.name) for game in published_ranking()]
+    scored = [(getattr(game, column), game.name) for game in published_ranking(players)]
     return tuple(sorted(scored, key=lambda item: -item[0]))
 
 
@@ -150,21 +159,25 @@ class Standing:
         return f"{self.share:.0%} of the record, {self.record:,} {self.unit} ({self.holder})"
 
 
-def standing(cards: int, tricks: int, objective: str) -> Standing:
+def standing(cards: int, tricks: int, objective: str, players: int = 2) -> Standing | None:
     """Where a best deal stands: against the record of its objective, and among the published
-    games ('shorter than all 9 published games, the shortest 4,791 cards')."""
+    games ('shorter than all 9 published games, the shortest 4,791 cards'); 3 and 4 players
+    among bmn's own table. None when that table is empty."""
     unit = "tricks" if objective == "tricks" else "cards"
     score = tricks if unit == "tricks" else cards
-    ranking = _ranking(unit)
+    ranking = _ranking(unit, players)
+    if not ranking:
+        return None
     (top, name), n = ranking[0], len(ranking)
+    games = "published games" if players == 2 else "games in bmn's table"
     longer = sum(published > score for published, _ in ranking)
     if longer == n:
-        rank = f"shorter than all {n} published games, the shortest {ranking[-1][0]:,} {unit}"
+        rank = f"shorter than all {n} {games}, the shortest {ranking[-1][0]:,} {unit}"
     elif longer == 0:
         rank = "level with the record" if score == top else "longer than the record: a new record"
     else:
         place = ordinal(longer + 1)
-        rank = f"longer than {n - longer} of the {n} published games: it would be {place}"
+        rank = f"longer than {n - longer} of the {n} {games}: it would be {place}"
     return Standing(score / top, top, unit, name, rank)
 
 
@@ -190,21 +203,27 @@ class Summary:
         )
 
 
-def deal_text(row: np.ndarray) -> str:
-    return format_deal(decode(row, (HAND_SIZE, HAND_SIZE)))
+def deal_text(row: np.ndarray, sizes: Sequence[int] = STANDARD_SIZES) -> str:
+    """A worker's deal (hands concatenated) in record notation, cut into hands of `sizes`
+    (a search passes its own; two seats, 26/26, by default)."""
+    return format_deal(decode(row, tuple(int(n) for n in sizes)))
 
 
 _NOTATION = np.frombuffer(b"-JQKA", dtype=np.uint8)  # penalty value -> record notation
 
 
-def deal_texts(decks: np.ndarray) -> list[str]:
+def deal_texts(decks: np.ndarray, sizes: Sequence[int] = STANDARD_SIZES) -> list[str]:
     """`deal_text` of every row at once: a low --keep-above makes every deal scored a find,
     and one format_deal per row would cost the search more than its kernel."""
-    width = 2 * HAND_SIZE + 1
+    width = int(sum(sizes)) + len(sizes) - 1  # the cards and a '/' between hands
     chars = np.empty((len(decks), width), dtype=np.uint8)
-    chars[:, :HAND_SIZE] = _NOTATION[decks[:, :HAND_SIZE]]
-    chars[:, HAND_SIZE] = ord("/")
-    chars[:, HAND_SIZE + 1 :] = _NOTATION[decks[:, HAND_SIZE:]]
+    at = start = 0
+    for seat, n in enumerate(int(n) for n in sizes):
+        if seat:
+            chars[:, at] = ord("/")
+            at += 1
+        chars[:, at : at + n] = _NOTATION[decks[:, start : start + n]]
+        at, start = at + n, start + n
     text = chars.tobytes().decode("ascii")
     return [text[i : i + width] for i in range(0, len(text), width)]
 
@@ -247,8 +266,14 @@ def search_chunk(
 
 
 def warm_search() -> None:
-    """Compile (or load from cache) the search loop: a zero-iteration chunk."""
-    run_chunk("walk", new_worker(0, 0), Finds.empty(), 0, 0, 0, 1)
+    """Compile (or load from cache) the search loop and every seat count's kernel in it: a
+    zero-iteration chunk each (a plain function: a backend may run it on other machines)."""
+    for players in SEATS:
+        sizes = even_sizes(len(STANDARD_DECK), players)
+        run_chunk("walk", new_worker(0, 0, sizes=sizes), Finds.empty(), 0, 0, 0, 1)
+
+
+SEATS = (2, 3, 4)  # what `bmn search --players` takes
 
 
 class Search(RunHandler):
@@ -295,7 +320,7 @@ class Search(RunHandler):
 
     def _fresh(self, worker: int) -> WorkerState:
         history = history_length(self.options.strategy, self.options.history)
-        return new_worker(self.options.seed, worker, history)
+        return new_worker(self.options.seed, worker, history, self.options.sizes)
 
     def _restore(self, checkpoints: dict[int, tuple[bytes, int, float]]) -> None:
         self.states = [
@@ -307,11 +332,11 @@ class Search(RunHandler):
 
     def _new_progress(self) -> Progress:
         """A new run's progress, or a resumed one's: its best, finds and improvements so far."""
-        p = Progress(self.run_id, objective=self.options.objective)
+        p = Progress(self.run_id, objective=self.options.objective, players=self.options.players)
         p.finds, p.improvements = self.store.run_tally(self.run_id, self.options.objective)
         leader = best_of(self.states)
         if leader is not None:
-            p.best_deal = deal_text(leader.best)
+            p.best_deal = deal_text(leader.best, leader.sizes)
             p.best_cards = int(leader.counters[BEST_CARDS])
             p.best_tricks = int(leader.counters[BEST_TRICKS])
         return p
@@ -347,11 +372,11 @@ class Search(RunHandler):
 
     def _save(self, seconds: float) -> None:
         """The chunks' checkpoints, their finds and the run's totals in one transaction."""
-        strategy = self.options.strategy
+        strategy, sizes = self.options.strategy, self.options.sizes
         finds = [
             Find(deal, c, t, STATUS_NAMES[s], strategy, seconds)
             for decks, meta in self._finds
-            for deal, (c, t, s) in zip(deal_texts(decks), meta.tolist(), strict=True)
+            for deal, (c, t, s) in zip(deal_texts(decks, sizes), meta.tolist(), strict=True)
         ]
         checkpoints = [
             (w, state.to_bytes(), int(state.counters[GAMES]), seconds)
@@ -363,7 +388,7 @@ class Search(RunHandler):
         if leader is not None and leader.counters[BEST] > self._run_best:
             p.improvements += self._run_best >= 0  # the run's first best is no improvement
             self._run_best = int(leader.counters[BEST])
-            best = deal_text(leader.best)
+            best = deal_text(leader.best, leader.sizes)
             cards, tricks = int(leader.counters[BEST_CARDS]), int(leader.counters[BEST_TRICKS])
             update.update(best_deal=best, best_cards=cards, best_tricks=tricks)
             p.best_deal, p.best_cards, p.best_tricks = best, cards, tricks
@@ -398,7 +423,7 @@ class Search(RunHandler):
         return Summary(
             self.run_id,
             status,
-            deal_text(leader.best),
+            deal_text(leader.best, leader.sizes),
             int(leader.counters[BEST_CARDS]),
             int(leader.counters[BEST_TRICKS]),
             games,

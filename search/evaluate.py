@@ -29,7 +29,7 @@ PLAY_FAST = types.FunctionType(
 PLAY_EXACT = types.FunctionType(types.UniTuple(types.int64, 8)(DEAL, types.int64, SIZES))
 
 
-@njit(**JIT)
+@njit(**JIT, inline="always")  # inlined into the loop: called once per deal scored
 def score_deck(deck, sizes, objective, play_fast_at, play_exact_at) -> tuple[int, int, int, int]:
     """(score, cards, tricks, status) of a deal cut into hands of `sizes`; objective 0 = cards,
     1 = tricks."""

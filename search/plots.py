@@ -272,6 +272,7 @@ class RunSeries:
     elapsed: Sequence[float]
     values: Sequence[int]
     seconds: float | None = None  # the run's running time: its line goes on flat to there
+    seats: int = 2  # the table it is drawn against: that many seats' published games
 
 
 def plot_records(
@@ -356,19 +357,22 @@ def _label_records(fig, ax, records: Sequence[tuple[str, int]]) -> None:
         )
 
 
-def store_progress(store, run_ids: Sequence[int] = ()) -> list[RunSeries]:
-    """Finished finds of the given runs (all when none), for `plot_records`: cards for a
-    cards run, tricks for a tricks run. Loop hunts are left out: a loop's count is where the
-    repeat was seen, not a game length."""
+def store_progress(store, run_ids: Sequence[int] = (), seats: int | None = None) -> list[RunSeries]:
+    """Finished finds of the given runs (all when none; of `seats` seats only, if given), for
+    `plot_records`: cards for a cards run, tricks for a tricks run. Loop hunts are left out:
+    a loop's count is where the repeat was seen, not a game length."""
     runs = [store.get_run(i) for i in run_ids] if run_ids else store.runs()
     series = []
     for run in runs:
-        if run.objective not in ("cards", "tricks"):
+        if run.objective not in ("cards", "tricks") or seats not in (None, run.seats):
             continue
         finds = [f for f in store.run_finds(run.id) if f.status == "finished"]
         values = [f.tricks if run.objective == "tricks" else f.cards for f in finds]
-        label = f"run {run.id} ({run.strategy}, {run.objective})"
+        players = "" if run.seats == 2 else f", {run.seats} players"
+        label = f"run {run.id} ({run.strategy}, {run.objective}{players})"
         series.append(
-            RunSeries(label, run.objective, [f.elapsed for f in finds], values, run.seconds)
+            RunSeries(
+                label, run.objective, [f.elapsed for f in finds], values, run.seconds, run.seats
+            )
         )
     return series

@@ -267,13 +267,14 @@ def top_text(rows: Sequence[FindRow]) -> Block:
 def runs_text(runs: Sequence[Run]) -> Block:
     if not runs:
         return "no runs in the store"
-    head = ["run", "strategy", "objective", "status", "games", "time", "best cards", "tricks"]
-    head += ["started (UTC)", "ran on"]
+    head = ["run", "strategy", "objective", "players", "status", "games", "time", "best cards"]
+    head += ["tricks", "started (UTC)", "ran on"]
     body = [
         [
             r.id,
             r.strategy,
             r.objective,
+            r.seats,
             r.status,
             f"{r.games:,}",
             format_duration(r.seconds),
@@ -284,7 +285,7 @@ def runs_text(runs: Sequence[Run]) -> Block:
         ]
         for r in runs
     ]
-    return Table(head, body, left=(1, 2, 3, 8, 9))
+    return Table(head, body, left=(1, 2, 4, 9, 10))
 
 
 def loops_text(rows: Sequence[LoopRow]) -> Block:
@@ -328,15 +329,23 @@ def standard_loops_text(rows: Sequence[dict]) -> Block:
     return Table(head, body, left=(3, 4, 5))
 
 
-def describe_rank(rank: Rank, cards: int, ranking: Sequence[PublishedGame]) -> str:
+def describe_rank(
+    rank: Rank, cards: int, ranking: Sequence[PublishedGame], players: int = 2
+) -> str:
     """Where a deal of `cards` cards stands among the published games that finish, in words:
-    its neighbours in the list by name and length, then its place as if added to the list."""
+    its neighbours in the list by name and length, then its place as if added to the list.
+    Three and four players rank among bmn's own table (nobody published one before)."""
+    own = players != 2
+    if rank.published and own:
+        return f"in bmn's table as {rank.published}: {ordinal(rank.rank)} of its {rank.of} games"
     if rank.published:
         return (
             f"the published record {rank.published}:"
             f" {ordinal(rank.rank)} of the {rank.of} published games that finish"
         )
     place = f"would rank {ordinal(rank.rank)} of {rank.of}"
+    if not ranking:
+        return f"the first of its kind, the table being empty: {place}"
     level = [g for g in ranking if g.cards == cards]
     longer = [g for g in ranking if g.cards > cards]
     shorter = [g for g in ranking if g.cards < cards]
@@ -347,16 +356,24 @@ def describe_rank(rank: Rank, cards: int, ranking: Sequence[PublishedGame]) -> s
         return f"a new record, longer than {top.name} ({top.cards:,} cards): {place}"
     if not shorter:
         low = min(ranking, key=lambda g: g.cards)
-        return f"the published records start at {low.cards:,} cards ({low.name}): {place}"
+        start = "bmn's table starts" if own else "the published records start"
+        return f"{start} at {low.cards:,} cards ({low.name}): {place}"
     above = min(longer, key=lambda g: g.cards)
     below = max(shorter, key=lambda g: g.cards)
     return f"between {above.name} ({above.cards:,}) and {below.name} ({below.cards:,}): {place}"
 
 
-def ranking_note(ranking: Sequence[PublishedGame]) -> str:
+def ranking_note(ranking: Sequence[PublishedGame], players: int = 2) -> str:
     """What the ranks count: the published games that finish, plus the deal ranked."""
     from bmn.records.published import published_games
 
+    if players != 2:
+        return (
+            f"No {players}-player games were published before bmn: that table starts empty."
+            f" Ranks are by cards among the {len(ranking)} games of bmn's own table (its"
+            f" longest {players}-player finds: bmn records published --players {players}),"
+            f" plus the deal ranked (so 'of {len(ranking) + 1}')."
+        )
     endless = [g.name for g in published_games() if g.status != "finished"]
     note = (
         f"Ranks are by cards among the {len(ranking)} published games that finish, plus"
@@ -368,12 +385,15 @@ def ranking_note(ranking: Sequence[PublishedGame]) -> str:
     return note + "."
 
 
-def compare_text(rows: Sequence[FindRow], ranking: Sequence[PublishedGame]) -> list[Block]:
+def compare_text(
+    rows: Sequence[FindRow], ranking: Sequence[PublishedGame], players: int = 2
+) -> list[Block]:
     """The published records and the store's finds in one list, longest first."""
     from bmn.records.report import rank_among
 
+    table = "published" if players == 2 else "in bmn's table"
     entries = [
-        (g.cards, g.tricks, g.name, f"{i} of {len(ranking)} published", g.deal)
+        (g.cards, g.tricks, g.name, f"{i} of {len(ranking)} {table}", g.deal)
         for i, g in enumerate(ranking, start=1)
     ]
     entries += [
@@ -381,7 +401,7 @@ def compare_text(rows: Sequence[FindRow], ranking: Sequence[PublishedGame]) -> l
             r.cards,
             r.tricks,
             f"run {r.run}",
-            describe_rank(rank_among(r.deal, r.cards, ranking), r.cards, ranking),
+            describe_rank(rank_among(r.deal, r.cards, ranking), r.cards, ranking, players),
             r.deal,
         )
         for r in rows
@@ -389,10 +409,11 @@ def compare_text(rows: Sequence[FindRow], ranking: Sequence[PublishedGame]) -> l
     entries.sort(key=lambda e: -e[0])
     blocks: list[Block] = [
         Table(["cards", "tricks", "found by", "rank", "deal"], entries, left=(2, 3, 4)),
-        ranking_note(ranking),
+        ranking_note(ranking, players),
     ]
     if not rows:
-        blocks.append("the store has no finished finds yet")
+        which = "" if players == 2 else f" {players}-player"
+        blocks.append(f"the store has no finished{which} finds yet")
     return blocks
 
 

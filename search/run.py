@@ -136,6 +136,7 @@ class RunHandler:
                 options.objective,
                 options.seed,
                 asdict(options),
+                seats=getattr(options, "players", 2),  # loop hunts, grow and GPU runs: two
                 backend=self.backend.where,
             )
             self.spent = 0.0

@@ -19,7 +19,6 @@ from bmn.kernels.rng import seed_state
 
 DECK_SIZE = len(STANDARD_DECK)
 STANDARD_SIZES = even_sizes(DECK_SIZE, 2)  # 26/26: the two-player search
-HAND_SIZE = STANDARD_SIZES[0]  # older name, for callers not yet reading a worker's own sizes
 MAX_FINDS = 256  # finds one chunk may report before it returns early
 
 # Slots of the counters array.

@@ -61,8 +61,9 @@ def test_bench_json(bmn):
         "mean_tricks",
         "threads",
         "deals",
+        "players",
     }
-    assert (out["deals"], out["threads"]) == (3000, 1)
+    assert (out["deals"], out["threads"], out["players"]) == (3000, 1, 2)
     assert 200 < out["mean_cards"] < 320 and 28 < out["mean_tricks"] < 45
     assert out["games_per_s"] > 0 and out["cards_per_s"] > out["games_per_s"]
 
@@ -80,7 +81,7 @@ def test_bench_text_and_fixed_seed(bmn):
 def test_selfcheck_ok(bmn):
     result = bmn("selfcheck", "--deals", "600", "--seed", "3")
     assert result.exit_code == 0, result.output
-    assert result.stdout.startswith("OK: kernel and reference agree on 600 random deals")
+    assert result.stdout.startswith("OK: kernel and reference agree on 600 random 2-player deals")
 
 
 def test_selfcheck_reports_a_disagreement(bmn, monkeypatch):

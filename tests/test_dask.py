@@ -87,6 +87,15 @@ def test_a_local_cluster_gives_the_threads_run(tmp_path, monkeypatch, backend, t
     assert len(held) > 50 and max(held) <= 2 * (ANCHOR_EVERY + 2)
 
 
+def test_a_three_player_run_on_a_cluster_gives_the_threads_run(tmp_path, backend):
+    """The chunk function takes the run's seat count along: nothing else to send."""
+    changes = dict(players=3, iterations=200_000)
+    on_threads = search(tmp_path / "t3.sqlite", ThreadBackend(), **changes)[0]
+    found, run = search(tmp_path / "d3.sqlite", backend, **changes)
+    assert found == on_threads and run.seats == 3
+    assert all(len(deal.split("/")) == 3 for deal, *_ in found[1])
+
+
 def test_a_worker_killed_mid_run_changes_nothing(tmp_path, monkeypatch, backend, threads_run):
     monkeypatch.setattr(driver, "COMMIT_SECONDS", 0.0)  # the first progress: the first chunk
     pids = backend.client.run(os.getpid)

@@ -8,9 +8,11 @@ import sys
 import zipfile
 from pathlib import Path
 
+from bmn.records.published import FILES
+
 ROOT = Path(__file__).resolve().parents[1]
 FOLDERS = {"kernels": "bmn/kernels", "search": "bmn/search", "records": "bmn/records"}
-PACKAGE_DATA = ["bmn/records/published.csv"]
+PACKAGE_DATA = [f"bmn/records/{name}" for name in FILES.values()]
 
 
 def test_wheel_holds_every_module_and_the_package_data(tmp_path):

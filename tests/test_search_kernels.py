@@ -65,8 +65,8 @@ def test_worker_state_keeps_its_sizes_and_reads_old_checkpoints():
 
 
 def test_a_seat_count_without_a_compiled_kernel_is_refused():
-    state = new_worker(5, 0, sizes=(18, 17, 17))
-    with pytest.raises(ValueError, match="no compiled kernel for 3 seats"):
+    state = new_worker(5, 0, sizes=(11, 11, 10, 10, 10))
+    with pytest.raises(ValueError, match="no compiled kernel for 5 seats"):
         run_chunk("walk", state, Finds.empty(), 10, 0, 0, 100)
 
 
