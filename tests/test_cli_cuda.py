@@ -8,14 +8,13 @@ numba-cuda finds no GPU here) check what `--device cuda` says when CUDA cannot r
 """
 
 import json
-import os
-import subprocess
 import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 import samples
+from simulator import SIMULATED, run_under_simulator
 
 from bmn.kernels import cuda_env, reference
 from bmn.kernels.deal import format_deal, parse_deal
@@ -24,8 +23,6 @@ from bmn.records.published import published_games
 from bmn.records.store import Store
 from bmn.search import strategies, worker
 
-SIMULATED = os.environ.get("NUMBA_ENABLE_CUDASIM") == "1"
-ROOT = Path(__file__).resolve().parent.parent
 SEED = 20_260_115
 
 if SIMULATED:
@@ -39,11 +36,7 @@ pytestmark = pytest.mark.filterwarnings("ignore:overflow encountered in scalar m
 
 def test_device_commands_under_the_simulator():
     """Run this file's simulator checks in a child interpreter; they must all pass."""
-    env = {**os.environ, "NUMBA_ENABLE_CUDASIM": "1"}
-    command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", __file__]
-    done = subprocess.run(command, env=env, cwd=ROOT, capture_output=True, text=True, timeout=900)
-    assert done.returncode == 0, done.stdout[-6000:] + done.stderr[-3000:]
-    assert " passed" in done.stdout and " skipped" not in done.stdout
+    run_under_simulator(__file__)
 
 
 test_device_commands_under_the_simulator.__test__ = not SIMULATED

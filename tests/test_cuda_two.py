@@ -10,13 +10,12 @@ On a machine with a GPU, benchmarks/device_check.py runs the same kernel for rea
 
 import importlib.util
 import json
-import os
 import subprocess
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
+from simulator import ROOT, SIMULATED, run_under_simulator
 
 from bmn.kernels import cuda_env, reference
 from bmn.kernels.config import FINISHED, LOOP
@@ -27,8 +26,6 @@ from bmn.kernels.rng import bounded, next_u64, seed_state, shuffle
 from bmn.records.published import published_games
 from bmn.search import strategies, worker
 
-SIMULATED = os.environ.get("NUMBA_ENABLE_CUDASIM") == "1"
-ROOT = Path(__file__).resolve().parent.parent
 SEED = 20_260_114
 
 if SIMULATED:
@@ -43,11 +40,7 @@ pytestmark = pytest.mark.filterwarnings("ignore:overflow encountered in scalar m
 
 def test_cuda_kernel_under_the_simulator():
     """Run this file's simulator checks in a child interpreter; they must all pass."""
-    env = {**os.environ, "NUMBA_ENABLE_CUDASIM": "1"}
-    command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", __file__]
-    done = subprocess.run(command, env=env, cwd=ROOT, capture_output=True, text=True, timeout=900)
-    assert done.returncode == 0, done.stdout[-6000:] + done.stderr[-3000:]
-    assert " passed" in done.stdout and " skipped" not in done.stdout
+    run_under_simulator(__file__)
 
 
 test_cuda_kernel_under_the_simulator.__test__ = not SIMULATED
