@@ -396,7 +396,9 @@ class Search(RunHandler):
             self.run_id, checkpoints, finds, update, holder=self.holder
         )
         self._checkpoints, self._finds = {}, []
-        self._kept += len(finds)
+        # Only what the threshold keeps: each worker's early improvements are finds too, but
+        # they stop within seconds whatever --keep-above is.
+        self._kept += sum(find.cards >= self.options.keep_above for find in finds)
         self._warn_of_many_finds()
 
     def _warn_of_many_finds(self) -> None:

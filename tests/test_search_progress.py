@@ -223,3 +223,14 @@ def test_a_deal_in_the_display_is_a_real_deal(tmp_path):
     p = job.progress
     assert p.best_deal == summary.best_deal
     assert play(parse_deal(p.best_deal)).cards == p.best_cards == summary.best_cards
+
+
+def test_a_default_threshold_gives_no_warning(bmn, tmp_path, monkeypatch):
+    """Early improvements of every worker are finds too, but not what --keep-above keeps:
+    with a warning bar this low they alone would pass it in the first seconds."""
+    monkeypatch.setattr(driver, "FINDS_PER_SECOND_WARNING", 5.0)
+    args = ["search", "--iterations", "2000000", "--workers", "2", "--seed", "1", "--quiet"]
+    result = bmn(*args, "--json", "--store", tmp_path / "d.sqlite")
+    assert result.exit_code == 0, result.output
+    assert "warning" not in result.stderr
+    assert json.loads(result.stdout)["games"] == 2_000_000
