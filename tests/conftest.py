@@ -11,6 +11,7 @@ from click.testing import CliRunner, Result
 from errors import error_line
 from hypothesis import HealthCheck, settings
 
+from bmn.records.store import Store
 from bmn.search.cli import cli
 
 settings.register_profile(
@@ -48,3 +49,16 @@ def failed() -> Callable[..., str]:
         return line
 
     return check
+
+
+@pytest.fixture
+def path(tmp_path):
+    """Where a test's record store goes (not created)."""
+    return tmp_path / "records.sqlite"
+
+
+@pytest.fixture
+def db(path):
+    """An open record store at `path`."""
+    with Store(path) as store:
+        yield store

@@ -27,17 +27,6 @@ def random_deal(rng: np.random.Generator) -> str:
     return "".join(deck[:26]) + "/" + "".join(deck[26:])
 
 
-@pytest.fixture
-def path(tmp_path):
-    return tmp_path / "records.sqlite"
-
-
-@pytest.fixture
-def db(path):
-    with Store(path) as store:
-        yield store
-
-
 def raw(path) -> sqlite3.Connection:
     return sqlite3.connect(path, isolation_level=None)
 

@@ -22,17 +22,6 @@ RECORD = "---AJ--Q---------QAKQJJ-QK/-----A----KJ-K--------A---"
 THREE = "-J------/K-------/--Q-----"
 
 
-@pytest.fixture
-def path(tmp_path):
-    return tmp_path / "records.sqlite"
-
-
-@pytest.fixture
-def db(path):
-    with Store(path) as store:
-        yield store
-
-
 def _create_and_exit(path: str, queue) -> None:
     """In a child process: create a run (held by the child) and exit without releasing it."""
     with Store(path) as store:
