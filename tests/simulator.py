@@ -3,6 +3,10 @@
 NUMBA_ENABLE_CUDASIM must be set before numba is first imported, so the CPU tests of this
 process cannot share an interpreter with the simulator's: each CUDA test file has one test
 that runs the file's other tests in a child with the simulator on.
+
+The simulator runs every CUDA thread of a block as a Python thread. On two or more cores those
+threads fight for the GIL across cores, and a file that takes 20 s on one core took from one to
+ten minutes on two; so the child runs on one core.
 """
 
 import os
@@ -14,10 +18,18 @@ SIMULATED = os.environ.get("NUMBA_ENABLE_CUDASIM") == "1"
 ROOT = Path(__file__).resolve().parent.parent
 
 
+def one_core() -> None:
+    """Keep this process (a child, before it runs anything) on the first core it may use."""
+    if hasattr(os, "sched_setaffinity"):
+        os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
+
+
 def run_under_simulator(path: str) -> None:
     """Run the test file at `path` in a child with the simulator on; every test must pass."""
     env = {**os.environ, "NUMBA_ENABLE_CUDASIM": "1"}
     command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", path]
-    done = subprocess.run(command, env=env, cwd=ROOT, capture_output=True, text=True, timeout=900)
+    done = subprocess.run(
+        command, env=env, cwd=ROOT, capture_output=True, text=True, timeout=900, preexec_fn=one_core
+    )
     assert done.returncode == 0, done.stdout[-6000:] + done.stderr[-3000:]
     assert " passed" in done.stdout and " skipped" not in done.stdout

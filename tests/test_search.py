@@ -143,12 +143,19 @@ SEARCH = [
 ]
 
 
+def long_search(iterations: int = 400_000_000) -> list[str]:
+    """SEARCH with more deals: a signal must find it running, even on a fast machine."""
+    at = SEARCH.index("--iterations") + 1
+    return [*SEARCH[:at], str(iterations), *SEARCH[at + 1 :]]
+
+
 def test_kill_9_then_resume_equals_uninterrupted(tmp_path):
-    whole = spawn(*SEARCH, "--store", str(tmp_path / "whole.sqlite"))
+    search = long_search(10_000_000)
+    whole = spawn(*search, "--store", str(tmp_path / "whole.sqlite"))
     out, err = whole.communicate(timeout=300)
     assert whole.returncode == 0, err
     path = tmp_path / "killed.sqlite"
-    victim = spawn(*SEARCH, "--store", str(path))
+    victim = spawn(*search, "--store", str(path))
     wait_for_checkpoint(path)
     victim.send_signal(signal.SIGKILL)
     victim.communicate()
@@ -166,7 +173,7 @@ def test_kill_9_then_resume_equals_uninterrupted(tmp_path):
 
 def test_sigterm_checkpoints_and_says_how_to_resume(tmp_path):
     path = tmp_path / "t.sqlite"
-    job = spawn(*SEARCH, "--store", str(path))
+    job = spawn(*long_search(), "--store", str(path))
     wait_for_checkpoint(path)
     job.send_signal(signal.SIGTERM)
     out, err = job.communicate(timeout=60)
