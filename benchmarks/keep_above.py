@@ -30,7 +30,7 @@ def measure(folder: Path, keep_above: int, seconds: float, workers: int) -> dict
     options = SearchOptions(seconds=seconds, workers=workers, seed=1, keep_above=keep_above)
     with Store(path) as db:
         summary = Search(db, options).run()
-        finds = len(db.run_finds(summary.run))
+        finds = db.run_tally(summary.run)[0]
     return {
         "keep_above": keep_above,
         "games_per_s": summary.games / summary.seconds,

@@ -148,3 +148,28 @@ def decode(row: np.ndarray, sizes: Sequence[int]) -> Deal:
     return tuple(
         tuple(int(v) for v in row[end - size : end]) for size, end in zip(sizes, ends, strict=False)
     )
+
+
+def deal_text(row: np.ndarray, sizes: Sequence[int] = (26, 26)) -> str:
+    """A worker's deal (hands concatenated) in record notation, cut into hands of `sizes`
+    (a search passes its own; two seats, 26/26, by default)."""
+    return format_deal(decode(row, tuple(int(n) for n in sizes)))
+
+
+_NOTATION = np.frombuffer(b"-JQKA", dtype=np.uint8)  # penalty value -> record notation
+
+
+def deal_texts(decks: np.ndarray, sizes: Sequence[int] = (26, 26)) -> list[str]:
+    """`deal_text` of every row at once: a low --keep-above makes every deal scored a find,
+    and one format_deal per row would cost the search more than its kernel."""
+    width = int(sum(sizes)) + len(sizes) - 1  # the cards and a '/' between hands
+    chars = np.empty((len(decks), width), dtype=np.uint8)
+    at = start = 0
+    for seat, n in enumerate(int(n) for n in sizes):
+        if seat:
+            chars[:, at] = ord("/")
+            at += 1
+        chars[:, at : at + n] = _NOTATION[decks[:, start : start + n]]
+        at, start = at + n, start + n
+    text = chars.tobytes().decode("ascii")
+    return [text[i : i + width] for i in range(0, len(text), width)]

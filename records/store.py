@@ -15,6 +15,7 @@ Safety rules, each for a reason:
 
 from __future__ import annotations
 
+import heapq
 import json
 import os
 import re
@@ -28,6 +29,10 @@ from datetime import datetime, timezone
 from functools import wraps
 from pathlib import Path
 from typing import Any
+
+import numpy as np
+
+from bmn.records import bulk
 
 # PRAGMA application_id of every bmn store: b"bmn1" read as a big-endian integer.
 APPLICATION_ID = int.from_bytes(b"bmn1", "big")
@@ -120,6 +125,7 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         " (length(deal) - length(replace(deal, '/', '')) + 1) VIRTUAL",
         "CREATE INDEX finds_by_seats ON finds (seats, cards DESC, tricks DESC)",
     ),
+    bulk.CREATE,  # 4: short finished finds of a search, packed a stream's commit to a row
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 
@@ -132,6 +138,12 @@ _RUN_COLUMNS = (
 STALE_SECONDS = 60.0
 _FIND_COLUMNS = "deal, cards, tricks, status, run_id, found_at, strategy, elapsed"
 _ORDER = {"cards": "cards DESC, tricks DESC, deal", "tricks": "tricks DESC, cards DESC, deal"}
+_RANK_KEY = {  # Python's order of _ORDER
+    "cards": lambda f: (-f.cards, -f.tricks, f.deal),
+    "tricks": lambda f: (-f.tricks, -f.cards, f.deal),
+}
+_VALUES = np.zeros(256, dtype=np.uint8)  # record notation -> penalty value
+_VALUES[np.frombuffer(b"-JQKA", dtype=np.uint8)] = np.arange(5)
 _RUN_FIELDS = ("status", "games", "seconds", "best_deal", "best_cards", "best_tricks")
 
 
@@ -695,19 +707,55 @@ class Store:
         min_cards = min(max(int(min_cards), -INT64_MAX), INT64_MAX)
         params = {"min_cards": min_cards, "status": status, "n": min(int(n), INT64_MAX)}
         params["seats"] = seats
-        return [FindRow(*row) for row in self._db.execute(sql, params)]
+        rows = [FindRow(*row) for row in self._db.execute(sql, params)]
+        if status == "loop":  # bulk holds finished games only
+            return rows
+        return self._top_with_bulk(rows, by, int(params["n"]), min_cards, seats)
+
+    def _top_with_bulk(
+        self, rows: list[FindRow], by: str, n: int, min_cards: int, seats: int | None
+    ) -> list[FindRow]:
+        """`rows` (the best of the finds table) merged with the best finds stored in bulk.
+        Batches are read best first and only while they can still place."""
+        key = _RANK_KEY[by]
+        best = sorted(rows, key=key)
+        where, params = f"best_cards >= ? AND best_{by} >= ?", [min_cards, 0]
+        if seats is not None:
+            where += " AND seats = ?"
+            params.append(seats)
+        for batch in bulk.batches(self._db, where, params, order=f"best_{by} DESC"):
+            floor = _score(best[n - 1], by) if len(best) >= n else -1
+            figures = batch.figures
+            scores = figures[:, 0] if by == "cards" else figures[:, 1]
+            if scores.max() < floor:
+                break  # batches come best first: none after this one can place either
+            which = (figures[:, 0] >= min_cards) & (scores >= floor)
+            best = _first_found(best + [FindRow(*r) for r in batch.rows(which)])
+            best = sorted(best, key=key)[:n]
+        return best
 
     @_sql_errors
     def finds_for(self, deal: str) -> list[FindRow]:
         """Every time a deal was found, by any run, earliest first."""
+        deal = canonical_deal(deal)
         sql = f"SELECT {_FIND_COLUMNS} FROM finds WHERE deal = ? ORDER BY id"
-        return [FindRow(*row) for row in self._db.execute(sql, (canonical_deal(deal),))]
+        rows = [FindRow(*row) for row in self._db.execute(sql, (deal,))]
+        hands = deal.split("/")
+        sizes = "/".join(str(len(hand)) for hand in hands)
+        wanted = _VALUES[np.frombuffer("".join(hands).encode(), dtype=np.uint8)]
+        for batch in bulk.batches(self._db, "sizes = ?", (sizes,)):
+            (hits,) = np.nonzero((batch.decks() == wanted).all(axis=1))
+            rows += [FindRow(*row) for row in batch.rows(hits)] if len(hits) else []
+        return sorted(rows, key=lambda row: row.found_at)
 
     @_sql_errors
     def run_finds(self, run_id: int) -> list[FindRow]:
         """A run's finds in the order it found them (by seconds into the run)."""
         sql = f"SELECT {_FIND_COLUMNS} FROM finds WHERE run_id = ? ORDER BY elapsed, id"
-        return [FindRow(*row) for row in self._db.execute(sql, (int(run_id),))]
+        rows = [FindRow(*row) for row in self._db.execute(sql, (int(run_id),))]
+        for batch in bulk.batches(self._db, "run_id = ?", (int(run_id),), "elapsed, id"):
+            rows += [FindRow(*row) for row in batch.rows()]
+        return sorted(rows, key=lambda row: row.elapsed)  # stable: rows first at a tie
 
     @_sql_errors
     def run_tally(self, run_id: int, by: str = "cards") -> tuple[int, int]:
@@ -718,19 +766,35 @@ class Store:
             raise ValueError(f"cannot rank by {by!r}; choose one of {', '.join(_ORDER)}")
         column = by  # one of _ORDER's keys, never user text
         (finds,) = self._db.execute(
-            "SELECT count(*) FROM finds WHERE run_id = ?", (int(run_id),)
+            "SELECT (SELECT count(*) FROM finds WHERE run_id = :run)"
+            " + (SELECT coalesce(sum(count), 0) FROM find_batches WHERE run_id = :run)",
+            {"run": int(run_id)},
         ).fetchone()
-        (rises,) = self._db.execute(
-            f"SELECT count(*) FROM (SELECT max({column}) AS best, max(max({column})) OVER"
-            " (ORDER BY elapsed ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS before"
-            " FROM finds WHERE run_id = ? GROUP BY elapsed) WHERE best > before",
-            (int(run_id),),
-        ).fetchone()
+        commits = self._db.execute(
+            f"SELECT elapsed, max(best) FROM (SELECT elapsed, {column} AS best FROM finds"
+            f" WHERE run_id = :run UNION ALL SELECT elapsed, best_{column} FROM find_batches"
+            " WHERE run_id = :run) GROUP BY elapsed ORDER BY elapsed",
+            {"run": int(run_id)},
+        ).fetchall()
+        rises, high = 0, None
+        for _, best in commits:
+            rises += high is not None and best > high
+            high = best if high is None else max(high, best)
         return finds, rises
 
     def all_finds(self, batch: int = 1000, seats: int | None = None) -> Iterator[FindRow]:
         """Every stored find (of `seats` seats only, if given), oldest first, read in batches
         so a large store streams."""
+        return heapq.merge(
+            self._row_finds(batch, seats), self._bulk_finds(seats), key=lambda f: f.found_at
+        )
+
+    def _bulk_finds(self, seats: int | None) -> Iterator[FindRow]:
+        where, params = ("1", ()) if seats is None else ("seats = ?", (seats,))
+        for stored in bulk.batches(self._db, where, params):
+            yield from (FindRow(*row) for row in stored.rows())
+
+    def _row_finds(self, batch: int, seats: int | None) -> Iterator[FindRow]:
         last = 0
         while True:
             rows = self._find_batch(last, batch, seats)
@@ -831,11 +895,16 @@ class Store:
         finds: Iterable[Find],
         run_update: dict[str, Any],
         holder: str | None = None,
+        bulks: Sequence[bulk.Bulk] = (),
     ) -> int:
-        """Checkpoints (worker, state, games, seconds), finds and a run update, atomically;
-        with `holder`, the run's heartbeat too. Returns how many finds were new to the run."""
+        """Checkpoints (worker, state, games, seconds), finds (one by one, and `bulks` of
+        short ones) and a run update, atomically; with `holder`, the run's heartbeat too.
+        Returns how many finds were new to the run."""
         with self.transaction() as db:
             added = self._add_finds(db, run_id, finds)
+            if bulks:
+                strategy = self.get_run(run_id).strategy
+                added += bulk.insert(db, int(run_id), strategy, now(), bulks)
             self._save_checkpoints(db, run_id, checkpoints)
             self._update_run(db, run_id, dict(run_update))
             self._beat(db, run_id, holder)
@@ -884,6 +953,20 @@ def _to_json(params: dict) -> str:
         raise TypeError(f"run parameter of type {type(value).__name__} is not JSON")
 
     return json.dumps(params, sort_keys=True, default=default)
+
+
+def _score(find: FindRow, by: str) -> int:
+    return find.cards if by == "cards" else find.tricks
+
+
+def _first_found(finds: Iterable[FindRow]) -> list[FindRow]:
+    """One find per deal: the one found first (by time, then run), as `top` lists a deal."""
+    first: dict[str, FindRow] = {}
+    for find in finds:
+        known = first.get(find.deal)
+        if known is None or (find.found_at, find.run) < (known.found_at, known.run):
+            first[find.deal] = find
+    return list(first.values())
 
 
 def _find_params(find: Find, run_id: int, run_strategy: str, stamp: str) -> tuple:

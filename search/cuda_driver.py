@@ -28,9 +28,10 @@ import numpy as np
 
 from bmn.kernels.config import STATUS_NAMES
 from bmn.kernels.cuda_env import THREADS_PER_BLOCK
+from bmn.kernels.deal import deal_text, deal_texts
 from bmn.records.store import Find, Store
 from bmn.search.chunks import Backend, Result
-from bmn.search.driver import COMMIT_FINDS, Progress, Summary, deal_text, deal_texts
+from bmn.search.driver import COMMIT_FINDS, Progress, Summary
 from bmn.search.run import RunHandler
 
 if TYPE_CHECKING:

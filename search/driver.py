@@ -13,14 +13,15 @@ from __future__ import annotations
 import copy
 import functools
 import secrets
+import threading
 import time
-from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
-from bmn.kernels.config import STATUS_NAMES
-from bmn.kernels.deal import STANDARD_DECK, decode, even_sizes, format_deal
+from bmn.kernels.config import FINISHED, STATUS_NAMES
+from bmn.kernels.deal import STANDARD_DECK, deal_text, deal_texts, even_sizes
+from bmn.records.bulk import Bulk, in_bulk
 from bmn.records.store import Find, Run, Store
 from bmn.search.chunks import Backend, Result
 from bmn.search.evaluate import OBJECTIVES
@@ -39,8 +40,6 @@ from bmn.search.worker import (
     BEST_CARDS,
     BEST_TRICKS,
     GAMES,
-    MAX_FINDS,
-    STANDARD_SIZES,
     Finds,
     WorkerState,
     new_worker,
@@ -48,7 +47,7 @@ from bmn.search.worker import (
 
 CHUNK_SECONDS = 1.0
 FIRST_CHUNK = 20_000
-CHUNK_FINDS = 4096  # finds one chunk may hold: a quarter of a megabyte of result
+CHUNK_FINDS = 1 << 18  # finds one chunk may hold: twenty megabytes of result
 # The least time between commits. A chunk is about a second, so this changes nothing at the
 # usual --keep-above; with a low one, chunks stop early with a full finds buffer and come by
 # the hundred a second, and one transaction (one fsync) for all of them keeps the search fast.
@@ -56,6 +55,9 @@ COMMIT_SECONDS = 0.5
 # Finds that make a commit due at once: a transaction of more costs more per find (measured:
 # 25 us a find at 10,000 a transaction, 45 at 90,000), and a stop or a deadline waits for it.
 COMMIT_FINDS = 8192
+# Short finds stored in bulk (bmn.records.bulk) cost about a microsecond each; a commit of
+# more than this many (about 30 MB of store) is due at once, to keep memory in bounds.
+COMMIT_BULK_FINDS = 1 << 20
 # More finds a second than this and the search warns: they cost speed and about FIND_BYTES
 # of store each (measured: 120 MB in 30 s at --keep-above 0 before finds were batched).
 FINDS_PER_SECOND_WARNING = 20.0
@@ -203,31 +205,6 @@ class Summary:
         )
 
 
-def deal_text(row: np.ndarray, sizes: Sequence[int] = STANDARD_SIZES) -> str:
-    """A worker's deal (hands concatenated) in record notation, cut into hands of `sizes`
-    (a search passes its own; two seats, 26/26, by default)."""
-    return format_deal(decode(row, tuple(int(n) for n in sizes)))
-
-
-_NOTATION = np.frombuffer(b"-JQKA", dtype=np.uint8)  # penalty value -> record notation
-
-
-def deal_texts(decks: np.ndarray, sizes: Sequence[int] = STANDARD_SIZES) -> list[str]:
-    """`deal_text` of every row at once: a low --keep-above makes every deal scored a find,
-    and one format_deal per row would cost the search more than its kernel."""
-    width = int(sum(sizes)) + len(sizes) - 1  # the cards and a '/' between hands
-    chars = np.empty((len(decks), width), dtype=np.uint8)
-    at = start = 0
-    for seat, n in enumerate(int(n) for n in sizes):
-        if seat:
-            chars[:, at] = ord("/")
-            at += 1
-        chars[:, at : at + n] = _NOTATION[decks[:, start : start + n]]
-        at, start = at + n, start + n
-    text = chars.tobytes().decode("ascii")
-    return [text[i : i + width] for i in range(0, len(text), width)]
-
-
 def best_of(states: list[WorkerState]) -> WorkerState | None:
     """The worker holding the best deal; ties go to the lowest worker, so runs reproduce."""
     scored = [s for s in states if s.counters[BEST] >= 0]
@@ -244,7 +221,7 @@ def search_chunk(
     about a second, until CHUNK_FINDS finds keep a chunk's result small. Whatever the cut, a
     stream's deals and finds are the same."""
     state = copy.deepcopy(state)
-    buffer = Finds.empty()
+    buffer = _finds_buffer()
     objective = OBJECTIVES.index(options.objective)
     decks, meta, done, kept = [], [], 0, 0
     while done < iterations and kept < CHUNK_FINDS:
@@ -260,9 +237,20 @@ def search_chunk(
         done, kept = done + n, kept + n_finds
         decks.append(buffer.decks[:n_finds].copy())
         meta.append(buffer.meta[:n_finds].copy())
-        if n_finds < MAX_FINDS:  # the loop ran to the end, not into a full buffer
+        if n_finds < len(buffer.meta):  # the loop ran to the end, not into a full buffer
             break
     return state, (np.concatenate(decks), np.concatenate(meta)), done
+
+
+_BUFFERS = threading.local()
+
+
+def _finds_buffer() -> Finds:
+    """This thread's finds buffer, made once: a fresh one per chunk (a third of a megabyte)
+    costs a low --keep-above's many short chunks page faults on every write."""
+    if not hasattr(_BUFFERS, "finds"):
+        _BUFFERS.finds = Finds.empty()
+    return _BUFFERS.finds
 
 
 def warm_search() -> None:
@@ -297,7 +285,9 @@ class Search(RunHandler):
     ):
         self._run_best = -1  # the best score stored with the run
         self._checkpoints: dict[int, WorkerState] = {}  # absorbed, not yet committed
-        self._finds: list[tuple[np.ndarray, np.ndarray]] = []
+        # absorbed, not yet committed: (stream, its games before the chunk, decks, meta)
+        self._finds: list[tuple[int, int, np.ndarray, np.ndarray]] = []
+        self._in_bulk = self._one_by_one = 0  # of those finds
         self._kept = 0  # finds this session, for the --keep-above warning
         self._warned = False
         super().__init__(store, options, run_id, backend)
@@ -362,22 +352,48 @@ class Search(RunHandler):
 
     def _absorb(self, result: Result) -> None:
         self.states[result.stream] = self._checkpoints[result.stream] = result.state
-        self._finds.append(result.finds)
+        decks, meta = result.finds
+        first = int(result.state.counters[GAMES]) - result.games
+        self._finds.append((result.stream, first, decks, meta))
+        bulky = int(np.count_nonzero(in_bulk(meta, FINISHED)))
+        self._in_bulk += bulky
+        self._one_by_one += len(meta) - bulky
 
     def commit_seconds(self) -> float:
         return COMMIT_SECONDS
 
     def commit_due(self) -> bool:
-        return super().commit_due() or sum(len(m) for _, m in self._finds) >= COMMIT_FINDS
+        return (
+            super().commit_due()
+            or self._one_by_one >= COMMIT_FINDS
+            or self._in_bulk >= COMMIT_BULK_FINDS
+        )
+
+    def _split_finds(self, seconds: float) -> tuple[list[Find], list[Bulk]]:
+        """The absorbed finds: those stored one by one, and the short ones in bulk, one bulk
+        per stream (its chunks since the last commit follow on from each other)."""
+        strategy, sizes = self.options.strategy, self.options.sizes
+        finds, parts = [], {}
+        for stream, first, decks, meta in self._finds:
+            bulky = in_bulk(meta, FINISHED)
+            one = ~bulky
+            texts = deal_texts(decks[one], sizes)
+            finds += [
+                Find(deal, c, t, STATUS_NAMES[s], strategy, seconds)
+                for deal, (c, t, s) in zip(texts, meta[one].tolist(), strict=True)
+            ]
+            parts.setdefault(stream, (first, [], []))
+            parts[stream][1].append(decks[bulky])
+            parts[stream][2].append(meta[bulky, :2])
+        bulks = [
+            Bulk(stream, first, seconds, tuple(sizes), np.concatenate(d), np.concatenate(m))
+            for stream, (first, d, m) in parts.items()
+        ]
+        return finds, bulks
 
     def _save(self, seconds: float) -> None:
         """The chunks' checkpoints, their finds and the run's totals in one transaction."""
-        strategy, sizes = self.options.strategy, self.options.sizes
-        finds = [
-            Find(deal, c, t, STATUS_NAMES[s], strategy, seconds)
-            for decks, meta in self._finds
-            for deal, (c, t, s) in zip(deal_texts(decks, sizes), meta.tolist(), strict=True)
-        ]
+        finds, bulks = self._split_finds(seconds)
         checkpoints = [
             (w, state.to_bytes(), int(state.counters[GAMES]), seconds)
             for w, state in self._checkpoints.items()
@@ -393,12 +409,14 @@ class Search(RunHandler):
             update.update(best_deal=best, best_cards=cards, best_tricks=tricks)
             p.best_deal, p.best_cards, p.best_tricks = best, cards, tricks
         p.finds += self.store.save_progress(
-            self.run_id, checkpoints, finds, update, holder=self.holder
+            self.run_id, checkpoints, finds, update, holder=self.holder, bulks=bulks
         )
-        self._checkpoints, self._finds = {}, []
+        self._checkpoints, self._finds, self._in_bulk, self._one_by_one = {}, [], 0, 0
         # Only what the threshold keeps: each worker's early improvements are finds too, but
         # they stop within seconds whatever --keep-above is.
-        self._kept += sum(find.cards >= self.options.keep_above for find in finds)
+        keep = self.options.keep_above
+        self._kept += sum(find.cards >= keep for find in finds)
+        self._kept += sum(int(np.count_nonzero(b.figures[:, 0] >= keep)) for b in bulks)
         self._warn_of_many_finds()
 
     def _warn_of_many_finds(self) -> None:

@@ -13,7 +13,7 @@ from numba import njit, types
 
 from bmn.kernels.config import FAST_CAP, FINISHED, JIT, LOOP, UNDECIDED
 from bmn.kernels.rng import bounded
-from bmn.search.worker import BEST, BEST_CARDS, BEST_TRICKS, IMPROVEMENTS, MAX_FINDS
+from bmn.search.worker import BEST, BEST_CARDS, BEST_TRICKS, IMPROVEMENTS
 
 OBJECTIVES = ("cards", "tricks")
 CAP = FAST_CAP
@@ -58,7 +58,7 @@ def record(
         counters[BEST_CARDS] = cards
         counters[BEST_TRICKS] = tricks
         counters[IMPROVEMENTS] += 1
-    if (improved or cards >= keep_above or status == LOOP) and n_finds < MAX_FINDS:
+    if (improved or cards >= keep_above or status == LOOP) and n_finds < finds_meta.shape[0]:
         finds_decks[n_finds, :] = deck
         finds_meta[n_finds, 0] = cards
         finds_meta[n_finds, 1] = tricks

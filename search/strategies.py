@@ -20,7 +20,7 @@ from bmn.kernels.score import kernel_for
 from bmn.search import climb, lahc, random_restart, walk
 from bmn.search.evaluate import DEAL, PLAY_EXACT, PLAY_FAST, SIZES, record, score_deck
 from bmn.search.registry import STRATEGIES
-from bmn.search.worker import BEST, GAMES, MAX_FINDS, Finds, WorkerState
+from bmn.search.worker import BEST, GAMES, Finds, WorkerState
 
 WALK, RANDOM, CLIMB, LAHC = range(4)  # codes in compiled code, in the order of STRATEGIES
 # The strategy dispatch is inlined into the loop: a call per deal costs the search some percent.
@@ -71,7 +71,7 @@ def _chunk(
     """
     n_finds = 0
     done = 0
-    while done < iterations and n_finds < MAX_FINDS:
+    while done < iterations and n_finds < finds_meta.shape[0]:  # the buffer's rows
         move = _propose(strategy, deck, rng, counters)
         score, cards, tricks, status = score_deck(
             deck, sizes, objective, play_fast_at, play_exact_at

@@ -19,7 +19,7 @@ from bmn.kernels.rng import seed_state
 
 DECK_SIZE = len(STANDARD_DECK)
 STANDARD_SIZES = even_sizes(DECK_SIZE, 2)  # 26/26: the two-player search
-MAX_FINDS = 256  # finds one chunk may report before it returns early
+MAX_FINDS = 4096  # finds one compiled loop may report before it returns early
 
 # Slots of the counters array.
 GAMES, CURRENT, BEST, BEST_CARDS, BEST_TRICKS, STALL, IMPROVEMENTS, STEP = range(8)

@@ -9,14 +9,23 @@ import numpy as np
 import pytest
 
 from bmn.kernels import nseat, reference
-from bmn.kernels.deal import STANDARD_DECK, decode, even_sizes, format_deal, is_standard, parse_deal
+from bmn.kernels.deal import (
+    STANDARD_DECK,
+    deal_text,
+    deal_texts,
+    decode,
+    even_sizes,
+    format_deal,
+    is_standard,
+    parse_deal,
+)
 from bmn.kernels.dealer import random_deals
 from bmn.kernels.rng import seed_state
 from bmn.kernels.score import kernel_for, score, score_deals
 from bmn.records.published import FILES, published_games, replay_published
 from bmn.records.store import Find, Store
 from bmn.search import driver
-from bmn.search.driver import Search, SearchOptions, deal_text, deal_texts, standing
+from bmn.search.driver import Search, SearchOptions, standing
 from bmn.search.registry import STRATEGIES, history_length
 from bmn.search.stats import length_stats
 from bmn.search.strategies import run_chunk
@@ -162,7 +171,8 @@ def test_every_strategy_searches_three_and_four_seats(players, strategy):
     finds = Finds.empty()
     done, n_finds = run_chunk(strategy, state, finds, 10_000, 0, 0, 40)
     assert done == n_finds == MAX_FINDS
-    for row, (cards, tricks, status) in zip(finds.decks, finds.meta, strict=True):
+    # every 16th of the full buffer: the reference engine is slow for thousands
+    for row, (cards, tricks, status) in zip(finds.decks[::16], finds.meta[::16], strict=True):
         deal = decode(row, SIZES[players])
         assert is_standard(deal)
         want = reference.play(deal)

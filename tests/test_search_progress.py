@@ -12,12 +12,12 @@ import pytest
 from rich.console import Console
 from samples import CASELLA
 
-from bmn.kernels.deal import STANDARD_DECK, decode, format_deal, parse_deal
+from bmn.kernels.deal import STANDARD_DECK, deal_texts, decode, format_deal, parse_deal
 from bmn.kernels.reference import play
 from bmn.records.store import DEFAULT_PATH, Store
 from bmn.search import display, driver
 from bmn.search.display import Display
-from bmn.search.driver import Progress, Search, SearchOptions, deal_texts, search_chunk, standing
+from bmn.search.driver import Progress, Search, SearchOptions, search_chunk, standing
 from bmn.search.loophunt import LoopHunt, LoopOptions, LoopSummary
 from bmn.search.threads import default_workers
 from bmn.search.worker import GAMES, MAX_FINDS, new_worker
@@ -44,18 +44,19 @@ def chunked(options, iterations):
 
 
 def test_a_chunk_keeps_every_deal_past_a_full_finds_buffer(monkeypatch):
-    options = SearchOptions(iterations=3000, workers=1, seed=4, keep_above=0)
-    _, (first, _), games = search_chunk(0, 0, new_worker(4, 0), options, 3000)
-    assert games == len(first) == 3000 > MAX_FINDS  # not cut at a full buffer
-    state, decks, meta = chunked(options, 3000)
+    deals = MAX_FINDS * 5 // 2
+    options = SearchOptions(iterations=deals, workers=1, seed=4, keep_above=0)
+    _, (first, _), games = search_chunk(0, 0, new_worker(4, 0), options, deals)
+    assert games == len(first) == deals > MAX_FINDS  # not cut at a full buffer
+    state, decks, meta = chunked(options, deals)
     for row, (cards, tricks, status) in list(zip(decks, meta, strict=True))[::97]:
         result = play(decode(row, (26, 26)))
         assert (result.cards, result.tricks, status) == (cards, tricks, 0)
-    monkeypatch.setattr(driver, "CHUNK_FINDS", 600)  # a chunk stops once it holds 600
-    _, (first, _), games = search_chunk(0, 0, new_worker(4, 0), options, 3000)
-    assert games == len(first) == 3 * MAX_FINDS  # whole buffers until past the cap
-    capped, capped_decks, capped_meta = chunked(options, 3000)
-    assert capped.counters[GAMES] == state.counters[GAMES] == 3000
+    monkeypatch.setattr(driver, "CHUNK_FINDS", MAX_FINDS * 3 // 2)  # a chunk stops past this
+    _, (first, _), games = search_chunk(0, 0, new_worker(4, 0), options, deals)
+    assert games == len(first) == 2 * MAX_FINDS  # whole buffers until past the cap
+    capped, capped_decks, capped_meta = chunked(options, deals)
+    assert capped.counters[GAMES] == state.counters[GAMES] == deals
     assert np.array_equal(capped_decks, decks) and np.array_equal(capped_meta, meta)
 
 

@@ -128,7 +128,7 @@ def test_version_two_store_upgrades_keeping_every_row(path, monkeypatch):
     )
     conn.close()
     with Store(path) as db:
-        assert db.version == SCHEMA_VERSION == 3
+        assert db.version == SCHEMA_VERSION == 4
         (row,) = db.top(seats=2)
         assert (row.deal, row.cards) == (RECORD, 8344)
         old = db.get_run(1)
