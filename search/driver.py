@@ -21,7 +21,7 @@ import numpy as np
 
 from bmn.kernels.config import FINISHED, STATUS_NAMES
 from bmn.kernels.deal import STANDARD_DECK, deal_text, deal_texts, even_sizes
-from bmn.records.bulk import Bulk, in_bulk
+from bmn.records.bulk import BULK_BELOW, Bulk, in_bulk
 from bmn.records.store import Find, Run, Store
 from bmn.search.chunks import Backend, Result
 from bmn.search.evaluate import OBJECTIVES
@@ -49,19 +49,21 @@ CHUNK_SECONDS = 1.0
 FIRST_CHUNK = 20_000
 CHUNK_FINDS = 1 << 18  # finds one chunk may hold: twenty megabytes of result
 # The least time between commits. A chunk is about a second, so this changes nothing at the
-# usual --keep-above; with a low one, chunks stop early with a full finds buffer and come by
-# the hundred a second, and one transaction (one fsync) for all of them keeps the search fast.
+# usual --keep-above; with a low one, chunks stop early at CHUNK_FINDS and come several a
+# second a stream, and one transaction (one fsync) for all of them keeps the search fast.
 COMMIT_SECONDS = 0.5
-# Finds that make a commit due at once: a transaction of more costs more per find (measured:
-# 25 us a find at 10,000 a transaction, 45 at 90,000), and a stop or a deadline waits for it.
+# Finds stored a row each that make a commit due at once: a transaction of more costs more per
+# find (measured: 25 us a find at 10,000 a transaction, 45 at 90,000), and a stop or a
+# deadline waits for it.
 COMMIT_FINDS = 8192
-# Short finds stored in bulk (bmn.records.bulk) cost about a microsecond each; a commit of
-# more than this many (about 30 MB of store) is due at once, to keep memory in bounds.
+# Short finds stored in bulk (bmn.records.bulk) cost well under a microsecond each; a commit
+# of more than this many (about 30 MB of store) is due at once, to keep memory in bounds.
 COMMIT_BULK_FINDS = 1 << 20
-# More finds a second than this and the search warns: they cost speed and about FIND_BYTES
-# of store each (measured: 120 MB in 30 s at --keep-above 0 before finds were batched).
+# More finds a second than this and the search warns of the store they fill: about FIND_BYTES
+# each in a row of their own, BULK_FIND_BYTES in bulk (measured with benchmarks/keep_above.py).
 FINDS_PER_SECOND_WARNING = 20.0
 FIND_BYTES = 250
+BULK_FIND_BYTES = 31
 
 
 @dataclass
@@ -427,11 +429,12 @@ class Search(RunHandler):
         if self._warned or not settled or rate <= FINDS_PER_SECOND_WARNING:
             return
         self._warned = True
-        gigabytes = rate * FIND_BYTES * 3600 / 1e9
+        size = BULK_FIND_BYTES if self.options.keep_above < BULK_BELOW else FIND_BYTES
+        gigabytes = rate * size * 3600 / 1e9
         self.progress.notes.append(
             f"warning: --keep-above {self.options.keep_above:,} keeps about {rate:,.0f} finds"
-            f" a second (about {gigabytes:,.1f} GB of store an hour) and slows the search;"
-            " a higher threshold keeps fewer (the default, 3,000, a few a second at most)"
+            f" a second (about {gigabytes:,.1f} GB of store an hour); a higher threshold keeps"
+            " fewer (the default, 3,000, a few a second at most)"
         )
 
     def _summary(self, status: str, seconds: float) -> Summary:

@@ -273,9 +273,9 @@ class RunHandler:
             s.rate = done.games / max(done.seconds, 1e-3)
             self._absorb(done)
             self._dirty = True
-        self._top_up(result.stream)  # before a commit: the stream works on while it is written
-        if self._dirty and self.commit_due():
-            self._commit(on_progress)
+            if self.commit_due():
+                self._commit(on_progress)
+        self._top_up(result.stream)
 
     def _top_up(self, stream: int) -> None:
         """Submit chunks until `in_flight` are queued, the stream is done, or stop is set."""
