@@ -764,23 +764,34 @@ class Store:
         rise (the first commit is not). What a resumed search's display carries on from."""
         if by not in _ORDER:
             raise ValueError(f"cannot rank by {by!r}; choose one of {', '.join(_ORDER)}")
-        column = by  # one of _ORDER's keys, never user text
         (finds,) = self._db.execute(
             "SELECT (SELECT count(*) FROM finds WHERE run_id = :run)"
             " + (SELECT coalesce(sum(count), 0) FROM find_batches WHERE run_id = :run)",
             {"run": int(run_id)},
         ).fetchone()
-        commits = self._db.execute(
-            f"SELECT elapsed, max(best) FROM (SELECT elapsed, {column} AS best FROM finds"
-            f" WHERE run_id = :run UNION ALL SELECT elapsed, best_{column} FROM find_batches"
-            " WHERE run_id = :run) GROUP BY elapsed ORDER BY elapsed",
-            {"run": int(run_id)},
-        ).fetchall()
         rises, high = 0, None
-        for _, best in commits:
+        for _, best in self.run_bests(run_id, by):
             rises += high is not None and best > high
             high = best if high is None else max(high, best)
         return finds, rises
+
+    @_sql_errors
+    def run_bests(self, run_id: int, by: str = "cards", status: str | None = None) -> list[tuple]:
+        """The best (by cards or tricks) of each commit of a run, as (elapsed, best) in order:
+        all a picture of the best against time needs, without reading every find. `status`
+        ('finished' or 'loop') counts those finds only (bulk holds finished ones)."""
+        if by not in _ORDER:
+            raise ValueError(f"cannot rank by {by!r}; choose one of {', '.join(_ORDER)}")
+        column = by  # one of _ORDER's keys, never user text
+        rows = f"SELECT elapsed, {column} AS best FROM finds WHERE run_id = :run"
+        batches = f"SELECT elapsed, best_{column} FROM find_batches WHERE run_id = :run"
+        if status is not None:
+            _require(status, FIND_STATUSES, "find status")
+            rows += " AND status = :status"
+            batches += "" if status == "finished" else " AND 0"
+        sql = f"SELECT elapsed, max(best) FROM ({rows} UNION ALL {batches}) GROUP BY elapsed"
+        params = {"run": int(run_id), "status": status}
+        return self._db.execute(sql + " ORDER BY elapsed", params).fetchall()
 
     def all_finds(self, batch: int = 1000, seats: int | None = None) -> Iterator[FindRow]:
         """Every stored find (of `seats` seats only, if given), oldest first, read in batches

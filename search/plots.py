@@ -366,13 +366,10 @@ def store_progress(store, run_ids: Sequence[int] = (), seats: int | None = None)
     for run in runs:
         if run.objective not in ("cards", "tricks") or seats not in (None, run.seats):
             continue
-        finds = [f for f in store.run_finds(run.id) if f.status == "finished"]
-        values = [f.tricks if run.objective == "tricks" else f.cards for f in finds]
+        # The best of each commit is all a best-so-far line needs (a run may hold millions).
+        bests = store.run_bests(run.id, run.objective, status="finished")
         players = "" if run.seats == 2 else f", {run.seats} players"
         label = f"run {run.id} ({run.strategy}, {run.objective}{players})"
-        series.append(
-            RunSeries(
-                label, run.objective, [f.elapsed for f in finds], values, run.seconds, run.seats
-            )
-        )
+        elapsed, values = [e for e, _ in bests], [b for _, b in bests]
+        series.append(RunSeries(label, run.objective, elapsed, values, run.seconds, run.seats))
     return series

@@ -99,6 +99,9 @@ def test_a_runs_finds_tally_and_export_are_the_same(stores):
         assert elapsed == sorted(elapsed)  # in the order found
         for by in ("cards", "tricks"):
             assert split.run_tally(run, by) == rows.run_tally(run, by)
+            for status in (None, "finished", "loop"):
+                bests = split.run_bests(run, by, status)
+                assert bests == rows.run_bests(run, by, status) and len(bests) == 3
     for seats in (None, 2, 3):
         exported = list(split.all_finds(batch=100, seats=seats))
         assert sorted(plain(exported)) == sorted(plain(rows.all_finds(seats=seats)))
