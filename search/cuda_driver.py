@@ -30,7 +30,7 @@ from bmn.kernels.config import STATUS_NAMES
 from bmn.kernels.cuda_env import THREADS_PER_BLOCK
 from bmn.kernels.deal import deal_text, deal_texts
 from bmn.records.store import Find, Store
-from bmn.search.chunks import Backend, Result
+from bmn.search.chunks import Backend, Result, get_backend
 from bmn.search.driver import COMMIT_FINDS, Progress, Summary
 from bmn.search.run import RunHandler
 
@@ -157,6 +157,9 @@ class CudaSearch(RunHandler):
     ):
         self._run_best = -1  # the best score stored with the run
         self._finds: list[Finds] = []  # absorbed, not yet committed
+        if backend is None:  # a thread of this process feeds the GPU: the run ran on the GPU
+            backend = get_backend()
+            backend.where = "cuda"
         super().__init__(store, options, run_id, backend)
 
     @property

@@ -287,7 +287,7 @@ class TestSearchOnDevice:
         assert (best.cards, best.tricks) == (gpu["best_cards"], gpu["best_tricks"])
         with Store(tmp_path / "gpu.sqlite") as db:
             run = db.get_run(gpu["run"])
-            assert (run.params["device"], run.params["workers"]) == ("cuda", 8)
+            assert (run.params["device"], run.params["workers"], run.backend) == ("cuda", 8, "cuda")
             assert (run.best_deal, run.games) == (gpu["best_deal"], iterations)
 
     def test_interrupted_and_resumed_is_the_uninterrupted_run(self, bmn, tmp_path, monkeypatch):
