@@ -143,6 +143,38 @@ def test_a_scheduler_without_workers_is_refused(monkeypatch):
         DaskBackend(empty.scheduler_address)
 
 
+def test_a_cluster_left_without_workers_stops_the_run_for_threads_to_resume(
+    tmp_path, monkeypatch, threads_run
+):
+    """The last worker leaves and none comes back: after NO_WORKERS_SECONDS the run says so in
+    one line and stops as interrupted, and threads finish it as if nothing had happened."""
+    monkeypatch.setattr(dask_backend, "NO_WORKERS_SECONDS", 1.0)
+    monkeypatch.setattr(driver, "COMMIT_SECONDS", 0.0)  # the first progress: the first chunk
+    lonely = distributed.LocalCluster(
+        n_workers=1, threads_per_worker=1, processes=False, protocol="tcp", host="127.0.0.1",
+        dashboard_address="127.0.0.1:0", silence_logs=40,
+    )  # fmt: skip
+    with lonely, Store(tmp_path / "w.sqlite") as store:
+        backend = DaskBackend(lonely.scheduler_address)
+        job = Search(store, SearchOptions(**OPTIONS), backend=backend)
+        left = []
+
+        def leave(progress):
+            if not left:
+                left.append(progress.games)
+                lonely.scale(0)
+
+        try:
+            with pytest.raises(BackendError, match="has had no worker for 1 s"):
+                job.run(leave)
+        finally:
+            backend.close()
+        run = store.get_run(job.run_id)
+        assert run.status == "interrupted" and left[0] <= run.games < OPTIONS["iterations"]
+        resumed = Search.resume(store, job.run_id, backend=ThreadBackend()).run()
+        assert outcome(store, resumed) == threads_run
+
+
 def test_a_worker_that_joins_running_another_bmn_stops_the_run(tmp_path, backend):
     """Every chunk checks the worker's bmn: the run stops with one line, interrupted."""
     backend.version = "0.0.2"  # as if the workers had changed since the connection
