@@ -22,11 +22,11 @@ def store_bytes(path: Path) -> int:
     return sum(p.stat().st_size for p in path.parent.glob(path.name + "*"))
 
 
-def measure(folder: Path, keep_above: int, seconds: float, workers: int) -> dict:
+def measure(folder: Path, keep_above: int, seconds: float, workers: int, index: int = 0) -> dict:
     from bmn.records.store import Store
     from bmn.search.driver import Search, SearchOptions
 
-    path = folder / f"keep-{keep_above}.sqlite"
+    path = folder / f"{index}-keep-{keep_above}.sqlite"  # a threshold may come twice
     options = SearchOptions(seconds=seconds, workers=workers, seed=1, keep_above=keep_above)
     with Store(path) as db:
         summary = Search(db, options).run()
@@ -50,7 +50,10 @@ def main(argv: list[str] | None = None) -> None:
     warm_search()
     thresholds = [int(t) for t in args.thresholds.split(",")]
     with tempfile.TemporaryDirectory() as folder:
-        rows = [measure(Path(folder), t, args.seconds, args.workers) for t in thresholds]
+        rows = [
+            measure(Path(folder), t, args.seconds, args.workers, i)
+            for i, t in enumerate(thresholds)
+        ]
     base = rows[0]["games_per_s"]
     for row in rows:
         print(

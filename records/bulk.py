@@ -1,10 +1,10 @@
-"""Finds stored in bulk: a stream's short finished games of one commit, packed in one row.
+"""Finds stored in bulk: the short finished games of one search chunk, packed in one row.
 
 A low --keep-above makes every deal a search scores a find, millions a minute. An indexed
 row each (the finds table) costs SQLite tens of microseconds a find, far more than the
 kernel spends on a game, so a search stores the finds that finish in fewer than BULK_BELOW
 cards (none is a record, and nobody ranks them one by one) as one row of the find_batches
-table per stream and commit: the deals packed two cards a byte, each deal's cards and
+table per chunk: the deals packed two cards a byte, each deal's cards and
 tricks as two 16-bit numbers, about 30 bytes a find in all. The store reads them back as
 finds like any other (top, show, export, a run's finds). Within a run a deal scored twice is
 kept twice in bulk (a row of the finds table is kept once).
@@ -52,12 +52,12 @@ COLUMNS = "run_id, strategy, found_at, elapsed, sizes, count, figures, decks"
 
 @dataclass(frozen=True)
 class Bulk:
-    """Finds of one stream for one commit, to be stored as a batch: `first_game` (the stream's
-    games before them) keys the batch in its run, so a batch stored twice is stored once."""
+    """Finds of one chunk of a stream, to be stored as a batch: `first_game` (the stream's
+    games before the chunk) keys the batch in its run, so a batch stored twice is stored once."""
 
     stream: int
     first_game: int
-    elapsed: float  # seconds into the run at the commit
+    elapsed: float  # seconds into the run at the commit that stores it
     sizes: tuple[int, ...]
     decks: np.ndarray  # uint8[n, cards]: each deal, hands concatenated
     figures: np.ndarray  # [n, 2]: cards and tricks of each deal

@@ -373,9 +373,9 @@ class Search(RunHandler):
 
     def _split_finds(self, seconds: float) -> tuple[list[Find], list[Bulk]]:
         """The absorbed finds: those stored one by one, and the short ones in bulk, one bulk
-        per stream (its chunks since the last commit follow on from each other)."""
+        per chunk (keyed by its stream and first game)."""
         strategy, sizes = self.options.strategy, self.options.sizes
-        finds, parts = [], {}
+        finds, bulks = [], []
         for stream, first, decks, meta in self._finds:
             bulky = in_bulk(meta, FINISHED)
             one = ~bulky
@@ -384,13 +384,12 @@ class Search(RunHandler):
                 Find(deal, c, t, STATUS_NAMES[s], strategy, seconds)
                 for deal, (c, t, s) in zip(texts, meta[one].tolist(), strict=True)
             ]
-            parts.setdefault(stream, (first, [], []))
-            parts[stream][1].append(decks[bulky])
-            parts[stream][2].append(meta[bulky, :2])
-        bulks = [
-            Bulk(stream, first, seconds, tuple(sizes), np.concatenate(d), np.concatenate(m))
-            for stream, (first, d, m) in parts.items()
-        ]
+            if not one.any():  # the usual case at a low threshold: no copy
+                bulks.append(Bulk(stream, first, seconds, tuple(sizes), decks, meta[:, :2]))
+            else:
+                bulks.append(
+                    Bulk(stream, first, seconds, tuple(sizes), decks[bulky], meta[bulky, :2])
+                )
         return finds, bulks
 
     def _save(self, seconds: float) -> None:
