@@ -28,10 +28,10 @@ import numpy as np
 
 from bmn.kernels.config import STATUS_NAMES
 from bmn.kernels.cuda_env import THREADS_PER_BLOCK
-from bmn.kernels.deal import deal_text, deal_texts
+from bmn.kernels.deal import deal_text
 from bmn.records.store import Find, Store
 from bmn.search.chunks import Backend, Result, get_backend
-from bmn.search.driver import COMMIT_FINDS, Progress, Summary
+from bmn.search.driver import COMMIT_FINDS, Progress, Summary, split_finds
 from bmn.search.run import RunHandler
 
 if TYPE_CHECKING:
@@ -156,7 +156,8 @@ class CudaSearch(RunHandler):
         backend: Backend | None = None,
     ):
         self._run_best = -1  # the best score stored with the run
-        self._finds: list[Finds] = []  # absorbed, not yet committed
+        # absorbed, not yet committed: (stream 0, games before the chunk, decks, meta)
+        self._finds: list[tuple[int, int, np.ndarray, np.ndarray]] = []
         if backend is None:  # a thread of this process feeds the GPU: the run ran on the GPU
             backend = get_backend()
             backend.where = "cuda"
@@ -176,7 +177,7 @@ class CudaSearch(RunHandler):
         return COMMIT_SECONDS
 
     def commit_due(self) -> bool:
-        return super().commit_due() or sum(len(f) for f in self._finds) >= COMMIT_FINDS
+        return super().commit_due() or sum(len(f[2]) for f in self._finds) >= COMMIT_FINDS
 
     def _restore(self, checkpoints: dict[int, tuple[bytes, int, float]]) -> None:
         from bmn.kernels.cuda_search import BEST, Streams
@@ -218,23 +219,17 @@ class CudaSearch(RunHandler):
         return size if left is None else max(min(size, left), 0)
 
     def _absorb(self, result: Result) -> None:
+        from bmn.kernels.cuda_search import F_CARDS, F_STATUS, F_TRICKS
+
+        meta = result.finds.figures[:, [F_CARDS, F_TRICKS, F_STATUS]]
+        self._finds.append((0, self.games, result.finds.decks, meta))  # keyed by games before
         self.state = result.state
-        self._finds.append(result.finds)
 
     def _save(self, seconds: float) -> None:
         """The streams' checkpoint, their finds and the run's totals in one transaction."""
-        from bmn.kernels.cuda_search import F_CARDS, F_STATUS, F_TRICKS
+        from bmn.kernels.cuda_search import HAND
 
-        strategy = self.options.strategy
-        finds = [
-            Find(deal, c, t, STATUS_NAMES[s], strategy, seconds)
-            for part in self._finds
-            for deal, (c, t, s) in zip(
-                deal_texts(part.decks),
-                part.figures[:, [F_CARDS, F_TRICKS, F_STATUS]].tolist(),
-                strict=True,
-            )
-        ]
+        finds, bulks = split_finds(self._finds, self.options.strategy, (HAND, HAND), seconds)
         update = {"games": self.games, "seconds": seconds}
         p = self.progress
         best = self._best()
@@ -246,7 +241,7 @@ class CudaSearch(RunHandler):
             p.best_deal, p.best_cards, p.best_tricks = find.deal, find.cards, find.tricks
         checkpoint = (0, self.state.to_bytes(), self.games, seconds)
         p.finds += self.store.save_progress(
-            self.run_id, [checkpoint], finds, update, holder=self.holder
+            self.run_id, [checkpoint], finds, update, holder=self.holder, bulks=bulks
         )
         self._finds = []
 

@@ -15,6 +15,7 @@ import functools
 import secrets
 import threading
 import time
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 
 import numpy as np
@@ -371,30 +372,10 @@ class Search(RunHandler):
             or self._in_bulk >= COMMIT_BULK_FINDS
         )
 
-    def _split_finds(self, seconds: float) -> tuple[list[Find], list[Bulk]]:
-        """The absorbed finds: those stored one by one, and the short ones in bulk, one bulk
-        per chunk (keyed by its stream and first game)."""
-        strategy, sizes = self.options.strategy, self.options.sizes
-        finds, bulks = [], []
-        for stream, first, decks, meta in self._finds:
-            bulky = in_bulk(meta, FINISHED)
-            one = ~bulky
-            texts = deal_texts(decks[one], sizes)
-            finds += [
-                Find(deal, c, t, STATUS_NAMES[s], strategy, seconds)
-                for deal, (c, t, s) in zip(texts, meta[one].tolist(), strict=True)
-            ]
-            if not one.any():  # the usual case at a low threshold: no copy
-                bulks.append(Bulk(stream, first, seconds, tuple(sizes), decks, meta[:, :2]))
-            else:
-                bulks.append(
-                    Bulk(stream, first, seconds, tuple(sizes), decks[bulky], meta[bulky, :2])
-                )
-        return finds, bulks
-
     def _save(self, seconds: float) -> None:
         """The chunks' checkpoints, their finds and the run's totals in one transaction."""
-        finds, bulks = self._split_finds(seconds)
+        o = self.options
+        finds, bulks = split_finds(self._finds, o.strategy, o.sizes, seconds)
         checkpoints = [
             (w, state.to_bytes(), int(state.counters[GAMES]), seconds)
             for w, state in self._checkpoints.items()
@@ -452,6 +433,27 @@ class Search(RunHandler):
             seconds,
             seed,
         )
+
+
+def split_finds(
+    parts: Sequence[tuple[int, int, np.ndarray, np.ndarray]], strategy: str,
+    sizes: Sequence[int], seconds: float,
+) -> tuple[list[Find], list[Bulk]]:  # fmt: skip
+    """Finds of chunks, (stream, its games before the chunk, decks, rows of (cards, tricks,
+    status)), as those stored one by one and the short ones in bulk, one bulk per chunk."""
+    finds, bulks = [], []
+    for stream, first, decks, meta in parts:
+        bulky = in_bulk(meta, FINISHED)
+        one = ~bulky
+        texts = deal_texts(decks[one], sizes)
+        finds += [
+            Find(deal, c, t, STATUS_NAMES[s], strategy, seconds)
+            for deal, (c, t, s) in zip(texts, meta[one].tolist(), strict=True)
+        ]
+        if one.any():
+            decks, meta = decks[bulky], meta[bulky]
+        bulks.append(Bulk(stream, first, seconds, tuple(sizes), decks, meta[:, :2]))
+    return finds, bulks
 
 
 def chunk_size(rate: float | None, left: int | None, deadline: float | None) -> int:

@@ -289,6 +289,8 @@ class TestSearchOnDevice:
             run = db.get_run(gpu["run"])
             assert (run.params["device"], run.params["workers"], run.backend) == ("cuda", 8, "cuda")
             assert (run.best_deal, run.games) == (gpu["best_deal"], iterations)
+            in_bulk = db._db.execute("SELECT count(*) FROM find_batches").fetchone()[0]
+            assert in_bulk > 0  # finds under 3,000 cards are stored in bulk, as on the CPU
 
     def test_interrupted_and_resumed_is_the_uninterrupted_run(self, bmn, tmp_path, monkeypatch):
         whole = run_search(bmn, tmp_path / "whole.sqlite", "--iterations", "160",
