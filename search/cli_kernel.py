@@ -11,11 +11,10 @@ from bmn.kernels.deal import format_deal
 from bmn.search.cli_device import DEVICE_OPTION, DEVICE_THREADS_OPTION
 from bmn.search.cli_options import (
     JSON_OPTION,
-    MAX_DEALS,
     PLAYERS_OPTION,
     THREADS_OPTION,
-    Whole,
     check_figure,
+    deals_option,
     figure_option,
     seed_option,
     write_figure,
@@ -124,13 +123,7 @@ _STANDARD_COUNTS = (("-", 36), ("J", 4), ("Q", 4), ("K", 4), ("A", 4))
 
 
 @click.command()
-@click.option(
-    "--deals",
-    type=Whole(1, MAX_DEALS),
-    default=1_000_000,
-    show_default=True,
-    help="Random standard deals to score (all held in memory: 52 bytes each).",
-)
+@deals_option(1_000_000, "Random standard deals to score (all held in memory: 52 bytes each).")
 @THREADS_OPTION
 @PLAYERS_OPTION
 @seed_option("Seed of the random deals, 0 to 2**63 - 1 [default: fixed].")
@@ -187,13 +180,7 @@ def bench(
 
 
 @click.command()
-@click.option(
-    "--deals",
-    type=Whole(1, MAX_DEALS),
-    default=200_000,
-    show_default=True,
-    help="Random standard deals to check.",
-)
+@deals_option(200_000, "Random standard deals to check.")
 @PLAYERS_OPTION
 @seed_option("Seed of the random deals, 0 to 2**63 - 1 [default: fixed].")
 @DEVICE_OPTION
@@ -235,12 +222,7 @@ def selfcheck(deals: int, players: int, seed: int | None, device: str) -> None:
 
 
 @click.command()
-@click.option(
-    "--deals",
-    type=Whole(1, MAX_DEALS),
-    default=None,
-    help="How many random deals [default: 1,000,000].",
-)
+@deals_option(None, "How many random deals [default: 1,000,000].")
 @PLAYERS_OPTION
 @seed_option("Seed, 0 to 2**63 - 1; drawn at random and shown if omitted.")
 @figure_option(None)

@@ -94,6 +94,12 @@ def seed_option(help: str) -> Callable[[Callable], Callable]:
     return click.option("--seed", type=SEED, default=None, help=help)
 
 
+def deals_option(default: int | None, help: str) -> Callable[[Callable], Callable]:
+    """--deals N: how many random deals a command plays, at most MAX_DEALS."""
+    shown = {"show_default": True} if default is not None else {}
+    return click.option("--deals", type=Whole(1, MAX_DEALS), default=default, help=help, **shown)
+
+
 class SeedList(click.ParamType):
     """Comma-separated seeds, each by the one seed rule: 1,2,3."""
 
