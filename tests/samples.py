@@ -4,6 +4,7 @@ Plain constants and generators, imported by name (`from samples import CASELLA`)
 are in conftest.py.
 """
 
+from bmn.kernels.config import LOOP, STATUS_NAMES
 from bmn.kernels.deal import parse_deal
 
 # Nessler 2022, the longest known game: 8,344 cards, 1,164 tricks, seat 1 wins.
@@ -43,3 +44,23 @@ def tiny_deals(deck, with_empty=True):
     for order in orders(deck):
         for cut in range(low, len(deck) + 1 - low):
             yield order[:cut], order[cut:]
+
+
+def exact_as_reference(figures) -> dict:
+    """A kernel's exact figures (play_exact_at's tuple: status, cards, tricks, winner, loop
+    start cards and tricks, period cards and tricks) in the reference engine's dict form."""
+    status, cards, tricks, winner, start_c, start_t, period_c, period_t = figures
+    out = {
+        "status": STATUS_NAMES[status],
+        "cards": cards,
+        "tricks": tricks,
+        "winner": None if winner < 0 else winner,
+    }
+    if status == LOOP:
+        out.update(
+            loop_start_cards=start_c,
+            loop_start_tricks=start_t,
+            period_cards=period_c,
+            period_tricks=period_t,
+        )
+    return out

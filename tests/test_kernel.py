@@ -71,23 +71,7 @@ ADVERSARIAL = [
 def kernel_exact(deal) -> dict:
     """play_exact_at's tuple in the reference engine's dict form."""
     row, sizes = encode(deal)
-    status, cards, tricks, winner, start_c, start_t, period_c, period_t = play_exact_at(
-        row, 0, sizes
-    )
-    out = {
-        "status": "loop" if status == LOOP else "finished",
-        "cards": cards,
-        "tricks": tricks,
-        "winner": None if winner < 0 else winner,
-    }
-    if status == LOOP:
-        out.update(
-            loop_start_cards=start_c,
-            loop_start_tricks=start_t,
-            period_cards=period_c,
-            period_tricks=period_t,
-        )
-    return out
+    return samples.exact_as_reference(play_exact_at(row, 0, sizes))
 
 
 def assert_agrees(deal) -> None:
