@@ -103,7 +103,7 @@ def insert(
             int(b.figures[:, 1].max()),
             b.figures.astype(FIGURES).tobytes(),
             pack_decks(b.decks),
-        )  # fmt: skip
+        )
         for b in bulks
         if len(b.decks)
     ]

@@ -32,6 +32,7 @@ from typing import Any
 
 import numpy as np
 
+from bmn.kernels.deal import encode, parse_deal
 from bmn.records import bulk
 
 # PRAGMA application_id of every bmn store: b"bmn1" read as a big-endian integer.
@@ -125,7 +126,7 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         " (length(deal) - length(replace(deal, '/', '')) + 1) VIRTUAL",
         "CREATE INDEX finds_by_seats ON finds (seats, cards DESC, tricks DESC)",
     ),
-    bulk.CREATE,  # 4: short finished finds of a search, packed a stream's commit to a row
+    bulk.CREATE,  # 4: short finished finds of a search, packed a chunk's to a row
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 
@@ -142,8 +143,6 @@ _RANK_KEY = {  # Python's order of _ORDER
     "cards": lambda f: (-f.cards, -f.tricks, f.deal),
     "tricks": lambda f: (-f.tricks, -f.cards, f.deal),
 }
-_VALUES = np.zeros(256, dtype=np.uint8)  # record notation -> penalty value
-_VALUES[np.frombuffer(b"-JQKA", dtype=np.uint8)] = np.arange(5)
 _RUN_FIELDS = ("status", "games", "seconds", "best_deal", "best_cards", "best_tricks")
 
 
@@ -719,7 +718,7 @@ class Store:
         Batches are read best first and only while they can still place."""
         key = _RANK_KEY[by]
         best = sorted(rows, key=key)
-        where, params = f"best_cards >= ? AND best_{by} >= ?", [min_cards, 0]
+        where, params = "best_cards >= ?", [min_cards]
         if seats is not None:
             where += " AND seats = ?"
             params.append(seats)
@@ -740,10 +739,8 @@ class Store:
         deal = canonical_deal(deal)
         sql = f"SELECT {_FIND_COLUMNS} FROM finds WHERE deal = ? ORDER BY id"
         rows = [FindRow(*row) for row in self._db.execute(sql, (deal,))]
-        hands = deal.split("/")
-        sizes = "/".join(str(len(hand)) for hand in hands)
-        wanted = _VALUES[np.frombuffer("".join(hands).encode(), dtype=np.uint8)]
-        for batch in bulk.batches(self._db, "sizes = ?", (sizes,)):
+        wanted, sizes = encode(parse_deal(deal))
+        for batch in bulk.batches(self._db, "sizes = ?", ("/".join(map(str, sizes)),)):
             (hits,) = np.nonzero((batch.decks() == wanted).all(axis=1))
             rows += [FindRow(*row) for row in batch.rows(hits)] if len(hits) else []
         return sorted(rows, key=lambda row: row.found_at)
