@@ -159,8 +159,7 @@ class CudaSearch(RunHandler):
         # absorbed, not yet committed: (stream 0, games before the chunk, decks, meta)
         self._finds: list[tuple[int, int, np.ndarray, np.ndarray]] = []
         if backend is None:  # a thread of this process feeds the GPU: the run ran on the GPU
-            backend = get_backend()
-            backend.where = "cuda"
+            backend = get_backend("threads", where="cuda")
         super().__init__(store, options, run_id, backend)
 
     @property

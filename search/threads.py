@@ -24,9 +24,10 @@ def default_workers() -> int:
 class ThreadBackend:
     """Streams on threads of this process (see the module's docstring)."""
 
-    name = where = "threads"
+    name = "threads"
 
-    def __init__(self) -> None:
+    def __init__(self, where: str = "threads") -> None:
+        self.where = where  # what a run stores as where it ran: a GPU run's thread says cuda
         self._tasks: list[queue.Queue[Task | None]] = []
         self._threads: list[threading.Thread] = []
         self._results: queue.Queue[Result | Exception] = queue.Queue()
