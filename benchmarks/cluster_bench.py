@@ -36,10 +36,10 @@ from pathlib import Path
 from statistics import median
 
 from bmn.records.store import Store
-from bmn.search import driver
-from bmn.search.chunks import Backend, Result, Task
-from bmn.search.driver import Search, SearchOptions
-from bmn.search.threads import ThreadBackend
+from bmn.search.backends.base import Backend, Result, Task
+from bmn.search.backends.threads import ThreadBackend
+from bmn.search.runs import longest as driver
+from bmn.search.runs.longest import Search, SearchOptions
 
 SEED = 20_260_130
 
@@ -116,7 +116,7 @@ def timed_run(backend: Backend, workers: int, iterations: int, folder: Path) -> 
 
 def dask_run(address: str, workers: int, iterations: int, folder: Path) -> dict:
     """A search on the cluster at `address`, connecting a backend to it as `bmn` does."""
-    from bmn.search.dask_backend import DaskBackend
+    from bmn.search.backends.dask_cluster import DaskBackend
 
     began = time.monotonic()
     backend = DaskBackend(address)
@@ -132,7 +132,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--tiny-chunks", type=int, default=3000, help="chunks of the tiny run")
     parser.add_argument("--tiny-streams", type=int, default=16, help="streams of the tiny run")
     args = parser.parse_args(argv)
-    from bmn.search.dask_backend import quiet_logs, start_local_cluster
+    from bmn.search.backends.dask_cluster import quiet_logs, start_local_cluster
 
     quiet_logs()
     figures: dict = {"workers": args.workers, "iterations": args.iterations, "cpus": os.cpu_count()}

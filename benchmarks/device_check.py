@@ -51,7 +51,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 
 
 def selfcheck(args) -> dict:
-    from bmn.kernels import cuda_two
+    from bmn.kernels.cuda import two as cuda_two
 
     start = time.perf_counter()
     mismatches = cuda_two.selfcheck(args.selfcheck_deals, args.seed)
@@ -61,8 +61,9 @@ def selfcheck(args) -> dict:
 
 def search_replay(args, shape: dict) -> dict:
     """A short device walk (with the backlog), every stream replayed by the CPU search."""
-    from bmn.kernels import cuda_search as cs
-    from bmn.search import strategies, worker
+    from bmn.search.strategies import cpu as strategies
+    from bmn.search.strategies import cuda as cs
+    from bmn.search.strategies import worker
 
     n = shape["threads"] if args.quick else 256
     before = cs.Streams.new(args.seed + 1, n)
@@ -94,7 +95,7 @@ def search_replay(args, shape: dict) -> dict:
 
 
 def bench(args, shape: dict) -> dict:
-    from bmn.kernels import cuda_search as cs
+    from bmn.search.strategies import cuda as cs
 
     whole = cs.WHOLE_GAMES
     variants = {  # the defaults first, then one change each, to choose the defaults by
@@ -116,9 +117,9 @@ def bench(args, shape: dict) -> dict:
 
 def search(args, shape: dict) -> dict:
     """The walk on every resident thread for a while; the best deal, checked by the reference."""
-    from bmn.kernels import cuda_search as cs
     from bmn.kernels import reference
     from bmn.kernels.deal import decode, format_deal
+    from bmn.search.strategies import cuda as cs
 
     threads = shape["threads"] or cs.resident_threads(shape["threads_per_block"], mode="walk")
     device = cs.DeviceSearch(
@@ -156,11 +157,11 @@ def search_run(args, shape: dict) -> dict:
     import tempfile
     from pathlib import Path
 
-    from bmn.kernels import cuda_search as cs
     from bmn.kernels import reference
     from bmn.kernels.deal import parse_deal
     from bmn.records.store import Store
-    from bmn.search.cuda_driver import CudaSearch, CudaSearchOptions, cuda_chunk
+    from bmn.search.runs.longest_cuda import CudaSearch, CudaSearchOptions, cuda_chunk
+    from bmn.search.strategies import cuda as cs
 
     threads = shape["threads"] or cs.resident_threads(shape["threads_per_block"], mode="walk")
     options = CudaSearchOptions(
@@ -195,13 +196,13 @@ def search_run(args, shape: dict) -> dict:
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     started = time.perf_counter()
-    from bmn.kernels.cuda_env import available
+    from bmn.kernels.cuda.env import available
 
     missing = available()
     if missing is not None:
         print(json.dumps({"ok": False, "error": missing}))
         return 1
-    from bmn.kernels import cuda_two
+    from bmn.kernels.cuda import two as cuda_two
 
     # Quick runs keep the simulator's Python threads few; a GPU gets every resident thread.
     shape = {"threads": 8, "threads_per_block": 8} if args.quick else {"threads": None}

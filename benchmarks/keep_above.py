@@ -24,7 +24,7 @@ def store_bytes(path: Path) -> int:
 
 def measure(folder: Path, keep_above: int, seconds: float, workers: int, index: int = 0) -> dict:
     from bmn.records.store import Store
-    from bmn.search.driver import Search, SearchOptions
+    from bmn.search.runs.longest import Search, SearchOptions
 
     path = folder / f"{index}-keep-{keep_above}.sqlite"  # a threshold may come twice
     options = SearchOptions(seconds=seconds, workers=workers, seed=1, keep_above=keep_above)
@@ -45,7 +45,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--thresholds", default="3000,1500,0", help="the first is the baseline")
     args = parser.parse_args(argv)
-    from bmn.search.driver import warm_search
+    from bmn.search.runs.longest import warm_search
 
     warm_search()
     thresholds = [int(t) for t in args.thresholds.split(",")]

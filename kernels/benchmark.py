@@ -2,8 +2,8 @@
 
 `bench` times the compiled batch kernel alone: the deals are generated and the kernel compiled
 (or loaded from the cache) before the clock starts. Two seats time the two-seat kernel's
-total (kernels/two.py); three and four seats the N-seat kernel's batch scorer
-(kernels/nseat.py), the kernel kernels/score.py registers for them. `selfcheck` scores random
+total (kernels/cpu/two.py); three and four seats the N-seat kernel's batch scorer
+(kernels/cpu/nseat.py), the kernel kernels/score.py registers for them. `selfcheck` scores random
 deals with the kernel and with the reference engine and stops at the first difference.
 """
 
@@ -18,12 +18,12 @@ import numpy as np
 
 from bmn.kernels import reference
 from bmn.kernels.config import FAST_CAP
+from bmn.kernels.cpu.two import total_cards
 from bmn.kernels.deal import STANDARD_DECK, decode, even_sizes
 from bmn.kernels.dealer import random_deals
 from bmn.kernels.results import Scores
 from bmn.kernels.rng import seed_state
 from bmn.kernels.score import kernel_for, numba_threads, score
-from bmn.kernels.two import total_cards
 
 DEFAULT_SEED = 20_240_601
 

@@ -2,7 +2,7 @@
 
 `score` takes deals as rows of penalty values (hands concatenated, zero padded) with their hand
 sizes. Each compiled kernel module offers `score_rows(deals, sizes, rows, out, cap)` (the
-interface is in kernels/two.py, the first of them) and is registered below under the seat count
+interface is in kernels/cpu/two.py, the first of them) and is registered below under the seat count
 and device it serves; it is handed only deals of that many seats and at most MAX_CARDS cards.
 A card cap keeps the fast path cheap and the rare deals past it are replayed exactly. Any deal
 no kernel takes goes through the reference engine: slower, never refused.
@@ -18,8 +18,9 @@ from types import ModuleType
 import numba
 import numpy as np
 
-from bmn.kernels import reference, two
+from bmn.kernels import reference
 from bmn.kernels.config import FAST_CAP
+from bmn.kernels.cpu import two
 from bmn.kernels.deal import Deal, DealError
 from bmn.kernels.results import Scores
 
@@ -30,9 +31,9 @@ MAX_CARDS = 64
 # use (so that, say, a CUDA kernel costs nothing until it is asked for). One line registers one.
 KERNELS: dict[tuple[int, str], ModuleType | str] = {}
 KERNELS[(2, "cpu")] = two
-KERNELS[(3, "cpu")] = "bmn.kernels.nseat"
-KERNELS[(4, "cpu")] = "bmn.kernels.nseat"
-KERNELS[(2, "cuda")] = "bmn.kernels.cuda_two"  # raises CudaUnavailable (one line) without CUDA
+KERNELS[(3, "cpu")] = "bmn.kernels.cpu.nseat"
+KERNELS[(4, "cpu")] = "bmn.kernels.cpu.nseat"
+KERNELS[(2, "cuda")] = "bmn.kernels.cuda.two"  # raises CudaUnavailable (one line) without CUDA
 
 
 def kernel_for(seats: int, device: str = "cpu") -> ModuleType | None:

@@ -12,7 +12,7 @@ from errors import error_line
 from hypothesis import HealthCheck, settings
 
 from bmn.records.store import Store
-from bmn.search.cli import cli
+from bmn.search.cli.main import cli
 
 settings.register_profile(
     "bmn",

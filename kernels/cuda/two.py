@@ -1,0 +1,357 @@
+"""The two-player kernel on an NVIDIA GPU (Numba CUDA): kernels/cpu/two.py's bit-queues, per thread.
+
+The game is kernels/cpu/two.py's, line for line: a hand is three uint64 masks (`court` with a
+sentinel bit past the bottom card, and the two bits of value - 1), a run of numerals is laid in
+one step with count-trailing-zeros, a taken pile is ORed in under the taker's cards. Only the
+bit counts differ: Numba's CUDA simulator formats values as 32 bits in `ffs` and `clz`, so both
+are taken on 32-bit halves, which is right on a GPU and in the simulator alike (on a GPU a
+64-bit count is two 32-bit instructions anyway).
+
+A game past the card cap comes back as UNDECIDED and the host replays it with
+kernels/cpu/two.py's exact loop detection, so every figure is exact. Every figure is checked
+against kernels/reference.py (tests/test_cuda_two.py, under the simulator).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from bmn.kernels.config import FAST_CAP, FINISHED, LOOP, UNDECIDED
+from bmn.kernels.cuda.env import THREADS_PER_BLOCK, require, simulated
+
+require()  # one line saying what is missing, before numba.cuda falls back to anything else
+
+from numba import cuda  # noqa: E402  (only once require() has passed)
+
+from bmn.kernels.cpu import two  # noqa: E402
+from bmn.kernels.deal import DealError  # noqa: E402
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from bmn.kernels.benchmark import Disagreement
+    from bmn.kernels.results import Scores
+
+MAX_CARDS = 64  # one uint64 mask per hand, as kernels/cpu/two.py
+CAP = FAST_CAP  # cards, as the CPU search
+SIMULATED = simulated()
+
+# Device functions are inlined into the kernels (the simulator takes no forceinline flag).
+DEVICE = {"device": True} if SIMULATED else {"device": True, "forceinline": True}
+KERNEL = {"cache": True}
+
+# Unsigned constants: mixing uint64 with int64 in numba promotes to float64.
+_ZERO = np.uint64(0)
+_ONE = np.uint64(1)
+_TWO = np.uint64(2)
+_TOP = np.uint64(63)
+_HALF = np.uint64(32)
+_LOW = np.uint64(0xFFFFFFFF)
+
+
+@cuda.jit(**DEVICE)
+def ctz(x):
+    """Trailing zeros of a non-zero uint64, from its 32-bit halves (see the module doc)."""
+    low = np.uint32(x & _LOW)
+    if low != 0:
+        return np.int64(cuda.ffs(low)) - 1
+    return np.int64(cuda.ffs(np.uint32(x >> _HALF))) + 31
+
+
+@cuda.jit(**DEVICE)
+def top_bit(x):
+    """Position of the highest set bit of a non-zero uint64, from its 32-bit halves."""
+    high = np.uint32(x >> _HALF)
+    if high != 0:
+        return 63 - np.int64(cuda.clz(high))
+    return 31 - np.int64(cuda.clz(np.uint32(x & _LOW)))
+
+
+@cuda.jit(**DEVICE)
+def load(row, start, n):
+    """A hand's masks (court with the sentinel at bit n, value bit 0, value bit 1)."""
+    court = _ONE << np.uint64(n)
+    bit0 = _ZERO
+    bit1 = _ZERO
+    for i in range(n):
+        v = np.uint64(row[start + i])
+        if v != _ZERO:
+            at = np.uint64(i)
+            w = v - _ONE
+            court |= _ONE << at
+            bit0 |= (w & _ONE) << at
+            bit1 |= (w >> _ONE) << at
+    return court, bit0, bit1
+
+
+@cuda.jit(**DEVICE)
+def _pays(mc, m0, m1, pc, p0, p1, pile, pen):
+    """Hand m owes `pen` cards onto the pile: kernels/cpu/two.py's _pays."""
+    k = ctz(mc)
+    if k >= pen:
+        s = np.uint64(pen)
+        return True, False, mc >> s, m0 >> s, m1 >> s, pc, p0, p1, pile + pen, pen
+    uk = np.uint64(k)
+    if (mc >> uk) == _ONE:  # the sentinel: m is out while paying
+        return False, False, mc, m0, m1, pc, p0, p1, pile + k, pen
+    at = np.uint64(pile + k)
+    b0 = (m0 >> uk) & _ONE
+    b1 = (m1 >> uk) & _ONE
+    pc |= _ONE << at
+    p0 |= b0 << at
+    p1 |= b1 << at
+    s = uk + _ONE
+    value = np.int64(b0 + b1 * _TWO) + 1
+    return False, True, mc >> s, m0 >> s, m1 >> s, pc, p0, p1, pile + k + 1, value
+
+
+@cuda.jit(**DEVICE)
+def _collect(wc, w0, w1, pc, p0, p1, pile):
+    """Hand w takes the pile under its cards, in the order it was laid."""
+    wn = np.uint64(top_bit(wc))
+    end = _ONE << (np.uint64(pile) & _TOP)  # the new sentinel (64 cards only when the game ends)
+    wc = (wc ^ (_ONE << wn)) | ((pc | end) << wn)
+    return wc, w0 | (p0 << wn), w1 | (p1 << wn)
+
+
+@cuda.jit(**DEVICE)
+def _chain(mc, m0, m1, wc, w0, w1, pc, p0, p1, pile, pen):
+    """m pays pen to w, then w pays m, ... : kernels/cpu/two.py's _chain, unrolled by two."""
+    while True:
+        paid, court, mc, m0, m1, pc, p0, p1, pile, pen = _pays(mc, m0, m1, pc, p0, p1, pile, pen)
+        if not court:
+            if paid:
+                wc, w0, w1 = _collect(wc, w0, w1, pc, p0, p1, pile)
+                return True, mc, m0, m1, wc, w0, w1, pile, mc == _ONE
+            return True, mc, m0, m1, wc, w0, w1, pile, True
+        paid, court, wc, w0, w1, pc, p0, p1, pile, pen = _pays(wc, w0, w1, pc, p0, p1, pile, pen)
+        if not court:
+            if paid:
+                mc, m0, m1 = _collect(mc, m0, m1, pc, p0, p1, pile)
+                return False, mc, m0, m1, wc, w0, w1, pile, wc == _ONE
+            return False, mc, m0, m1, wc, w0, w1, pile, True
+
+
+@cuda.jit(**DEVICE)
+def trick(lc, l0, l1, oc, o0, o1):
+    """One trick from an empty pile, hand l leading: kernels/cpu/two.py's _trick.
+
+    Returns (leader_took, lc, l0, l1, oc, o0, o1, cards, over).
+    """
+    i = ctz(lc)
+    j = ctz(oc)
+    if i <= j:  # the leader reaches a court card (or runs out) first, at step 2i
+        ui = np.uint64(i)
+        if (lc >> ui) == _ONE:
+            return False, lc, l0, l1, oc, o0, o1, 2 * i, True
+        at = ui + ui
+        b0 = (l0 >> ui) & _ONE
+        b1 = (l1 >> ui) & _ONE
+        pen = np.int64(b0 + b1 * _TWO) + 1
+        s = ui + _ONE
+        took, oc, o0, o1, lc, l0, l1, pile, over = _chain(
+            oc >> ui, o0 >> ui, o1 >> ui, lc >> s, l0 >> s, l1 >> s,
+            _ONE << at, b0 << at, b1 << at, 2 * i + 1, pen,
+        )  # fmt: skip
+        return took, lc, l0, l1, oc, o0, o1, pile, over
+    uj = np.uint64(j)  # the other hand reaches a court card (or runs out) first, at 2j + 1
+    if (oc >> uj) == _ONE:
+        return True, lc, l0, l1, oc, o0, o1, 2 * j + 1, True
+    s = uj + _ONE
+    at = uj + s
+    b0 = (o0 >> uj) & _ONE
+    b1 = (o1 >> uj) & _ONE
+    pen = np.int64(b0 + b1 * _TWO) + 1
+    took, lc, l0, l1, oc, o0, o1, pile, over = _chain(
+        lc >> s, l0 >> s, l1 >> s, oc >> s, o0 >> s, o1 >> s,
+        _ONE << at, b0 << at, b1 << at, 2 * j + 2, pen,
+    )  # fmt: skip
+    return not took, lc, l0, l1, oc, o0, o1, pile, over
+
+
+@cuda.jit(**DEVICE)
+def play_masks(c0, a0, b0, c1, a1, b1, cap):
+    """Play from the opening masks (both hands hold cards), seat 0 leading.
+
+    Returns (cards, tricks, code): code = the winning seat, or UNDECIDED past `cap` cards.
+    """
+    lc, l0, l1, oc, o0, o1 = c0, a0, b0, c1, a1, b1
+    leader = 0
+    cards = 0
+    tricks = 0
+    while True:
+        led, lc, l0, l1, oc, o0, o1, laid, over = trick(lc, l0, l1, oc, o0, o1)
+        cards += laid
+        tricks += 1
+        if not led:
+            lc, l0, l1, oc, o0, o1 = oc, o0, o1, lc, l0, l1
+            leader ^= 1
+        if over:
+            return cards, tricks, leader
+        if cards > cap:
+            return cards, tricks, UNDECIDED
+
+
+@cuda.jit(**DEVICE)
+def play_fast_at(buf, offset, n0, n1, cap):
+    """The deal at buf[offset:] (hands of n0 and n1 cards, n0 + n1 <= 64).
+
+    Returns (cards, tricks, code): code 0 or 1 = finished, that seat winning; UNDECIDED = more
+    than `cap` cards laid without a finish (replay with kernels/two.play_exact_at).
+    """
+    if n0 == 0:  # seat 0 must lead and cannot: seat 1 wins, and an empty pile is no trick
+        return 0, 0, 1
+    if n1 == 0:  # seat 0 lays one card, seat 1 cannot answer and loses
+        return 1, 1, 0
+    c0, a0, b0 = load(buf, offset, n0)
+    c1, a1, b1 = load(buf, offset + n0, n1)
+    return play_masks(c0, a0, b0, c1, a1, b1, cap)
+
+
+@cuda.jit(**KERNEL)
+def _score_kernel(flat, width, sizes, cap, out):
+    """Deal i of a flat batch of rows `width` long into out[i] = (cards, tricks, code)."""
+    i = cuda.grid(1)
+    while i < sizes.shape[0]:
+        cards, tricks, code = play_fast_at(flat, i * width, sizes[i, 0], sizes[i, 1], cap)
+        out[i, 0] = cards
+        out[i, 1] = tricks
+        out[i, 2] = code
+        i += cuda.gridsize(1)
+
+
+def device_name() -> str:
+    """The GPU's name, or 'simulator'."""
+    if SIMULATED:
+        return "simulator"
+    name = cuda.get_current_device().name
+    return name.decode() if isinstance(name, bytes) else str(name)
+
+
+def _grid(n: int) -> tuple[int, int]:
+    """(blocks, threads per block) for a grid-stride loop over n items."""
+    if SIMULATED:  # every simulated thread is a Python thread: keep them few
+        return 1, max(1, min(16, n))
+    sms = cuda.get_current_device().MULTIPROCESSOR_COUNT
+    blocks = max(1, min(-(-n // THREADS_PER_BLOCK), sms * 32))
+    return blocks, THREADS_PER_BLOCK
+
+
+def _check(deals: np.ndarray, sizes: np.ndarray, rows: np.ndarray) -> tuple:
+    deals = np.ascontiguousarray(deals, dtype=np.uint8)
+    sizes = np.ascontiguousarray(sizes, dtype=np.int64)
+    rows = np.ascontiguousarray(rows, dtype=np.int64)
+    if deals.ndim != 2 or sizes.ndim != 2 or len(deals) != len(sizes) or sizes.shape[1] != 2:
+        raise DealError(
+            f"the CUDA kernel takes two-seat deals (N, W) and sizes (N, 2); got {deals.shape}"
+            f" and {sizes.shape}"
+        )
+    picked = sizes[rows]
+    if picked.size and (
+        picked.min() < 0 or picked.sum(axis=1).max() > min(MAX_CARDS, deals.shape[1])
+    ):
+        raise DealError(f"the CUDA kernel takes deals of at most {MAX_CARDS} cards in two hands")
+    return deals, sizes, rows
+
+
+def score_rows(
+    deals: np.ndarray, sizes: np.ndarray, rows: np.ndarray, out: Scores, cap: int
+) -> None:
+    """Score deals[rows] into out's slots on the GPU (other slots untouched).
+
+    The rows travel to the device once; a deal past `cap` cards is replayed on the CPU with
+    exact loop detection (kernels/two.play_exact_at), so results always equal the reference.
+    """
+    deals, sizes, rows = _check(deals, sizes, rows)
+    if rows.size == 0:
+        return
+    batch = np.ascontiguousarray(deals[rows])
+    picked = np.ascontiguousarray(sizes[rows])
+    width = batch.shape[1]
+    figures = cuda.device_array((len(rows), 3), dtype=np.int64)
+    blocks, threads = _grid(len(rows))
+    _score_kernel[blocks, threads](
+        cuda.to_device(batch.reshape(-1)), width, cuda.to_device(picked), cap, figures
+    )
+    cards, tricks, code = figures.copy_to_host().T
+    out.cards[rows] = cards
+    out.tricks[rows] = tricks
+    out.status[rows] = FINISHED
+    out.winner[rows] = code
+    for field in out.loop_arrays():
+        field[rows] = -1
+    flat = batch.reshape(-1)
+    for k in np.flatnonzero(code == UNDECIDED):
+        _replay(flat, k * width, picked[k], rows[k], out)
+
+
+def _replay(flat: np.ndarray, offset: int, hand_sizes: np.ndarray, i: int, out: Scores) -> None:
+    """Deal i, stopped at the cap on the device, played exactly on the CPU."""
+    n0, n1 = int(hand_sizes[0]), int(hand_sizes[1])
+    status, cards, tricks, winner, start_c, start_t, period_c, period_t = two.exact_at(
+        flat, offset, n0, n1
+    )
+    out.status[i], out.cards[i], out.tricks[i], out.winner[i] = status, cards, tricks, winner
+    if status == LOOP:
+        out.loop_start_cards[i], out.loop_start_tricks[i] = start_c, start_t
+        out.period_cards[i], out.period_tricks[i] = period_c, period_t
+
+
+def selfcheck(n_deals: int, seed: int, cap: int = CAP) -> int:
+    """Score n random standard deals on the GPU and with the CPU kernel; the rows that differ.
+
+    Every field is compared: cards, tricks, status, winner and the loop figures.
+    """
+    from bmn.kernels import rng
+    from bmn.kernels.dealer import random_deals
+
+    deals, sizes = random_deals(n_deals, rng.seed_state(seed))
+    return int(_differ(deals, sizes, cap)[0].sum())
+
+
+def first_difference(
+    n_deals: int,
+    seed: int,
+    progress: Callable[[int], None] | None = None,
+    chunk: int = 1 << 18,
+    cap: int = CAP,
+) -> Disagreement | None:
+    """`bmn selfcheck --device cuda`: n random standard deals (kernels/benchmark.selfcheck's,
+    from the same seed) scored on the GPU and by the CPU kernel, `chunk` at a time; the first
+    deal on which they differ (`kernel` the GPU's result, `reference` the CPU kernel's), or
+    None. `progress(k)` is called after each k deals checked."""
+    from bmn.kernels import rng
+    from bmn.kernels.benchmark import Disagreement
+    from bmn.kernels.deal import decode
+    from bmn.kernels.dealer import random_deals
+
+    state = rng.seed_state(seed)
+    done = 0
+    while done < n_deals:
+        n = min(chunk, n_deals - done)
+        deals, sizes = random_deals(n, state)
+        differ, got, want = _differ(deals, sizes, cap)
+        if differ.any():
+            i = int(np.argmax(differ))
+            deal = decode(deals[i], sizes[i])
+            return Disagreement(done + i, deal, got.as_dict(i), want.as_dict(i))
+        done += n
+        if progress is not None:
+            progress(n)
+    return None
+
+
+def _differ(deals: np.ndarray, sizes: np.ndarray, cap: int) -> tuple[np.ndarray, Scores, Scores]:
+    """Which deals the GPU and the CPU kernel score differently (every field), and both scores."""
+    from bmn.kernels import score
+    from bmn.kernels.results import Scores
+
+    want = score.score(deals, sizes)
+    got = Scores.empty(len(deals))
+    score_rows(deals, sizes, np.arange(len(deals)), got, cap)
+    differ = np.zeros(len(deals), dtype=bool)
+    for mine, theirs in zip(got.arrays(), want.arrays(), strict=True):
+        differ |= mine != theirs
+    return differ, got, want

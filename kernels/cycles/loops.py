@@ -1,0 +1,216 @@
+"""Cycle analysis of non-terminating games: the states of a cycle, its figures and its key.
+
+A game never ends exactly when a trick-boundary state (every hand, which seats are out, the
+seat to lead) repeats (RULES.md, "Loops"). This module plays a game one trick at a time, keeps
+every state it passes, and describes the cycle it falls into: where it starts, its period, every
+state on it, which of them are balanced, and a canonical key that names the cycle whatever deal
+led into it. Plain Python, any number of seats, checked against the reference engine.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from bmn.kernels.deal import Hand, even_sizes, format_hand
+from bmn.kernels.reference import FINISHED, LOOP, Result
+
+# A trick-boundary state: every hand (None once a seat is out) and the seat to lead.
+Hands = tuple[Hand | None, ...]
+State = tuple[Hands, int]
+
+
+@dataclass(frozen=True)
+class TrickOutcome:
+    """One trick played from a state: the hands after it, the taker, the cards laid, and
+    whether the game finished (then `taker` is the winner)."""
+
+    hands: Hands
+    taker: int
+    cards: int
+    finished: bool
+
+
+def _next_in(out: list[bool], seat: int) -> int:
+    """The next seat after `seat` still in the game."""
+    n = len(out)
+    for step in range(1, n + 1):
+        if not out[(seat + step) % n]:
+            return (seat + step) % n
+    raise AssertionError("no seat left in the game")
+
+
+def lay_trick(
+    hands: Sequence[Sequence[int] | None], leader: int
+) -> tuple[int, list[int], list[int], list[bool], bool]:
+    """Play one trick from a trick-boundary state, by RULES.md "Play" (seats going out included).
+
+    The rules once for every forward step outside the reference engine: play_trick here and
+    backward play (kernels/cycles/backward.py) build their own hands from what it returns, so each
+    keeps its own hand type (tuples here, bytes there). Returns (taker, laid, pile, out, last):
+    the seat that takes the pile, how many cards came off the top of each hand, the pile in the
+    order laid, which seats are out, and `last` when the taker is the only seat left in the game
+    (it wins).
+    """
+    out = [h is None for h in hands]
+    laid = [0] * len(hands)
+    pile: list[int] = []
+    seat, court_layer, owed = leader, -1, 0
+    left = out.count(False)  # seats still in the game
+    while True:
+        if left == 1:  # the last seat in the game takes any pile and wins
+            return out.index(False), laid, pile, out, True
+        hand = hands[seat]
+        if laid[seat] == len(hand):  # must lay a card, holds none: out
+            out[seat] = True
+            left -= 1
+            if court_layer >= 0:  # out while paying: the court card's seat takes the pile
+                return court_layer, laid, pile, out, False
+            seat = _next_in(out, seat)  # out on an ordinary turn: the pile stays
+            continue
+        card = hand[laid[seat]]
+        laid[seat] += 1
+        pile.append(card)
+        if card > 0:  # a court card: the next seat pays
+            seat, court_layer, owed = _next_in(out, seat), seat, card
+        elif court_layer >= 0:  # a numeral paid towards the penalty
+            owed -= 1
+            if owed == 0:
+                return court_layer, laid, pile, out, False
+        else:  # a numeral on an ordinary turn
+            seat = _next_in(out, seat)
+
+
+def play_trick(hands: Hands, leader: int) -> TrickOutcome:
+    """Play one trick from a trick-boundary state: the hands after it, and whether the game
+    finished (the last seat in the game, or a taker leaving every other seat without cards)."""
+    taker, laid, pile, out, last = lay_trick(hands, leader)
+    after = tuple(
+        None if out[s] else tuple(hand[n:]) + (tuple(pile) if s == taker else ())
+        for s, (hand, n) in enumerate(zip(hands, laid, strict=True))
+    )
+    others = any(h for s, h in enumerate(after) if s != taker)
+    return TrickOutcome(after, taker, len(pile), last or not others)
+
+
+@dataclass(frozen=True)
+class CycleState:
+    """One state on a cycle, and the cards laid in the trick played from it."""
+
+    hands: Hands
+    leader: int
+    balanced: bool
+    trick_cards: int
+
+    def as_dict(self) -> dict:
+        return {
+            "hands": [_hand_text(h) for h in self.hands],
+            "leader": self.leader,
+            "balanced": self.balanced,
+            "trick_cards": self.trick_cards,
+        }
+
+
+@dataclass(frozen=True)
+class LoopAnalysis(Result):
+    """A game played to its end or its first repeated state, with the cycle's states."""
+
+    states: tuple[CycleState, ...] = ()
+    key: str | None = None
+    rotation_key: str | None = None
+
+    @property
+    def balanced_states(self) -> tuple[CycleState, ...]:
+        return tuple(s for s in self.states if s.balanced)
+
+    def as_dict(self) -> dict:
+        out = super().as_dict()
+        if self.status == LOOP:
+            out.update(
+                key=self.key,
+                rotation_key=self.rotation_key,
+                balanced_states=len(self.balanced_states),
+                states=[s.as_dict() for s in self.states],
+            )
+        return out
+
+
+def _hand_text(hand: Hand | None) -> str | None:
+    return None if hand is None else format_hand(hand)
+
+
+def is_balanced(hands: Hands) -> bool:
+    """Every seat in the game and the hand sizes those of an even deal round the table, seat 0
+    first (26/26 for the standard deck and two players)."""
+    if any(h is None for h in hands):
+        return False
+    sizes = tuple(len(h) for h in hands)
+    return sizes == even_sizes(sum(sizes), len(hands))
+
+
+def state_text(hands: Hands, leader: int) -> str:
+    """A state as one string: the leader, ':', then the hands joined by '/' ('x' for out)."""
+    return f"{leader}:" + "/".join("x" if h is None else format_hand(h) for h in hands)
+
+
+def cycle_key(states: Sequence[State]) -> str:
+    """The name of a cycle: the smallest state string on it, so the same cycle reached from any
+    deal, entered at any state, gets the same key."""
+    return min(state_text(hands, leader) for hands, leader in states)
+
+
+def rotation_key(states: Sequence[State]) -> str:
+    """The cycle's key up to renumbering the seats round the table (seat s becomes s + r): play
+    is the same under that renaming, so a cycle and its rotations are one cycle up to seats."""
+    n = len(states[0][0])
+    return min(
+        cycle_key([(hands[r:] + hands[:r], (leader - r) % n) for hands, leader in states])
+        for r in range(n)
+    )
+
+
+def analyse(deal: Sequence[Sequence[int]], leader: int = 0) -> LoopAnalysis:
+    """Play a deal from `leader` to its end or its first repeated state, and describe the cycle.
+
+    Counts follow reference.play exactly; for a loop, `states` lists the cycle from its first
+    state, in play order, each with the cards of the trick played from it.
+    """
+    hands: Hands = tuple(tuple(int(v) for v in h) for h in deal)
+    seen: dict[State, int] = {(hands, leader): 0}
+    path: list[tuple[State, int]] = []  # every state passed and the cards of its trick
+    cards = 0
+    while True:
+        step = play_trick(hands, leader)
+        path.append(((hands, leader), step.cards))
+        cards += step.cards
+        if step.finished:
+            return LoopAnalysis(FINISHED, cards, _tricks(path), step.taker)
+        hands, leader = step.hands, step.taker
+        if (hands, leader) in seen:
+            return _loop(path, seen[(hands, leader)], cards)
+        seen[(hands, leader)] = len(path)
+
+
+def _tricks(path: list[tuple[State, int]]) -> int:
+    """Tricks taken: every trick that laid a card (a last seat may win with no pile to take)."""
+    return sum(1 for _, cards in path if cards)
+
+
+def _loop(path: list[tuple[State, int]], start: int, cards: int) -> LoopAnalysis:
+    cycle = path[start:]
+    start_cards = sum(c for _, c in path[:start])
+    states = tuple(CycleState(hands, leader, is_balanced(hands), c) for (hands, leader), c in cycle)
+    raw = [state for state, _ in cycle]
+    return LoopAnalysis(
+        LOOP,
+        cards,
+        len(path),
+        None,
+        start_cards,
+        start,
+        cards - start_cards,
+        len(cycle),
+        states=states,
+        key=cycle_key(raw),
+        rotation_key=rotation_key(raw),
+    )

@@ -1,0 +1,166 @@
+"""`--device cuda`: the option the kernel and search commands share, and what they do on a GPU.
+
+`bmn score`, `bench`, `selfcheck` and `search` take `--device cpu|cuda`. On cuda the commands
+call this module: it says in one line what is missing when CUDA cannot run here (exit 1), and
+refuses options that do nothing on a GPU (exit 2). Imports nothing heavy: numba's CUDA target
+is loaded only once a command runs on cuda.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING
+
+import click
+
+from bmn.kernels.cuda.env import THREADS_PER_BLOCK
+from bmn.search.cli.options import Whole, given, refuse
+
+if TYPE_CHECKING:
+    from bmn.records.store import Store
+    from bmn.search.runs.longest_cuda import CudaSearch
+
+DEVICES = ("cpu", "cuda")
+MAX_DEVICE_THREADS = 1 << 22  # 16 times the threads an H200 keeps resident; 200 bytes each
+DEVICE_BENCH_DEALS = 10**9  # about a second at the GPU target (bench caps it at about 20 s)
+
+DEVICE_OPTION = click.option(
+    "--device",
+    type=click.Choice(DEVICES),
+    default="cpu",
+    show_default=True,
+    help="Where to play the games: cpu, or cuda (an NVIDIA GPU, with the bmn[cuda] extra).",
+)
+DEVICE_THREADS_OPTION = click.option(
+    "--device-threads",
+    type=Whole(1, MAX_DEVICE_THREADS),
+    default=None,
+    help=f"cuda only: GPU threads, each a stream of its own; 1 to {THREADS_PER_BLOCK} or a"
+    f" multiple of {THREADS_PER_BLOCK} [default: every thread the GPU keeps resident].",
+)
+
+
+def require_cuda() -> None:
+    """One line saying what is missing (exit 1) unless the CUDA kernel can run here."""
+    from bmn.kernels.cuda.env import available
+
+    missing = available()
+    if missing is not None:
+        raise click.ClickException(missing)
+
+
+def check_device_threads(ctx: click.Context, device: str, threads: int | None) -> None:
+    """Refuse --device-threads without cuda, or a count the GPU's blocks cannot hold."""
+    if threads is None:
+        return
+    if device != "cuda":
+        refuse(ctx, "device_threads", "is for --device cuda only")
+    if threads > THREADS_PER_BLOCK and threads % THREADS_PER_BLOCK:
+        refuse(
+            ctx,
+            "device_threads",
+            f"must be 1 to {THREADS_PER_BLOCK} or a multiple of {THREADS_PER_BLOCK}"
+            f" (whole blocks of {THREADS_PER_BLOCK} threads); got {threads:,}",
+        )
+
+
+def bench_on_device(
+    device: str, deals: int, seed: int, device_threads: int | None, as_json: bool
+) -> None:
+    """`bmn bench --device cuda`: random standard deals made, played and counted on the GPU
+    (`device` is checked here: --device-threads without cuda is refused)."""
+    ctx = click.get_current_context()
+    check_device_threads(ctx, device, device_threads)
+    if given(ctx, "threads"):
+        refuse(ctx, "threads", "sets CPU threads; with --device cuda use --device-threads")
+    require_cuda()
+    from bmn.kernels.cuda import two as cuda_two
+    from bmn.search.output.progress import count_progress
+    from bmn.search.strategies import cuda as cuda_search
+
+    n = deals if given(ctx, "deals") else DEVICE_BENCH_DEALS
+    threads_per_block = min(device_threads or THREADS_PER_BLOCK, THREADS_PER_BLOCK)
+    with count_progress(f"benchmarking {n:,} deals on the GPU", None):  # no steps to report
+        result = cuda_search.bench(
+            n, seed, mode="random", threads=device_threads, threads_per_block=threads_per_block
+        )
+    games, seconds = result["games"], max(result["seconds"], 1e-9)
+    figures = {
+        "games_per_s": games / seconds,
+        "cards_per_s": result["cards"] / seconds,
+        "mean_cards": result["cards"] / games,
+        "mean_tricks": result["tricks"] / games,
+        "threads": result["threads"],
+        "deals": games,
+        "device": "cuda",
+        "gpu": cuda_two.device_name(),
+    }
+    if as_json:
+        click.echo(json.dumps(figures))
+        return
+    click.echo(
+        f"{games:,} deals on {figures['threads']:,} GPU threads ({figures['gpu']}) in"
+        f" {seconds:.3f} s: {figures['games_per_s']:,.0f} games/s,"
+        f" {figures['cards_per_s']:,.0f} cards/s; mean {figures['mean_cards']:.2f} cards,"
+        f" {figures['mean_tricks']:.2f} tricks"
+    )
+
+
+def selfcheck_on_device(deals: int, seed: int) -> None:
+    """`bmn selfcheck --device cuda`: the GPU against the CPU kernel on random deals."""
+    require_cuda()
+    from bmn.kernels.cuda import two as cuda_two
+    from bmn.search.output.progress import count_progress
+
+    with count_progress("checking", deals) as bar:
+        bad = cuda_two.first_difference(deals, seed, bar.advance)
+    if bad is not None:
+        from bmn.kernels.deal import format_deal
+
+        click.echo(f"deal {bad.index}: {format_deal(bad.deal)}")
+        click.echo(f"cuda:       {json.dumps(bad.kernel)}")
+        click.echo(f"cpu kernel: {json.dumps(bad.reference)}")
+        raise click.ClickException("the CUDA kernel disagrees with the CPU kernel")
+    click.echo(
+        f"OK: the CUDA kernel ({cuda_two.device_name()}) and the CPU kernel agree on"
+        f" {deals:,} random deals (seed {seed})"
+    )
+
+
+def check_search(ctx: click.Context, options: dict) -> None:
+    """Refuse `bmn search` options that do nothing, or cannot run, on the device chosen."""
+    from bmn.search.runs.longest_cuda import DEVICE_STRATEGIES
+
+    check_device_threads(ctx, options["device"], options["device_threads"])
+    if options["device"] != "cuda":
+        return
+    if options["objective"] == "loop":
+        refuse(ctx, "device", "cuda searches for the longest games; a loop hunt runs on the CPU")
+    if options["strategy"] not in DEVICE_STRATEGIES:
+        refuse(
+            ctx,
+            "strategy",
+            f"{options['strategy']} runs on the CPU only; with --device cuda choose"
+            f" {' or '.join(DEVICE_STRATEGIES)}",
+        )
+    if given(ctx, "workers"):
+        refuse(ctx, "workers", "sets CPU threads; with --device cuda use --device-threads")
+
+
+def search_on_device(db: Store, options: dict) -> CudaSearch:
+    """A new GPU run from `bmn search`'s options (checked, and CUDA found usable, before)."""
+    from bmn.search.runs.longest_cuda import CudaSearch, CudaSearchOptions
+    from bmn.search.strategies.cuda import resident_threads
+
+    streams = options["device_threads"] or resident_threads(mode=options["strategy"])
+    names = ("strategy", "objective", "seconds", "iterations", "seed", "keep_above")
+    chosen = {name: options[name] for name in names if options[name] is not None}
+    return CudaSearch(db, CudaSearchOptions(workers=streams, **chosen))
+
+
+def resume_on_device(db: Store, run_id: int) -> CudaSearch:
+    """A GPU run resumed (CUDA must be usable here: one line and exit 1 if not)."""
+    require_cuda()
+    from bmn.search.runs.longest_cuda import CudaSearch
+
+    return CudaSearch.resume(db, run_id)

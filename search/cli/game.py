@@ -1,0 +1,243 @@
+"""The game commands: play, deal, loop, preimages and plot, one deal at a time."""
+
+from __future__ import annotations
+
+import json
+
+import click
+
+from bmn.kernels.deal import Deal, format_deal
+from bmn.search.cli.options import (
+    HANDS_ARGUMENT,
+    JSON_OPTION,
+    HandCommand,
+    Whole,
+    check_figure,
+    figure_option,
+    read_deal,
+    seed_option,
+    write_figure,
+)
+from bmn.search.output.text import describe, describe_loop, echo, trace_table
+
+
+@click.command(cls=HandCommand)
+@HANDS_ARGUMENT
+@JSON_OPTION
+@click.option(
+    "--limit-cards",
+    type=Whole(1),
+    default=None,
+    help="Stop after this many cards; the seat holding most cards wins.",
+)
+@click.option("--trace", is_flag=True, help="Add a per-trick table (a 'trace' list with --json).")
+def play(hands: tuple[str, ...], as_json: bool, limit_cards: int | None, trace: bool) -> None:
+    """Play one deal with the reference engine and report its length.
+
+    Hands are listed in seat order, top card first, as separate arguments or joined
+    by '/'. Notations: record ('-' numeral, J Q K A), ranks (2-10, T), or with suits.
+
+    \b
+    Examples:
+      bmn play ---AJ--Q---------QAKQJJ-QK -----A----KJ-K--------A---
+      bmn play '-J/Q-' --trace
+      bmn play 'AS 10H QD' 'KC 2S 3S' --json
+    """
+    from bmn.kernels.reference import play as play_deal
+
+    deal = read_deal(hands)
+    result = play_deal(deal, limit=limit_cards, trace=trace)
+    if as_json:
+        out = result.as_dict()
+        if trace:
+            out["trace"] = [
+                {"taker": t.taker, "cards": t.cards, "hand_sizes": list(t.hand_sizes)}
+                for t in result.trace or ()
+            ]
+        click.echo(json.dumps(out))
+        return
+    click.echo(f"deal: {format_deal(deal)}")
+    click.echo(describe(result))
+    if trace:
+        echo(trace_table(result.trace or (), len(deal)))
+
+
+@click.command()
+@click.option("--players", type=Whole(2, 4), default=2, show_default=True, help="Number of seats.")
+@seed_option("Seed for a reproducible shuffle (0 to 2**63 - 1).")
+def deal(players: int, seed: int | None) -> None:
+    """Shuffle the standard deck and deal it, one card at a time from seat 0.
+
+    Prints the deal in record notation, ready for `bmn play`.
+
+    \b
+    Examples:
+      bmn deal
+      bmn deal --players 4 --seed 1
+      bmn play $(bmn deal --seed 3)
+    """
+    from bmn.kernels.deal import shuffled_deal
+
+    click.echo(format_deal(shuffled_deal(players, seed)))
+
+
+@click.command(cls=HandCommand)
+@HANDS_ARGUMENT
+@figure_option(None)
+def plot(hands: tuple[str, ...], output: str | None) -> None:
+    """Draw the course of one game: every seat's hand size after each trick.
+
+    The deal and its result go in the title; a loop's repeating cycle is shaded and its
+    period labelled; with 3 or 4 players, a cross marks the trick after which a seat holds
+    no cards (it is out when next asked for one). Without -o the file is
+    bmn-plot-<8 hex digits>.png, the digits a digest of the deal, so the same deal always
+    gets the same name. Prints the file name.
+
+    \b
+    Examples:
+      bmn plot ---AJ--Q---------QAKQJJ-QK -----A----KJ-K--------A---
+      bmn plot '---K---Q-KQAJ-----AAJ--J--/----------Q----KQ-J-----KA' -o loop.svg
+    """
+    from bmn.search.output.plots import default_game_file, plot_game, trajectory
+
+    deal = read_deal(hands)
+    path = output or default_game_file(deal)
+    check_figure(path)
+    write_figure(plot_game, deal, trajectory(deal), path)
+    click.echo(path)
+
+
+@click.command(cls=HandCommand)
+@HANDS_ARGUMENT
+@JSON_OPTION
+def loop(hands: tuple[str, ...], as_json: bool) -> None:
+    """Describe the cycle a non-terminating deal falls into.
+
+    Prints where the cycle starts and its period (cards and tricks), every state on the
+    cycle (each hand and the seat to lead, at each trick boundary, with the cards of the
+    trick played from it), which states are balanced (hand sizes of an even deal, 26/26),
+    and the cycle key: the smallest state string on the cycle, the same from any deal that
+    falls into it. --json adds rotation_key, the key up to renumbering the seats (a cycle and
+    its mirror image share it). A deal that finishes is reported as such, with its length
+    (exit 0).
+
+    \b
+    Examples:
+      bmn loop ---K---Q-KQAJ-----AAJ--J-- ----------Q----KQ-J-----KA
+      bmn loop '---K---Q-KQAJ-----AAJ--J--/----------Q----KQ-J-----KA' --json
+    """
+    from bmn.kernels.cycles.loops import analyse
+
+    deal = read_deal(hands)
+    analysis = analyse(deal)
+    if as_json:
+        click.echo(json.dumps(analysis.as_dict()))
+        return
+    echo(f"deal: {format_deal(deal)}", *describe_loop(analysis))
+
+
+def read_hand_sizes(text: str | None, deal: Deal) -> tuple[int, int]:
+    """'26,26' for two hands whose sizes add up to the deal's cards; default: the deal's own."""
+    if text is None:
+        return len(deal[0]), len(deal[1])
+    total = sum(len(hand) for hand in deal)
+    try:
+        sizes = tuple(int(part) for part in text.split(","))
+    except ValueError:
+        sizes = ()
+    if len(sizes) != 2 or min(sizes) < 1 or sum(sizes) != total:
+        raise click.BadParameter(
+            f"{text!r}: expected two sizes of at least 1 adding up to the deal's {total} cards,"
+            " like 26,26",
+            param_hint="--hand-sizes",
+        )
+    return sizes[0], sizes[1]
+
+
+@click.command(cls=HandCommand)
+@HANDS_ARGUMENT
+@click.option("--hand-sizes", default=None, help="Sizes of the deals to list, like 26,26.")
+@click.option("--max-depth", type=Whole(0), default=None, help="Go back at most D tricks.")
+@click.option(
+    "--max-states",
+    type=Whole(1),
+    default=1_000_000,
+    show_default=True,
+    help="Visit at most this many states of the basin.",
+)
+@click.option(
+    "--seat-bound",
+    is_flag=True,
+    help="Only the deals that reach the cycle with the same seats, not its mirror image.",
+)
+@JSON_OPTION
+def preimages(
+    hands: tuple[str, ...],
+    hand_sizes: str | None,
+    max_depth: int | None,
+    max_states: int,
+    seat_bound: bool,
+    as_json: bool,
+) -> None:
+    """List the starting deals whose games fall into the same cycle as a looping deal.
+
+    Plays backwards from every state of the cycle (two players), breadth first, and lists
+    each deal found with seat 0 to lead and the requested hand sizes, with the tricks and
+    cards it plays before entering the cycle. Every deal is confirmed by forward play before
+    it is printed. The summary (on stderr with --json) says whether the whole basin of the
+    cycle was searched. The default hand sizes are the given deal's.
+
+    The list is seat-blind by default: a deal whose game reaches the cycle with the seats
+    swapped plays the same game, so it is listed too, marked 'mirrored' ("mirrored": true in
+    JSON). --seat-bound lists only the deals reaching the cycle with the same seats. For the
+    published loop that is 18 deals; seat-blind, the 30 of the published count.
+
+    \b
+    Examples:
+      bmn preimages ---K---Q-KQAJ-----AAJ--J-- ----------Q----KQ-J-----KA
+      bmn preimages '---K---Q-KQAJ-----AAJ--J--/----------Q----KQ-J-----KA' --json
+      bmn preimages --J--Q/J- --hand-sizes 4,4 --max-depth 20 --seat-bound
+    """
+    from bmn.kernels.cycles.backward import BasinSearch, preimage_deals
+    from bmn.search.output.progress import count_progress, stderr_is_terminal
+
+    deal = read_deal(hands)
+    if len(deal) != 2:
+        raise click.BadParameter("backward play handles two hands", param_hint="HAND...")
+    sizes = read_hand_sizes(hand_sizes, deal)
+    report = BasinSearch()
+    terminal = stderr_is_terminal()
+
+    def progress(r: BasinSearch) -> None:
+        if terminal:  # a bar up to --max-states; off a terminal, a log line per depth
+            bar.reach(r.states)
+        else:
+            click.echo(f"depth {r.depth}: {r.frontier:,} states; {r.states:,} visited", err=True)
+
+    found = preimage_deals(deal, sizes, max_depth, max_states, report, progress, not seat_bound)
+    count = mirrored = 0
+    with count_progress("backward play", max_states, "states") as bar:
+        try:
+            for item in found:
+                count += 1
+                mirrored += item.mirrored
+                text = f"{format_deal(item.deal)}  {item.pre_tricks} tricks, {item.pre_cards} cards"
+                text += "  (mirrored)" if item.mirrored else ""
+                row = {**item.as_dict(), "mirrored": item.mirrored}
+                click.echo(json.dumps(row) if as_json else text)
+        except ValueError as err:
+            raise click.BadParameter(str(err), param_hint="HAND...") from err
+        except RuntimeError as err:
+            raise click.ClickException(str(err)) from err
+        if report.complete:  # the whole basin, before --max-states
+            bar.finish(report.states)
+    extent = "the whole basin" if report.complete else "stopped at a limit, basin not complete"
+    which = "the cycle" if seat_bound else f"the cycle or its mirror image ({mirrored} mirrored)"
+    summary = (
+        f"{count} deals of sizes {sizes[0]}/{sizes[1]} fall into {which}; "
+        f"{report.states:,} basin states visited to depth {report.depth} ({extent})"
+    )
+    click.echo(summary, err=as_json)
+
+
+COMMANDS = [play, deal, loop, preimages, plot]

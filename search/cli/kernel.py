@@ -1,0 +1,276 @@
+"""The kernel commands: score deals in bulk, measure and check the compiled kernel, and the
+length statistics of random deals."""
+
+from __future__ import annotations
+
+import json
+
+import click
+
+from bmn.kernels.deal import format_deal
+from bmn.search.cli.device import DEVICE_OPTION, DEVICE_THREADS_OPTION
+from bmn.search.cli.options import (
+    JSON_OPTION,
+    PLAYERS_OPTION,
+    THREADS_OPTION,
+    check_figure,
+    deals_option,
+    figure_option,
+    seed_option,
+    write_figure,
+)
+from bmn.search.output.text import describe, echo, format_stats
+
+
+@click.command()
+@click.argument("source", type=click.File("rb"), default="-", metavar="[FILE|-]")
+@JSON_OPTION
+@THREADS_OPTION
+@DEVICE_OPTION
+def score(source, as_json: bool, threads: int | None, device: str) -> None:
+    """Score deals read one per line from FILE (or stdin) with the compiled kernel.
+
+    Each line is a deal in any notation bmn reads, hands joined by '/', in UTF-8. Blank lines
+    and lines starting with '#' are skipped. One result per deal, in input order: a text line,
+    or with --json a JSON object per line with the keys of `bmn play --json` plus 'deal'
+    (canonical notation). A bad line (bad notation, a suited card given twice, bytes that are
+    not UTF-8) stops the run after every result before it, naming the line (exit 2). The first
+    deal that is not the standard 52-card deck gets one warning on stderr.
+
+    \b
+    Examples:
+      bmn score deals.txt --json > results.jsonl
+      for s in 1 2 3; do bmn deal --seed $s; done | bmn score
+      bmn score deals.txt --device cuda   # two-player deals on the GPU
+    """
+    from types import SimpleNamespace
+
+    from bmn.kernels.lines import LineError, score_lines
+    from bmn.search.output.progress import byte_progress
+
+    if device == "cuda":
+        from bmn.search.cli.device import require_cuda
+
+        require_cuda()
+    lines = TextLines(source)
+    with byte_progress(source) as advance:
+        try:
+            for batch in score_lines(lines, threads, device=device):
+                lines.warn_once(batch.deals)
+                if as_json:
+                    out = [json.dumps({"deal": d, **r}) for d, r in batch.rows()]
+                else:
+                    out = [f"{d} {describe(SimpleNamespace(**r))}" for d, r in batch.rows()]
+                if out:
+                    click.echo("\n".join(out))
+                advance(batch.consumed, len(out))
+        except LineError as err:
+            raise bad_lines(str(err)) from err
+    if lines.error:
+        raise bad_lines(lines.error)
+
+
+def bad_lines(message: str) -> click.ClickException:
+    """A bad line of a deal file: bad input (exit 2), but no usage hint."""
+    bad = click.ClickException(message)
+    bad.exit_code = 2
+    return bad
+
+
+class TextLines:
+    """The lines of a binary stream as text, for score_lines.
+
+    A line that is not UTF-8, or names a suited card twice, ends the lines early, with the
+    message kept in `error`: score_lines then scores every line before it, as it does
+    before a line it cannot parse itself.
+    """
+
+    def __init__(self, source):
+        self.source = source
+        self.number = 0
+        self.error: str | None = None
+        self.warned = False
+
+    def __iter__(self):
+        for raw in self.source:
+            self.number += 1
+            try:  # a byte-order mark is not part of the first deal
+                line = raw.decode("utf-8-sig" if self.number == 1 else "utf-8")
+            except UnicodeDecodeError as err:
+                self.error = (
+                    f"line {self.number}: not UTF-8 text (byte {raw[err.start]:#04x} at"
+                    f" position {err.start + 1}); is this a file of deals?"
+                )
+                return
+            yield line
+
+    def warn_once(self, deals: list[str]) -> None:
+        """One warning on stderr for the first deal that is not the standard deck."""
+        from bmn.search.cli.options import not_standard_warning
+
+        if self.warned:
+            return
+        for deal in deals:  # canonical notation: counting symbols is enough, and fast
+            if all(deal.count(c) == n for c, n in _STANDARD_COUNTS) and len(deal) <= 55:
+                continue
+            values = ["-JQKA".index(c) for c in deal if c != "/"]
+            click.echo(not_standard_warning(values, f"deal {deal}", "scoring"), err=True)
+            self.warned = True
+            return
+
+
+_STANDARD_COUNTS = (("-", 36), ("J", 4), ("Q", 4), ("K", 4), ("A", 4))
+
+
+@click.command()
+@deals_option(1_000_000, "Random standard deals to score (all held in memory: 52 bytes each).")
+@THREADS_OPTION
+@PLAYERS_OPTION
+@seed_option("Seed of the random deals, 0 to 2**63 - 1 [default: fixed].")
+@JSON_OPTION
+@DEVICE_OPTION
+@DEVICE_THREADS_OPTION
+def bench(
+    deals: int,
+    threads: int | None,
+    players: int,
+    seed: int | None,
+    as_json: bool,
+    device: str,
+    device_threads: int | None,
+) -> None:
+    """Measure the compiled kernel's speed on random standard deals.
+
+    Two players time the two-seat kernel, three and four the N-seat kernel (hands dealt one
+    card at a time from seat 0: 18/17/17, 13 each). Deal generation and compilation happen
+    before the clock starts. With --device cuda (two players) the deals are made and played
+    on the GPU (1,000,000,000 unless --deals says otherwise, fewer if they would take more
+    than about 20 s).
+
+    \b
+    Examples:
+      bmn bench
+      taskset -c 1 bmn bench --threads 1 --json
+      taskset -c 1 bmn bench --players 3 --threads 1 --deals 300000
+      bmn bench --device cuda --json
+    """
+    from bmn.kernels.benchmark import DEFAULT_SEED
+    from bmn.kernels.benchmark import bench as run_bench
+    from bmn.search.output.progress import count_progress
+
+    if device == "cuda" or device_threads is not None:
+        from bmn.search.cli.device import bench_on_device
+
+        two_seats_only(players, device)
+        seed = DEFAULT_SEED if seed is None else seed
+        return bench_on_device(device, deals, seed, device_threads, as_json)
+    # A pulsing bar: dealing, compiling and the timed run report no steps.
+    with count_progress(f"benchmarking {deals:,} deals", None):
+        result = run_bench(deals, threads, DEFAULT_SEED if seed is None else seed, players)
+    if as_json:
+        keys = ("games_per_s", "cards_per_s", "mean_cards", "mean_tricks", "threads", "deals")
+        click.echo(json.dumps({key: result.as_dict()[key] for key in (*keys, "players")}))
+        return
+    click.echo(
+        f"{result.deals:,} {players}-player deals on {result.threads} thread(s) in "
+        f"{result.seconds:.3f} s: "
+        f"{result.games_per_s:,.0f} games/s, {result.cards_per_s:,.0f} cards/s; "
+        f"mean {result.mean_cards:.2f} cards, {result.mean_tricks:.2f} tricks"
+    )
+
+
+@click.command()
+@deals_option(200_000, "Random standard deals to check.")
+@PLAYERS_OPTION
+@seed_option("Seed of the random deals, 0 to 2**63 - 1 [default: fixed].")
+@DEVICE_OPTION
+def selfcheck(deals: int, players: int, seed: int | None, device: str) -> None:
+    """Check the compiled kernel against the reference engine on random standard deals.
+
+    Two players check the two-seat kernel, three and four the N-seat kernel. Stops at the
+    first disagreement, prints the deal and both results, and exits 1. With --device cuda
+    (two players), checks the GPU's kernel against the CPU kernel (which this command checks
+    against the reference), so millions of deals take seconds.
+
+    \b
+    Examples:
+      bmn selfcheck
+      bmn selfcheck --deals 10000 --seed 7
+      bmn selfcheck --players 4 --deals 50000
+      bmn selfcheck --device cuda --deals 1000000
+    """
+    from bmn.kernels.benchmark import DEFAULT_SEED
+    from bmn.kernels.benchmark import selfcheck as run_check
+    from bmn.search.output.progress import count_progress
+
+    seed = DEFAULT_SEED if seed is None else seed
+    if device == "cuda":
+        from bmn.search.cli.device import selfcheck_on_device
+
+        two_seats_only(players, device)
+        return selfcheck_on_device(deals, seed)
+    with count_progress("checking", deals) as bar:
+        bad = run_check(deals, seed, bar.advance, players=players)
+    if bad is not None:
+        click.echo(f"deal {bad.index}: {format_deal(bad.deal)}")
+        click.echo(f"kernel:    {json.dumps(bad.kernel)}")
+        click.echo(f"reference: {json.dumps(bad.reference)}")
+        raise click.ClickException("the kernel disagrees with the reference engine")
+    click.echo(
+        f"OK: kernel and reference agree on {deals:,} random {players}-player deals (seed {seed})"
+    )
+
+
+@click.command()
+@deals_option(None, "How many random deals [default: 1,000,000].")
+@PLAYERS_OPTION
+@seed_option("Seed, 0 to 2**63 - 1; drawn at random and shown if omitted.")
+@figure_option(None)
+@JSON_OPTION
+def stats(deals: int | None, players: int, seed: int | None, output: str | None, as_json: bool):
+    """Game length over random standard deals: percentiles, loops and the exponential tail.
+
+    Deals are scored by the compiled kernels. Lengths are summarised over finished games;
+    the tail above the 90th percentile is fitted by an exponential (tenfold rarer every X
+    cards). With -o, also draws the histograms (log counts) with the fitted tails.
+
+    \b
+    Examples:
+      bmn stats
+      bmn stats --deals 100000 --seed 1 --json
+      bmn stats --players 3 --deals 50000 -o lengths-3p.png
+    """
+    import secrets
+
+    from bmn.search.measure.stats import DEFAULT_DEALS, length_stats, score_random
+    from bmn.search.output.plots import plot_stats
+    from bmn.search.output.progress import count_progress
+
+    if output:
+        check_figure(output)
+    n = deals or DEFAULT_DEALS[players]
+    seed = secrets.randbits(63) if seed is None else seed
+    with count_progress("scoring", n) as bar:
+        cards, tricks, status = score_random(n, players, seed, bar.reach)
+    figures = {"players": players, "seed": seed, **length_stats(cards, tricks, status)}
+    if output:
+        done = status == 0
+        title = f"{n:,} random standard deals, {players} players (seed {seed})"
+        write_figure(plot_stats, cards[done], tricks[done], figures, title, output)
+        click.echo(f"wrote {output}", err=True)
+    if as_json:
+        click.echo(json.dumps(figures))
+    else:
+        echo(*format_stats(figures))
+
+
+def two_seats_only(players: int, device: str) -> None:
+    """Refuse 3 or 4 players on the GPU, whose kernel plays two seats."""
+    if players != 2 and device == "cuda":
+        from bmn.search.cli.options import refuse
+
+        why = "must be 2 with --device cuda: the GPU kernel plays two seats"
+        refuse(click.get_current_context(), "players", why)
+
+
+COMMANDS = [score, bench, selfcheck, stats]

@@ -1,0 +1,450 @@
+"""What bmn's commands share: options, parameter types, deal arguments, figures and stores.
+
+Every number, seed and duration a command takes goes through one of the parameter types here,
+so each kind of value follows one rule in every command: whole numbers fit in 64 bits (what the
+store and the kernels hold), seeds are 0 <= seed < 2**63, durations are at most a year.
+
+Imports nothing heavy: every command module imports this at `bmn --help` time.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, Any
+
+import click
+from click.core import ParameterSource
+
+from bmn.kernels.deal import (
+    STANDARD_DECK,
+    VALUE_SYMBOL,
+    Deal,
+    DealError,
+    parse_deal,
+    parse_hand,
+)
+from bmn.records.store import DEFAULT_PATH, INT64_MAX, Store
+
+if TYPE_CHECKING:
+    from bmn.search.backends.base import Backend
+
+# -- numbers, seeds, durations -----------------------------------------------------------------
+
+MAX_WORKERS = 1024  # threads or processes: far above any machine bmn runs on, far below a crash
+MAX_DEALS = 10**9  # deals scored in one command (bench holds them all in memory at once)
+MAX_SECONDS = 365 * 86400  # a search checkpoints and resumes: longer runs go in parts
+_WHOLE = re.compile(r"[+-]?\d+(_\d+)*", re.ASCII)
+
+
+def _limit(n: int) -> str:
+    return "2**63 - 1" if n == INT64_MAX else f"{n:,}"
+
+
+class Whole(click.ParamType):
+    """A whole number from `low` to `high`; `high` is at most 2**63 - 1, the largest number
+    the store and the compiled kernels hold, so no value can overflow past the command line."""
+
+    name = "integer"
+
+    def __init__(self, low: int = 0, high: int = INT64_MAX, what: str | None = None):
+        self.low, self.high, self.what = low, min(high, INT64_MAX), what
+
+    def expected(self) -> str:
+        if self.what:
+            return self.what
+        if self.high == INT64_MAX:
+            return f"a whole number of at least {self.low:,}"
+        return f"a whole number from {self.low:,} to {_limit(self.high)}"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> int:
+        if isinstance(value, int) and not isinstance(value, bool):
+            number = value
+        else:
+            text = str(value).strip()
+            if not _WHOLE.fullmatch(text):
+                self.fail(f"{value!r} is not {self.expected()}", param, ctx)
+            digits = text.lstrip("+-").replace("_", "")
+            sign = -1 if text.startswith("-") else 1
+            # Python refuses to read ints of thousands of digits: anything this long is out of
+            # range anyway.
+            number = sign * (INT64_MAX + 1) if len(digits) > 30 else sign * int(digits)
+        if number < self.low:
+            self.fail(f"{value} is too small: expected {self.expected()}", param, ctx)
+        if number > self.high:
+            self.fail(f"{value} is too large: expected at most {_limit(self.high)}", param, ctx)
+        return number
+
+
+class Seed(Whole):
+    """A seed: one rule for every command, 0 <= seed < 2**63."""
+
+    name = "seed"
+
+    def __init__(self) -> None:
+        super().__init__(0, INT64_MAX, "a seed: a whole number from 0 to 2**63 - 1")
+
+
+SEED = Seed()
+
+
+def seed_option(help: str) -> Callable[[Callable], Callable]:
+    """--seed S, the same rule in every command that draws random deals."""
+    return click.option("--seed", type=SEED, default=None, help=help)
+
+
+def deals_option(default: int | None, help: str) -> Callable[[Callable], Callable]:
+    """--deals N: how many random deals a command plays, at most MAX_DEALS."""
+    shown = {"show_default": True} if default is not None else {}
+    return click.option("--deals", type=Whole(1, MAX_DEALS), default=default, help=help, **shown)
+
+
+class SeedList(click.ParamType):
+    """Comma-separated seeds, each by the one seed rule: 1,2,3."""
+
+    name = "seeds"
+
+    def convert(
+        self, value: Any, param: click.Parameter | None, ctx: click.Context | None
+    ) -> list[int]:
+        if isinstance(value, list):
+            return value
+        parts = [part.strip() for part in str(value).split(",")]
+        if not all(parts):
+            self.fail(f"{value!r} is not a list of seeds like 1,2,3", param, ctx)
+        return [SEED.convert(part, param, ctx) for part in parts]
+
+
+class NameList(click.ParamType):
+    """Comma-separated names, each one of `choices`: walk,random."""
+
+    name = "names"
+
+    def __init__(self, choices: Sequence[str], what: str):
+        self.choices, self.what = list(choices), what
+
+    def convert(
+        self, value: Any, param: click.Parameter | None, ctx: click.Context | None
+    ) -> list[str]:
+        if isinstance(value, list):
+            return value
+        names = [name.strip() for name in str(value).split(",") if name.strip()]
+        unknown = [name for name in names if name not in self.choices]
+        if unknown or not names:
+            self.fail(
+                f"unknown {self.what} {unknown[0] if unknown else '(none)'};"
+                f" choose from {', '.join(self.choices)}",
+                param,
+                ctx,
+            )
+        return names
+
+
+class Duration(click.ParamType):
+    """A length of time: 90s, 10m, 8h, 1h30m, 2d, or plain seconds; positive, at most a year."""
+
+    name = "duration"
+    units = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+
+    def convert(
+        self, value: Any, param: click.Parameter | None, ctx: click.Context | None
+    ) -> float:
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            seconds = float(value)
+        else:
+            text = str(value).strip().lower()
+            if re.fullmatch(r"\d+(\.\d+)?", text, re.ASCII):
+                seconds = float(text)
+            elif re.fullmatch(r"(\d+(\.\d+)?[smhd])+", text, re.ASCII):
+                seconds = sum(
+                    float(n) * self.units[u]
+                    for n, u in re.findall(r"(\d+(?:\.\d+)?)([smhd])", text, re.ASCII)
+                )
+            else:
+                self.fail(
+                    f"{value!r} is not a duration; use e.g. 90s, 10m, 8h or 1h30m", param, ctx
+                )
+        if not seconds > 0:
+            self.fail(f"{value!r}: a duration must be positive", param, ctx)
+        if seconds > MAX_SECONDS:
+            self.fail(
+                f"{value!r} is more than a year (365d), the longest bmn takes; a search"
+                " resumes where it stopped, so run a longer one in parts",
+                param,
+                ctx,
+            )
+        return seconds
+
+
+# -- options every command family shares -----------------------------------------------------
+
+STORE_OPTION = click.option(
+    "--store",
+    default=DEFAULT_PATH,
+    envvar="BMN_STORE",
+    show_default=True,
+    metavar="FILE",
+    help="The record store (SQLite file); env BMN_STORE.",
+)
+JSON_OPTION = click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")
+THREADS_OPTION = click.option(
+    "--threads",
+    type=Whole(1, MAX_WORKERS),
+    default=None,
+    help="Threads to use [default: all].",
+)
+# Seats at the table: the standard deck dealt one card at a time from seat 0 (26/26,
+# 18/17/17, 13 each).
+PLAYERS_OPTION = click.option(
+    "--players",
+    type=Whole(2, 4),
+    default=2,
+    show_default=True,
+    help="Number of seats, 2 to 4; the deck is dealt one card at a time from seat 0.",
+)
+DEALS_HELP = f"at most {MAX_DEALS:,}"
+
+
+def open_store(path: str) -> Store:
+    """An existing store for reading; a missing or unusable one raises StoreError (exit 1)."""
+    return Store(path, create=False)
+
+
+def given(ctx: click.Context, name: str) -> bool:
+    """Whether the user set parameter `name` (on the command line or in the environment),
+    rather than leaving its default."""
+    return ctx.get_parameter_source(name) in (
+        ParameterSource.COMMANDLINE,
+        ParameterSource.ENVIRONMENT,
+    )
+
+
+def param(ctx: click.Context, name: str) -> click.Parameter | None:
+    """The command's parameter called `name`."""
+    return next((p for p in ctx.command.params if p.name == name), None)
+
+
+def flag(ctx: click.Context, name: str) -> str:
+    """The option as the user writes it: 'seconds' -> '--time'."""
+    found = param(ctx, name)
+    return max(found.opts, key=len) if found is not None and found.opts else name
+
+
+def refuse(ctx: click.Context, name: str, why: str) -> None:
+    """A usage error for an option that conflicts with others or does nothing beside them."""
+    raise click.UsageError(f"{flag(ctx, name)} {why}", ctx)
+
+
+# -- deals on the command line ---------------------------------------------------------------
+
+DASHES = "bmn.dashes"  # ctx.meta key: a bare '--' was among the arguments
+
+
+class HandCommand(click.Command):
+    """A command whose arguments are hands. Hands in record notation start with '-', so an
+    argument that is no option of the command is kept as a hand (read_deal sorts out the ones
+    that are neither), and a bare '--' (click's end of options) is noted so read_deal can
+    explain it."""
+
+    def __init__(self, *args: Any, **kwargs: Any):
+        settings = kwargs.setdefault("context_settings", {})
+        settings.setdefault("ignore_unknown_options", True)
+        super().__init__(*args, **kwargs)
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        ctx.meta[DASHES] = "--" in args
+        return super().parse_args(ctx, args)
+
+
+HANDS_ARGUMENT = click.argument("hands", nargs=-1, required=True, metavar="HAND...")
+# A long option as people type them: --json, --limit-cards, --hand-sizes=26,26.
+_LONG_OPTION = re.compile(r"--[a-zA-Z]{2,}(-[a-zA-Z0-9]+)*(=.*)?", re.DOTALL)
+
+
+def read_deal(hands: Sequence[str]) -> Deal:
+    """Parse HAND... arguments: a usage error for notation errors, unknown options, a bare
+    '--' and a suited card given twice; one warning on stderr for a deal that is not the
+    standard 52-card deck."""
+    ctx = click.get_current_context()
+    if ctx.meta.get(DASHES):
+        raise click.BadParameter(
+            "a bare '--' is read as the end of options, not as a hand of two numerals;"
+            " join the deal with '/' instead, as in '-J/--/Q-'",
+            ctx,
+            param_hint="HAND...",
+        )
+    for text in hands:
+        if text.startswith("-"):
+            check_option(ctx, text)
+    try:
+        deal = parse_deal(hands)
+    except DealError as err:
+        raise click.BadParameter(str(err), ctx, param_hint="HAND...") from err
+    warn_if_not_standard(deal)
+    return deal
+
+
+def check_option(ctx: click.Context, text: str) -> None:
+    """Refuse an argument that is not a hand but looks like an option: click's 'no such
+    option', with the command's option it most resembles."""
+    try:
+        for part in text.split("/"):
+            parse_hand(part)
+        return  # a hand after all
+    except DealError:
+        pass
+    name = text.split("=", 1)[0]
+    options = [opt for p in ctx.command.get_params(ctx) for opt in (*p.opts, *p.secondary_opts)]
+    if name == "--debug":
+        raise click.NoSuchOption(name, ctx=ctx)  # the group explains where --debug goes
+    if _LONG_OPTION.fullmatch(text) or difflib.get_close_matches(name, options):
+        raise click.NoSuchOption(name, possibilities=options, ctx=ctx)
+
+
+def deck_words(values: Iterable[int]) -> str:
+    """'53 cards: 36 numerals, 4 J, 4 Q, 4 K, 5 A'."""
+    counts = [0] * 5
+    for v in values:
+        counts[v] += 1
+    courts = ", ".join(f"{counts[v]} {VALUE_SYMBOL[v]}" for v in range(1, 5))
+    return f"{sum(counts)} cards: {counts[0]} numerals, {courts}"
+
+
+def not_standard_warning(
+    values: Sequence[int], what: str = "this deal", doing: str = "playing"
+) -> str | None:
+    """The warning for a deal whose cards are not the 52-card deck's values, or None."""
+    if tuple(sorted(values)) == STANDARD_DECK:
+        return None
+    return (
+        f"warning: {what} is not the standard 52-card deck (36 numerals, 4 each of J Q K A):"
+        f" it has {deck_words(values)}; {doing} it as given"
+    )
+
+
+def warn_if_not_standard(deal: Deal) -> None:
+    """One warning line on stderr, at most once per command."""
+    warning = not_standard_warning([v for hand in deal for v in hand])
+    ctx = click.get_current_context(silent=True)
+    if warning is None or (ctx is not None and ctx.meta.get("bmn.warned")):
+        return
+    if ctx is not None:
+        ctx.meta["bmn.warned"] = True
+    click.echo(warning, err=True)
+
+
+# -- figures ---------------------------------------------------------------------------------
+
+
+def figure_option(default: str | None) -> Callable[[Callable], Callable]:
+    """-o FILE for the drawing commands; the extension picks PNG or SVG."""
+    return click.option(
+        "-o",
+        "--output",
+        default=default,
+        show_default=default is not None,
+        metavar="FILE",
+        help="Image file to write, .png or .svg.",
+    )
+
+
+def check_figure(path: str) -> None:
+    """A usage error unless the file name ends in .png or .svg."""
+    from bmn.search.output.plots import figure_format
+
+    try:
+        figure_format(path)
+    except ValueError as err:
+        raise click.BadParameter(str(err), param_hint="-o/--output") from err
+
+
+def write_figure(draw: Callable[..., object], *args: Any) -> None:
+    """Call a plots.py drawing function; a file that cannot be written is a runtime failure."""
+    try:
+        draw(*args)
+    except OSError as err:
+        raise click.ClickException(f"cannot write the figure: {err}") from err
+
+
+class SchedulerAddress(click.ParamType):
+    """A Dask scheduler's address: tcp://host:8786, tls://host:8786, or host:port."""
+
+    name = "address"
+    pattern = re.compile(r"((tcp|tls|ucx|ws|wss)://)?([\w.-]+|\[[0-9a-fA-F:]+\])(:\d{1,5})?")
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> str:
+        text = str(value).strip()
+        if text.startswith(("http://", "https://")):
+            self.fail(
+                f"{text!r} is a dashboard link; give the scheduler, tcp://host:8786", param, ctx
+            )
+        if not self.pattern.fullmatch(text):
+            self.fail(f"{text!r} is not a scheduler address; use e.g. tcp://host:8786", param, ctx)
+        return text
+
+
+def cluster_options(command: Callable) -> Callable:
+    """--scheduler, --scheduler-file and --cluster: where a search's chunks run."""
+    options = [
+        click.option(
+            "--scheduler",
+            type=SchedulerAddress(),
+            default=None,
+            envvar="DASK_SCHEDULER_ADDRESS",
+            help="Run on the Dask cluster of this scheduler (tcp://host:8786); env "
+            "DASK_SCHEDULER_ADDRESS.",
+        ),
+        click.option(
+            "--scheduler-file",
+            type=click.Path(dir_okay=False),
+            default=None,
+            help="Run on the Dask cluster whose scheduler wrote this file "
+            "(dask scheduler --scheduler-file PATH).",
+        ),
+        click.option(
+            "--cluster",
+            type=click.Choice(["local"]),
+            default=None,
+            help="local: start a Dask cluster on this machine (one single-thread worker "
+            "process per stream, on 127.0.0.1 only) for its dashboard.",
+        ),
+    ]
+    for option in reversed(options):
+        command = option(command)
+    return command
+
+
+def cluster_backend(
+    scheduler: str | None, scheduler_file: str | None, cluster: str | None, workers: int | None
+) -> Backend | None:
+    """The Dask backend the cluster options ask for, connected; None for threads (no
+    option given). A scheduler named only by the environment gives way to an option."""
+    ctx = click.get_current_context()
+    if scheduler is not None and (scheduler_file or cluster):
+        if ctx.get_parameter_source("scheduler") == ParameterSource.ENVIRONMENT:
+            scheduler = None
+        else:
+            other = "--scheduler-file" if scheduler_file else "--cluster"
+            raise click.UsageError(f"--scheduler and {other} name two clusters: give one")
+    if scheduler_file and cluster:
+        raise click.UsageError("--scheduler-file and --cluster name two clusters: give one")
+    if scheduler is None and scheduler_file is None and cluster is None:
+        return None
+    from bmn.search.backends.base import BackendError
+    from bmn.search.backends.registry import get_backend
+    from bmn.search.backends.threads import default_workers
+
+    try:
+        from bmn.search.backends import (
+            dask_cluster as dask_backend,  # BackendError without Dask installed
+        )
+
+        if not (ctx.obj or {}).get("debug"):  # Dask's log lines would break the display
+            dask_backend.quiet_logs()
+        if cluster == "local":
+            local = min(workers or default_workers(), default_workers())
+            return get_backend("dask", local=True, local_workers=local)
+        return get_backend("dask", address=scheduler, scheduler_file=scheduler_file)
+    except BackendError as err:
+        raise click.ClickException(str(err)) from None

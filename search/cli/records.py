@@ -1,0 +1,358 @@
+"""`bmn records`: the published record games, and what the record store holds."""
+
+from __future__ import annotations
+
+import json
+
+import click
+
+from bmn.kernels.deal import format_deal
+from bmn.search.cli.options import (
+    HANDS_ARGUMENT,
+    JSON_OPTION,
+    PLAYERS_OPTION,
+    STORE_OPTION,
+    HandCommand,
+    Whole,
+    check_figure,
+    figure_option,
+    given,
+    open_store,
+    read_deal,
+    write_figure,
+)
+from bmn.search.output.text import (
+    compare_text,
+    describe,
+    echo,
+    loops_text,
+    published_table,
+    runs_text,
+    show_text,
+    standard_loops_text,
+    top_text,
+)
+
+
+@click.group()
+def records() -> None:
+    """The published record games and the record store.
+
+    \b
+    Examples:
+      bmn records published
+      bmn records top -n 20 --store night.sqlite
+      bmn records compare --store night.sqlite
+    """
+
+
+# `records top` and `export`: every seat count unless one is asked for.
+PLAYERS_FILTER = click.option(
+    "--players",
+    type=Whole(2, 4),
+    default=None,
+    help="Only deals of this many seats, 2 to 4 [default: all].",
+)
+
+
+@records.command()
+@PLAYERS_OPTION
+@JSON_OPTION
+def published(players: int, as_json: bool) -> None:
+    """Replay every published record game and compare with its published length.
+
+    Two players: the record games published since 1999. Three and four players: nobody
+    published a table before bmn, so these are bmn's own longest finds, shipped with it.
+
+    \b
+    Examples:
+      bmn records published
+      bmn records published --players 3 --json
+    """
+    from bmn.records.published import replay_published
+
+    rows = replay_published(players)
+    if as_json:
+        click.echo(json.dumps([row.as_dict() for row in rows]))
+        return
+    if not rows:
+        click.echo(f"the {players}-player table is empty")
+        return
+    echo(published_table(rows))
+    if all(row.matches for row in rows):
+        click.echo(f"all {len(rows)} {players}-player games replay exactly", err=True)
+
+
+@records.command("plot")
+@click.argument("run_ids", nargs=-1, type=Whole(1), metavar="[RUN]...")
+@figure_option("bmn-progress.png")
+@click.option(
+    "--players",
+    type=Whole(2, 4),
+    default=None,
+    help="Only runs of this many seats, 2 to 4 [default: all].",
+)
+@STORE_OPTION
+def records_plot(run_ids: tuple[int, ...], output: str, players: int | None, store: str) -> None:
+    """Draw the best found so far against elapsed time for runs in the store.
+
+    All runs when none are named. Runs searching for cards are drawn against the published
+    record games (labelled dashed lines); runs searching for tricks get a panel of their
+    own, against the published games' tricks. Runs of 3 or 4 players are drawn against
+    bmn's own table for that many seats (`records published --players 3`). The legend names
+    each run's strategy and objective (and players, past two). Loop hunts have no length
+    to draw (`bmn records loops` lists their cycles): when nothing is left to draw, one
+    line on stderr says so and no file is written. Prints the file name.
+
+    \b
+    Examples:
+      bmn records plot
+      bmn records plot 3 4 -o progress.svg --store runs.sqlite
+      bmn records plot --players 3 -o three.png
+    """
+    from bmn.records.published import published_games
+    from bmn.search.output.plots import plot_records, store_progress
+
+    check_figure(output)
+    with open_store(store) as db:
+        missing = sorted(set(run_ids) - {run.id for run in db.runs()})
+        if missing:
+            raise click.BadParameter(
+                f"no run {', '.join(map(str, missing))} in {store}", param_hint="RUN"
+            )
+        series = store_progress(db, run_ids, players)
+    if not any(len(s.values) for s in series):
+        click.echo(f"nothing to plot: {nothing_drawn(series, run_ids, store, players)}", err=True)
+        return
+    published = [
+        (g.name, g.cards, g.tricks)
+        for seats in sorted({s.seats for s in series if len(s.values)})
+        for g in published_games(seats)
+        if g.status == "finished"
+    ]
+    write_figure(plot_records, series, published, output)
+    click.echo(output)
+
+
+def nothing_drawn(
+    series: list, run_ids: tuple[int, ...], store: str, players: int | None = None
+) -> str:
+    """Why `records plot` has nothing to draw."""
+    named = f"run {', '.join(map(str, run_ids))}"
+    loops = f"list a loop hunt's cycles with: bmn records loops --store {store}"
+    if series:
+        return f"{named if run_ids else 'the store'} has no finished finds yet"
+    if players is not None:
+        which = f"{named} {'is' if len(run_ids) == 1 else 'are'} not" if run_ids else "no runs"
+        return f"{which} of {players} players searching cards or tricks in the store"
+    if not run_ids:
+        return f"the store has no runs of cards or tricks yet ({loops})"
+    return f"{named} hunted loops, which have no length to draw; {loops}"
+
+
+@records.command()
+@click.option(
+    "--by",
+    type=click.Choice(["cards", "tricks"]),
+    default="cards",
+    show_default=True,
+    help="Rank by cards laid or by tricks taken.",
+)
+@click.option(
+    "-n",
+    "count",
+    type=Whole(1),
+    default=10,
+    show_default=True,
+    help="How many deals to list.",
+)
+@click.option("--min-cards", type=Whole(0), default=0, help="Only deals this long.")
+@PLAYERS_FILTER
+@STORE_OPTION
+@JSON_OPTION
+def top(
+    by: str, count: int, min_cards: int, players: int | None, store: str, as_json: bool
+) -> None:
+    """The longest distinct deals found by any run in the store.
+
+    A deal found by several runs is listed once, with the run that found it first. Deals
+    of every seat count are listed together unless --players picks one.
+
+    \b
+    Examples:
+      bmn records top
+      bmn records top --by tricks -n 20
+      bmn records top --min-cards 4000 --json --store night.sqlite
+      bmn records top --players 3
+    """
+    from bmn.records.report import top_json
+
+    with open_store(store) as db:
+        rows = db.top(by=by, n=count, min_cards=min_cards, seats=players)
+    echo(top_json(rows) if as_json else top_text(rows))
+
+
+@records.command()
+@click.option(
+    "--standard",
+    is_flag=True,
+    help="Only the standard-deck cycles, one per seat-blind key, the most balanced first.",
+)
+@STORE_OPTION
+@JSON_OPTION
+def loops(standard: bool, store: str, as_json: bool) -> None:
+    """The cycles of non-terminating games found by `bmn search --objective loop` or grow.
+
+    One per canonical cycle key, in the order first found: the deck (counts of numerals,
+    J, Q, K, A; 36,4,4,4,4 is the standard deck), the period (cards and tricks), whether a
+    balanced starting deal (an even split, seat 0 first) reaches the cycle (yes / no / ?
+    when the backward search stopped at its limit) with how many were found, how often
+    hunts saw the cycle, an example deal (a balanced one when known) and the run that found
+    it first.
+
+    With --standard, the standard-deck cycles only, one per seat-blind key (seats swapped
+    is the same cycle), most balanced first: the most balanced starting deal found (`deal`;
+    it falls into the cycle: check with `bmn loop DEAL`), its hand sizes, whether a 26/26
+    deal reaches the cycle (with how many do, seats as given + seats swapped) and the period.
+
+    \b
+    Examples:
+      bmn records loops
+      bmn records loops --json --store night.sqlite
+      bmn records loops --standard --json
+    """
+    from bmn.records.report import loops_json, standard_loops
+
+    with open_store(store) as db:
+        rows = db.loops()
+    if standard:
+        found = standard_loops(rows)
+        echo(json.dumps(found) if as_json else standard_loops_text(found))
+        return
+    echo(loops_json(rows) if as_json else loops_text(rows))
+
+
+@records.command()
+@STORE_OPTION
+@JSON_OPTION
+def runs(store: str, as_json: bool) -> None:
+    """Every search run in the store: strategy, status, games, time and best.
+
+    \b
+    Examples:
+      bmn records runs
+      bmn records runs --json --store night.sqlite
+    """
+    from bmn.records.report import runs_json
+
+    with open_store(store) as db:
+        rows = db.runs()
+    echo(runs_json(rows) if as_json else runs_text(rows))
+
+
+@records.command(cls=HandCommand)
+@HANDS_ARGUMENT
+@STORE_OPTION
+@JSON_OPTION
+@click.pass_context
+def show(ctx: click.Context, hands: tuple[str, ...], store: str, as_json: bool) -> None:
+    """Where a deal was found, and its result replayed with the reference engine.
+
+    The deal may be in any notation, as separate hands or joined by '/'. Also says where
+    it would rank among the published records. Without a store (none at --store) the deal
+    is still replayed and ranked, and the store part says there is none ("store": null in
+    JSON); a store that exists but cannot be used is an error (exit 1).
+
+    \b
+    Examples:
+      bmn records show ---AJ--Q---------QAKQJJ-QK -----A----KJ-K--------A---
+      bmn records show '-J/Q-' --json --store night.sqlite
+    """
+    from pathlib import Path
+
+    from bmn.kernels.reference import play as play_deal
+    from bmn.records.report import show_dict
+
+    deal = read_deal(hands)
+    finds = None
+    if Path(store).exists():
+        with open_store(store) as db:
+            finds = db.finds_for(format_deal(deal))
+    result = play_deal(deal)
+    shown = show_dict(format_deal(deal), result.as_dict(), finds, store)
+    click.echo(json.dumps(shown) if as_json else show_text(shown, describe(result), store))
+
+
+@records.command()
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["csv", "json"]),
+    default="csv",
+    show_default=True,
+    help="Output format.",
+)
+@PLAYERS_FILTER
+@STORE_OPTION
+@JSON_OPTION
+def export(fmt: str, players: int | None, store: str, as_json: bool) -> None:
+    """Write every find in the store to stdout (--json is short for --format json).
+
+    Columns: deal, cards, tricks, status, run, found_at, strategy, elapsed (seconds into
+    the run when it was found). Finds of every seat count unless --players picks one.
+
+    \b
+    Examples:
+      bmn records export > finds.csv
+      bmn records export --format json --store night.sqlite
+      bmn records export --players 4 > four.csv
+    """
+    import sys
+
+    from bmn.records.report import export_csv, export_json
+
+    if as_json and fmt == "csv" and given(click.get_current_context(), "fmt"):
+        raise click.UsageError("--json is short for --format json; it conflicts with --format csv")
+    write = export_json if as_json or fmt == "json" else export_csv
+    with open_store(store) as db:
+        write(db.all_finds(seats=players), sys.stdout)
+
+
+@records.command()
+@click.option(
+    "-n",
+    "count",
+    type=Whole(1),
+    default=10,
+    show_default=True,
+    help="How many of the store's best deals to rank.",
+)
+@PLAYERS_OPTION
+@STORE_OPTION
+@JSON_OPTION
+def compare(count: int, players: int, store: str, as_json: bool) -> None:
+    """The store's longest finished deals beside the published record games, by cards.
+
+    Each find is ranked as if added to the published list ("would rank 4th of 10"). Only
+    finds of --players seats are ranked. Nobody published 3- or 4-player records before
+    bmn, so those tables start empty: 3 and 4 players rank among bmn's own table (its
+    longest finds, `bmn records published --players 3`), and the text says so.
+
+    \b
+    Examples:
+      bmn records compare
+      bmn records compare -n 3 --json --store night.sqlite
+      bmn records compare --players 3
+    """
+    from bmn.records.report import compare_json, published_ranking
+
+    with open_store(store) as db:
+        rows = db.top(by="cards", n=count, status="finished", seats=players)
+    ranking = published_ranking(players)
+    if as_json:
+        click.echo(compare_json(rows, ranking, players))
+    else:
+        echo(*compare_text(rows, ranking, players))
+
+
+COMMANDS = [records]

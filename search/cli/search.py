@@ -1,0 +1,520 @@
+"""The search commands: `bmn search` (a run of any strategy, or a loop hunt, new or resumed)
+and `bmn search-bench` (the strategies compared)."""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, NoReturn
+
+import click
+from click.core import ParameterSource
+
+from bmn.search.cli.device import DEVICE_OPTION, DEVICE_THREADS_OPTION, check_search
+from bmn.search.cli.options import (
+    JSON_OPTION,
+    MAX_WORKERS,
+    STORE_OPTION,
+    Duration,
+    NameList,
+    SeedList,
+    Whole,
+    cluster_backend,
+    cluster_options,
+    flag,
+    given,
+    param,
+    refuse,
+    seed_option,
+)
+from bmn.search.output.text import bench_table, echo
+from bmn.search.strategies.registry import (
+    DEFAULT_HISTORY,
+    DEFAULT_PATIENCE,
+    DEFAULT_STRATEGY,
+    STRATEGIES,
+    strategy_help,
+    uses,
+)
+
+MAX_HISTORY = 10_000_000  # lahc keeps this many scores per worker in memory
+
+if TYPE_CHECKING:
+    from bmn.records.store import Store
+    from bmn.search.backends.base import Backend
+    from bmn.search.runs.grow import GrowHunt, GrowSummary
+    from bmn.search.runs.longest import Search, Summary
+    from bmn.search.runs.longest_cuda import CudaSearch
+    from bmn.search.runs.loop_hunt import LoopHunt, LoopSummary
+
+
+@click.command()
+@click.option(
+    "--strategy",
+    type=click.Choice(list(STRATEGIES)),
+    default=DEFAULT_STRATEGY,
+    show_default=True,
+    help=strategy_help(),
+)
+@click.option(
+    "--objective",
+    type=click.Choice(["cards", "tricks", "loop", "grow"]),
+    default="cards",
+    show_default=True,
+    help="What makes a deal better; loop: hunt non-terminating "
+    "deals instead (random even deals of --loop-deck; every cycle found is stored "
+    "once under its canonical key, with its period and whether a balanced deal "
+    "reaches it, by backward play; see `bmn records loops`); grow: build standard-deck "
+    "cycles from closed pieces (see --grow-from) and store each with its most balanced "
+    "starting deal (see `bmn records loops --standard`).",
+)
+@click.option(
+    "--time",
+    "seconds",
+    type=Duration(),
+    default=None,
+    help="How long to search: 90s, 10m, 8h, 1h30m, at most 365d [default: 1m, unless "
+    "--iterations is given]. With --iterations too, the run stops at whichever comes first.",
+)
+@click.option(
+    "--iterations",
+    type=Whole(1),
+    default=None,
+    help="Score this many deals (reproducible with --seed); with --time too, the run stops "
+    "at whichever comes first. grow: this many rounds (each: 200,000 random descents for "
+    "closed pieces, then 8 standard deals assembled from them and judged).",
+)
+@click.option(
+    "--workers",
+    type=Whole(1, MAX_WORKERS),
+    default=None,
+    help=f"Search streams, at most {MAX_WORKERS:,}: threads, or tasks at once on a Dask "
+    "cluster [default: every core, or every worker thread of the cluster]. grow: independent "
+    "piece hunts, one per thread [default: 1; its work is mostly Python, so more threads "
+    "gain little].",
+)
+@click.option(
+    "--players",
+    type=Whole(2, 4),
+    default=2,
+    show_default=True,
+    help="Seats at the table, 2 to 4: the standard deck dealt one card at a time from seat "
+    "0 (26/26, 18/17/17, 13 each); stored with the run.",
+)
+@seed_option("Seed, 0 to 2**63 - 1; drawn at random and stored with the run if omitted.")
+@STORE_OPTION
+@click.option(
+    "--keep-above",
+    type=Whole(0),
+    default=3000,
+    show_default=True,
+    help="Store every deal of at least this many cards, not only the best (a threshold "
+    "that keeps more than 20 a second, on two cores about 2,000 or less, is warned of).",
+)
+@click.option(
+    "--patience",
+    type=Whole(1),
+    default=DEFAULT_PATIENCE,
+    show_default=True,
+    help="climb only: deals without improvement before a restart.",
+)
+@click.option(
+    "--history",
+    type=Whole(1, MAX_HISTORY),
+    default=DEFAULT_HISTORY,
+    show_default=True,
+    help=f"lahc only: length of the late-acceptance history (at most {MAX_HISTORY:,}).",
+)
+@click.option(
+    "--loop-deck",
+    default=None,
+    metavar="DECK",
+    help="loop: 'mixed' [default] (a random sub-deck of the standard deck per batch: "
+    "measured to find the most cycles; full random deals almost never loop), "
+    "'standard', or counts N,J,Q,K,A like 36,1,1,0,0.",
+)
+@click.option(
+    "--basin-states",
+    type=Whole(1),
+    default=None,
+    help="loop, grow: backward-play states to visit per new cycle, in search of its most "
+    "balanced starting deal [default: 20,000; grow: 100,000].",
+)
+@click.option(
+    "--grow-from",
+    type=click.Choice(["known", "descent"]),
+    default=None,
+    help="grow: 'known' [default]: start from the pieces of the known standard-deck cycles "
+    "(the published one and the store's), recombined and mixed with new pieces; 'descent': "
+    "from nothing but random descents.",
+)
+@click.option(
+    "--resume",
+    is_flag=False,
+    flag_value="latest",
+    default=None,
+    metavar="[RUN]",
+    help="Continue run RUN, or without a number the latest run not finished (interrupted, "
+    "stopped or killed); its settings come from the store, so no other search setting may "
+    "be given; a run another process is searching is refused.",
+)
+@DEVICE_OPTION
+@DEVICE_THREADS_OPTION
+@cluster_options
+@click.option("--quiet", is_flag=True, help="No progress display on stderr.")
+@JSON_OPTION
+@click.pass_context
+def search(
+    ctx: click.Context,
+    resume: str | None,
+    store: str,
+    quiet: bool,
+    as_json: bool,
+    scheduler: str | None,
+    scheduler_file: str | None,
+    cluster: str | None,
+    **options,
+) -> None:
+    """Search for the longest games and keep the finds in the record store.
+
+    Runs on every core, shows progress on stderr and stores every improvement and
+    every deal of at least --keep-above cards as it goes. Ctrl-C (or SIGTERM)
+    checkpoints and stops; `--resume` continues exactly where it stopped, even
+    after a crash or `kill -9`. The same --seed and --iterations reproduce a run.
+    Options that would do nothing together are refused, saying why: --patience
+    is for climb, --history for lahc, --loop-deck and --basin-states for the loop
+    hunt, which takes no --strategy, --keep-above, --patience or --history;
+    --grow-from is for --objective grow, which takes --basin-states too.
+    --players 3 or 4 searches the standard deck dealt round three or four seats,
+    with every strategy, on the CPU (loop hunts and grow runs play two seats).
+
+    \b
+    Examples:
+      bmn search                          # one minute on every core
+      bmn search --time 8h --store night.sqlite
+      bmn search --strategy lahc --objective tricks --time 30m
+      bmn search --iterations 100000000 --seed 42 --workers 2
+      bmn search --players 3 --time 15m  # 18/17/17 cards, seat 0 first
+      bmn search --resume                 # continue the latest unfinished run
+      bmn search --objective loop --time 1h --workers 2
+      bmn search --objective loop --loop-deck standard --time 8h
+      bmn search --objective grow --time 2m      # standard-deck cycles from pieces
+      bmn search --device cuda --time 8h   # walk or random on an NVIDIA GPU
+      bmn search --cluster local --time 10m  # a Dask cluster on this machine
+      bmn search --scheduler tcp://10.0.0.5:8786 --time 8h
+      bmn search --scheduler-file ~/dask.json --resume
+
+    On a Dask cluster (--scheduler, --scheduler-file, DASK_SCHEDULER_ADDRESS, or
+    --cluster local) a search or loop hunt with the same seed, iterations and
+    --workers finds what it finds on threads; this process stays the only writer of
+    the store. A worker that dies costs nothing; if the whole cluster goes away the
+    run is checkpointed and exits with status 1, to be resumed on a cluster or on
+    threads. GPU and grow runs take no cluster.
+    """
+    from bmn.records.store import Store
+    from bmn.search.backends.base import BackendError
+    from bmn.search.runs.handler import resume_command
+
+    check_combination(ctx, resume, options)
+    if options["device"] == "cuda":
+        from bmn.search.cli.device import require_cuda
+
+        require_cuda()  # before a store is made
+    backend = None  # connected before a store is made: a cluster's problem makes no store
+    if resume is not None or on_backends(options):
+        backend = cluster_backend(scheduler, scheduler_file, cluster, options["workers"])
+    try:
+        with Store(store, create=resume is None) as db:  # --resume never makes a store
+            job = search_job(db, resume, options, backend)
+            try:
+                summary = run_with_signals(job, quiet)
+            except BackendError as err:
+                raise click.ClickException(
+                    f"{err}; run {job.run_id} is checkpointed, resume with: "
+                    f"{resume_command(job.run_id, store)}"
+                ) from None
+    finally:
+        if backend is not None:
+            backend.close()
+    click.echo(json.dumps(summary.as_dict()) if as_json else summary.text())
+    if summary.status == "interrupted":
+        click.echo(
+            f"stopped; resume with: bmn search --resume {summary.run} --store {store}", err=True
+        )
+        raise SystemExit(130)
+
+
+RUN_NUMBER = Whole(1, what="a run number (see bmn records runs)")
+# Settings of a run: --resume takes them from the store.
+RUN_SETTINGS = (
+    "strategy",
+    "objective",
+    "seconds",
+    "iterations",
+    "workers",
+    "seed",
+    "keep_above",
+    "patience",
+    "history",
+    "players",
+    "loop_deck",
+    "basin_states",
+    "grow_from",
+    "device",
+    "device_threads",
+)
+
+
+CLUSTER_OPTIONS = ("scheduler", "scheduler_file", "cluster")
+
+
+def on_backends(options: dict) -> bool:
+    """Whether a new run of these options runs its chunks on a backend (threads or a Dask
+    cluster): searches and loop hunts do; a GPU search and a grow run do not."""
+    return options["device"] != "cuda" and options["objective"] != "grow"
+
+
+def refuse_cluster(what: str) -> None:
+    """A usage error if the command line names a Dask cluster for a run that takes none (a
+    scheduler named only by DASK_SCHEDULER_ADDRESS is ignored for it)."""
+    ctx = click.get_current_context()
+    for name in CLUSTER_OPTIONS:
+        if ctx.get_parameter_source(name) == ParameterSource.COMMANDLINE:
+            refuse(ctx, name, f"runs on a Dask cluster; {what} runs on this machine")
+
+
+# Settings a grow run has no use for: it builds its deals from pieces, on the CPU.
+GROW_IDLE = ("strategy", "keep_above", "patience", "history", "loop_deck", "device_threads")
+
+
+def check_combination(ctx: click.Context, resume: str | None, options: dict) -> None:
+    """Refuse options that conflict, or that do nothing beside the others, saying why."""
+    if resume is not None:
+        for name in RUN_SETTINGS:
+            if given(ctx, name):
+                raise click.UsageError(
+                    f"--resume takes its settings from the run; drop {flag(ctx, name)}", ctx
+                )
+        if resume != "latest":
+            RUN_NUMBER.convert(resume, param(ctx, "resume"), ctx)  # not a number: exit 2
+        return
+    check_players(ctx, options)
+    if options["objective"] == "grow":
+        for name in GROW_IDLE:
+            if given(ctx, name):
+                refuse(ctx, name, "does nothing with --objective grow: it builds deals from pieces")
+        if options["device"] == "cuda":
+            refuse(ctx, "device", "cuda searches for the longest games; a grow run runs on the CPU")
+        refuse_cluster("a grow run")
+        return
+    if given(ctx, "grow_from"):
+        refuse(ctx, "grow_from", f"is for --objective grow only, not {options['objective']}")
+    check_search(ctx, options)  # --device and --device-threads
+    if options["device"] == "cuda":
+        refuse_cluster("--device cuda")
+    if options["objective"] == "loop":
+        for name in ("strategy", "keep_above", "patience", "history"):
+            if given(ctx, name):
+                refuse(
+                    ctx, name, "does nothing with --objective loop: a loop hunt plays random deals"
+                )
+        return
+    if given(ctx, "loop_deck"):
+        refuse(ctx, "loop_deck", f"is for --objective loop only, not {options['objective']}")
+    if given(ctx, "basin_states"):
+        refuse(ctx, "basin_states", f"is for --objective loop or grow, not {options['objective']}")
+    strategy = options["strategy"]
+    if given(ctx, "patience") and not uses(strategy, "patience"):
+        refuse(ctx, "patience", f"is for --strategy climb only; {strategy} does not restart")
+    if given(ctx, "history") and not uses(strategy, "history"):
+        refuse(ctx, "history", f"is for --strategy lahc only; {strategy} keeps no history")
+
+
+def check_players(ctx: click.Context, options: dict) -> None:
+    """Three or four players: the longest-game search on the CPU, which alone plays them."""
+    if options["players"] == 2:
+        return
+    if options["objective"] in ("loop", "grow"):
+        why = f"must be 2 with --objective {options['objective']}: it plays two seats"
+        refuse(ctx, "players", why)
+    if options["device"] == "cuda":
+        refuse(ctx, "players", "must be 2 with --device cuda: the GPU kernel plays two seats")
+
+
+def search_job(
+    db: Store, resume: str | None, options: dict, backend: Backend | None = None
+) -> Search | LoopHunt | GrowHunt | CudaSearch:
+    """The search to run: a resumed run of any kind, a new loop hunt or grow run, or a new
+    search; a search's or loop hunt's chunks on `backend` (threads of this process when
+    None)."""
+    from bmn.search.cli.device import resume_on_device, search_on_device
+    from bmn.search.runs.grow import GrowHunt, grow_options
+    from bmn.search.runs.longest import Search, SearchOptions
+    from bmn.search.runs.loop_hunt import LoopHunt, loop_options
+
+    if resume is not None:
+        run = db.get_run(resume_target(db, resume))
+        if run.strategy == "grow":  # stored as objective 'loop': it stores cycles
+            refuse_cluster(f"run {run.id}, a grow run,")
+            return GrowHunt.resume(db, run.id)
+        if run.params.get("device") == "cuda":
+            refuse_cluster(f"run {run.id}, a GPU search,")
+            return resume_on_device(db, run.id)
+        return (LoopHunt if run.objective == "loop" else Search).resume(db, run.id, backend)
+    if options["objective"] == "grow":
+        return GrowHunt(db, grow_options(options, db))
+    if options["objective"] == "loop":
+        try:
+            return LoopHunt(db, loop_options(options), backend=backend)
+        except ValueError as err:
+            raise click.BadParameter(str(err), param_hint="--loop-deck") from None
+    if options["seconds"] is None and options["iterations"] is None:
+        options["seconds"] = 60.0
+    if options["device"] == "cuda":
+        return search_on_device(db, options)
+    if options["workers"] is None and backend is not None:
+        options["workers"] = backend.default_streams()
+    chosen = {
+        k: v
+        for k, v in options.items()
+        if v is not None and k in SearchOptions.__dataclass_fields__
+    }
+    return Search(db, SearchOptions(**chosen), backend=backend)
+
+
+@click.command("search-bench")
+@click.option(
+    "--strategies",
+    type=NameList(list(STRATEGIES), "strategy"),
+    default=",".join(STRATEGIES),
+    show_default=True,
+    help="Comma-separated strategies to compare.",
+)
+@click.option(
+    "--time",
+    "seconds",
+    type=Duration(),
+    default="1m",
+    show_default=True,
+    help="Search time per strategy and seed.",
+)
+@click.option(
+    "--seeds",
+    type=SeedList(),
+    default="1,2,3",
+    show_default=True,
+    help="Comma-separated seeds, each 0 to 2**63 - 1; every strategy runs once per seed.",
+)
+@click.option(
+    "--workers",
+    type=Whole(1, MAX_WORKERS),
+    default=2,
+    show_default=True,
+    help="Worker threads for each trial, and for the kernel speed it is compared with.",
+)
+@JSON_OPTION
+def search_bench(
+    strategies: list[str], seconds: float, seeds: list[int], workers: int, as_json: bool
+) -> None:
+    """Compare search strategies: speed inside the search and how often each reaches the
+    far tail (deals of 2,000 / 2,500 / 3,000+ cards), against the kernel's own speed.
+
+    \b
+    Examples:
+      bmn search-bench --time 20s --seeds 1
+      bmn search-bench --strategies walk,random --time 10m --json
+    """
+    from bmn.kernels.benchmark import bench
+    from bmn.search.measure.quality import THRESHOLDS, compare, table
+
+    names, seed_list = strategies, seeds
+    kernel = bench(2_000_000, workers).games_per_s
+    click.echo(f"kernel (bmn bench) on {workers} threads: {kernel:,.0f} games/s", err=True)
+    trials = compare(
+        names,
+        seed_list,
+        seconds,
+        workers,
+        lambda t: click.echo(
+            f"{t.strategy} seed {t.seed}: {t.rate:,.0f} games/s, "
+            f"best {t.best_cards}, tail {t.tail}",
+            err=True,
+        ),
+    )
+    rows = table(trials, kernel)
+    if as_json:
+        click.echo(
+            json.dumps(
+                {
+                    "kernel_games_per_s": kernel,
+                    "seconds": seconds,
+                    "workers": workers,
+                    "strategies": rows,
+                }
+            )
+        )
+        return
+    echo(bench_table(rows, THRESHOLDS))
+
+
+def resume_target(db: Store, resume: str) -> int:
+    """The run to resume: a number (already checked to be one), or the latest run not
+    finished nor searched now.
+
+    A run the store does not hold is bad input, like a bad number (exit 2); so is plain
+    --resume with no run to resume, unless the run is being searched (RunHeld: exit 1)."""
+    from bmn.records.store import StoreError
+
+    if resume == "latest":
+        run = db.latest_unfinished_run()
+        if run is None:
+            nothing_to_resume(db)
+        return run.id
+    try:
+        return db.get_run(int(resume)).id
+    except StoreError as err:
+        raise click.BadParameter(
+            f"{err}; list the runs with: bmn records runs --store {db.path}",
+            param_hint="--resume",
+        ) from err
+
+
+def nothing_to_resume(db: Store) -> NoReturn:
+    """Say why plain --resume has no run to take: no runs, every one finished, or the
+    unfinished ones are being searched now."""
+    from bmn.records.store import RunHeld
+
+    runs = db.runs()
+    held = [run for run in runs if run.status == "running"]
+    if held:
+        raise RunHeld(
+            f"nothing to resume in {db.path}: run {held[-1].id} is being searched now,"
+            f" by {held[-1].holder}"
+        )
+    why = f"every run in it finished (the latest is run {runs[-1].id})" if runs else "no runs"
+    raise click.BadParameter(
+        f"nothing to resume in {db.path}: {why}; start a new search without --resume",
+        param_hint="--resume",
+    )
+
+
+def run_with_signals(
+    job: Search | LoopHunt | GrowHunt | CudaSearch, quiet: bool
+) -> Summary | LoopSummary | GrowSummary:
+    """Run a search; SIGINT and SIGTERM stop it cleanly after a checkpoint."""
+    import signal
+
+    from bmn.search.output.progress import Display
+
+    def stop(signum, frame):
+        job.stop.set()
+
+    previous = {sig: signal.signal(sig, stop) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        with Display(quiet) as display:
+            return job.run(display.update)
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
+COMMANDS = [search, search_bench]

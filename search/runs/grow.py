@@ -1,0 +1,380 @@
+"""Growing standard-deck cycles: the runner behind `bmn search --objective grow`.
+
+A grow run is a piece hunt (bmn.search.cycles.piece_hunt) on the run handler
+(bmn.search.runs.handler), the loop hunt's sibling. Each stream is one hunt; its chunk is one
+*round*: random descents for closed pieces (bmn.search.cycles.pieces) added to the library, then a
+few standard deals assembled from the library and played; a deal that falls into a cycle the stream
+has not seen is played backwards (bmn.kernels.cycles.balance) to its most balanced starting deal.
+`--iterations` counts rounds.
+
+Two ways to start (`--grow-from`):
+- `known` (the default): the library starts with the pieces of known cycles (the published
+  cycle and the store's standard-deck cycles, fixed when the run is made and kept with it), and
+  every other deal is built around one of them. The published pieces alone make four 62-trick
+  cycles: the published one and three more, all with 26/26 starting deals, found in the first
+  round.
+- `descent`: the library starts empty: cycles grown from nothing but random descents (at best
+  31/21 starting deals, measured).
+
+A stream's state between chunks is its HuntState as JSON, the checkpoint blob too (every
+stream's in one blob, committed together), so a resumed run continues exactly. Every cycle is
+stored once in the loops table under its seat-blind key (`rotation_key`), with the seat-aware
+key of the cycle its stored deal enters (`key`), that deal (`example_deal`: the most balanced
+starting deal found) and the deal as assembled (`first_deal`; with several streams, that of
+the stream whose round was committed first: everything else a seeded run stores is the same
+however it was cut or interrupted).
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from bmn.kernels.cycles.loops import analyse
+from bmn.kernels.deal import Deal, parse_deal
+from bmn.records.store import DEFAULT_PATH, Loop, Store
+from bmn.search.backends.base import Backend, Result
+from bmn.search.cycles.piece_hunt import HuntFind, HuntOptions, HuntState, hunt_chunk, known_pieces
+from bmn.search.output.text import duration
+from bmn.search.runs.handler import RunHandler, RunProgress, store_option
+
+GROW_FROM = ("known", "descent")
+STANDARD_DECK = "36,4,4,4,4"
+DEFAULT_BASIN_STATES = 100_000
+TRIES = 200_000  # random descents per round: about a third of a second on one core
+DEALS = 8  # deals assembled per round
+COMMIT_SECONDS = 2.0
+
+
+@dataclass
+class GrowRunOptions:
+    """Everything that defines a grow run; stored with it so `--resume` needs nothing else."""
+
+    strategy: str = "grow"
+    objective: str = "loop"  # the store's kind of run: it stores cycles, as a loop hunt does
+    seconds: float | None = None
+    iterations: int | None = None  # rounds
+    workers: int = 1
+    seed: int = 0
+    grow_from: str = "known"
+    basin_states: int = DEFAULT_BASIN_STATES
+    tries: int = TRIES
+    deals: int = DEALS
+    known: list[str] = field(default_factory=list)  # deals of the cycles the library starts from
+
+    def __post_init__(self) -> None:
+        if self.grow_from not in GROW_FROM:
+            raise ValueError(f"grow from one of {', '.join(GROW_FROM)}, not {self.grow_from!r}")
+
+    def hunt(self) -> HuntOptions:
+        return HuntOptions(tries=self.tries, deals=self.deals, basin_states=self.basin_states)
+
+
+def known_deals(db: Store) -> list[str]:
+    """Deals of the known standard-deck cycles: the published looping games, then the store's
+    standard-deck cycles in the order found."""
+    from bmn.records.published import published_games
+
+    deals = [game.deal for game in published_games() if game.status == "loop"]
+    return deals + [row.example_deal for row in db.loops() if row.deck == STANDARD_DECK]
+
+
+def grow_options(options: dict, db: Store) -> GrowRunOptions:
+    """A new grow run's options from `bmn search`'s (the store supplies the known cycles)."""
+    seconds, iterations = options.get("seconds"), options.get("iterations")
+    grow_from = options.get("grow_from") or "known"
+    return GrowRunOptions(
+        seconds=60.0 if seconds is None and iterations is None else seconds,
+        iterations=iterations,
+        workers=options.get("workers") or 1,
+        seed=secrets.randbits(62) if options.get("seed") is None else options["seed"],
+        grow_from=grow_from,
+        basin_states=options.get("basin_states") or DEFAULT_BASIN_STATES,
+        known=known_deals(db) if grow_from == "known" else [],
+    )
+
+
+def stream_seed(seed: int, stream: int) -> int:
+    """Stream w's own seed: independent hunts from one run seed."""
+    return int(np.random.SeedSequence([seed, stream]).generate_state(1, np.uint64)[0] >> 1)
+
+
+def start_states(options: GrowRunOptions) -> list[dict]:
+    """Every stream's first state: a fresh hunt, its library holding the known pieces."""
+    hunt = options.hunt()
+    deals: list[Deal] = [parse_deal(d) for d in options.known]
+    known = known_pieces(hunt.control(), deals) if deals else []
+    return [
+        HuntState.start(stream_seed(options.seed, w), known).as_json()
+        for w in range(options.workers)
+    ]
+
+
+def grow_work(
+    stream: int, chunk: int, state: dict, options: GrowRunOptions, iterations: int
+) -> tuple[dict, list[HuntFind], int]:
+    """`iterations` rounds of one stream's hunt (see bmn.search.backends.base): the new state, the
+    cycles new to the stream, and the rounds done. The state given is left untouched."""
+    hunt = HuntState.from_json(state)
+    finds: list[HuntFind] = []
+    for _ in range(iterations):
+        finds += hunt_chunk(hunt, options.hunt()).new
+    return hunt.as_json(), finds, iterations
+
+
+def warm_grow() -> None:
+    """Compile (or load from cache) the descent kernel before the clock starts."""
+    from bmn.kernels.rng import seed_state
+    from bmn.search.cycles.pieces import Control, sample_pieces
+
+    sample_pieces(Control.parse("J-", False, "-"), seed_state(0), [0.5] + [0.125] * 4, 10)
+
+
+def loop_record(find: HuntFind) -> Loop:
+    """A cycle as the store keeps it: under the seat-aware key of the cycle its most balanced
+    starting deal enters (that deal falling into the cycle with the seats swapped names the
+    mirror image, and its even-deal counts swap with it)."""
+    deal = find.best.get("deal", find.cycle_deal)
+    loop = analyse(parse_deal(deal))
+    exact, mirror = find.balanced_deals, find.mirrored_balanced_deals
+    if find.best.get("mirrored"):
+        exact, mirror = mirror, exact
+    cards = [v for hand in parse_deal(find.cycle_deal) for v in hand]
+    return Loop(
+        key=loop.key or "",
+        rotation_key=find.key,
+        deck=",".join(str(cards.count(v)) for v in range(5)),
+        period_cards=find.period_cards,
+        period_tricks=find.period_tricks,
+        cycle_states=find.period_tricks,
+        balanced_states=len(loop.balanced_states),
+        balanced_deals=exact,
+        mirrored_balanced_deals=mirror,
+        basin_states=find.basin_states,
+        basin_complete=find.basin_complete,
+        example_deal=deal,
+        first_deal=find.cycle_deal,
+    )
+
+
+def split_text(best: dict) -> str:
+    """A best deal's hand sizes: '26/26', or '31/21 mirrored' for a deal into the cycle with
+    the seats swapped."""
+    sizes = best.get("sizes") or [0, 0]
+    return f"{sizes[0]}/{sizes[1]}" + (" mirrored" if best.get("mirrored") else "")
+
+
+def imbalance(best: dict) -> tuple[int, bool]:
+    """How far a best deal is from an even one (a mirrored deal a little farther)."""
+    sizes = best.get("sizes") or [0, 10**6]
+    return abs(sizes[0] - sizes[1]), bool(best.get("mirrored"))
+
+
+@dataclass
+class GrowProgress(RunProgress):
+    """What the display shows; updated after every commit."""
+
+    grow_from: str = "known"
+    pieces: int = 0
+    assembled: int = 0
+    cycles: int = 0
+    new_cycles: int = 0
+    balanced: int = 0
+    best_split: str = "-"
+    last: str = ""
+
+    def title(self) -> str:
+        return f"bmn search --objective grow, run {self.run}"
+
+    def setting(self) -> str:
+        workers = f"{self.workers} stream{'' if self.workers == 1 else 's'}"
+        return f"from {self.grow_from} pieces, {workers}, seed {self.seed}"
+
+    def rows(self) -> list[tuple[str, str]]:
+        return [
+            ("store", self.store),
+            ("hunt", self.setting()),
+            ("elapsed", duration(self.seconds)),
+            ("remaining", duration(self.remaining)),
+            ("rounds", f"{self.games:,}"),
+            ("rounds/s", f"{self.rate:,.2f}"),
+            ("closed pieces", f"{self.pieces:,}"),
+            ("deals assembled", f"{self.assembled:,}"),
+            ("cycles", f"{self.cycles} ({self.new_cycles} new to the store)"),
+            ("balanced", f"{self.balanced} reached from a 26/26 deal"),
+            ("most balanced", self.best_split),
+            ("last new", self.last),
+        ]
+
+    def line(self) -> str:
+        return (
+            f"run {self.run}: {self.clock()}, {self.games:,} rounds, {self.pieces:,} closed "
+            f"pieces, {self.cycles} standard-deck cycles ({self.new_cycles} new to the store), "
+            f"{self.balanced} balanced, most balanced {self.best_split}"
+        )
+
+
+@dataclass
+class GrowSummary:
+    run: int
+    status: str
+    games: int
+    seconds: float
+    seed: int
+    grow_from: str
+    cycles: int
+    new_cycles: int
+    balanced: int
+    best_split: str
+    store: str = DEFAULT_PATH
+
+    def text(self) -> str:
+        return (
+            f"run {self.run} ({self.status}): {self.games:,} rounds in {self.seconds:,.1f} s; "
+            f"seed {self.seed}, from {self.grow_from} pieces\n{self.cycles} distinct "
+            f"standard-deck cycles ({self.new_cycles} new to the store), {self.balanced} reached "
+            f"from a 26/26 deal, most balanced starting deal {self.best_split}; list them with: "
+            f"bmn records loops --standard{store_option(self.store)}"
+        )
+
+    def as_dict(self) -> dict:
+        return {
+            "run": self.run,
+            "status": self.status,
+            "games": self.games,
+            "seconds": self.seconds,
+            "distinct_cycles": self.cycles,
+            "new_cycles": self.new_cycles,
+            "balanced_cycles": self.balanced,
+            "most_balanced": self.best_split,
+        }
+
+
+class GrowHunt(RunHandler):
+    """One grow run: start it new or resume it, then `run()` until done or stopped.
+
+    One stream per worker, each a piece hunt advancing one round per chunk; every
+    COMMIT_SECONDS the new cycles, every stream's state (one checkpoint) and the run's totals
+    are committed in one transaction.
+    """
+
+    options_type = GrowRunOptions
+    work = staticmethod(grow_work)
+    warm = staticmethod(warm_grow)
+    in_flight = 1  # one round at a time per stream: a stop lands after the round under way
+
+    def __init__(
+        self,
+        store: Store,
+        options: GrowRunOptions,
+        run_id: int | None = None,
+        backend: Backend | None = None,
+    ):
+        self.states: list[dict] = []
+        self.new_cycles = 0
+        self.pending: dict[str, list] = {}  # seat-blind key -> [Loop, times seen] to commit
+        self.known: dict[str, Loop] = {row.rotation_key: row for row in store.loops()}
+        super().__init__(store, options, run_id, backend)
+
+    @property
+    def streams(self) -> int:
+        return len(self.states)
+
+    @property
+    def games(self) -> int:
+        return sum(s["chunks"] for s in self.states)
+
+    def commit_seconds(self) -> float:
+        return COMMIT_SECONDS
+
+    def _restore(self, checkpoints: dict[int, tuple[bytes, int, float]]) -> None:
+        if 0 not in checkpoints:
+            self.states = start_states(self.options)
+            return
+        self.states = json.loads(checkpoints[0][0])["streams"]
+        self.new_cycles = len(self.store.loops(self.run_id))  # the cycles it found first
+
+    def _cycles(self) -> dict[str, dict]:
+        """The run's distinct cycles (seat-blind key -> the first stream's find)."""
+        found: dict[str, dict] = {}
+        for state in self.states:
+            for find in state["cycles"]:
+                found.setdefault(find["key"], find)
+        return found
+
+    def _new_progress(self) -> GrowProgress:
+        p = GrowProgress(self.run_id, grow_from=self.options.grow_from)
+        self._tally(p)
+        return p
+
+    def _tally(self, p: GrowProgress) -> None:
+        cycles = self._cycles()
+        p.pieces = sum(len(s["pieces"]) for s in self.states)
+        p.assembled = sum(s["assembled"] for s in self.states)
+        p.cycles, p.new_cycles = len(cycles), self.new_cycles
+        p.balanced = sum(1 for f in cycles.values() if f["balanced"])
+        if cycles:
+            p.best_split = split_text(min((f["best"] for f in cycles.values()), key=imbalance))
+
+    def _stream_games(self, stream: int) -> int:
+        return self.states[stream]["chunks"]
+
+    def _state(self, stream: int) -> dict:
+        return self.states[stream]
+
+    def _chunk_size(self, stream: int, rate: float | None, planned: int, ahead: float) -> int:
+        """One round; none once the time is up or the stream's share of the rounds is done."""
+        o = self.options
+        if o.seconds is not None and self.spent + self.elapsed() >= o.seconds:
+            return 0
+        if o.iterations is None:
+            return 1
+        share = o.iterations // o.workers + (stream < o.iterations % o.workers)
+        return max(min(1, share - planned), 0)
+
+    def _absorb(self, result: Result) -> None:
+        """A round's new cycles: stored once each under their seat-blind key."""
+        self.states[result.stream] = result.state
+        for find in result.finds:
+            if find.key in self.pending:
+                self.pending[find.key][1] += 1
+                continue
+            record = self.known.get(find.key)
+            if record is None:
+                record = self.known[find.key] = loop_record(find)
+                self.progress.last = (
+                    f"period {find.period_tricks} tricks, {split_text(find.best)}: {find.key}"
+                )
+            self.pending[find.key] = [record, 1]
+
+    def _save(self, seconds: float) -> None:
+        """The new cycles, every stream's state and the run's totals, in one transaction."""
+        loops = [(record, seen) for record, seen in self.pending.values()]
+        self.pending = {}
+        self.new_cycles += self.store.save_loop_progress(
+            self.run_id,
+            loops,
+            (0, json.dumps({"streams": self.states}).encode(), self.games, seconds),
+            {"games": self.games, "seconds": seconds},
+            holder=self.holder,
+        )
+        self._tally(self.progress)
+
+    def _summary(self, status: str, seconds: float) -> GrowSummary:
+        p = self.progress
+        return GrowSummary(
+            self.run_id,
+            status,
+            self.games,
+            seconds,
+            self.options.seed,
+            self.options.grow_from,
+            p.cycles,
+            p.new_cycles,
+            p.balanced,
+            p.best_split,
+            str(self.store.path),
+        )

@@ -1,0 +1,403 @@
+"""The run handler: one loop for every kind of search, over any backend.
+
+It creates or resumes a run, keeps chunks in flight on a backend (bmn.search.backends.base), commits
+results as they arrive, keeps the progress and the time remaining, and finishes the run as
+finished or interrupted. A kind of run (the longest-game search in driver.py, the loop hunt in
+loophunt.py) subclasses it and says only what is its own: a stream's state, the work of one
+chunk, the size of the next chunk, and what one commit writes.
+
+Every store write happens here, in the process that runs the search; a backend only runs
+chunks. The chunks of a stream are committed one at a time and in order, so the checkpoint in
+the store is always a state the stream really passed through, with every find before it: a
+crash or kill loses at most the chunks in flight, and a resumed run replays them exactly.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import shlex
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from typing import Any, ClassVar, Protocol, TypeVar
+
+from bmn.records.store import DEFAULT_PATH, Run, Store, StoreError, holder_name
+from bmn.search.backends.base import Backend, BackendError, Result, Task
+from bmn.search.backends.registry import get_backend
+from bmn.search.output.text import duration
+
+POLL_SECONDS = 0.5  # the longest wait for a result, so signal handlers run promptly
+# The longest a held run's heartbeat goes unrefreshed (a holder on another host silent for the
+# store's STALE_SECONDS, a minute, is taken for dead); commits refresh it too.
+HEARTBEAT_SECONDS = 10.0
+H = TypeVar("H", bound="RunHandler")
+
+
+class RunOptions(Protocol):
+    """The fields every kind of run's options has (they are stored with the run)."""
+
+    strategy: str
+    objective: str
+    seconds: float | None
+    iterations: int | None
+    workers: int
+    seed: int
+
+
+def options_from_run(cls: type, run: Run):
+    """A run's stored options as an options dataclass (unknown keys ignored)."""
+    return cls(**{k: v for k, v in run.params.items() if k in cls.__dataclass_fields__})
+
+
+def store_option(store: str) -> str:
+    """' --store PATH' for a command line that must reach this store; '' for the default."""
+    return "" if store == DEFAULT_PATH else f" --store {shlex.quote(store)}"
+
+
+def resume_command(run: int, store: str) -> str:
+    """The command that resumes a run."""
+    return f"bmn search --resume {run}{store_option(store)}"
+
+
+@dataclass
+class RunProgress:
+    """What every run's display shows; the handler updates it after every commit."""
+
+    run: int
+    games: int = 0
+    seconds: float = 0.0
+    rate: float = 0.0
+    remaining: float | None = None
+    done: float | None = None  # the share of the run's --time or --iterations used, 0 to 1
+    store: str = DEFAULT_PATH
+    strategy: str = ""
+    workers: int = 0
+    seed: int = 0
+    notes: list[str] = field(default_factory=list)  # warnings, for the display to show once
+    backend: str = ""  # where the chunks run: workers, threads, a dashboard link
+
+    def setting(self) -> str:
+        """How the run searches, in a few words."""
+        workers = f"{self.workers} worker{'' if self.workers == 1 else 's'}"
+        return f"{self.strategy}, {workers}, seed {self.seed}"
+
+    def hint(self) -> str:
+        return f"Ctrl-C checkpoints and stops; resume with: {resume_command(self.run, self.store)}"
+
+    def header(self) -> str:
+        """The first log line: what every later line leaves out."""
+        on = f", on {self.backend}" if self.backend else ""
+        return f"{self.title()}: {self.setting()}, store {self.store}{on}. {self.hint()}"
+
+    def title(self) -> str:
+        raise NotImplementedError
+
+    def clock(self) -> str:
+        """Where the run stands in time, for log lines: '42%, 1m05s elapsed, 1m30s left'."""
+        share = "" if self.done is None else f"{self.done:.0%}, "
+        return f"{share}{duration(self.seconds)} elapsed, {duration(self.remaining)} left"
+
+
+@dataclass
+class Stream:
+    """The handler's book of one stream for one session."""
+
+    planned: int  # the stream's games once every chunk submitted is done
+    rate: float | None = None  # games per second over its last chunk
+    next_chunk: int = 0
+    next_commit: int = 0
+    in_flight: dict[int, int] = field(default_factory=dict)  # chunk -> iterations
+    arrived: dict[int, Result] = field(default_factory=dict)  # done, waiting for a predecessor
+
+
+class RunHandler:
+    """Create or resume a run, then `run()` it until done or `stop` is set.
+
+    Subclasses set the class attributes and implement the hooks below the line."""
+
+    options_type: ClassVar[type]  # the options dataclass stored with the run
+    in_flight: ClassVar[int] = 2  # chunks queued per stream: 2 hides the commit's latency
+
+    def __init__(
+        self,
+        store: Store,
+        options: RunOptions,
+        run_id: int | None = None,
+        backend: Backend | None = None,
+    ):
+        self.store = store
+        self.options = options
+        self.stop = threading.Event()
+        self.backend = backend if backend is not None else get_backend()
+        self.holder = holder_name()  # the run's lease: this process holds it while it runs
+        if run_id is None:
+            self.run_id = store.create_run(
+                options.strategy,
+                options.objective,
+                options.seed,
+                asdict(options),
+                seats=getattr(options, "players", 2),  # loop hunts, grow and GPU runs: two
+                backend=self.backend.where,
+            )
+            self.spent = 0.0
+            self._restore({})
+        else:
+            self.run_id = run_id
+            # First of all: RunHeld (naming the holder) if another live process searches it.
+            run = store.claim_run(run_id, self.holder, backend=self.backend.where)
+            self.spent = run.seconds or 0.0
+            self._restore(store.load_checkpoints(run_id))
+        self.progress = self._new_progress()
+        p = self.progress
+        p.store, p.strategy, p.seed = str(store.path), options.strategy, options.seed
+        p.workers, p.games, p.seconds = options.workers, self.games, self.spent
+        p.done = self._done(p.games, p.seconds)
+        self._start = time.monotonic()
+        self._streams: list[Stream] = []
+        self._dirty = False
+
+    @classmethod
+    def resume(cls: type[H], store: Store, run_id: int, backend: Backend | None = None) -> H:
+        """Run `run_id` of the store, with its stored options, to continue it; claimed for
+        this process first (RunHeld if another live process is searching it)."""
+        options = options_from_run(cls.options_type, store.claim_run(run_id, holder_name()))
+        return cls(store, options, run_id, backend)
+
+    # -- the loop ------------------------------------------------------------------------------
+
+    def run(self, on_progress: Callable[[Any], None] = lambda p: None):
+        """Run until the iterations or time are used up, or `stop` is set; the summary.
+
+        The run is released when this returns or raises: a run left 'running' by a crash
+        then reads as interrupted. A BackendError (a cluster gone) commits what has come and
+        marks the run interrupted, so `--resume` continues it on any backend; it is raised
+        again for the user."""
+        try:
+            try:
+                self._beating_while(lambda: self.backend.start(self.streams, self.warm))
+                self.progress.backend = f"{self.backend.where}: {self.backend.details()}"
+                return self._run(on_progress)
+            except BackendError:
+                self._lost(on_progress)
+                raise
+            finally:
+                self.backend.close()
+        finally:
+            self._release()
+
+    def _lost(self, on_progress: Callable[[Any], None]) -> None:
+        """The backend can run no more chunks: commit what it gave, and stop as interrupted."""
+        self.stop.set()
+        if self._dirty:
+            self._commit(on_progress)
+        self._finish()
+
+    def _run(self, on_progress: Callable[[Any], None]):
+        self.store.update_run(self.run_id, status="running")
+        self.store.heartbeat(self.run_id, self.holder)
+        self._start = self._saved = self._beaten = time.monotonic()
+        self._games_at_start = self.games
+        self._dirty = False
+        self._streams = [Stream(self._stream_games(s)) for s in range(self.streams)]
+        for stream in range(self.streams):
+            self._top_up(stream)
+        self._receive_all(on_progress)
+        if self._dirty:
+            self._commit(on_progress)
+        summary = self._finish()
+        on_progress(self.progress)  # the run's last word: its time and share done at the end
+        return summary
+
+    def _beating_while(self, work: Callable[[], object]) -> None:
+        """Call `work` (starting the backend: a first compile takes up to half a minute)
+        while a thread keeps the run's heartbeat fresh, over a connection of its own (a
+        connection serves only the thread that made it), opened only if `work` is slow."""
+        done = threading.Event()
+
+        def beat() -> None:
+            store = None
+            try:
+                while not done.wait(HEARTBEAT_SECONDS):
+                    store = store or Store(self.store.path, create=False)
+                    store.heartbeat(self.run_id, self.holder)
+            except StoreError:
+                pass  # a busy or failing store: the main thread's first commit will say so
+            finally:
+                if store is not None:
+                    store.close()
+
+        thread = threading.Thread(target=beat, daemon=True, name="bmn-heartbeat")
+        thread.start()
+        try:
+            work()
+        finally:
+            done.set()
+            thread.join()
+
+    def _release(self) -> None:
+        """Give the run up, keeping any error already on its way out (if this fails, the run
+        reads as not held once this process exits)."""
+        with contextlib.suppress(StoreError):
+            self.store.release_run(self.run_id, self.holder)
+
+    def elapsed(self) -> float:
+        """Seconds since this session's clock started."""
+        return time.monotonic() - self._start
+
+    def _receive_all(self, on_progress: Callable[[Any], None]) -> None:
+        cancelled = False
+        while any(s.in_flight for s in self._streams):
+            if self.stop.is_set() and not cancelled:
+                cancelled = True
+                for stream, chunk in self.backend.cancel():
+                    self._streams[stream].in_flight.pop(chunk, None)
+                    self._streams[stream].arrived.pop(chunk, None)  # a cluster's race
+                continue
+            result = self.backend.next_result(POLL_SECONDS)
+            if result is not None:
+                self._receive(result, on_progress)
+            if time.monotonic() - self._beaten >= HEARTBEAT_SECONDS:  # no commit for a while
+                self.store.heartbeat(self.run_id, self.holder)
+                self._beaten = time.monotonic()
+
+    def _receive(self, result: Result, on_progress: Callable[[Any], None]) -> None:
+        """Take a result in, committing the stream's chunks in order; refill the stream."""
+        s = self._streams[result.stream]
+        if result.chunk not in s.in_flight or result.chunk in s.arrived:
+            return  # cancelled, or a second copy of a chunk already taken
+        s.arrived[result.chunk] = result
+        while s.next_commit in s.arrived:
+            done = s.arrived.pop(s.next_commit)
+            s.planned -= s.in_flight.pop(s.next_commit) - done.games  # a chunk may stop early
+            s.next_commit += 1
+            s.rate = done.games / max(done.seconds, 1e-3)
+            self._absorb(done)
+            self._dirty = True
+            if self.commit_due():
+                self._commit(on_progress)
+        self._top_up(result.stream)
+
+    def _top_up(self, stream: int) -> None:
+        """Submit chunks until `in_flight` are queued, the stream is done, or stop is set."""
+        s = self._streams[stream]
+        while len(s.in_flight) < self.in_flight and not self.stop.is_set():
+            ahead = sum(s.in_flight.values()) / s.rate if s.rate else 0.0
+            n = self._chunk_size(stream, s.rate, s.planned, ahead)
+            if n <= 0:
+                return
+            state = None if s.in_flight else self._state(stream)  # None: chained
+            self.backend.submit(Task(self.work, stream, s.next_chunk, state, self.options, n))
+            s.in_flight[s.next_chunk] = n
+            s.next_chunk += 1
+            s.planned += n
+
+    def _commit(self, on_progress: Callable[[Any], None]) -> None:
+        """Everything absorbed since the last commit, in one transaction; then the progress."""
+        elapsed = self.elapsed()
+        seconds = self.spent + elapsed
+        self._save(seconds)  # with holder=self.holder: the commit refreshes the heartbeat
+        self._saved = self._beaten = time.monotonic()
+        self._dirty = False
+        p, o = self.progress, self.options
+        p.games, p.seconds = self.games, seconds
+        p.rate = (p.games - self._games_at_start) / max(elapsed, 1e-6)
+        if o.seconds is not None:
+            p.remaining = max(o.seconds - seconds, 0.0)
+        elif o.iterations and p.rate:
+            p.remaining = max(o.iterations - p.games, 0) / p.rate
+        p.done = self._done(p.games, seconds)
+        on_progress(p)
+
+    def _done(self, games: int, seconds: float) -> float | None:
+        """The share of the run used: of its iterations or its time, whichever runs out first."""
+        o = self.options
+        shares = [games / o.iterations] if o.iterations else []
+        shares += [seconds / o.seconds] if o.seconds else []
+        return min(max(shares), 1.0) if shares else None
+
+    def deadline(self) -> float | None:
+        """When this session's time is up (time.monotonic()), or None without a time limit."""
+        if self.options.seconds is None:
+            return None
+        return self._start + max(self.options.seconds - self.spent, 0.0)
+
+    def complete(self, seconds: float) -> bool:
+        """Whether the run has used all its iterations or all its time."""
+        if self.options.iterations is not None:
+            return self.games >= self.options.iterations
+        return self.options.seconds is not None and seconds >= self.options.seconds
+
+    def _finish(self):
+        """Mark the run finished or interrupted and summarise it."""
+        seconds = self.spent + self.elapsed()
+        status = "interrupted" if self.stop.is_set() and not self.complete(seconds) else "finished"
+        self.store.update_run(self.run_id, status=status, games=self.games, seconds=seconds)
+        p = self.progress
+        p.seconds, p.done = seconds, 1.0 if status == "finished" else self._done(p.games, seconds)
+        p.remaining = 0.0 if status == "finished" else p.remaining
+        return self._summary(status, seconds)
+
+    # -- what each kind of run says --------------------------------------------------------------
+
+    @property
+    def streams(self) -> int:
+        """How many streams the run has."""
+        raise NotImplementedError
+
+    @property
+    def games(self) -> int:
+        """The run's games, as committed."""
+        raise NotImplementedError
+
+    @staticmethod
+    def work(stream: int, chunk: int, state: Any, options: Any, iterations: int):
+        """One chunk (see bmn.search.backends.base): a module-level function, set as a class
+        attribute."""
+        raise NotImplementedError
+
+    @staticmethod
+    def warm() -> None:
+        """Compile or load the kernels `work` runs: a module-level function too."""
+        raise NotImplementedError
+
+    def commit_seconds(self) -> float:
+        """The least time between commits; 0 commits every chunk as it comes."""
+        return 0.0
+
+    def commit_due(self) -> bool:
+        """Whether to commit what was absorbed now: once commit_seconds() have passed (a kind
+        of run may also commit sooner, when much is waiting)."""
+        return time.monotonic() - self._saved >= self.commit_seconds()
+
+    def _restore(self, checkpoints: dict[int, tuple[bytes, int, float]]) -> None:
+        """Set every stream's state from the run's checkpoints (none for a new run)."""
+        raise NotImplementedError
+
+    def _new_progress(self) -> RunProgress:
+        raise NotImplementedError
+
+    def _stream_games(self, stream: int) -> int:
+        """A stream's games, as committed."""
+        raise NotImplementedError
+
+    def _state(self, stream: int) -> Any:
+        """The state a stream's next chunk starts from, as committed."""
+        raise NotImplementedError
+
+    def _chunk_size(self, stream: int, rate: float | None, planned: int, ahead: float) -> int:
+        """Iterations for a stream's next chunk, given its rate, its games once the chunks
+        queued are done, and the seconds of work queued ahead; 0: none for now (asked again
+        when the stream's next result is in; with nothing in flight, the stream is done)."""
+        raise NotImplementedError
+
+    def _absorb(self, result: Result) -> None:
+        """Take a stream's next chunk into the run, in memory."""
+        raise NotImplementedError
+
+    def _save(self, seconds: float) -> None:
+        """Commit what was absorbed since the last commit in one transaction."""
+        raise NotImplementedError
+
+    def _summary(self, status: str, seconds: float):
+        raise NotImplementedError

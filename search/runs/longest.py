@@ -1,0 +1,468 @@
+"""The longest-game search: its options, its chunk of work, its commits and its summary.
+
+Each stream (worker w, drawing from generator stream w and scoring a fixed share of the
+iterations) advances by chunks of its strategy's compiled loop, about a second of work each
+(`search_chunk`, run by a backend: threads of this process by default). The run handler
+(bmn.search.runs.handler) commits every chunk as it comes, in the process that owns the store: the
+worker's checkpoint, its finds and the run's totals in one transaction. A crash or kill loses
+at most the chunks in flight, and a resumed run replays them exactly.
+"""
+
+from __future__ import annotations
+
+import copy
+import functools
+import secrets
+import threading
+import time
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+
+import numpy as np
+
+from bmn.kernels.config import FINISHED, STATUS_NAMES
+from bmn.kernels.deal import STANDARD_DECK, deal_text, deal_texts, even_sizes
+from bmn.records.store import Find, Run, Store
+from bmn.records.store.bulk import BULK_BELOW, Bulk, in_bulk
+from bmn.search.backends.base import Backend, Result
+from bmn.search.backends.threads import default_workers
+from bmn.search.output.text import duration, ordinal
+from bmn.search.runs.handler import RunHandler, RunProgress, options_from_run
+from bmn.search.strategies.cpu import run_chunk
+from bmn.search.strategies.moves import OBJECTIVES
+from bmn.search.strategies.registry import (
+    DEFAULT_HISTORY,
+    DEFAULT_PATIENCE,
+    DEFAULT_STRATEGY,
+    history_length,
+)
+from bmn.search.strategies.worker import (
+    BEST,
+    BEST_CARDS,
+    BEST_TRICKS,
+    GAMES,
+    Finds,
+    WorkerState,
+    new_worker,
+)
+
+CHUNK_SECONDS = 1.0
+FIRST_CHUNK = 20_000
+CHUNK_FINDS = 1 << 18  # finds one chunk may hold: twenty megabytes of result
+# The least time between commits. A chunk is about a second, so this changes nothing at the
+# usual --keep-above; with a low one, chunks stop early at CHUNK_FINDS and come several a
+# second a stream, and one transaction (one fsync) for all of them keeps the search fast.
+COMMIT_SECONDS = 0.5
+# Finds stored a row each that make a commit due at once: a transaction of more costs more per
+# find (measured: 25 us a find at 10,000 a transaction, 45 at 90,000), and a stop or a
+# deadline waits for it.
+COMMIT_FINDS = 8192
+# Short finds stored in bulk (bmn.records.store.bulk) cost well under a microsecond each; a commit
+# of more than this many (about 30 MB of store) is due at once, to keep memory in bounds.
+COMMIT_BULK_FINDS = 1 << 20
+# More finds a second than this and the search warns of the store they fill: about FIND_BYTES
+# each in a row of their own, BULK_FIND_BYTES in bulk (measured with benchmarks/keep_above.py).
+FINDS_PER_SECOND_WARNING = 20.0
+FIND_BYTES = 250
+BULK_FIND_BYTES = 31
+
+
+@dataclass
+class SearchOptions:
+    """Everything that defines a run; stored with it so `--resume` needs nothing else."""
+
+    strategy: str = DEFAULT_STRATEGY
+    objective: str = "cards"
+    seconds: float | None = None
+    iterations: int | None = None
+    workers: int = field(default_factory=default_workers)
+    seed: int = field(default_factory=lambda: secrets.randbits(62))
+    keep_above: int = 3000
+    patience: int = DEFAULT_PATIENCE
+    history: int = DEFAULT_HISTORY
+    players: int = 2  # seats; runs stored before this option searched two
+
+    @classmethod
+    def from_run(cls, run: Run) -> SearchOptions:
+        return options_from_run(cls, run)
+
+    @property
+    def sizes(self) -> tuple[int, ...]:
+        """Hand sizes of the standard deck dealt round the seats (26/26, 18/17/17, 13 each)."""
+        return even_sizes(len(STANDARD_DECK), self.players)
+
+
+@dataclass
+class Progress(RunProgress):
+    """What the display shows; updated after every chunk committed."""
+
+    objective: str = "cards"
+    best_cards: int = -1
+    best_tricks: int = -1
+    best_deal: str = ""
+    improvements: int = 0  # rises of the run's best
+    finds: int = 0  # the run's finds in the store
+    players: int = 2  # whose table the best is held against
+
+    def title(self) -> str:
+        return f"bmn search, run {self.run}"
+
+    def rows(self) -> list[tuple[str, str]]:
+        rows = [
+            ("store", self.store),
+            ("strategy", self.setting()),
+            ("backend", self.backend),
+            ("elapsed", duration(self.seconds)),
+            ("remaining", duration(self.remaining)),
+            ("games", f"{self.games:,}"),
+            ("games/s", f"{self.rate:,.0f}"),
+            ("best", f"{self.best_cards:,} cards, {self.best_tricks:,} tricks"),
+        ]
+        where = standing(self.best_cards, self.best_tricks, self.objective, self.players)
+        if self.best_cards >= 0 and where is not None:
+            rows += [("record", where.against_record()), ("rank", where.rank)]
+        return rows + [
+            ("best deal", self.best_deal),
+            ("improvements", f"{self.improvements:,}"),
+            ("kept finds", f"{self.finds:,}"),
+        ]
+
+    def line(self) -> str:
+        best = f"best {self.best_cards:,} cards {self.best_tricks:,} tricks"
+        where = standing(self.best_cards, self.best_tricks, self.objective, self.players)
+        if self.best_cards >= 0 and where is not None:
+            best += f" ({where.share:.0%} of the record; {where.rank})"
+        return (
+            f"run {self.run}: {self.clock()}, {self.games:,} games, {self.rate:,.0f} games/s,"
+            f" {best}, {self.improvements} improvements, {self.finds:,} kept"
+        )
+
+
+@functools.cache
+def _ranking(objective: str, players: int = 2) -> tuple[tuple[int, str], ...]:
+    """The published games that finish, as (score, name), best first (3 and 4 players:
+    bmn's own table)."""
+    from bmn.records.report import published_ranking
+
+    column = "tricks" if objective == "tricks" else "cards"
+    scored = [(getattr(game, column), game.name) for game in published_ranking(players)]
+    return tuple(sorted(scored, key=lambda item: -item[0]))
+
+
+@dataclass(frozen=True)
+class Standing:
+    """A best deal against the record of its objective and among the published games that
+    finish (the longest first)."""
+
+    share: float  # of the record
+    record: int
+    unit: str  # cards or tricks
+    holder: str  # the record's name
+    rank: str  # in words
+
+    def against_record(self) -> str:
+        return f"{self.share:.0%} of the record, {self.record:,} {self.unit} ({self.holder})"
+
+
+def standing(cards: int, tricks: int, objective: str, players: int = 2) -> Standing | None:
+    """Where a best deal stands: against the record of its objective, and among the published
+    games ('shorter than all 9 published games, the shortest 4,791 cards'); 3 and 4 players
+    among bmn's own table. None when that table is empty."""
+    unit = "tricks" if objective == "tricks" else "cards"
+    score = tricks if unit == "tricks" else cards
+    ranking = _ranking(unit, players)
+    if not ranking:
+        return None
+    (top, name), n = ranking[0], len(ranking)
+    games = "published games" if players == 2 else "games in bmn's table"
+    longer = sum(published > score for published, _ in ranking)
+    if longer == n:
+        rank = f"shorter than all {n} {games}, the shortest {ranking[-1][0]:,} {unit}"
+    elif longer == 0:
+        rank = "level with the record" if score == top else "longer than the record: a new record"
+    else:
+        place = ordinal(longer + 1)
+        rank = f"longer than {n - longer} of the {n} {games}: it would be {place}"
+    return Standing(score / top, top, unit, name, rank)
+
+
+@dataclass
+class Summary:
+    run: int
+    status: str
+    best_deal: str
+    best_cards: int
+    best_tricks: int
+    games: int
+    seconds: float
+    seed: int
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+    def text(self) -> str:
+        return (
+            f"run {self.run} ({self.status}): {self.games:,} games in {self.seconds:,.1f} s; "
+            f"seed {self.seed}\nbest: {self.best_cards} cards, {self.best_tricks} tricks: "
+            f"{self.best_deal}"
+        )
+
+
+def best_of(states: list[WorkerState]) -> WorkerState | None:
+    """The worker holding the best deal; ties go to the lowest worker, so runs reproduce."""
+    scored = [s for s in states if s.counters[BEST] >= 0]
+    return max(scored, key=lambda s: s.counters[BEST], default=None)
+
+
+def search_chunk(
+    stream: int, chunk: int, state: WorkerState, options: SearchOptions, iterations: int
+) -> tuple[WorkerState, tuple[np.ndarray, np.ndarray], int]:
+    """One chunk of a search (see bmn.search.backends.base): up to `iterations` deals of the
+    strategy from `state`, left untouched; the new state, the finds (rows of cards, rows of (cards,
+    tricks, status)) and the deals scored. The compiled loop stops whenever its finds buffer
+    (MAX_FINDS) fills; this goes on from there, so a low --keep-above still makes chunks of
+    about a second, until CHUNK_FINDS finds keep a chunk's result small. Whatever the cut, a
+    stream's deals and finds are the same."""
+    state = copy.deepcopy(state)
+    buffer = _finds_buffer()
+    objective = OBJECTIVES.index(options.objective)
+    decks, meta, done, kept = [], [], 0, 0
+    while done < iterations and kept < CHUNK_FINDS:
+        n, n_finds = run_chunk(
+            options.strategy,
+            state,
+            buffer,
+            iterations - done,
+            objective,
+            options.keep_above,
+            options.patience,
+        )
+        done, kept = done + n, kept + n_finds
+        decks.append(buffer.decks[:n_finds].copy())
+        meta.append(buffer.meta[:n_finds].copy())
+        if n_finds < len(buffer.meta):  # the loop ran to the end, not into a full buffer
+            break
+    return state, (np.concatenate(decks), np.concatenate(meta)), done
+
+
+_BUFFERS = threading.local()
+
+
+def _finds_buffer() -> Finds:
+    """This thread's finds buffer, made once: a fresh one per chunk (a third of a megabyte)
+    costs a low --keep-above's many short chunks page faults on every write."""
+    if not hasattr(_BUFFERS, "finds"):
+        _BUFFERS.finds = Finds.empty()
+    return _BUFFERS.finds
+
+
+def warm_search() -> None:
+    """Compile (or load from cache) the search loop and every seat count's kernel in it: a
+    zero-iteration chunk each (a plain function: a backend may run it on other machines)."""
+    for players in SEATS:
+        sizes = even_sizes(len(STANDARD_DECK), players)
+        run_chunk("walk", new_worker(0, 0, sizes=sizes), Finds.empty(), 0, 0, 0, 1)
+
+
+SEATS = (2, 3, 4)  # what `bmn search --players` takes
+
+
+class Search(RunHandler):
+    """One run of a search: start it new or resume it, then `run()` until done or stopped.
+
+    `Search(store, options, run_id=None, backend=None)`: a new run, or run `run_id` resumed
+    with its stored options (`Search.resume(store, run_id)`); chunks run on `backend`,
+    threads of this process by default.
+    """
+
+    options_type = SearchOptions
+    work = staticmethod(search_chunk)
+    warm = staticmethod(warm_search)
+
+    def __init__(
+        self,
+        store: Store,
+        options: SearchOptions,
+        run_id: int | None = None,
+        backend: Backend | None = None,
+    ):
+        self._run_best = -1  # the best score stored with the run
+        self._checkpoints: dict[int, WorkerState] = {}  # absorbed, not yet committed
+        # absorbed, not yet committed: (stream, its games before the chunk, decks, meta)
+        self._finds: list[tuple[int, int, np.ndarray, np.ndarray]] = []
+        self._in_bulk = self._one_by_one = 0  # of those finds
+        self._kept = 0  # finds this session, for the --keep-above warning
+        self._warned = False
+        super().__init__(store, options, run_id, backend)
+
+    @property
+    def streams(self) -> int:
+        return self.options.workers
+
+    @property
+    def games(self) -> int:
+        return sum(int(s.counters[GAMES]) for s in self.states)
+
+    def quota(self, worker: int) -> int | None:
+        """How many deals this worker scores over the whole run (None: until time is up)."""
+        total = self.options.iterations
+        if total is None:
+            return None
+        share, extra = divmod(total, self.options.workers)
+        return share + (worker < extra)
+
+    def _fresh(self, worker: int) -> WorkerState:
+        history = history_length(self.options.strategy, self.options.history)
+        return new_worker(self.options.seed, worker, history, self.options.sizes)
+
+    def _restore(self, checkpoints: dict[int, tuple[bytes, int, float]]) -> None:
+        self.states = [
+            WorkerState.from_bytes(checkpoints[w][0]) if w in checkpoints else self._fresh(w)
+            for w in range(self.options.workers)
+        ]
+        leader = best_of(self.states)  # committed with the run's best: the same deal
+        self._run_best = -1 if leader is None else int(leader.counters[BEST])
+
+    def _new_progress(self) -> Progress:
+        """A new run's progress, or a resumed one's: its best, finds and improvements so far."""
+        p = Progress(self.run_id, objective=self.options.objective, players=self.options.players)
+        p.finds, p.improvements = self.store.run_tally(self.run_id, self.options.objective)
+        leader = best_of(self.states)
+        if leader is not None:
+            p.best_deal = deal_text(leader.best, leader.sizes)
+            p.best_cards = int(leader.counters[BEST_CARDS])
+            p.best_tricks = int(leader.counters[BEST_TRICKS])
+        return p
+
+    def _stream_games(self, stream: int) -> int:
+        return int(self.states[stream].counters[GAMES])
+
+    def _state(self, stream: int) -> WorkerState:
+        return self.states[stream]
+
+    def _chunk_size(self, stream: int, rate: float | None, planned: int, ahead: float) -> int:
+        quota, deadline = self.quota(stream), self.deadline()
+        left = None if quota is None else quota - planned
+        if (
+            deadline is not None
+            and ahead > 0
+            and deadline - ahead - time.monotonic() < CHUNK_SECONDS
+        ):
+            # The stream's last chunk: size it when it starts, on the time left then, rather
+            # than on a guess of when the chunks ahead of it will end.
+            return 0
+        return chunk_size(rate, left, deadline)
+
+    def _absorb(self, result: Result) -> None:
+        self.states[result.stream] = self._checkpoints[result.stream] = result.state
+        decks, meta = result.finds
+        first = int(result.state.counters[GAMES]) - result.games
+        self._finds.append((result.stream, first, decks, meta))
+        bulky = int(np.count_nonzero(in_bulk(meta, FINISHED)))
+        self._in_bulk += bulky
+        self._one_by_one += len(meta) - bulky
+
+    def commit_seconds(self) -> float:
+        return COMMIT_SECONDS
+
+    def commit_due(self) -> bool:
+        return (
+            super().commit_due()
+            or self._one_by_one >= COMMIT_FINDS
+            or self._in_bulk >= COMMIT_BULK_FINDS
+        )
+
+    def _save(self, seconds: float) -> None:
+        """The chunks' checkpoints, their finds and the run's totals in one transaction."""
+        o = self.options
+        finds, bulks = split_finds(self._finds, o.strategy, o.sizes, seconds)
+        checkpoints = [
+            (w, state.to_bytes(), int(state.counters[GAMES]), seconds)
+            for w, state in self._checkpoints.items()
+        ]
+        update = {"games": self.games, "seconds": seconds}
+        p = self.progress
+        leader = best_of(self.states)
+        if leader is not None and leader.counters[BEST] > self._run_best:
+            p.improvements += self._run_best >= 0  # the run's first best is no improvement
+            self._run_best = int(leader.counters[BEST])
+            best = deal_text(leader.best, leader.sizes)
+            cards, tricks = int(leader.counters[BEST_CARDS]), int(leader.counters[BEST_TRICKS])
+            update.update(best_deal=best, best_cards=cards, best_tricks=tricks)
+            p.best_deal, p.best_cards, p.best_tricks = best, cards, tricks
+        p.finds += self.store.save_progress(
+            self.run_id, checkpoints, finds, update, holder=self.holder, bulks=bulks
+        )
+        self._checkpoints, self._finds, self._in_bulk, self._one_by_one = {}, [], 0, 0
+        # Only what the threshold keeps: each worker's early improvements are finds too, but
+        # they stop within seconds whatever --keep-above is.
+        keep = self.options.keep_above
+        self._kept += sum(find.cards >= keep for find in finds)
+        self._kept += sum(int(np.count_nonzero(b.figures[:, 0] >= keep)) for b in bulks)
+        self._warn_of_many_finds()
+
+    def _warn_of_many_finds(self) -> None:
+        """Once a second of search (or a thousand finds) shows the rate, warn if --keep-above
+        keeps too many."""
+        elapsed, rate = self.elapsed(), self._kept / max(self.elapsed(), 1e-6)
+        settled = elapsed >= 1.0 or self._kept >= 1000  # a short fast run has a rate too
+        if self._warned or not settled or rate <= FINDS_PER_SECOND_WARNING:
+            return
+        self._warned = True
+        size = BULK_FIND_BYTES if self.options.keep_above < BULK_BELOW else FIND_BYTES
+        gigabytes = rate * size * 3600 / 1e9
+        self.progress.notes.append(
+            f"warning: --keep-above {self.options.keep_above:,} keeps about {rate:,.0f} finds"
+            f" a second (about {gigabytes:,.1f} GB of store an hour); a higher threshold keeps"
+            " fewer (the default, 3,000, a few a second at most)"
+        )
+
+    def _summary(self, status: str, seconds: float) -> Summary:
+        """The run's summary from the workers' states."""
+        games, seed = self.games, self.options.seed
+        leader = best_of(self.states)
+        if leader is None:
+            return Summary(self.run_id, status, "", -1, -1, games, seconds, seed)
+        return Summary(
+            self.run_id,
+            status,
+            deal_text(leader.best, leader.sizes),
+            int(leader.counters[BEST_CARDS]),
+            int(leader.counters[BEST_TRICKS]),
+            games,
+            seconds,
+            seed,
+        )
+
+
+def split_finds(
+    parts: Sequence[tuple[int, int, np.ndarray, np.ndarray]], strategy: str,
+    sizes: Sequence[int], seconds: float,
+) -> tuple[list[Find], list[Bulk]]:  # fmt: skip
+    """Finds of chunks, (stream, its games before the chunk, decks, rows of (cards, tricks,
+    status)), as those stored one by one and the short ones in bulk, one bulk per chunk."""
+    finds, bulks = [], []
+    for stream, first, decks, meta in parts:
+        bulky = in_bulk(meta, FINISHED)
+        one = ~bulky
+        texts = deal_texts(decks[one], sizes)
+        finds += [
+            Find(deal, c, t, STATUS_NAMES[s], strategy, seconds)
+            for deal, (c, t, s) in zip(texts, meta[one].tolist(), strict=True)
+        ]
+        if one.any():
+            decks, meta = decks[bulky], meta[bulky]
+        bulks.append(Bulk(stream, first, seconds, tuple(sizes), decks, meta[:, :2]))
+    return finds, bulks
+
+
+def chunk_size(rate: float | None, left: int | None, deadline: float | None) -> int:
+    """Deals for the next chunk: about CHUNK_SECONDS of work, never past the quota or deadline."""
+    size = FIRST_CHUNK if rate is None else max(1000, int(rate * CHUNK_SECONDS))
+    if deadline is not None:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            return 0
+        if rate is not None:
+            size = min(size, int(rate * remaining) + 1)
+    return size if left is None else min(size, left)

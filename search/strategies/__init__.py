@@ -1,0 +1,3 @@
+"""What a search stream computes: the strategy registry, the compiled loop that runs every
+strategy on the CPU (cpu.py) and its twin on a GPU (cuda.py), the moves they share, each
+strategy's propose/settle steps, and a worker's state as plain arrays."""

@@ -1,0 +1,160 @@
+"""The search strategies, their registry, and the one compiled loop that runs them.
+
+A strategy is two compiled steps: `propose` changes the current deal (and says how, so it can
+be undone) and `settle` decides whether to keep the change. The loop between them is the same
+for every strategy: score the deal, keep finds and the best deal, settle. One deal is scored
+per iteration, so a run depends on its seed and iteration count only, never on how the
+iterations were cut into chunks.
+
+The strategies' names, descriptions and options are in search/strategies/registry.py (plain Python).
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+from numba import njit, types
+
+from bmn.kernels.config import JIT, LOOP
+from bmn.kernels.score import kernel_for
+from bmn.search.strategies import climb, lahc, random_restart, walk
+from bmn.search.strategies.moves import DEAL, PLAY_EXACT, PLAY_FAST, SIZES, record, score_deck
+from bmn.search.strategies.registry import STRATEGIES
+from bmn.search.strategies.worker import BEST, GAMES, Finds, WorkerState
+
+WALK, RANDOM, CLIMB, LAHC = range(4)  # codes in compiled code, in the order of STRATEGIES
+# The strategy dispatch is inlined into the loop: a call per deal costs the search some percent.
+INLINE = {**JIT, "inline": "always"}
+
+
+@njit(**INLINE)
+def _propose(strategy, deck, rng, counters):
+    if strategy == WALK:
+        return walk.propose(deck, rng, counters)
+    if strategy == RANDOM:
+        return random_restart.propose(deck, rng, counters)
+    return climb.propose(deck, rng, counters)  # lahc moves like climb
+
+
+@njit(**INLINE)
+def _settle(strategy, deck, move, score, counters, history, patience, rng):
+    if strategy == WALK:
+        walk.settle(deck, move, score, counters, history, patience, rng)
+    elif strategy == RANDOM:
+        random_restart.settle(deck, move, score, counters, history, patience, rng)
+    elif strategy == CLIMB:
+        climb.settle(deck, move, score, counters, history, patience, rng)
+    else:
+        lahc.settle(deck, move, score, counters, history, patience, rng)
+
+
+def _chunk(
+    strategy,
+    deck,
+    best,
+    rng,
+    counters,
+    history,
+    iterations,
+    objective,
+    keep_above,
+    patience,
+    finds_decks,
+    finds_meta,
+    sizes,
+    play_fast_at,
+    play_exact_at,
+):
+    """Score up to `iterations` deals; returns (iterations done, finds written).
+
+    Returns early, before any find could be lost, when the finds buffer is full.
+    """
+    n_finds = 0
+    done = 0
+    while done < iterations and n_finds < finds_meta.shape[0]:  # the buffer's rows
+        move = _propose(strategy, deck, rng, counters)
+        score, cards, tricks, status = score_deck(
+            deck, sizes, objective, play_fast_at, play_exact_at
+        )
+        # Most deals are kept nowhere: test that here, so the hot loop stays a few compares.
+        if score > counters[BEST] or cards >= keep_above or status == LOOP:
+            n_finds = record(
+                deck,
+                score,
+                cards,
+                tricks,
+                status,
+                keep_above,
+                best,
+                counters,
+                finds_decks,
+                finds_meta,
+                n_finds,
+            )
+        _settle(strategy, deck, move, score, counters, history, patience, rng)
+        counters[GAMES] += 1
+        done += 1
+    return done, n_finds
+
+
+_I64 = types.int64
+_CHUNK = types.UniTuple(_I64, 2)(
+    _I64,  # strategy
+    DEAL,  # deck
+    DEAL,  # best
+    types.Array(types.uint64, 1, "C"),  # rng
+    SIZES,  # counters
+    SIZES,  # history
+    _I64,  # iterations
+    _I64,  # objective
+    _I64,  # keep_above
+    _I64,  # patience
+    types.Array(types.uint8, 2, "C"),  # finds_decks
+    types.Array(types.int64, 2, "C"),  # finds_meta
+    SIZES,  # sizes
+    PLAY_FAST,
+    PLAY_EXACT,
+)
+
+
+@cache
+def chunk():
+    """The compiled loop, compiled (or loaded from the cache) on first use: one specialisation,
+    whatever kernel it runs, since the kernel's functions come in as first-class functions."""
+    return njit(_CHUNK, **JIT)(_chunk)
+
+
+def run_chunk(
+    name: str,
+    state: WorkerState,
+    finds: Finds,
+    iterations: int,
+    objective: int,
+    keep_above: int,
+    patience: int,
+) -> tuple[int, int]:
+    """Advance one worker by up to `iterations` deals of a strategy (compiles on first use).
+
+    The deal is scored by the compiled kernel registered for the worker's seat count.
+    Returns (iterations done, finds written into `finds`).
+    """
+    kernel = kernel_for(len(state.sizes))
+    if kernel is None:
+        raise ValueError(f"no compiled kernel for {len(state.sizes)} seats to search with")
+    return chunk()(
+        list(STRATEGIES).index(name),
+        state.deck,
+        state.best,
+        state.rng,
+        state.counters,
+        state.history,
+        iterations,
+        objective,
+        keep_above,
+        patience,
+        finds.decks,
+        finds.meta,
+        state.sizes,
+        kernel.play_fast_at,
+        kernel.play_exact_at,
+    )

@@ -1,0 +1,91 @@
+"""Compiled pieces every strategy shares: score a deal, keep finds, track the best deal.
+
+A deal is scored by a kernel's per-deal functions (the interface in kernels/cpu/two.py), passed
+in as first-class functions of the types below: a search over 3 or 4 seats passes another
+kernel's functions and hand sizes, and the same compiled loop runs it. A deal past the card
+cap is replayed exactly, so a reported loop is always a proven loop.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, types
+
+from bmn.kernels.config import FAST_CAP, FINISHED, JIT, LOOP, UNDECIDED
+from bmn.kernels.rng import bounded
+from bmn.search.strategies.worker import BEST, BEST_CARDS, BEST_TRICKS, IMPROVEMENTS
+
+OBJECTIVES = ("cards", "tricks")
+CAP = FAST_CAP
+
+# A kernel's per-deal functions as first-class function types. Compiled code that takes them as
+# arguments caches (a jitted function passed as a plain dispatcher would be compiled afresh in
+# every process, and its cache would grow each time: numba issue #2956).
+DEAL = types.Array(types.uint8, 1, "C")
+SIZES = types.Array(types.int64, 1, "C")
+PLAY_FAST = types.FunctionType(
+    types.UniTuple(types.int64, 3)(DEAL, types.int64, SIZES, types.int64)
+)
+PLAY_EXACT = types.FunctionType(types.UniTuple(types.int64, 8)(DEAL, types.int64, SIZES))
+
+
+@njit(**JIT, inline="always")  # inlined into the loop: called once per deal scored
+def score_deck(deck, sizes, objective, play_fast_at, play_exact_at) -> tuple[int, int, int, int]:
+    """(score, cards, tricks, status) of a deal cut into hands of `sizes`; objective 0 = cards,
+    1 = tricks."""
+    cards, tricks, code = play_fast_at(deck, 0, sizes, CAP)
+    status = FINISHED
+    if code == UNDECIDED:
+        status, cards, tricks = play_exact_at(deck, 0, sizes)[:3]
+    score = cards if objective == 0 else tricks
+    return score, cards, tricks, status
+
+
+@njit(**JIT)
+def record(
+    deck, score, cards, tricks, status, keep_above, best, counters, finds_decks, finds_meta, n_finds
+) -> int:
+    """Track this worker's best deal and keep finds; returns the new count of finds.
+
+    A find is every improvement on the worker's best, every deal of at least `keep_above`
+    cards and every loop. Improvements depend only on the worker's own sequence, so the
+    finds of a resumed run are exactly those of an uninterrupted one.
+    """
+    improved = score > counters[BEST]
+    if improved:
+        best[:] = deck
+        counters[BEST] = score
+        counters[BEST_CARDS] = cards
+        counters[BEST_TRICKS] = tricks
+        counters[IMPROVEMENTS] += 1
+    if (improved or cards >= keep_above or status == LOOP) and n_finds < finds_meta.shape[0]:
+        finds_decks[n_finds, :] = deck
+        finds_meta[n_finds, 0] = cards
+        finds_meta[n_finds, 1] = tricks
+        finds_meta[n_finds, 2] = status
+        n_finds += 1
+    return n_finds
+
+
+@njit(**JIT)
+def swap_two(deck: np.ndarray, rng: np.ndarray) -> tuple[int, int]:
+    """Swap two cards of different value; returns the positions (swap again to undo)."""
+    i = bounded(rng, deck.shape[0])
+    j = bounded(rng, deck.shape[0])
+    while deck[i] == deck[j]:
+        j = bounded(rng, deck.shape[0])
+    deck[i], deck[j] = deck[j], deck[i]
+    return i, j
+
+
+@njit(**JIT)
+def move_card(deck: np.ndarray, src: int, dst: int) -> None:
+    """Take the card at `src` out and put it back at `dst`, shifting the cards between."""
+    card = deck[src]
+    if src < dst:
+        for k in range(src, dst):
+            deck[k] = deck[k + 1]
+    else:
+        for k in range(src, dst, -1):
+            deck[k] = deck[k - 1]
+    deck[dst] = card

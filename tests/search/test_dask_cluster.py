@@ -1,0 +1,317 @@
+"""The Dask backend on real clusters on 127.0.0.1: a LocalCluster of two one-thread worker
+processes, and `dask scheduler` / `dask worker` processes. A run on a cluster finds what the
+same run finds on threads, however its workers die or its cluster goes away."""
+
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import distributed
+import pytest
+
+from bmn.records.store import Store
+from bmn.search.backends import dask_cluster as dask_backend
+from bmn.search.backends.base import BackendError, Task
+from bmn.search.backends.dask_cluster import ANCHOR_EVERY, DaskBackend, VersionMismatch, run_chunk
+from bmn.search.backends.threads import ThreadBackend
+from bmn.search.runs import longest as driver
+from bmn.search.runs.longest import Search, SearchOptions, search_chunk
+
+OPTIONS = dict(strategy="walk", iterations=1_000_000, workers=2, seed=7, keep_above=1500)
+KEYS = ("best_deal", "best_cards", "best_tricks", "games", "status")
+DASK = str(Path(sys.executable).parent / "dask")
+
+
+def outcome(store: Store, summary) -> tuple[list, set]:
+    """What must not depend on where a run ran: its summary and every find it stored."""
+    finds = {(f.deal, f.cards, f.tricks, f.status) for f in store.run_finds(summary.run)}
+    assert store.get_run(summary.run).games == summary.games
+    return [getattr(summary, k) for k in KEYS], finds
+
+
+def search(path: Path, backend, on_progress=lambda p: None, **changes):
+    """A new search into its own store; (its outcome, the run as stored)."""
+    with Store(path) as store:
+        job = Search(store, SearchOptions(**{**OPTIONS, **changes}), backend=backend)
+        summary = job.run(on_progress)
+        return outcome(store, summary), store.get_run(summary.run)
+
+
+@pytest.fixture(scope="module")
+def threads_run(tmp_path_factory):
+    return search(tmp_path_factory.mktemp("threads") / "t.sqlite", ThreadBackend())[0]
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    """Two single-thread worker processes, each under a nanny that restarts it if killed."""
+    with distributed.LocalCluster(
+        n_workers=2,
+        threads_per_worker=1,
+        processes=True,
+        host="127.0.0.1",
+        dashboard_address="127.0.0.1:0",
+        silence_logs=40,
+    ) as cluster:
+        yield cluster
+
+
+@pytest.fixture
+def backend(cluster):
+    """A backend on the module's cluster, with both workers up."""
+    backend = DaskBackend(cluster.scheduler_address)
+    backend.client.wait_for_workers(2, timeout=60)
+    yield backend
+    backend.close()
+
+
+def tasks(client) -> int:
+    """How many tasks the scheduler holds."""
+    return client.run_on_scheduler(lambda dask_scheduler: len(dask_scheduler.tasks))
+
+
+def test_a_local_cluster_gives_the_threads_run(tmp_path, monkeypatch, backend, threads_run):
+    """Hundreds of chunks, chained on their predecessors' futures and anchored every
+    ANCHOR_EVERY: the same finds and best deal, and the scheduler holds a few tasks per
+    stream, not the run's history."""
+    monkeypatch.setattr(driver, "CHUNK_SECONDS", 0.02)
+    monkeypatch.setattr(driver, "COMMIT_SECONDS", 0.0)  # a commit, and a look, per chunk
+    client, held = backend.client, []
+    found, run = search(tmp_path / "d.sqlite", backend, lambda p: held.append(tasks(client)))
+    assert found == threads_run
+    assert run.backend == f"dask {backend.address}"
+    assert len(held) > 50 and max(held) <= 2 * (ANCHOR_EVERY + 2)
+
+
+def test_a_three_player_run_on_a_cluster_gives_the_threads_run(tmp_path, backend):
+    """The chunk function takes the run's seat count along: nothing else to send."""
+    changes = dict(players=3, iterations=200_000)
+    on_threads = search(tmp_path / "t3.sqlite", ThreadBackend(), **changes)[0]
+    found, run = search(tmp_path / "d3.sqlite", backend, **changes)
+    assert found == on_threads and run.seats == 3
+    assert all(len(deal.split("/")) == 3 for deal, *_ in found[1])
+
+
+def test_a_worker_killed_mid_run_changes_nothing(tmp_path, monkeypatch, backend, threads_run):
+    monkeypatch.setattr(driver, "COMMIT_SECONDS", 0.0)  # the first progress: the first chunk
+    pids = backend.client.run(os.getpid)
+    killed = []
+
+    def kill_one(progress):
+        if not killed:  # the first chunks are in; the next ones run on both workers
+            os.kill(min(pids.values()), signal.SIGKILL)
+            killed.append(progress.games)
+
+    found, _ = search(tmp_path / "k.sqlite", backend, kill_one)
+    assert found == threads_run
+    assert 0 < killed[0] < OPTIONS["iterations"] / 2
+    restarted = DaskBackend(backend.address)
+    try:
+        restarted.client.wait_for_workers(2, timeout=60)  # the nanny started a new one
+        assert min(pids.values()) not in restarted.client.run(os.getpid).values()
+    finally:
+        restarted.close()
+
+
+def test_stopped_on_a_cluster_and_resumed_on_threads(tmp_path, monkeypatch, backend, threads_run):
+    monkeypatch.setattr(driver, "COMMIT_SECONDS", 0.0)  # stopped at the first chunk
+    with Store(tmp_path / "r.sqlite") as store:
+        job = Search(store, SearchOptions(**OPTIONS), backend=backend)
+        first = job.run(lambda progress: job.stop.set())
+        assert first.status == "interrupted" and 0 < first.games < OPTIONS["iterations"]
+        assert "2 workers, 2 threads" in job.progress.backend
+        resumed = Search.resume(store, first.run, backend=ThreadBackend()).run()
+        assert outcome(store, resumed) == threads_run
+        assert store.get_run(first.run).backend == "threads"
+
+
+def test_a_cluster_running_another_bmn_is_refused(tmp_path, cluster, monkeypatch):
+    installed = re.escape(dask_backend.bmn_version())  # what the workers run
+    monkeypatch.setattr(dask_backend, "bmn_version", lambda: "0.0.1")
+    with pytest.raises(BackendError, match=rf"runs bmn {installed}, this is bmn 0\.0\.1"):
+        DaskBackend(cluster.scheduler_address)
+
+
+def test_a_scheduler_without_workers_is_refused(monkeypatch):
+    monkeypatch.setattr(dask_backend, "WORKERS_SECONDS", 0.5)
+    empty = distributed.LocalCluster(n_workers=0, host="127.0.0.1", dashboard_address="127.0.0.1:0")
+    with empty, pytest.raises(BackendError, match="no Dask worker joined the scheduler at tcp"):
+        DaskBackend(empty.scheduler_address)
+
+
+def test_a_cluster_left_without_workers_stops_the_run_for_threads_to_resume(
+    tmp_path, monkeypatch, threads_run
+):
+    """The last worker leaves and none comes back: after NO_WORKERS_SECONDS the run says so in
+    one line and stops as interrupted, and threads finish it as if nothing had happened."""
+    monkeypatch.setattr(dask_backend, "NO_WORKERS_SECONDS", 1.0)
+    monkeypatch.setattr(driver, "COMMIT_SECONDS", 0.0)  # the first progress: the first chunk
+    lonely = distributed.LocalCluster(
+        n_workers=1, threads_per_worker=1, processes=False, protocol="tcp", host="127.0.0.1",
+        dashboard_address="127.0.0.1:0", silence_logs=40,
+    )  # fmt: skip
+    with lonely, Store(tmp_path / "w.sqlite") as store:
+        backend = DaskBackend(lonely.scheduler_address)
+        job = Search(store, SearchOptions(**OPTIONS), backend=backend)
+        left = []
+
+        def leave(progress):
+            if not left:
+                left.append(progress.games)
+                lonely.scale(0)
+
+        try:
+            with pytest.raises(BackendError, match="has had no worker for 1 s"):
+                job.run(leave)
+        finally:
+            backend.close()
+        run = store.get_run(job.run_id)
+        assert run.status == "interrupted" and left[0] <= run.games < OPTIONS["iterations"]
+        resumed = Search.resume(store, job.run_id, backend=ThreadBackend()).run()
+        assert outcome(store, resumed) == threads_run
+
+
+def test_a_worker_that_joins_running_another_bmn_stops_the_run(tmp_path, backend):
+    """Every chunk checks the worker's bmn: the run stops with one line, interrupted."""
+    backend.version = "0.0.2"  # as if the workers had changed since the connection
+    with Store(tmp_path / "v.sqlite") as store:
+        job = Search(store, SearchOptions(**OPTIONS), backend=backend)
+        installed = re.escape(dask_backend.bmn_version())
+        with pytest.raises(BackendError, match=rf"runs bmn {installed}, this search bmn 0\.0\.2"):
+            job.run()
+        assert store.get_run(job.run_id).status == "interrupted"
+    with pytest.raises(VersionMismatch):
+        run_chunk(Task(search_chunk, 0, 0, None, None, 1), None, "0.0.2")
+
+
+def test_a_run_whose_scheduler_dies_checkpoints_and_resumes_on_threads(tmp_path, bmn, threads_run):
+    """Real `dask scheduler` and `dask worker` processes and a real `bmn search`: the
+    scheduler killed mid-run, then `--resume` on threads ends as the uninterrupted run. One
+    worker thread runs both streams, so the run lasts well past its first commit."""
+    file, store = tmp_path / "scheduler.json", tmp_path / "lost.sqlite"
+    local = ["--host", "127.0.0.1", "--no-dashboard"]
+    scheduler = subprocess.Popen(
+        [DASK, "scheduler", "--port", "0", "--scheduler-file", file, *local],
+        stderr=subprocess.DEVNULL,
+    )
+    workers = subprocess.Popen(
+        [DASK, "worker", "--scheduler-file", file, "--nworkers", "1", "--nthreads", "1", *local],
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    try:
+        address = scheduler_address(file)
+        args = ["--iterations", OPTIONS["iterations"], "--seed", OPTIONS["seed"], "--workers", 2]
+        args += ["--keep-above", OPTIONS["keep_above"], "--store", store, "--quiet"]
+        search = subprocess.Popen(
+            [sys.executable, "-m", "bmn.search.cli", "search", "--scheduler", address]
+            + [str(arg) for arg in args],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        while search.poll() is None and not committed(store):
+            time.sleep(0.05)
+        scheduler.send_signal(signal.SIGKILL)
+        out, err = search.communicate(timeout=60)
+    finally:
+        scheduler.kill()
+        os.killpg(workers.pid, signal.SIGTERM)  # the workers and their nannies
+        scheduler.wait(timeout=60)
+        workers.wait(timeout=60)
+    assert search.returncode == 1 and out == ""
+    *warnings, last = err.splitlines()  # warnings (--keep-above keeps many), then one line
+    assert all(line.startswith("warning: ") for line in warnings)
+    assert last.startswith(f"Error: lost the Dask scheduler at {address}; run 1 is checkpointed")
+    assert last.endswith(f"resume with: bmn search --resume 1 --store {store}")
+    with Store(store) as db:
+        run = db.get_run(1)
+        assert (run.status, run.backend) == ("interrupted", f"dask {address}")
+        assert 0 < run.games < OPTIONS["iterations"]
+    resumed = bmn("search", "--resume", "--store", store, "--quiet", "--json")
+    assert resumed.exit_code == 0, resumed.output
+    with Store(store) as db:
+        summary = json.loads(resumed.stdout)
+        finds = {(f.deal, f.cards, f.tricks, f.status) for f in db.run_finds(1)}
+        assert ([summary[k] for k in KEYS], finds) == threads_run
+    assert "threads" in bmn("records", "runs", "--store", store).stdout
+
+
+def scheduler_address(file: Path) -> str:
+    """The address in a scheduler file, once the scheduler has written it."""
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        try:
+            return json.loads(file.read_text())["address"]
+        except (OSError, ValueError):
+            time.sleep(0.1)
+    raise AssertionError(f"no scheduler wrote {file}")
+
+
+def committed(store: Path) -> bool:
+    """Whether a run in the store has committed a chunk."""
+    if not store.exists():
+        return False
+    with Store(store) as db:
+        return any(run.games > 0 for run in db.runs())
+
+
+def test_cluster_local_from_the_command_line(tmp_path, bmn):
+    """--cluster local (chosen over a scheduler named only by the environment): one worker
+    process, the run's default streams its one thread, the same run as on one thread."""
+    store = tmp_path / "local.sqlite"
+    args = ["--iterations", 60_000, "--seed", 3, "--store", store, "--quiet", "--json"]
+    env = {"DASK_SCHEDULER_ADDRESS": "tcp://127.0.0.1:9"}
+    local = bmn("search", "--cluster", "local", "--workers", 1, *args, env=env)
+    assert local.exit_code == 0, local.output
+    threads = bmn("search", "--workers", 1, *args)
+    drop = ("run", "seconds")
+    assert {k: v for k, v in json.loads(local.stdout).items() if k not in drop} == {
+        k: v for k, v in json.loads(threads.stdout).items() if k not in drop
+    }
+    runs = bmn("records", "runs", "--store", store, "--json")
+    assert [run["backend"] for run in json.loads(runs.stdout)] == ["dask local", "threads"]
+    assert "dask local" in bmn("records", "runs", "--store", store).stdout
+
+
+def test_an_unreachable_scheduler_is_one_line_and_exit_1(tmp_path, bmn):
+    store = tmp_path / "none.sqlite"
+    began = time.monotonic()
+    result = bmn("search", "--store", store, env={"DASK_SCHEDULER_ADDRESS": "tcp://127.0.0.1:9"})
+    assert time.monotonic() - began < dask_backend.CONNECT_SECONDS + 5
+    assert result.exit_code == 1 and result.stdout == "" and result.stderr.count("\n") == 1
+    assert result.stderr.startswith("Error: cannot reach a Dask scheduler at tcp://127.0.0.1:9: ")
+    assert not store.exists()  # nothing was written
+    missing = bmn("search", "--scheduler-file", tmp_path / "none.json")
+    assert missing.exit_code == 1 and "no scheduler file at" in missing.stderr
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--scheduler", "http://host:8787/status"], "is a dashboard link"),
+        (["--scheduler", "tcp://host:8786/x"], "is not a scheduler address"),
+        (["--scheduler", "tcp://host:8786", "--cluster", "local"], "name two clusters"),
+        (["--scheduler-file", "s.json", "--cluster", "local"], "name two clusters"),
+        (["--device", "cuda", "--cluster", "local"], "--cluster runs on a Dask cluster;"),
+        (["--objective", "grow", "--scheduler", "tcp://h:1"], "; a grow run runs on this"),
+    ],
+)
+def test_bad_cluster_options_are_usage_errors(bmn, args, message):
+    result = bmn("search", *args)
+    assert result.exit_code == 2 and message in result.stderr
+
+
+def test_without_dask_one_line_says_what_to_install(bmn, monkeypatch):
+    monkeypatch.setitem(sys.modules, "distributed", None)  # import distributed fails
+    monkeypatch.delitem(sys.modules, "bmn.search.backends.dask_cluster")
+    result = bmn("search", "--cluster", "local")
+    assert result.exit_code == 1
+    assert result.stderr == (
+        "Error: the Dask backend needs Dask distributed: pip install 'bmn[dask]'\n"
+    )

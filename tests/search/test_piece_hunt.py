@@ -1,0 +1,61 @@
+"""The piece hunt (bmn.search.cycles.piece_hunt): resumable chunks, and every find checked by
+replay."""
+
+import json
+
+from samples import LOOP_DEAL
+
+from bmn.kernels import reference
+from bmn.kernels.cycles.loops import LOOP, analyse
+from bmn.kernels.deal import parse_deal, parse_hand
+from bmn.search.cycles.piece_hunt import HuntOptions, HuntState, hunt_chunk, judge
+from bmn.search.cycles.pieces import Control, orbit
+
+OPTIONS = HuntOptions(tries=20_000, deals=4, basin_states=20_000)
+PUBLISHED_PIECES = ["--J", "--------K---------Q-Q-K---Q-KAQJ", "--------A-KAAJ"]
+
+
+def start() -> HuntState:
+    """A hunt whose library starts with the published cycle's pieces (so the standard deck is
+    reachable from the first chunk)."""
+    state = HuntState.start(seed=8)
+    control = Control.parse("J-", False, "-")
+    state.pieces = [w for p in PUBLISHED_PIECES for w in orbit(control, bytes(parse_hand(p)))]
+    return state
+
+
+def test_chunks_resume_exactly():
+    straight = start()
+    reports = [hunt_chunk(straight, OPTIONS) for _ in range(3)]
+    resumed = start()
+    for _ in range(3):
+        hunt_chunk(resumed, OPTIONS)
+        resumed = HuntState.from_json(json.loads(json.dumps(resumed.as_json())))
+    assert resumed.as_json() == straight.as_json()
+    assert sum(r.assembled for r in reports) == 12 and straight.cycles
+    assert len(straight.pieces) > 7 and straight.chunks == 3
+
+
+def test_every_find_loops_with_its_period_and_its_best_deal_reaches_it():
+    state = start()
+    for _ in range(2):
+        hunt_chunk(state, OPTIONS)
+    for find in state.cycles.values():
+        deal = parse_deal(find.cycle_deal)
+        assert sorted(v for h in deal for v in h) == sorted([0] * 36 + [1, 2, 3, 4] * 4)
+        result = reference.play(deal)
+        assert (result.status, result.period_cards, result.period_tricks) == (
+            LOOP,
+            find.period_cards,
+            find.period_tricks,
+        )
+        assert analyse(deal).rotation_key == find.key
+        best = parse_deal(find.best["deal"])
+        assert analyse(best).rotation_key == find.key
+        assert find.balanced == (find.best["sizes"] == [26, 26])
+
+
+def test_judge_finds_the_published_even_deals():
+    find = judge(LOOP_DEAL)
+    assert (find.period_tricks, find.period_cards, find.balanced) == (62, 440, True)
+    assert find.best["sizes"] == [26, 26] and not find.best["mirrored"]

@@ -1,0 +1,242 @@
+"""Figures: the data behind each is checked against the engine; each renders a real image."""
+
+import re
+import xml.etree.ElementTree as ET
+
+import numpy as np
+import pytest
+from samples import CASELLA, RECORD
+
+from bmn.kernels.deal import decode, even_sizes, parse_deal
+from bmn.kernels.dealer import random_deals
+from bmn.kernels.reference import play
+from bmn.kernels.rng import seed_state
+from bmn.records.published import published_games
+from bmn.search.measure.stats import length_stats
+from bmn.search.output.plots import (
+    _spread,
+    best_so_far,
+    default_game_file,
+    figure_format,
+    plot_game,
+    plot_records,
+    plot_stats,
+    store_progress,
+    trajectory,
+)
+
+FOUR = "-J-----------/K------K---K-/-QA--Q--AA-Q-/J-Q-JK---AJ--"
+PNG = b"\x89PNG\r\n\x1a\n"
+
+
+def assert_png(path):
+    """A real, non-trivial PNG: signature, size, and pixels that are not all one colour."""
+    import matplotlib.image
+
+    data = path.read_bytes()
+    assert data[:8] == PNG
+    assert len(data) > 5_000
+    pixels = matplotlib.image.imread(path)
+    assert pixels.ndim == 3 and pixels.shape[0] > 200 and pixels.shape[1] > 200
+    assert pixels.reshape(-1, pixels.shape[2]).std(axis=0).max() > 0.05
+
+
+def assert_svg(path):
+    root = ET.parse(path).getroot()
+    assert root.tag == "{http://www.w3.org/2000/svg}svg"
+    assert len(root.findall(".//{http://www.w3.org/2000/svg}path")) > 20
+
+
+def test_trajectory_of_the_record_game():
+    deal = parse_deal(RECORD)
+    traj = trajectory(deal)
+    assert traj.result.cards == 8344 and traj.result.tricks == 1164
+    assert list(traj.tricks) == list(range(1165))
+    assert list(traj.sizes[0]) == [26, 26]
+    assert list(traj.sizes[-1]) == [0, 52]  # seat 1 wins, holding every card
+    assert (traj.sizes.sum(axis=1) == 52).all()  # the pile is empty at trick boundaries
+    assert traj.cycle is None
+
+
+def test_trajectory_of_the_loop_shades_exactly_the_cycle():
+    traj = trajectory(parse_deal(CASELLA))
+    r = traj.result
+    assert traj.cycle == (r.loop_start_tricks, r.loop_start_tricks + r.period_tricks) == (4, 66)
+    assert traj.tricks[-1] == r.tricks == 66
+    # The state repeats, so every hand size does too.
+    assert list(traj.sizes[traj.cycle[0]]) == list(traj.sizes[traj.cycle[1]])
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_trajectory_ends_at_the_result(players):
+    for row in random_deals(15, seed_state(players), players)[0]:
+        deal = decode(row, even_sizes(52, players))
+        traj = trajectory(deal)
+        result = play(deal)
+        assert traj.tricks[-1] == result.tricks == len(traj.sizes) - 1
+        assert traj.sizes[-1][result.winner] == 52
+        assert list(traj.sizes[0]) == [len(hand) for hand in deal]
+        # Each trick moves cards to its taker: the taker's hand never shrinks across a trick.
+        for before, after, trick in zip(
+            traj.sizes[:-1], traj.sizes[1:], traj.result.trace, strict=True
+        ):
+            assert after[trick.taker] >= before[trick.taker]
+
+
+def test_file_names_and_formats():
+    assert figure_format("a/b.PNG") == "png" and figure_format("x.svg") == "svg"
+    with pytest.raises(ValueError, match="png or .svg"):
+        figure_format("x.pdf")
+    name = default_game_file(parse_deal("-J/Q-"))
+    assert re.fullmatch(r"bmn-plot-[0-9a-f]{8}\.png", name)
+    assert name == default_game_file(parse_deal("2J/Q7")) != default_game_file(parse_deal("Q-/-J"))
+    assert default_game_file(parse_deal(RECORD), ".svg").endswith(".svg")
+
+
+def test_game_figures_render(tmp_path):
+    for text, name in ((RECORD, "record.png"), (CASELLA, "loop.png"), (FOUR, "four.svg")):
+        deal = parse_deal(text)
+        path = tmp_path / name
+        plot_game(deal, trajectory(deal), path)
+        assert_png(path) if name.endswith(".png") else assert_svg(path)
+
+
+def test_stats_figure_renders(tmp_path):
+    rows = random_deals(300, seed_state(1), 2)[0]
+    results = [play(decode(row, even_sizes(52, 2))) for row in rows]
+    cards = np.array([r.cards for r in results])
+    tricks = np.array([r.tricks for r in results])
+    figures = length_stats(cards, tricks, np.zeros(len(results), dtype=np.uint8))
+    plot_stats(cards, tricks, figures, "300 deals", tmp_path / "s.png")
+    assert_png(tmp_path / "s.png")
+    plot_stats(cards, tricks, figures, "300 deals", tmp_path / "s.svg")
+    assert_svg(tmp_path / "s.svg")
+
+
+def test_best_so_far_is_the_running_maximum_in_time_order():
+    x, best = best_so_far([5.0, 1.0, 3.0, 9.0], [300, 100, 400, 350])
+    assert list(x) == [1.0, 3.0, 5.0, 9.0]
+    assert list(best) == [100, 400, 400, 400]
+
+
+def test_labels_are_spread_apart():
+    ys = [7157, 7207, 7225, 7959, 7972, 8344]
+    placed = _spread(ys, 100)
+    assert all(b - a >= 100 - 1e-6 for a, b in zip(placed, placed[1:], strict=False))
+    assert abs(np.mean(placed[:3]) - np.mean(ys[:3])) < 1e-6  # pushed apart about the middle
+
+
+def make_store(path):
+    from bmn.records.store import Find, Store
+
+    deals, _ = random_deals(12, seed_state(0))
+    with Store(path) as store:
+        for strategy in ("random", "climb"):
+            run = store.create_run(strategy, "cards", seed=1, params={})
+            finds = []
+            for i, row in enumerate(deals):
+                deal = decode(row, even_sizes(52, 2))
+                r = play(deal)
+                text = "/".join("".join("-JQKA"[v] for v in hand) for hand in deal)
+                finds.append(Find(text, r.cards, r.tricks, elapsed=float(i * 7 + 1)))
+            store.add_finds(run, finds)
+            store.update_run(run, seconds=120.0)
+    return [play(decode(row, even_sizes(52, 2))).cards for row in deals]
+
+
+def test_store_progress_and_records_plot(tmp_path):
+    from bmn.records.store import Find, Store
+
+    cards = make_store(tmp_path / "s.sqlite")
+    with Store(tmp_path / "s.sqlite") as store:
+        (series,) = store_progress(store, [2])
+        tricks = store.create_run("lahc", "tricks", seed=1, params={})
+        store.add_finds(tricks, [Find(RECORD, 8344, 1164, elapsed=2.0)])
+        hunt = store.create_run("loophunt", "loop", seed=1, params={})
+        store.add_finds(hunt, [Find(CASELLA, 474, 66, "loop")])
+        every = store_progress(store)
+    assert (series.label, series.objective) == ("run 2 (climb, cards)", "cards")
+    assert series.seconds == 120.0
+    assert list(series.elapsed) == [i * 7 + 1.0 for i in range(12)]
+    assert list(best_so_far(series.elapsed, series.values)[1]) == list(np.maximum.accumulate(cards))
+    # a tricks run counts tricks; a loop hunt has no length to draw
+    assert [(s.label, list(s.values)) for s in every[2:]] == [("run 3 (lahc, tricks)", [1164])]
+    published = [(g.name, g.cards, g.tricks) for g in published_games() if g.status == "finished"]
+    plot_records(every, published, tmp_path / "p.png")
+    assert_png(tmp_path / "p.png")
+    plot_records([], published, tmp_path / "empty.svg")
+    assert_svg(tmp_path / "empty.svg")
+
+
+def test_record_labels_do_not_overlap(tmp_path):
+    """The labels of close records (7,157 / 7,207 / 7,225; 7,959 / 7,972) are spread at least
+    a line of text apart on the figure, on one panel and on two."""
+    import matplotlib.pyplot as plt
+    from matplotlib.text import Text
+
+    from bmn.search.output import plots
+
+    published = [(g.name, g.cards, g.tricks) for g in published_games() if g.status == "finished"]
+    drawn = {}
+    real_save = plots._save
+
+    def keep(fig, path):
+        fig.canvas.draw()
+        drawn[path] = [  # the text alone: an annotation's own extent includes its arrow
+            Text.get_window_extent(t) for ax in fig.axes for t in ax.texts if ":" in t.get_text()
+        ]
+        real_save(fig, path)
+
+    runs = [
+        plots.RunSeries("run 1 (walk, cards)", "cards", [1.0], [5000]),
+        plots.RunSeries("run 2 (lahc, tricks)", "tricks", [1.0], [700]),
+    ]
+    original = plots._save
+    plots._save = keep
+    try:
+        plots.plot_records(runs[:1], published, tmp_path / "one.png")
+        plots.plot_records(runs, published, tmp_path / "two.png")
+    finally:
+        plots._save = original
+    for boxes in drawn.values():
+        assert len(boxes) == len(published) * (len(boxes) // len(published))
+        for i, a in enumerate(boxes):
+            assert not [b for b in boxes[i + 1 :] if a.overlaps(b)], (a, boxes)
+    plt.close("all")
+
+
+def test_plot_command(bmn, tmp_path, monkeypatch):
+    out = tmp_path / "loop.png"
+    result = bmn("plot", *CASELLA.split("/"), "-o", str(out))
+    assert result.exit_code == 0, result.output
+    assert result.stdout.strip() == str(out)
+    assert_png(out)
+    monkeypatch.chdir(tmp_path)
+    result = bmn("plot", "-J", "Q-")
+    assert result.exit_code == 0, result.output
+    name = default_game_file(parse_deal("-J/Q-"))
+    assert result.stdout.strip() == name
+    assert (tmp_path / name).read_bytes()[:8] == PNG
+
+
+@pytest.mark.parametrize(
+    "args",
+    [["plot", "-J", "Q-", "-o", "x.gif"], ["plot", "-J"], ["plot", "-X", "Q-"]],
+)
+def test_plot_bad_input_exit_2(bmn, args):
+    result = bmn(*args)
+    assert result.exit_code == 2
+    assert "Traceback" not in result.output
+
+
+def test_records_plot_command(bmn, tmp_path):
+    store = tmp_path / "s.sqlite"
+    make_store(store)
+    out = tmp_path / "progress.svg"
+    result = bmn("records", "plot", "-o", str(out), "--store", str(store))
+    assert result.exit_code == 0, result.output
+    assert result.stdout.strip() == str(out)
+    assert_svg(out)
+    assert bmn("records", "plot", "7", "--store", str(store)).exit_code == 2
+    missing = bmn("records", "plot", "--store", str(tmp_path / "none.sqlite"))
+    assert missing.exit_code == 1 and "no record store" in missing.output

@@ -1,0 +1,238 @@
+"""What a searcher sees, and what a low --keep-above costs: finds formatted and committed in
+bulk (checked against the notation and the reference engine), a warning when a threshold keeps
+too many, the live display's facts (store, setting, share done, the best against the records,
+the run's improvements and finds, carried over a resume), the loop hunt's summary, and
+progress bars on stderr for the long kernel commands."""
+
+import io
+import json
+
+import numpy as np
+import pytest
+from rich.console import Console
+from samples import CASELLA
+
+from bmn.kernels.deal import STANDARD_DECK, deal_texts, decode, format_deal, parse_deal
+from bmn.kernels.reference import play
+from bmn.records.store import DEFAULT_PATH, Store
+from bmn.search.backends.threads import default_workers
+from bmn.search.output import progress as display
+from bmn.search.output.progress import Display
+from bmn.search.runs import longest as driver
+from bmn.search.runs.longest import Progress, Search, SearchOptions, search_chunk, standing
+from bmn.search.runs.loop_hunt import LoopHunt, LoopOptions, LoopSummary
+from bmn.search.strategies.worker import GAMES, MAX_FINDS, new_worker
+
+OPTIONS = dict(strategy="walk", iterations=200_000, workers=2, seed=3, keep_above=2000)
+
+
+def test_deal_texts_are_the_notation_of_every_row():
+    rng = np.random.default_rng(1)
+    decks = np.array([rng.permutation(STANDARD_DECK) for _ in range(300)], dtype=np.uint8)
+    assert deal_texts(decks) == [format_deal(decode(row, (26, 26))) for row in decks]
+    assert deal_texts(decks[:0]) == []
+
+
+def chunked(options, iterations):
+    """A stream's finds and state through chunks, each asked for every deal still to do."""
+    state, decks, meta, done = new_worker(options.seed, 0), [], [], 0
+    while done < iterations:
+        state, (d, m), games = search_chunk(0, 0, state, options, iterations - done)
+        done += games
+        decks.append(d)
+        meta.append(m)
+    return state, np.concatenate(decks), np.concatenate(meta)
+
+
+def test_a_chunk_keeps_every_deal_past_a_full_finds_buffer(monkeypatch):
+    deals = MAX_FINDS * 5 // 2
+    options = SearchOptions(iterations=deals, workers=1, seed=4, keep_above=0)
+    _, (first, _), games = search_chunk(0, 0, new_worker(4, 0), options, deals)
+    assert games == len(first) == deals > MAX_FINDS  # not cut at a full buffer
+    state, decks, meta = chunked(options, deals)
+    for row, (cards, tricks, status) in list(zip(decks, meta, strict=True))[::97]:
+        result = play(decode(row, (26, 26)))
+        assert (result.cards, result.tricks, status) == (cards, tricks, 0)
+    monkeypatch.setattr(driver, "CHUNK_FINDS", MAX_FINDS * 3 // 2)  # a chunk stops past this
+    _, (first, _), games = search_chunk(0, 0, new_worker(4, 0), options, deals)
+    assert games == len(first) == 2 * MAX_FINDS  # whole buffers until past the cap
+    capped, capped_decks, capped_meta = chunked(options, deals)
+    assert capped.counters[GAMES] == state.counters[GAMES] == deals
+    assert np.array_equal(capped_decks, decks) and np.array_equal(capped_meta, meta)
+
+
+def test_a_low_threshold_is_warned_of_once(tmp_path):
+    with Store(tmp_path / "low.sqlite") as store:
+        job = Search(store, SearchOptions(**{**OPTIONS, "iterations": 60_000, "keep_above": 0}))
+        seen = []
+        summary = job.run(lambda p: seen.append(list(p.notes)))
+        kept = len(store.run_finds(summary.run))
+    assert kept == job.progress.finds > 59_000  # every deal but a walk's few repeats
+    notes = seen[-1]
+    assert len(notes) == 1 and notes[0].startswith("warning: --keep-above 0 keeps about")
+    assert "finds a second" in notes[0] and "GB of store an hour" in notes[0]
+
+
+def test_the_default_threshold_is_not_warned_of(tmp_path):
+    with Store(tmp_path / "usual.sqlite") as store:
+        job = Search(store, SearchOptions(**{**OPTIONS, "keep_above": 3000}))
+        job.run()
+        assert job.progress.notes == []
+
+
+def test_the_warning_is_one_stderr_line_even_when_quiet(bmn, tmp_path):
+    args = ["search", "--iterations", "40000", "--workers", "1", "--keep-above", "0"]
+    result = bmn(*args, "--seed", "1", "--quiet", "--json", "--store", tmp_path / "q.sqlite")
+    assert result.exit_code == 0, result.output
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("warning: --keep-above 0 keeps")
+    assert json.loads(result.stdout)["games"] == 40_000
+
+
+def test_improvements_count_rises_of_the_run_best(tmp_path, monkeypatch):
+    monkeypatch.setattr(driver, "COMMIT_SECONDS", 0.0)  # many commits, each a chance to rise
+    monkeypatch.setattr(driver, "FIRST_CHUNK", 2000)
+    monkeypatch.setattr(driver, "CHUNK_SECONDS", 0.01)
+    with Store(tmp_path / "i.sqlite") as store:
+        job = Search(store, SearchOptions(**{**OPTIONS, "workers": 3}))
+        seen = []
+        job.run(lambda p: seen.append((p.best_cards, p.improvements)))
+        assert store.run_tally(job.run_id) == (job.progress.finds, job.progress.improvements)
+    assert seen[-1][1] > 0
+    for (best, count), (next_best, next_count) in zip(seen, seen[1:], strict=False):
+        assert next_count == count + (next_best > best)  # counted exactly when best rises
+
+
+def test_a_resumed_run_carries_on_its_best_finds_and_improvements(tmp_path, monkeypatch):
+    monkeypatch.setattr(driver, "COMMIT_SECONDS", 0.0)
+    monkeypatch.setattr(driver, "FIRST_CHUNK", 3000)
+    monkeypatch.setattr(driver, "CHUNK_SECONDS", 0.01)
+    with Store(tmp_path / "r.sqlite") as store:
+        job = Search(store, SearchOptions(**OPTIONS))
+        first = job.run(lambda p: p.improvements and job.stop.set())
+        assert first.status == "interrupted"
+        stopped = job.progress
+        resumed = Search.resume(store, first.run)
+        p = resumed.progress
+        assert (p.finds, p.improvements) == (stopped.finds, stopped.improvements) > (0, 0)
+        assert (p.best_cards, p.best_deal, p.games) == (
+            first.best_cards,
+            first.best_deal,
+            first.games,
+        )
+        assert p.seconds == pytest.approx(first.seconds) and 0 < p.done < 1
+        resumed.run()
+        assert (p.finds, p.improvements) == store.run_tally(first.run)
+        assert p.finds == len(store.run_finds(first.run)) and p.done == 1.0
+
+
+def test_standing_against_the_record_and_the_published_games():
+    where = standing(3210, 450, "cards")
+    assert where.against_record() == "38% of the record, 8,344 cards (Nessler 2022)"
+    assert where.rank == "shorter than all 9 published games, the shortest 4,791 cards"
+    assert standing(7500, 1, "cards").rank == (
+        "longer than 6 of the 9 published games: it would be 4th"
+    )
+    assert standing(8344, 1, "cards").rank == "level with the record"
+    assert standing(9000, 1, "cards").rank == "longer than the record: a new record"
+    by_tricks = standing(1, 1200, "tricks")
+    assert by_tricks.record == 1164 and by_tricks.rank == "longer than the record: a new record"
+
+
+def panel_text(progress) -> str:
+    console = Console(file=io.StringIO(), width=120)
+    console.print(Display()._panel(progress))
+    return console.file.getvalue()
+
+
+def test_the_panel_shows_the_setting_the_share_done_the_standing_and_the_hint():
+    p = Progress(3, games=1_234_567, seconds=65, rate=7e5, remaining=90, done=0.42)
+    p.store, p.strategy, p.workers, p.seed = "night.sqlite", "walk", 2, 42
+    p.best_cards, p.best_tricks, p.improvements, p.finds = 3210, 450, 3, 12
+    text = panel_text(p)
+    for shown in (
+        "night.sqlite",
+        "walk, 2 workers, seed 42",
+        "━ 42%",
+        "38% of the record, 8,344 cards (Nessler 2022)",
+        "shorter than all 9 published games",
+        "bmn search --resume 3 --store night.sqlite",
+        "Ctrl-C",
+    ):
+        assert shown in text, shown
+    p.store, p.done = DEFAULT_PATH, None  # no bar without --time or --iterations
+    text = panel_text(p)
+    assert (
+        "bmn search --resume 3 " in text + " " and "--store" not in text and "%" not in text[:200]
+    )
+
+
+def test_log_lines_say_the_same_briefly(tmp_path, capsys):
+    with Store(tmp_path / "log.sqlite") as store:
+        job = Search(store, SearchOptions(**OPTIONS))
+        with Display() as shown:  # stderr is not a terminal here: log lines
+            job.run(shown.update)
+    lines = capsys.readouterr().err.splitlines()
+    cores = default_workers()
+    on = f"threads: 2 threads on {cores} core{'s' * (cores != 1)}"
+    assert lines[0] == (
+        f"bmn search, run 1: walk, 2 workers, seed 3, store {tmp_path / 'log.sqlite'}, on {on}."
+        f" Ctrl-C checkpoints and stops; resume with: bmn search --resume 1 --store"
+        f" {tmp_path / 'log.sqlite'}"
+    )
+    assert lines[1].startswith("run 1: ") and "% of the record" in lines[1]
+    assert "games/s" in lines[1] and "improvements" in lines[1] and "kept" in lines[1]
+
+
+def test_the_loop_hunt_summary_names_its_store(tmp_path):
+    summary = LoopSummary(1, "finished", 0, 0, 0, 10, 1.0, 1, "mixed", "night runs.sqlite")
+    assert summary.text().endswith("list them with: bmn records loops --store 'night runs.sqlite'")
+    summary.store = DEFAULT_PATH
+    assert summary.text().endswith("list them with: bmn records loops")
+    path = tmp_path / "h.sqlite"
+    with Store(path) as store:
+        hunt = LoopHunt(store, LoopOptions(iterations=500, workers=1, seed=1, deck="5,2,2,0,0"))
+        done = hunt.run()
+        assert done.text().endswith(f"bmn records loops --store {path}")
+        assert hunt.progress.setting() == "deck 5,2,2,0,0, 1 threads, seed 1"
+        assert hunt.progress.done == 1.0 and str(path) in panel_text(hunt.progress)
+
+
+@pytest.mark.parametrize(
+    "args, label",
+    [
+        (["selfcheck", "--deals", "5000"], "checking"),
+        (["stats", "--deals", "20000", "--seed", "1"], "scoring"),
+        (["bench", "--deals", "20000"], "benchmarking 20,000 deals"),
+        (["preimages", CASELLA, "--max-states", "500"], "backward play"),
+    ],
+)
+def test_long_commands_draw_a_bar_on_a_terminal_only(bmn, monkeypatch, args, label):
+    quiet = bmn(*args)
+    assert quiet.exit_code == 0, quiet.output
+    assert label not in quiet.stderr and "━" not in quiet.stderr
+    monkeypatch.setattr(display, "stderr_is_terminal", lambda: True)
+    drawn = bmn(*args)
+    assert drawn.exit_code == 0, drawn.output
+    assert label in drawn.stderr and "━" in drawn.stderr
+    assert "━" not in drawn.stdout and label not in drawn.stdout
+
+
+def test_a_deal_in_the_display_is_a_real_deal(tmp_path):
+    with Store(tmp_path / "d.sqlite") as store:
+        job = Search(store, SearchOptions(**OPTIONS))
+        summary = job.run()
+    p = job.progress
+    assert p.best_deal == summary.best_deal
+    assert play(parse_deal(p.best_deal)).cards == p.best_cards == summary.best_cards
+
+
+def test_a_default_threshold_gives_no_warning(bmn, tmp_path, monkeypatch):
+    """Early improvements of every worker are finds too, but not what --keep-above keeps:
+    with a warning bar this low they alone would pass it in the first seconds."""
+    monkeypatch.setattr(driver, "FINDS_PER_SECOND_WARNING", 5.0)
+    args = ["search", "--iterations", "2000000", "--workers", "2", "--seed", "1", "--quiet"]
+    result = bmn(*args, "--json", "--store", tmp_path / "d.sqlite")
+    assert result.exit_code == 0, result.output
+    assert "warning" not in result.stderr
+    assert json.loads(result.stdout)["games"] == 2_000_000

@@ -1,0 +1,261 @@
+"""One owner per run, end to end: a search holds its run while it runs (other processes are
+refused, naming it), keeps its heartbeat fresh, releases the run when it ends, and a holder
+killed outright is recognised; plain --resume takes the latest unfinished run; reading
+commands and --resume never create a store."""
+
+import json
+import signal
+import socket
+import sqlite3
+import subprocess
+import sys
+import threading
+import time
+
+import pytest
+
+from bmn.records.store import Store, holder_name
+from bmn.search.backends.registry import get_backend
+from bmn.search.runs import handler as run
+from bmn.search.runs import longest as driver
+from bmn.search.runs.longest import Search, SearchOptions
+
+HOST = socket.gethostname()
+
+
+def bmn_process(*args: str) -> subprocess.Popen:
+    """`bmn ARGS...` in a process of its own."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "bmn.search.cli", *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def bmn_run(*args: str) -> subprocess.CompletedProcess:
+    done = subprocess.run(
+        [sys.executable, "-m", "bmn.search.cli", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert "Traceback" not in done.stderr, done.stderr
+    return done
+
+
+def holder_of(path, run_id: int) -> str | None:
+    """The run's holder as stored (read with sqlite3 itself: no bmn code in between)."""
+    with sqlite3.connect(path) as db:
+        row = db.execute("SELECT holder FROM runs WHERE id = ?", (run_id,)).fetchone()
+    return None if row is None else row[0]
+
+
+def wait_until(predicate, timeout: float = 120.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            if predicate():
+                return
+        except sqlite3.Error:
+            pass  # the store is still being made
+        time.sleep(0.05)
+    raise AssertionError("timed out waiting")
+
+
+def checkpointed(path) -> bool:
+    with sqlite3.connect(path) as db:
+        return db.execute("SELECT count(*) FROM checkpoints").fetchone()[0] > 0
+
+
+def runs_listed(path) -> list[dict]:
+    done = bmn_run("records", "runs", "--json", "--store", str(path))
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+LONG = ["search", "--iterations", "2000000000", "--workers", "1", "--seed", "3", "--quiet"]
+
+
+def alive(process: subprocess.Popen) -> bool:
+    if process.poll() is not None:
+        raise AssertionError(f"bmn exited with {process.returncode}: {process.communicate()}")
+    return True
+
+
+def test_a_run_has_one_owner_and_a_killed_owner_is_taken_over(tmp_path):
+    driver.warm_search()  # compiled here, into the cache the processes below load from
+    path = tmp_path / "owned.sqlite"
+    first = bmn_process(*LONG, "--store", str(path))
+    try:
+        wait_until(lambda: alive(first) and checkpointed(path))
+        owner = f"{HOST}:{first.pid}"
+        assert holder_of(path, 1) == owner
+        refused = bmn_run("search", "--resume", "1", "--store", str(path))
+        assert refused.returncode == 1
+        assert refused.stderr.splitlines() == [refused.stderr.strip()]  # one line
+        assert f"run 1 is being searched by {owner}" in refused.stderr
+        plain = bmn_run("search", "--resume", "--store", str(path))  # held: busy, not bad input
+        assert plain.returncode == 1 and f"run 1 is being searched now, by {owner}" in plain.stderr
+        assert runs_listed(path)[0]["status"] == "running"
+    finally:
+        first.send_signal(signal.SIGKILL)
+        first.communicate(timeout=60)
+    assert first.returncode == -signal.SIGKILL
+    killed = runs_listed(path)[0]
+    assert killed["status"] == "interrupted" and killed["games"] > 0
+
+    second = bmn_process("search", "--resume", "--json", "--quiet", "--store", str(path))
+    try:
+        wait_until(lambda: alive(second) and holder_of(path, 1) == f"{HOST}:{second.pid}")
+        wait_until(lambda: runs_listed(path)[0]["games"] > killed["games"])
+        assert runs_listed(path)[0]["status"] == "running"
+    finally:
+        second.send_signal(signal.SIGTERM)
+        out, err = second.communicate(timeout=60)
+    assert second.returncode == 130, err
+    summary = json.loads(out)
+    assert (summary["run"], summary["status"]) == (1, "interrupted")
+    assert summary["games"] > killed["games"]
+    assert holder_of(path, 1) is None  # released on the way out
+    assert runs_listed(path)[0]["status"] == "interrupted"
+
+
+OPTIONS = dict(strategy="walk", iterations=60_000, workers=2, seed=7, keep_above=2500)
+
+
+def test_a_run_is_held_while_it_runs_and_released_after(tmp_path):
+    with Store(tmp_path / "r.sqlite") as store:
+        job = Search(store, SearchOptions(**OPTIONS))
+        holders = []
+        summary = job.run(lambda p: holders.append(store.get_run(job.run_id).holder))
+        assert holders and set(holders) == {holder_name()}
+        after = store.get_run(summary.run)
+        assert (after.status, after.holder, after.heartbeat_at) == ("finished", None, None)
+
+
+def test_a_run_whose_chunk_failed_is_released_and_reads_interrupted(tmp_path, monkeypatch):
+    def broken(*args):
+        raise RuntimeError("a chunk failed")
+
+    monkeypatch.setattr(Search, "work", staticmethod(broken))
+    with Store(tmp_path / "r.sqlite") as store:
+        job = Search(store, SearchOptions(**OPTIONS))
+        with pytest.raises(RuntimeError, match="a chunk failed"):
+            job.run()
+        after = store.get_run(job.run_id)
+        assert (after.status, after.holder) == ("interrupted", None)
+        assert store.latest_unfinished_run().id == job.run_id
+
+
+class SlowStart:
+    """The threads backend, starting as slowly as a first compile."""
+
+    name = "slow"
+
+    def __init__(self, seconds: float):
+        self.backend, self.seconds = get_backend(), seconds
+
+    def start(self, streams, warm):
+        time.sleep(self.seconds)
+        self.backend.start(streams, warm)
+
+    def __getattr__(self, name):
+        return getattr(self.backend, name)
+
+
+def test_the_heartbeat_is_kept_while_the_kernels_compile(tmp_path, monkeypatch):
+    monkeypatch.setattr(run, "HEARTBEAT_SECONDS", 0.05)
+    path = tmp_path / "r.sqlite"
+    beats, done = set(), threading.Event()
+
+    def watch(run_id):  # over a connection of its own, as another process sees the run
+        with Store(path, create=False) as other:
+            while not done.is_set():
+                beats.add(other.get_run(run_id).heartbeat_at)
+                time.sleep(0.02)
+
+    with Store(path) as store:
+        job = Search(store, SearchOptions(**OPTIONS), backend=SlowStart(1.0))
+        began = time.time()
+        watcher = threading.Thread(target=watch, args=(job.run_id,))
+        watcher.start()
+        try:
+            assert job.run().status == "finished"
+        finally:
+            done.set()
+            watcher.join()
+    # While the backend starts, the main thread sleeps: beats then are the heartbeat thread's.
+    assert len({b for b in beats if b is not None and began < b < began + 0.9}) >= 5
+
+
+def test_the_main_loop_beats_when_nothing_is_committed(tmp_path, monkeypatch):
+    monkeypatch.setattr(run, "HEARTBEAT_SECONDS", 0.0)
+    monkeypatch.setattr(driver, "COMMIT_SECONDS", 3600.0)  # no commit before the end
+    with Store(tmp_path / "r.sqlite") as store:
+        beats = []
+        original = store.heartbeat
+        monkeypatch.setattr(store, "heartbeat", lambda *a: beats.append(a) or original(*a))
+        job = Search(store, SearchOptions(**{**OPTIONS, "iterations": 400_000}))
+        job.run()
+        assert len(beats) > 2 and {b[1] for b in beats} == {holder_name()}
+
+
+def stop_at_first_commit(store, **changes) -> int:
+    job = Search(store, SearchOptions(**{**OPTIONS, **changes}))
+    job.run(lambda p: job.stop.set())
+    assert store.get_run(job.run_id).status == "interrupted"
+    return job.run_id
+
+
+def test_plain_resume_takes_the_latest_unfinished_run(bmn, failed, tmp_path, monkeypatch):
+    monkeypatch.setattr(driver, "COMMIT_SECONDS", 0.0)
+    monkeypatch.setattr(driver, "FIRST_CHUNK", 2000)  # small chunks: the stop lands mid-run
+    monkeypatch.setattr(driver, "CHUNK_SECONDS", 0.01)
+    path = tmp_path / "r.sqlite"
+    with Store(path) as store:
+        first = stop_at_first_commit(store, seed=1)
+        done = Search(store, SearchOptions(**{**OPTIONS, "seed": 2})).run()
+        assert done.status == "finished"
+    result = bmn("search", "--resume", "--json", "--quiet", "--store", path)
+    assert result.exit_code == 0, result.output
+    summary = json.loads(result.stdout)
+    assert (summary["run"], summary["status"], summary["games"]) == (first, "finished", 60_000)
+    # Asking for a run the store does not have is bad input, like `--resume 7` (exit 2).
+    failed(
+        bmn("search", "--resume", "--store", path),
+        2,
+        f"nothing to resume in {path}: every run in it finished (the latest is run 2);"
+        " start a new search without --resume",
+    )
+
+
+def test_plain_resume_in_a_store_without_runs(bmn, failed, tmp_path):
+    path = tmp_path / "empty.sqlite"
+    Store(path).close()
+    failed(bmn("search", "--resume", "--store", path), 2, f"nothing to resume in {path}: no runs")
+
+
+READING = [
+    ["records", "top"],
+    ["records", "runs"],
+    ["records", "loops"],
+    ["records", "export"],
+    ["records", "compare"],
+    ["records", "plot", "-o", "{dir}/p.png"],
+    ["records", "show", "-J/Q-"],
+    ["search", "--resume"],
+    ["search", "--resume", "3"],
+]
+
+
+@pytest.mark.parametrize("command", READING, ids=lambda c: " ".join(c[:3]))
+def test_reading_commands_and_resume_never_create_a_store(bmn, tmp_path, command):
+    typo = tmp_path / "nigth.sqlite"
+    args = [arg.replace("{dir}", str(tmp_path)) for arg in command]
+    result = bmn(*args, "--store", typo)
+    assert not typo.exists() and not list(tmp_path.glob("nigth*"))
+    assert "Traceback" not in result.output
+    if command[1] != "show":  # show may still replay the deal without a store
+        assert result.exit_code == 1
+        assert f"no record store at {typo}" in result.stderr
