@@ -127,12 +127,21 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         "CREATE INDEX finds_by_seats ON finds (seats, cards DESC, tricks DESC)",
     ),
     bulk.CREATE,  # 4: short finished finds of a search, packed a chunk's to a row
+    (  # 5: the kind of run (bmn.search.runs.kinds), inferred for older runs as bmn did before
+        "ALTER TABLE runs ADD COLUMN kind TEXT NOT NULL DEFAULT 'longest'",
+        "UPDATE runs SET kind = CASE"
+        " WHEN strategy = 'grow' THEN 'grow'"
+        " WHEN params LIKE '%\"device\": \"cuda\"%' THEN 'longest-cuda'"
+        " WHEN objective = 'loop' THEN 'loop-hunt'"
+        " ELSE 'longest' END",
+    ),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 
 _RUN_COLUMNS = (
     "id, started_at, updated_at, strategy, objective, seed, params, status,"
-    " games, seconds, best_deal, best_cards, best_tricks, seats, backend, holder, heartbeat_at"
+    " games, seconds, best_deal, best_cards, best_tricks, seats, backend, holder, heartbeat_at,"
+    " kind"
 )
 # A run's holder refreshes its heartbeat with every commit (about once a second, and at least
 # every few seconds while compiling); one silent for this long has died.
@@ -175,6 +184,7 @@ class Run:
     backend: str = "threads"
     holder: str | None = None
     heartbeat_at: float | None = None
+    kind: str = "longest"  # its kind in bmn.search.runs.kinds
 
     def as_dict(self) -> dict[str, Any]:
         out = asdict(self)
@@ -509,8 +519,10 @@ class Store:
         *,
         seats: int = 2,
         backend: str = "threads",
+        kind: str = "longest",
     ) -> int:
-        """Record a new run with status 'running', held by this process; returns its number."""
+        """Record a new run of `kind` with status 'running', held by this process; returns its
+        number."""
         _require(objective, OBJECTIVES, "objective")
         if not -(2**63) <= int(seed) <= INT64_MAX:
             raise ValueError(f"seed {seed} does not fit in a signed 64-bit integer")
@@ -518,7 +530,8 @@ class Store:
         with self.transaction() as db:
             cursor = db.execute(
                 "INSERT INTO runs (started_at, updated_at, strategy, objective, seed, params,"
-                " seats, backend, holder, heartbeat_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                " seats, backend, holder, heartbeat_at, kind)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     stamp,
                     stamp,
@@ -530,6 +543,7 @@ class Store:
                     backend,
                     holder_name(),
                     time.time(),
+                    kind,
                 ),
             )
         return int(cursor.lastrowid)
@@ -994,7 +1008,7 @@ def _find_params(find: Find, run_id: int, run_strategy: str, stamp: str) -> tupl
 def _run(row: tuple) -> Run:
     """A run from its row; a run still marked running whose holder died reads as interrupted."""
     (id_, started, updated, strategy, objective, seed, params, status, *rest) = row
-    games, seconds, best_deal, best_cards, best_tricks, seats, backend, holder, beat = rest
+    games, seconds, best_deal, best_cards, best_tricks, seats, backend, holder, beat, kind = rest
     if status == "running" and not holder_alive(holder, beat):
         status = "interrupted"
     return Run(
@@ -1015,6 +1029,7 @@ def _run(row: tuple) -> Run:
         backend,
         holder,
         beat,
+        kind,
     )
 
 

@@ -47,7 +47,7 @@ def test_version_one_store_gains_the_loops_table(tmp_path, monkeypatch):
     ).lastrowid
     conn.close()
     with Store(path) as db:
-        assert db.version == SCHEMA_VERSION == 4
+        assert db.version == SCHEMA_VERSION == 5
         assert db.get_run(run).seed == 3 and db.loops() == []
         db.add_loops(run, [(cycle(), 1)])
         assert [row.key for row in db.loops()] == ["0:a"]

@@ -128,7 +128,7 @@ def test_version_two_store_upgrades_keeping_every_row(path, monkeypatch):
     )
     conn.close()
     with Store(path) as db:
-        assert db.version == SCHEMA_VERSION == 4
+        assert db.version == SCHEMA_VERSION == 5
         (row,) = db.top(seats=2)
         assert (row.deal, row.cards) == (RECORD, 8344)
         old = db.get_run(1)
@@ -139,3 +139,32 @@ def test_version_two_store_upgrades_keeping_every_row(path, monkeypatch):
 def test_claim_unknown_run(db):
     with pytest.raises(StoreError, match="no run 7"):
         db.claim_run(7, holder_name())
+
+
+def test_version_four_store_learns_each_runs_kind_from_what_it_stored(path, monkeypatch):
+    monkeypatch.setattr(store_module, "MIGRATIONS", store_module.MIGRATIONS[:4])
+    monkeypatch.setattr(store_module, "SCHEMA_VERSION", 4)
+    Store(path).close()
+    monkeypatch.undo()
+    # Runs as version-4 code stored them: the kind was read from strategy, params and objective.
+    conn = sqlite3.connect(path, isolation_level=None)
+    stamp = "'2026-01-01T00:00:00Z'"
+    for strategy, objective, params in [
+        ("walk", "cards", "{}"),
+        ("walk", "tricks", '{"device": "cuda", "workers": 8}'),
+        ("random", "loop", "{}"),
+        ("grow", "loop", "{}"),
+        ("lahc", "tricks", '{"device": "cpu"}'),
+    ]:
+        conn.execute(
+            "INSERT INTO runs (started_at, updated_at, strategy, objective, seed, params)"
+            f" VALUES ({stamp}, {stamp}, '{strategy}', '{objective}', 1, '{params}')"
+        )
+    conn.close()
+    with Store(path) as db:
+        assert db.version == SCHEMA_VERSION
+        kinds = [run.kind for run in db.runs()]
+        assert kinds == ["longest", "longest-cuda", "loop-hunt", "grow", "longest"]
+        assert db.get_run(db.create_run("walk", "loop", 1, {}, kind="loop-hunt")).kind == (
+            "loop-hunt"
+        )
