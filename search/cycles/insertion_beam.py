@@ -1,4 +1,9 @@
-"""Grow cycles toward the standard deck: insert missing cards into the states of a cycle.
+"""A dead end, kept for comparison: grow cycles by inserting cards into a cycle's states.
+
+Nothing in `bmn` runs this: `bmn search --objective grow` builds cycles from closed pieces
+(bmn.search.cycles.pieces and piece_hunt). It stays so that `python benchmarks/grow_bench.py`
+can compare the two, and its tests show what it reaches; do not build on it.
+
 
 A cycle on a smaller deck is a set of trick-boundary states. Put one more card (or several)
 into one of them, anywhere in either hand, and play the new deal: if it loops, the deal falls
