@@ -28,12 +28,9 @@ Variants (`GrowOptions.variant`):
   bigger (with `drift=True`): move one card of a state elsewhere (same deck), keep the new
   cycles, and try to grow from them.
 
-Measured on 2 shared cores from the cycles of random 26-card parts of the standard deck
-(`python benchmarks/grow_bench.py grow`, beam 64, 8 states per cycle, 180 s each): one card at
-a time reaches 36 cards at best, with drift or without (runs die out at 26 to 36; periods
-shrink as they grow); two cards at a time reach 42 (44 with beam 96 in 300 s), three at a time
-44. None reached the standard deck: bmn.search.cycles.pieces does, by inserting whole closed pieces.
-From the J and Q only deck 36,2,2,0,0 (loops often) no insertion of a court card ever loops.
+Why it is a dead end: growing a card or a few at a time, runs die out well short of the
+standard deck (what each variant reached, measured: docs/endless-games.md, "A dead end");
+bmn.search.cycles.pieces reaches it, by inserting whole closed pieces.
 """
 
 from __future__ import annotations

@@ -13,8 +13,8 @@ Two ways to start (`--grow-from`):
   every other deal is built around one of them. The published pieces alone make four 62-trick
   cycles: the published one and three more, all with 26/26 starting deals, found in the first
   round.
-- `descent`: the library starts empty: cycles grown from nothing but random descents (at best
-  31/21 starting deals, measured).
+- `descent`: the library starts empty: cycles grown from nothing but random descents (no even
+  starting deal so far: docs/endless-games.md).
 
 A stream's state between chunks is its HuntState as JSON, the checkpoint blob too (every
 stream's in one blob, committed together), so a resumed run continues exactly. Every cycle is

@@ -7,20 +7,13 @@ cycle key: the same cycle reached from different deals counts once. A new cycle 
 backward play (bmn.kernels.cycles.backward): its period and how many balanced starting deals reach
 it.
 
-`LoopHunt` is the runner behind `bmn search --objective loop`. What finds cycles, measured on
-2 threads (100,000 to 500,000 random deals per setting):
-- random standard deals, even or random splits: no loop in 500,000 (the one published cycle
-  took far longer to find); fewer numerals (8 to 28) or half decks: none either;
-- perturbing the states of the published cycle (1 to 40 swaps): loops often (51% at one
-  swap), but every one falls back into the same cycle: no new cycle;
-- sub-decks of the standard deck with few court ranks loop often (J and Q only with 36
-  numerals: 30% of even deals; J only: up to 37%), and every sub-deck has cycles of its own.
-So the default deck, 'mixed', draws a random sub-deck of the standard deck for every batch
-(0-36 numerals, 0-4 of each court rank), dealt evenly (even splits loop more often than
-random ones on every deck measured). In 20 s on 2 threads it found 112 distinct cycles;
-the loop-richest fixed deck measured (36,1,1,0,0: 30% of deals loop, so the hunt is bound by
-naming cycles) found 10, the deck 12,2,2,2,0 one, and the standard deck none.
-'--loop-deck standard' hunts the full deck only.
+`LoopHunt` is the runner behind `bmn search --objective loop`. Random standard deals almost
+never loop, and perturbing the published cycle's states loops often but falls back into the
+same cycle; sub-decks of the standard deck with few court ranks loop often, and every sub-deck
+has cycles of its own. So the default deck, 'mixed', draws a random sub-deck of the standard
+deck for every batch (0-36 numerals, 0-4 of each court rank), dealt evenly (even splits loop
+more often than random ones). '--loop-deck standard' hunts the full deck only. What each deck
+finds, measured: docs/endless-games.md, "Which decks loop".
 """
 
 from __future__ import annotations
