@@ -1,6 +1,6 @@
 """The rules of Beggar-My-Neighbour in plain Python: the oracle every fast path is checked against.
 
-Written to be read beside RULES.md: deques and loops, no cleverness, nothing shared with the
+Written to be read beside docs/rules.md: deques and loops, no cleverness, nothing shared with the
 compiled kernels. Any number of seats, any hands, exact loop detection.
 """
 

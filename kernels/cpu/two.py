@@ -7,8 +7,9 @@ pile's masks in above the hand's cards (the pile keeps the order it was laid); a
 is laid in one step with count-trailing-zeros. In a deal of at most 64 cards a hand in play
 holds at most 63 (the other player holds one or more), so the sentinel always fits.
 
-Rules (RULES.md, two players): seat 0 leads; a player who must lay a card and has none loses and
-the other takes the pile as one last trick. Every figure is checked against kernels/reference.py.
+Rules (docs/rules.md, two players): seat 0 leads; a player who must lay a card and has none
+loses and the other takes the pile as one last trick. Every figure is checked against
+kernels/reference.py.
 
 The module offers what every kernel module offers (kernels/score.py registers it):
 - `score_rows(deals, sizes, rows, out, cap)`: the batch entry point, in parallel;

@@ -1,10 +1,10 @@
 """Cycle analysis of non-terminating games: the states of a cycle, its figures and its key.
 
 A game never ends exactly when a trick-boundary state (every hand, which seats are out, the
-seat to lead) repeats (RULES.md, "Loops"). This module plays a game one trick at a time, keeps
-every state it passes, and describes the cycle it falls into: where it starts, its period, every
-state on it, which of them are balanced, and a canonical key that names the cycle whatever deal
-led into it. Plain Python, any number of seats, checked against the reference engine.
+seat to lead) repeats (docs/rules.md, "Counting"). This module plays a game one trick at a
+time, keeps every state it passes, and describes the cycle it falls into: where it starts, its
+period, every state on it, which of them are balanced, and a canonical key that names the cycle
+whatever deal led into it. Plain Python, any number of seats, checked against the reference engine.
 """
 
 from __future__ import annotations
