@@ -1,6 +1,8 @@
 """The record store: schema and migrations, refusing files that are not ours, transactions,
 and safety under concurrent writers and `kill -9`."""
 
+import hashlib
+import json
 import multiprocessing
 import os
 import signal
@@ -11,7 +13,6 @@ import numpy as np
 import pytest
 from samples import CASELLA, PAULHUS, RECORD
 
-from bmn.records import store as store_module
 from bmn.records.store import (
     APPLICATION_ID,
     SCHEMA_VERSION,
@@ -19,6 +20,8 @@ from bmn.records.store import (
     Find,
     Store,
     StoreError,
+    connection,
+    schema,
 )
 
 
@@ -69,12 +72,29 @@ def test_reopen_keeps_data(path):
         assert [row.deal for row in db.top()] == [RECORD]
 
 
+# sha256 of each released migration's statements as JSON: a store upgraded by any release must
+# hold the same schema, so a released migration's SQL never changes, not even in whitespace.
+RELEASED = (
+    "2c2b0e398451470c",
+    "1dd155fe527a4858",
+    "e1b635d5dde4da78",
+    "ca5e2b2e3c1e1fe3",
+    "541f8d7beb82f0cc",
+)
+
+
+def test_released_migrations_keep_their_sql_byte_for_byte():
+    digests = [hashlib.sha256(json.dumps(m).encode()).hexdigest()[:16] for m in schema.MIGRATIONS]
+    assert tuple(digests[: len(RELEASED)]) == RELEASED
+    assert SCHEMA_VERSION == len(schema.MIGRATIONS) >= len(RELEASED)
+
+
 def test_later_migration_runs_once_and_is_recorded(path, monkeypatch):
     with Store(path) as db:
         run = db.create_run("walk", "cards", 5, {})
     extra = ("CREATE TABLE extra (id INTEGER PRIMARY KEY, deal TEXT NOT NULL)",)
-    monkeypatch.setattr(store_module, "MIGRATIONS", store_module.MIGRATIONS + (extra,))
-    monkeypatch.setattr(store_module, "SCHEMA_VERSION", SCHEMA_VERSION + 1)
+    monkeypatch.setattr(schema, "MIGRATIONS", schema.MIGRATIONS + (extra,))
+    monkeypatch.setattr(schema, "SCHEMA_VERSION", SCHEMA_VERSION + 1)
     for _ in range(2):  # the second open must not run it again
         with Store(path) as db:
             assert db.version == SCHEMA_VERSION + 1
@@ -85,8 +105,8 @@ def test_later_migration_runs_once_and_is_recorded(path, monkeypatch):
 def test_failed_migration_changes_nothing(path, monkeypatch):
     Store(path).close()
     bad = ("CREATE TABLE ok_table (x)", "CREATE TABLE runs (x)")  # the second one fails
-    monkeypatch.setattr(store_module, "MIGRATIONS", store_module.MIGRATIONS + (bad,))
-    monkeypatch.setattr(store_module, "SCHEMA_VERSION", SCHEMA_VERSION + 1)
+    monkeypatch.setattr(schema, "MIGRATIONS", schema.MIGRATIONS + (bad,))
+    monkeypatch.setattr(schema, "SCHEMA_VERSION", SCHEMA_VERSION + 1)
     with pytest.raises(StoreError, match="already exists"):
         Store(path)
     conn = raw(path)
@@ -166,7 +186,7 @@ def test_missing_or_empty_file_without_create(path):
 
 def test_busy_store_times_out_with_store_error(db, monkeypatch):
     run = db.create_run("walk", "cards", 1, {})
-    monkeypatch.setattr(store_module, "BUSY_TIMEOUT_MS", 200)
+    monkeypatch.setattr(connection, "BUSY_TIMEOUT_MS", 200)
     other = raw(db.path)
     other.execute("BEGIN IMMEDIATE")
     try:

@@ -5,8 +5,7 @@ import sqlite3
 import pytest
 from samples import CASELLA
 
-from bmn.records import store as store_module
-from bmn.records.store import SCHEMA_VERSION, Loop, Store, StoreError
+from bmn.records.store import SCHEMA_VERSION, Loop, Store, StoreError, schema
 
 
 def cycle(key: str = "0:a", balanced: int = 18, complete: bool = True) -> Loop:
@@ -36,8 +35,8 @@ def db(tmp_path):
 def test_version_one_store_gains_the_loops_table(tmp_path, monkeypatch):
     path = tmp_path / "old.sqlite"
     with monkeypatch.context() as m:  # a store as the first release wrote it
-        m.setattr(store_module, "MIGRATIONS", store_module.MIGRATIONS[:1])
-        m.setattr(store_module, "SCHEMA_VERSION", 1)
+        m.setattr(schema, "MIGRATIONS", schema.MIGRATIONS[:1])
+        m.setattr(schema, "SCHEMA_VERSION", 1)
         with Store(path) as old:
             assert old.version == 1
     conn = sqlite3.connect(path, isolation_level=None)  # a run as the first release wrote it

@@ -7,7 +7,6 @@ import time
 
 import pytest
 
-from bmn.records import store as store_module
 from bmn.records.store import (
     SCHEMA_VERSION,
     Find,
@@ -16,6 +15,8 @@ from bmn.records.store import (
     StoreError,
     holder_alive,
     holder_name,
+    runs,
+    schema,
 )
 
 RECORD = "---AJ--Q---------QAKQJJ-QK/-----A----KJ-K--------A---"
@@ -61,14 +62,14 @@ def test_dead_holder_on_this_host_reads_as_interrupted_and_can_be_claimed(path):
 def test_holder_elsewhere_is_alive_until_its_heartbeat_is_stale(db, monkeypatch):
     beat = time.time()
     assert holder_alive("far-away-host:12", beat)
-    assert not holder_alive("far-away-host:12", beat - store_module.STALE_SECONDS - 1)
+    assert not holder_alive("far-away-host:12", beat - runs.STALE_SECONDS - 1)
     assert not holder_alive(None, beat)
     run = db.create_run("walk", "cards", 1, {})
     db.release_run(run, holder_name())
     db.claim_run(run, "far-away-host:12")
     with pytest.raises(RunHeld, match="far-away-host:12"):
         db.claim_run(run, holder_name())
-    monkeypatch.setattr(store_module, "STALE_SECONDS", -1.0)
+    monkeypatch.setattr(runs, "STALE_SECONDS", -1.0)
     assert db.get_run(run).status == "interrupted"
     assert db.claim_run(run, holder_name()).holder == holder_name()
 
@@ -111,8 +112,8 @@ def test_min_cards_past_64_bits_selects_nothing_without_error(db):
 
 
 def test_version_two_store_upgrades_keeping_every_row(path, monkeypatch):
-    monkeypatch.setattr(store_module, "MIGRATIONS", store_module.MIGRATIONS[:2])
-    monkeypatch.setattr(store_module, "SCHEMA_VERSION", 2)
+    monkeypatch.setattr(schema, "MIGRATIONS", schema.MIGRATIONS[:2])
+    monkeypatch.setattr(schema, "SCHEMA_VERSION", 2)
     Store(path).close()
     monkeypatch.undo()
     # Rows as version-2 code wrote them: no seats, no backend, no holder; a run left running.
@@ -142,8 +143,8 @@ def test_claim_unknown_run(db):
 
 
 def test_version_four_store_learns_each_runs_kind_from_what_it_stored(path, monkeypatch):
-    monkeypatch.setattr(store_module, "MIGRATIONS", store_module.MIGRATIONS[:4])
-    monkeypatch.setattr(store_module, "SCHEMA_VERSION", 4)
+    monkeypatch.setattr(schema, "MIGRATIONS", schema.MIGRATIONS[:4])
+    monkeypatch.setattr(schema, "SCHEMA_VERSION", 4)
     Store(path).close()
     monkeypatch.undo()
     # Runs as version-4 code stored them: the kind was read from strategy, params and objective.

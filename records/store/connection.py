@@ -1,0 +1,156 @@
+"""The connection under every store: opening a file safely, one write transaction at a time,
+and sqlite3's errors turned into one StoreError line naming the store.
+
+WAL journal, short write transactions taken with BEGIN IMMEDIATE and a long busy timeout:
+several searches can share one store; a writer waits its turn instead of failing.
+synchronous=FULL: commits are rare (an improvement, a checkpoint every 30 s), so an fsync per
+commit costs nothing measurable, and in exchange a find reported as stored survives even a
+power cut, not only a crash or `kill -9` (which NORMAL already survives in WAL mode).
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from functools import wraps
+from pathlib import Path
+from typing import TypeVar
+
+from bmn.records.store import schema
+from bmn.records.store.errors import StoreError
+
+DEFAULT_PATH = "bmn-records.sqlite"
+BUSY_TIMEOUT_MS = 30_000
+_Self = TypeVar("_Self", bound="Connection")
+
+
+def sql_errors(method):
+    """Turn sqlite3's errors into one StoreError line naming the store."""
+
+    @wraps(method)
+    def wrapper(self, *args, **kwargs):
+        try:
+            return method(self, *args, **kwargs)
+        except sqlite3.Error as err:
+            raise StoreError(explain(self.path, err)) from err
+
+    return wrapper
+
+
+def explain(path: Path, err: sqlite3.Error) -> str:
+    """What an sqlite3 error means for the store at `path`, in one line."""
+    text = str(err)
+    if "locked" in text or "busy" in text:
+        return f"record store {path} stayed busy for {BUSY_TIMEOUT_MS / 1000:g} s ({text})"
+    if "full" in text:
+        return f"record store {path}: the disk is full ({text}); nothing stored was lost"
+    if isinstance(err, sqlite3.DatabaseError) and not isinstance(err, sqlite3.OperationalError):
+        return f"record store {path} is damaged or not a database ({text}); it was left as it is"
+    return f"record store {path}: {text}"
+
+
+def connect(path: Path, create: bool) -> sqlite3.Connection:
+    """A connection to the file at `path` (made if `create`), once its header is SQLite's."""
+    if not create and not path.exists():
+        raise StoreError(
+            f"no record store at {path}; run `bmn search` to make one,"
+            " or point --store / BMN_STORE at an existing store"
+        )
+    if path.is_dir():
+        raise StoreError(f"record store {path} is a directory, not a file")
+    schema.check_header(path)
+    uri = path.absolute().as_uri() + ("?mode=rwc" if create else "?mode=rw")
+    try:
+        conn = sqlite3.connect(uri, uri=True, isolation_level=None, timeout=BUSY_TIMEOUT_MS / 1000)
+    except sqlite3.Error as err:
+        raise StoreError(explain(path, err)) from err
+    conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+    return conn
+
+
+def use_wal(db: sqlite3.Connection) -> None:
+    """Switch a new store to WAL. SQLite answers 'locked' at once, without waiting, while
+    another process is creating the same store, so wait here instead."""
+    deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
+    while True:
+        try:
+            db.execute("PRAGMA journal_mode = WAL")
+            return
+        except sqlite3.OperationalError as err:
+            if "locked" not in str(err) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.01)
+
+
+class Connection:
+    """An open store file, checked and brought up to date: what each part of Store builds on.
+
+    Nothing is written to a file before schema.check_identity has found it a bmn store this code
+    can read, or empty."""
+
+    def __init__(self, path: str | os.PathLike, create: bool = True):
+        self.path = Path(path)
+        self._create = create
+        self._conn: sqlite3.Connection | None = None
+        self._conn = connect(self.path, create)
+        try:
+            self._open()
+        except BaseException:
+            self.close()
+            raise
+
+    @sql_errors
+    def _open(self) -> None:
+        empty = schema.check_identity(self._db, self.path)
+        if empty and not self._create:
+            raise StoreError(f"{self.path} is empty, not a bmn record store")
+        # Only now, with the file known to be ours or empty, may anything be written to it.
+        use_wal(self._db)
+        self._db.execute("PRAGMA synchronous = FULL")
+        self._db.execute("PRAGMA foreign_keys = ON")
+        if self.version != schema.SCHEMA_VERSION:  # the usual case needs no write lock to open
+            with self.transaction() as db:
+                schema.upgrade(db, self.path)
+
+    @property
+    def _db(self) -> sqlite3.Connection:
+        if self._conn is None:
+            raise StoreError(f"record store {self.path} is closed")
+        return self._conn
+
+    @property
+    def version(self) -> int:
+        """The schema version: how many migrations have run."""
+        return schema.version(self._db)
+
+    def close(self) -> None:
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None
+
+    def __enter__(self: _Self) -> _Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        """One write transaction: all of it is committed, or none of it."""
+        db = self._db
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            yield db
+            db.execute("COMMIT")
+        except BaseException:
+            if db.in_transaction:
+                db.execute("ROLLBACK")
+            raise
+
+    @sql_errors
+    def check(self) -> list[str]:
+        """SQLite's integrity check of the whole file: ['ok'] when sound."""
+        return [row[0] for row in self._db.execute("PRAGMA integrity_check")]

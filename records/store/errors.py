@@ -1,0 +1,11 @@
+"""What the store raises: StoreError for a store that cannot be used, with one line to show."""
+
+from __future__ import annotations
+
+
+class StoreError(Exception):
+    """The store cannot be used: missing, not a bmn store, newer, damaged, busy or full."""
+
+
+class RunHeld(StoreError):
+    """Another live process holds the run (is searching it now)."""

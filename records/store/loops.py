@@ -1,0 +1,120 @@
+"""Cycles of non-terminating games, one row per canonical cycle key: a hunt that sees a known
+cycle again only adds to how often it was seen."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass, fields
+from typing import Any
+
+from bmn.records.store.columns import canonical_deal, now, plain
+from bmn.records.store.connection import Connection, sql_errors
+from bmn.records.store.errors import StoreError
+
+
+@dataclass(frozen=True)
+class Loop:
+    """A cycle of a non-terminating game, to be stored under its canonical key.
+
+    `deck` names the cards (counts of numerals, J, Q, K, A: '36,4,4,4,4' is the standard
+    deck); balanced deals are starting deals split evenly, seat 0 first, found by backward
+    play within `basin_states` states (`basin_complete` when that was the whole basin)."""
+
+    key: str
+    rotation_key: str
+    deck: str
+    period_cards: int
+    period_tricks: int
+    cycle_states: int
+    balanced_states: int
+    balanced_deals: int
+    mirrored_balanced_deals: int
+    basin_states: int
+    basin_complete: bool
+    example_deal: str
+    first_deal: str
+
+    @property
+    def balanced_reachable(self) -> bool | None:
+        """True if a balanced deal reaches the cycle, False if none does, None if unknown (the
+        basin search stopped at its limit without finding one)."""
+        if self.balanced_deals:
+            return True
+        return False if self.basin_complete else None
+
+
+@dataclass(frozen=True)
+class LoopRow(Loop):
+    """A stored cycle: the run that first found it, when, and how often hunts have seen it."""
+
+    reachable: bool | None = None
+    run: int = 0
+    found_at: str = ""
+    times_seen: int = 0
+
+    def as_dict(self) -> dict[str, Any]:
+        out = asdict(self)
+        out["balanced_reachable"] = out.pop("reachable")
+        return out
+
+
+_LOOP_FIELDS = tuple(f.name for f in fields(Loop))
+_LOOP_COLUMNS = ", ".join(_LOOP_FIELDS) + ", balanced_reachable, run_id, found_at, times_seen"
+
+
+class Loops(Connection):
+    """The loops table: storing the cycles a hunt found, and reading them back."""
+
+    @sql_errors
+    def add_loops(self, run_id: int, loops: Iterable[tuple[Loop, int]]) -> int:
+        """Store cycles found by a run, (cycle, times seen) pairs, in one transaction: a cycle
+        whose key is known only adds its times seen. Returns how many cycles were new."""
+        with self.transaction() as db:
+            return self._add_loops(db, run_id, loops)
+
+    def _add_loops(
+        self, db: sqlite3.Connection, run_id: int, loops: Iterable[tuple[Loop, int]]
+    ) -> int:
+        stamp = now()
+        new = 0
+        if db.execute("SELECT 1 FROM runs WHERE id = ?", (int(run_id),)).fetchone() is None:
+            raise StoreError(f"no run {run_id} in record store {self.path}")
+        for loop, seen in loops:
+            cursor = db.execute(
+                "UPDATE loops SET times_seen = times_seen + ? WHERE key = ?",
+                (int(seen), loop.key),
+            )
+            if cursor.rowcount:
+                continue
+            values = [plain(getattr(loop, name)) for name in _LOOP_FIELDS]
+            values[_LOOP_FIELDS.index("example_deal")] = canonical_deal(loop.example_deal)
+            values[_LOOP_FIELDS.index("first_deal")] = canonical_deal(loop.first_deal)
+            db.execute(
+                f"INSERT INTO loops ({_LOOP_COLUMNS}) VALUES"
+                f" ({', '.join('?' * (len(_LOOP_FIELDS) + 4))})",
+                (*values, loop.balanced_reachable, int(run_id), stamp, int(seen)),
+            )
+            new += 1
+        return new
+
+    @sql_errors
+    def loops(self, run_id: int | None = None) -> list[LoopRow]:
+        """Every stored cycle (or those a run found first), in the order first found."""
+        where, params = ("WHERE run_id = ?", (int(run_id),)) if run_id is not None else ("", ())
+        sql = f"SELECT {_LOOP_COLUMNS} FROM loops {where} ORDER BY id"
+        return [_loop_row(row) for row in self._db.execute(sql, params)]
+
+
+def _loop_row(row: tuple) -> LoopRow:
+    n = len(_LOOP_FIELDS)
+    values = dict(zip(_LOOP_FIELDS, row[:n], strict=True))
+    values["basin_complete"] = bool(values["basin_complete"])
+    reachable, run, found_at, seen = row[n:]
+    return LoopRow(
+        **values,
+        reachable=None if reachable is None else bool(reachable),
+        run=run,
+        found_at=found_at,
+        times_seen=seen,
+    )

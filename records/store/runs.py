@@ -1,0 +1,291 @@
+"""Runs and their leases: a run is held by the one live process searching it, which refreshes
+its heartbeat with every commit; a run whose holder died reads as interrupted, and any process
+may claim it to resume it."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import sqlite3
+import time
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from bmn.records.store.columns import INT64_MAX, canonical_deal, now, plain, require
+from bmn.records.store.connection import Connection, sql_errors
+from bmn.records.store.errors import RunHeld, StoreError
+
+OBJECTIVES = ("cards", "tricks", "loop")
+RUN_STATUSES = ("running", "stopped", "finished", "interrupted")
+# A run's holder refreshes its heartbeat with every commit (about once a second, and at least
+# every few seconds while compiling); one silent for this long has died.
+STALE_SECONDS = 60.0
+_RUN_COLUMNS = (
+    "id, started_at, updated_at, strategy, objective, seed, params, status,"
+    " games, seconds, best_deal, best_cards, best_tricks, seats, backend, holder, heartbeat_at,"
+    " kind"
+)
+_RUN_FIELDS = ("status", "games", "seconds", "best_deal", "best_cards", "best_tricks")
+
+
+@dataclass(frozen=True)
+class Run:
+    """One search run, as stored."""
+
+    id: int
+    started_at: str
+    updated_at: str
+    strategy: str
+    objective: str
+    seed: int
+    params: dict[str, Any]
+    status: str
+    games: int
+    seconds: float
+    best_deal: str | None
+    best_cards: int | None
+    best_tricks: int | None
+    seats: int = 2
+    backend: str = "threads"
+    holder: str | None = None
+    heartbeat_at: float | None = None
+    kind: str = "longest"  # its kind in bmn.search.runs.kinds
+
+    def as_dict(self) -> dict[str, Any]:
+        out = asdict(self)
+        del out["holder"], out["heartbeat_at"]  # lease bookkeeping, not part of the run
+        return out
+
+
+def holder_name() -> str:
+    """This process as a run holder: host and process id."""
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
+def holder_alive(holder: str | None, heartbeat_at: float | None, at: float | None = None) -> bool:
+    """Whether a run's holder is still searching it.
+
+    A holder on this host is alive exactly while its process is; one elsewhere while its
+    heartbeat is younger than STALE_SECONDS.
+    """
+    if not holder or heartbeat_at is None:
+        return False
+    host, _, pid = holder.rpartition(":")
+    if host == socket.gethostname() and pid.isdigit():
+        return _process_alive(int(pid))
+    return (time.time() if at is None else at) - heartbeat_at < STALE_SECONDS
+
+
+def _process_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's process: it exists
+        return True
+    return True
+
+
+class Runs(Connection):
+    """The runs table: creating, claiming, refreshing, releasing, updating and reading runs."""
+
+    @sql_errors
+    def create_run(
+        self,
+        strategy: str,
+        objective: str,
+        seed: int,
+        params: dict,
+        *,
+        seats: int = 2,
+        backend: str = "threads",
+        kind: str = "longest",
+    ) -> int:
+        """Record a new run of `kind` with status 'running', held by this process; returns its
+        number."""
+        require(objective, OBJECTIVES, "objective")
+        if not -(2**63) <= int(seed) <= INT64_MAX:
+            raise ValueError(f"seed {seed} does not fit in a signed 64-bit integer")
+        stamp = now()
+        with self.transaction() as db:
+            cursor = db.execute(
+                "INSERT INTO runs (started_at, updated_at, strategy, objective, seed, params,"
+                " seats, backend, holder, heartbeat_at, kind)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    stamp,
+                    stamp,
+                    strategy,
+                    objective,
+                    int(seed),
+                    _to_json(params),
+                    int(seats),
+                    backend,
+                    holder_name(),
+                    time.time(),
+                    kind,
+                ),
+            )
+        return int(cursor.lastrowid)
+
+    @sql_errors
+    def claim_run(self, run_id: int, holder: str, backend: str | None = None) -> Run:
+        """Take a run for `holder` (to resume it); RunHeld if a live process holds it.
+
+        The check and the claim are one write transaction, so of two processes claiming at
+        once exactly one succeeds."""
+        with self.transaction() as db:
+            row = db.execute(f"SELECT {_RUN_COLUMNS} FROM runs WHERE id = ?", (int(run_id),))
+            row = row.fetchone()
+            if row is None:
+                raise StoreError(f"no run {run_id} in record store {self.path}")
+            run = _run(row)
+            if run.holder not in (None, holder) and holder_alive(run.holder, run.heartbeat_at):
+                age = time.time() - (run.heartbeat_at or 0.0)
+                raise RunHeld(
+                    f"run {run_id} is being searched by {run.holder} (last heard from"
+                    f" {age:.0f} s ago); stop that search first"
+                )
+            values = {"holder": holder, "hb": time.time(), "id": int(run_id)}
+            sets = "holder = :holder, heartbeat_at = :hb"
+            if backend is not None:
+                sets += ", backend = :backend"
+                values["backend"] = backend
+            db.execute(f"UPDATE runs SET {sets} WHERE id = :id", values)
+        return self.get_run(run_id)
+
+    @sql_errors
+    def heartbeat(self, run_id: int, holder: str) -> None:
+        """Refresh a held run's heartbeat (commits through save_progress do this too)."""
+        with self.transaction() as db:
+            self._beat(db, run_id, holder)
+
+    @sql_errors
+    def release_run(self, run_id: int, holder: str) -> None:
+        """Give a run up: it is no longer held by anyone."""
+        with self.transaction() as db:
+            db.execute(
+                "UPDATE runs SET holder = NULL, heartbeat_at = NULL WHERE id = ? AND holder = ?",
+                (int(run_id), holder),
+            )
+
+    def _beat(self, db: sqlite3.Connection, run_id: int, holder: str | None) -> None:
+        if holder is not None:
+            db.execute(
+                "UPDATE runs SET heartbeat_at = ? WHERE id = ? AND holder = ?",
+                (time.time(), int(run_id), holder),
+            )
+
+    @sql_errors
+    def update_run(
+        self,
+        run_id: int,
+        *,
+        status: str | None = None,
+        games: int | None = None,
+        seconds: float | None = None,
+        best_deal: str | None = None,
+        best_cards: int | None = None,
+        best_tricks: int | None = None,
+    ) -> None:
+        """Set the given columns of a run (None leaves a column as it is)."""
+        values = dict(
+            status=status,
+            games=games,
+            seconds=seconds,
+            best_deal=best_deal,
+            best_cards=best_cards,
+            best_tricks=best_tricks,
+        )
+        with self.transaction() as db:
+            self._update_run(db, run_id, values)
+
+    def _update_run(self, db: sqlite3.Connection, run_id: int, values: dict[str, Any]) -> None:
+        unknown = set(values) - set(_RUN_FIELDS)
+        if unknown:
+            raise ValueError(f"not a run column: {', '.join(sorted(unknown))}")
+        given = {key: plain(value) for key, value in values.items() if value is not None}
+        if "status" in given:
+            require(given["status"], RUN_STATUSES, "run status")
+        if "best_deal" in given:
+            given["best_deal"] = canonical_deal(given["best_deal"])
+        sets = "".join(f", {key} = :{key}" for key in given)  # keys come from _RUN_FIELDS only
+        cursor = db.execute(
+            f"UPDATE runs SET updated_at = :updated_at{sets} WHERE id = :id",
+            {**given, "updated_at": now(), "id": int(run_id)},
+        )
+        if cursor.rowcount != 1:
+            raise StoreError(f"no run {run_id} in record store {self.path}")
+
+    @sql_errors
+    def get_run(self, run_id: int) -> Run:
+        """One run by number; StoreError if there is none."""
+        row = self._db.execute(
+            f"SELECT {_RUN_COLUMNS} FROM runs WHERE id = ?", (int(run_id),)
+        ).fetchone()
+        if row is None:
+            raise StoreError(f"no run {run_id} in record store {self.path}")
+        return _run(row)
+
+    @sql_errors
+    def latest_run(self) -> Run | None:
+        """The most recently started run, or None in a store without runs."""
+        row = self._db.execute(
+            f"SELECT {_RUN_COLUMNS} FROM runs ORDER BY id DESC LIMIT 1"
+        ).fetchone()
+        return None if row is None else _run(row)
+
+    def latest_unfinished_run(self) -> Run | None:
+        """The most recently started run that is not finished (and not held by a live
+        process), or None."""
+        for run in reversed(self.runs()):
+            if run.status in ("interrupted", "stopped"):
+                return run
+        return None
+
+    @sql_errors
+    def runs(self) -> list[Run]:
+        """Every run, oldest first."""
+        return [
+            _run(row) for row in self._db.execute(f"SELECT {_RUN_COLUMNS} FROM runs ORDER BY id")
+        ]
+
+
+def _to_json(params: dict) -> str:
+    def default(value: Any) -> Any:
+        if hasattr(value, "tolist"):
+            return value.tolist()
+        if isinstance(value, os.PathLike):
+            return os.fspath(value)
+        raise TypeError(f"run parameter of type {type(value).__name__} is not JSON")
+
+    return json.dumps(params, sort_keys=True, default=default)
+
+
+def _run(row: tuple) -> Run:
+    """A run from its row; a run still marked running whose holder died reads as interrupted."""
+    (id_, started, updated, strategy, objective, seed, params, status, *rest) = row
+    games, seconds, best_deal, best_cards, best_tricks, seats, backend, holder, beat, kind = rest
+    if status == "running" and not holder_alive(holder, beat):
+        status = "interrupted"
+    return Run(
+        id_,
+        started,
+        updated,
+        strategy,
+        objective,
+        seed,
+        json.loads(params),
+        status,
+        games,
+        seconds,
+        best_deal,
+        best_cards,
+        best_tricks,
+        seats,
+        backend,
+        holder,
+        beat,
+        kind,
+    )
