@@ -8,13 +8,14 @@ table per chunk: the deals packed two cards a byte, each deal's cards and
 tricks as two 16-bit numbers, about 30 bytes a find in all. The store reads them back as
 finds like any other (top, show, export, a run's finds). Within a run a deal scored twice is
 kept twice in bulk (a row of the finds table is kept once).
+
+This module packs and unpacks only; finds.py stores and reads the batches (the store's SQL).
 """
 
 from __future__ import annotations
 
-import sqlite3
-from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -23,31 +24,6 @@ from bmn.kernels.deal import deal_texts
 BULK_BELOW = 3000  # cards: a finished find shorter than this may go into bulk (the default
 # --keep-above; 16-bit figures hold it)
 FIGURES = np.dtype("<u2")  # cards, then tricks, of each find
-
-CREATE = (
-    """CREATE TABLE find_batches (
-        id INTEGER PRIMARY KEY,
-        run_id INTEGER NOT NULL REFERENCES runs (id),
-        stream INTEGER NOT NULL,
-        first_game INTEGER NOT NULL,
-        sizes TEXT NOT NULL,
-        seats INTEGER NOT NULL,
-        strategy TEXT NOT NULL,
-        found_at TEXT NOT NULL,
-        elapsed REAL NOT NULL,
-        count INTEGER NOT NULL,
-        best_cards INTEGER NOT NULL,
-        best_tricks INTEGER NOT NULL,
-        figures BLOB NOT NULL,
-        decks BLOB NOT NULL,
-        UNIQUE (run_id, stream, first_game)
-    )""",
-    "CREATE INDEX find_batches_by_cards ON find_batches (best_cards DESC)",
-    "CREATE INDEX find_batches_by_tricks ON find_batches (best_tricks DESC)",
-)
-# A batch's columns, in the order `Batch` takes them; the blobs last, so a query that does not
-# ask for them never reads their pages.
-COLUMNS = "run_id, strategy, found_at, elapsed, sizes, count, figures, decks"
 
 
 @dataclass(frozen=True)
@@ -84,44 +60,26 @@ def unpack_decks(blob: bytes, count: int, width: int) -> np.ndarray:
     return rows[:, :width]
 
 
-def insert(
-    db: sqlite3.Connection, run_id: int, strategy: str, stamp: str, bulks: Sequence[Bulk]
-) -> int:
-    """Store `bulks` as batches of run `run_id`; returns how many finds were new."""
-    rows = [
-        (
-            run_id,
-            b.stream,
-            b.first_game,
-            "/".join(map(str, b.sizes)),
-            len(b.sizes),
-            strategy,
-            stamp,
-            b.elapsed,
-            len(b.decks),
-            int(b.figures[:, 0].max()),
-            int(b.figures[:, 1].max()),
-            b.figures.astype(FIGURES).tobytes(),
-            pack_decks(b.decks),
-        )
-        for b in bulks
-        if len(b.decks)
-    ]
-    added = 0
-    for row in rows:  # one at a time: a batch already stored (INSERT OR IGNORE) adds nothing
-        cursor = db.execute(
-            "INSERT OR IGNORE INTO find_batches (run_id, stream, first_game, sizes, seats,"
-            " strategy, found_at, elapsed, count, best_cards, best_tricks, figures, decks)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            row,
-        )
-        added += row[8] if cursor.rowcount == 1 else 0
-    return added
+def pack(b: Bulk) -> dict[str, Any]:
+    """A bulk's values for its row of find_batches (all but the run's: run_id, strategy and
+    found_at), the figures and decks packed into blobs."""
+    return {
+        "stream": b.stream,
+        "first_game": b.first_game,
+        "sizes": "/".join(map(str, b.sizes)),
+        "seats": len(b.sizes),
+        "elapsed": b.elapsed,
+        "count": len(b.decks),
+        "best_cards": int(b.figures[:, 0].max()),
+        "best_tricks": int(b.figures[:, 1].max()),
+        "figures": b.figures.astype(FIGURES).tobytes(),
+        "decks": pack_decks(b.decks),
+    }
 
 
 @dataclass(frozen=True)
 class Batch:
-    """One stored batch, unpacked on demand."""
+    """One stored batch, as its row of find_batches holds it, unpacked on demand."""
 
     run_id: int
     strategy: str
@@ -152,14 +110,3 @@ class Batch:
         texts = deal_texts(decks, self.hand_sizes())
         fixed = ("finished", self.run_id, self.found_at, self.strategy, self.elapsed)
         return [(deal, c, t, *fixed) for deal, (c, t) in zip(texts, figures.tolist(), strict=True)]
-
-
-def batches(
-    db: sqlite3.Connection, where: str = "1", params: Sequence = (), order: str = "id"
-) -> Iterator[Batch]:
-    """Stored batches matching an SQL condition, one at a time (a batch may hold a million
-    finds: never all at once)."""
-    sql = f"SELECT id FROM find_batches WHERE {where} ORDER BY {order}"
-    for (batch_id,) in db.execute(sql, params).fetchall():
-        row = db.execute(f"SELECT {COLUMNS} FROM find_batches WHERE id = ?", (batch_id,))
-        yield Batch(*row.fetchone())
