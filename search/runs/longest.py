@@ -14,20 +14,19 @@ import copy
 import functools
 import secrets
 import threading
-import time
-from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 
 import numpy as np
 
-from bmn.kernels.config import FINISHED, STATUS_NAMES
-from bmn.kernels.deal import STANDARD_DECK, deal_text, deal_texts, even_sizes
+from bmn.kernels.config import FINISHED
+from bmn.kernels.deal import STANDARD_DECK, deal_text, even_sizes
 from bmn.records.store import Find, Run, Store
 from bmn.records.store.bulk import BULK_BELOW, Bulk, in_bulk
 from bmn.search.backends.base import Backend, Result
 from bmn.search.backends.threads import default_workers
 from bmn.search.output.text import duration, ordinal
-from bmn.search.runs.handler import RunHandler, RunProgress, options_from_run
+from bmn.search.runs.handler import RunProgress, options_from_run
+from bmn.search.runs.longest_base import LongestRun, RunBest, sized_chunk
 from bmn.search.strategies.cpu import run_chunk
 from bmn.search.strategies.moves import OBJECTIVES
 from bmn.search.strategies.registry import (
@@ -186,28 +185,6 @@ def standing(cards: int, tricks: int, objective: str, players: int = 2) -> Stand
     return Standing(score / top, top, unit, name, rank)
 
 
-@dataclass
-class Summary:
-    run: int
-    status: str
-    best_deal: str
-    best_cards: int
-    best_tricks: int
-    games: int
-    seconds: float
-    seed: int
-
-    def as_dict(self) -> dict:
-        return asdict(self)
-
-    def text(self) -> str:
-        return (
-            f"run {self.run} ({self.status}): {self.games:,} games in {self.seconds:,.1f} s; "
-            f"seed {self.seed}\nbest: {self.best_cards} cards, {self.best_tricks} tricks: "
-            f"{self.best_deal}"
-        )
-
-
 def best_of(states: list[WorkerState]) -> WorkerState | None:
     """The worker holding the best deal; ties go to the lowest worker, so runs reproduce."""
     scored = [s for s in states if s.counters[BEST] >= 0]
@@ -267,7 +244,7 @@ def warm_search() -> None:
 SEATS = (2, 3, 4)  # what `bmn search --players` takes
 
 
-class Search(RunHandler):
+class Search(LongestRun):
     """One run of a search: start it new or resume it, then `run()` until done or stopped.
 
     `Search(store, options, run_id=None, backend=None)`: a new run, or run `run_id` resumed
@@ -276,6 +253,7 @@ class Search(RunHandler):
     """
 
     options_type = SearchOptions
+    progress_type = Progress
     work = staticmethod(search_chunk)
     warm = staticmethod(warm_search)
 
@@ -286,11 +264,8 @@ class Search(RunHandler):
         run_id: int | None = None,
         backend: Backend | None = None,
     ):
-        self._run_best = -1  # the best score stored with the run
         self._checkpoints: dict[int, WorkerState] = {}  # absorbed, not yet committed
-        # absorbed, not yet committed: (stream, its games before the chunk, decks, meta)
-        self._finds: list[tuple[int, int, np.ndarray, np.ndarray]] = []
-        self._in_bulk = self._one_by_one = 0  # of those finds
+        self._in_bulk = self._one_by_one = 0  # of the finds absorbed
         self._kept = 0  # finds this session, for the --keep-above warning
         self._warned = False
         super().__init__(store, options, run_id, backend)
@@ -303,13 +278,9 @@ class Search(RunHandler):
     def games(self) -> int:
         return sum(int(s.counters[GAMES]) for s in self.states)
 
-    def quota(self, worker: int) -> int | None:
-        """How many deals this worker scores over the whole run (None: until time is up)."""
-        total = self.options.iterations
-        if total is None:
-            return None
-        share, extra = divmod(total, self.options.workers)
-        return share + (worker < extra)
+    @property
+    def seats(self) -> int:
+        return self.options.players
 
     def _fresh(self, worker: int) -> WorkerState:
         history = history_length(self.options.strategy, self.options.history)
@@ -320,19 +291,14 @@ class Search(RunHandler):
             WorkerState.from_bytes(checkpoints[w][0]) if w in checkpoints else self._fresh(w)
             for w in range(self.options.workers)
         ]
-        leader = best_of(self.states)  # committed with the run's best: the same deal
-        self._run_best = -1 if leader is None else int(leader.counters[BEST])
 
-    def _new_progress(self) -> Progress:
-        """A new run's progress, or a resumed one's: its best, finds and improvements so far."""
-        p = Progress(self.run_id, objective=self.options.objective, players=self.options.players)
-        p.finds, p.improvements = self.store.run_tally(self.run_id, self.options.objective)
+    def _best(self) -> RunBest | None:
         leader = best_of(self.states)
-        if leader is not None:
-            p.best_deal = deal_text(leader.best, leader.sizes)
-            p.best_cards = int(leader.counters[BEST_CARDS])
-            p.best_tricks = int(leader.counters[BEST_TRICKS])
-        return p
+        if leader is None:
+            return None
+        deal = deal_text(leader.best, leader.sizes)
+        cards, tricks = int(leader.counters[BEST_CARDS]), int(leader.counters[BEST_TRICKS])
+        return RunBest(int(leader.counters[BEST]), deal, cards, tricks)
 
     def _stream_games(self, stream: int) -> int:
         return int(self.states[stream].counters[GAMES])
@@ -340,18 +306,13 @@ class Search(RunHandler):
     def _state(self, stream: int) -> WorkerState:
         return self.states[stream]
 
-    def _chunk_size(self, stream: int, rate: float | None, planned: int, ahead: float) -> int:
-        quota, deadline = self.quota(stream), self.deadline()
-        left = None if quota is None else quota - planned
-        if (
-            deadline is not None
-            and ahead > 0
-            and deadline - ahead - time.monotonic() < CHUNK_SECONDS
-        ):
-            # The stream's last chunk: size it when it starts, on the time left then, rather
-            # than on a guess of when the chunks ahead of it will end.
-            return 0
-        return chunk_size(rate, left, deadline)
+    def _sized(
+        self, rate: float | None, left: int | None, deadline: float | None, ahead: float
+    ) -> int:
+        return chunk_size(rate, left, deadline, ahead)
+
+    def _hand_sizes(self) -> tuple[int, ...]:
+        return self.options.sizes
 
     def _absorb(self, result: Result) -> None:
         self.states[result.stream] = self._checkpoints[result.stream] = result.state
@@ -372,28 +333,14 @@ class Search(RunHandler):
             or self._in_bulk >= COMMIT_BULK_FINDS
         )
 
-    def _save(self, seconds: float) -> None:
-        """The chunks' checkpoints, their finds and the run's totals in one transaction."""
-        o = self.options
-        finds, bulks = split_finds(self._finds, o.strategy, o.sizes, seconds)
-        checkpoints = [
+    def _checkpoint_rows(self, seconds: float) -> list[tuple[int, bytes, int, float]]:
+        return [
             (w, state.to_bytes(), int(state.counters[GAMES]), seconds)
             for w, state in self._checkpoints.items()
         ]
-        update = {"games": self.games, "seconds": seconds}
-        p = self.progress
-        leader = best_of(self.states)
-        if leader is not None and leader.counters[BEST] > self._run_best:
-            p.improvements += self._run_best >= 0  # the run's first best is no improvement
-            self._run_best = int(leader.counters[BEST])
-            best = deal_text(leader.best, leader.sizes)
-            cards, tricks = int(leader.counters[BEST_CARDS]), int(leader.counters[BEST_TRICKS])
-            update.update(best_deal=best, best_cards=cards, best_tricks=tricks)
-            p.best_deal, p.best_cards, p.best_tricks = best, cards, tricks
-        p.finds += self.store.save_progress(
-            self.run_id, checkpoints, finds, update, holder=self.holder, bulks=bulks
-        )
-        self._checkpoints, self._finds, self._in_bulk, self._one_by_one = {}, [], 0, 0
+
+    def _committed(self, finds: list[Find], bulks: list[Bulk]) -> None:
+        self._checkpoints, self._in_bulk, self._one_by_one = {}, 0, 0
         # Only what the threshold keeps: each worker's early improvements are finds too, but
         # they stop within seconds whatever --keep-above is.
         keep = self.options.keep_above
@@ -417,52 +364,12 @@ class Search(RunHandler):
             " fewer (the default, 3,000, a few a second at most)"
         )
 
-    def _summary(self, status: str, seconds: float) -> Summary:
-        """The run's summary from the workers' states."""
-        games, seed = self.games, self.options.seed
-        leader = best_of(self.states)
-        if leader is None:
-            return Summary(self.run_id, status, "", -1, -1, games, seconds, seed)
-        return Summary(
-            self.run_id,
-            status,
-            deal_text(leader.best, leader.sizes),
-            int(leader.counters[BEST_CARDS]),
-            int(leader.counters[BEST_TRICKS]),
-            games,
-            seconds,
-            seed,
-        )
 
-
-def split_finds(
-    parts: Sequence[tuple[int, int, np.ndarray, np.ndarray]], strategy: str,
-    sizes: Sequence[int], seconds: float,
-) -> tuple[list[Find], list[Bulk]]:  # fmt: skip
-    """Finds of chunks, (stream, its games before the chunk, decks, rows of (cards, tricks,
-    status)), as those stored one by one and the short ones in bulk, one bulk per chunk."""
-    finds, bulks = [], []
-    for stream, first, decks, meta in parts:
-        bulky = in_bulk(meta, FINISHED)
-        one = ~bulky
-        texts = deal_texts(decks[one], sizes)
-        finds += [
-            Find(deal, c, t, STATUS_NAMES[s], strategy, seconds)
-            for deal, (c, t, s) in zip(texts, meta[one].tolist(), strict=True)
-        ]
-        if one.any():
-            decks, meta = decks[bulky], meta[bulky]
-        bulks.append(Bulk(stream, first, seconds, tuple(sizes), decks, meta[:, :2]))
-    return finds, bulks
-
-
-def chunk_size(rate: float | None, left: int | None, deadline: float | None) -> int:
-    """Deals for the next chunk: about CHUNK_SECONDS of work, never past the quota or deadline."""
-    size = FIRST_CHUNK if rate is None else max(1000, int(rate * CHUNK_SECONDS))
-    if deadline is not None:
-        remaining = deadline - time.monotonic()
-        if remaining <= 0:
-            return 0
-        if rate is not None:
-            size = min(size, int(rate * remaining) + 1)
-    return size if left is None else min(size, left)
+def chunk_size(
+    rate: float | None, left: int | None, deadline: float | None, ahead: float = 0.0
+) -> int:
+    """Deals for a worker's next chunk: about CHUNK_SECONDS of work, never past its quota or
+    the deadline (see longest_base.sized_chunk)."""
+    return sized_chunk(
+        rate, left, deadline, ahead, first=FIRST_CHUNK, least=1000, seconds=CHUNK_SECONDS
+    )

@@ -20,8 +20,7 @@ search/strategies/cuda.py needs CUDA to import, so it is imported inside the fun
 from __future__ import annotations
 
 import secrets
-import time
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -32,13 +31,14 @@ from bmn.kernels.deal import deal_text
 from bmn.records.store import Find, Store
 from bmn.search.backends.base import Backend, Result
 from bmn.search.backends.registry import get_backend
-from bmn.search.runs.handler import RunHandler
-from bmn.search.runs.longest import COMMIT_FINDS, Progress, Summary, split_finds
+from bmn.search.runs.kinds import KINDS
+from bmn.search.runs.longest import COMMIT_FINDS, Progress
+from bmn.search.runs.longest_base import LongestRun, RunBest, sized_chunk, stream_quotas
 
 if TYPE_CHECKING:
     from bmn.search.strategies.cuda import Finds, Streams
 
-DEVICE_STRATEGIES = ("walk", "random")  # the strategies search/strategies/cuda.py plays
+DEVICE_STRATEGIES = KINDS["longest-cuda"].strategies  # what search/strategies/cuda.py plays
 FIRST_ROUNDS = 16  # games per device stream in a run's first chunk, before its rate is known
 CHUNK_SECONDS = 1.0
 # A checkpoint holds about 200 bytes per device thread (tens of MB on a large GPU), so a GPU
@@ -90,10 +90,7 @@ def block_size(streams: int) -> int:
 def quotas(options: CudaSearchOptions) -> np.ndarray | None:
     """Each device stream's games over the whole run (None: until the time is up), split as
     the CPU search splits iterations between its workers."""
-    if options.iterations is None:
-        return None
-    share, extra = divmod(options.iterations, options.workers)
-    return share + (np.arange(options.workers) < extra)
+    return stream_quotas(options.iterations, options.workers)
 
 
 def rounds(streams: Streams) -> int:
@@ -139,13 +136,16 @@ def warm_cuda() -> None:
         DeviceSearch(streams, mode, keep_above=NO_LIMIT, threads_per_block=32).run(1)
 
 
-class CudaSearch(RunHandler):
+class CudaSearch(LongestRun):
     """One GPU run: start it new or resume it, then `run()` until done or stopped.
 
-    `CudaSearch(store, options, run_id=None, backend=None)`, as driver.Search.
+    `CudaSearch(store, options, run_id=None, backend=None)`, as longest.Search. The run
+    handler's one stream is the GPU; its quota (handler stream 0) is device stream 0's, the
+    largest, so a chunk's rounds never pass it.
     """
 
     options_type = CudaSearchOptions
+    progress_type = DeviceProgress
     work = staticmethod(cuda_chunk)
     warm = staticmethod(warm_cuda)
 
@@ -156,9 +156,6 @@ class CudaSearch(RunHandler):
         run_id: int | None = None,
         backend: Backend | None = None,
     ):
-        self._run_best = -1  # the best score stored with the run
-        # absorbed, not yet committed: (stream 0, games before the chunk, decks, meta)
-        self._finds: list[tuple[int, int, np.ndarray, np.ndarray]] = []
         if backend is None:  # a thread of this process feeds the GPU: the run ran on the GPU
             backend = get_backend("threads", where="cuda")
         super().__init__(store, options, run_id, backend)
@@ -173,6 +170,10 @@ class CudaSearch(RunHandler):
 
         return int(self.state.counters[:, GAMES].sum())
 
+    @property
+    def seats(self) -> int:
+        return 2
+
     def commit_seconds(self) -> float:
         return COMMIT_SECONDS
 
@@ -180,22 +181,12 @@ class CudaSearch(RunHandler):
         return super().commit_due() or sum(len(f[2]) for f in self._finds) >= COMMIT_FINDS
 
     def _restore(self, checkpoints: dict[int, tuple[bytes, int, float]]) -> None:
-        from bmn.search.strategies.cuda import BEST, Streams
+        from bmn.search.strategies.cuda import Streams
 
         if 0 in checkpoints:
             self.state = Streams.from_bytes(checkpoints[0][0])
         else:
             self.state = Streams.new(self.options.seed, self.options.workers)
-        self._run_best = int(self.state.counters[:, BEST].max())  # committed with the run
-
-    def _new_progress(self) -> DeviceProgress:
-        """A new run's progress, or a resumed one's: its best, finds and improvements so far."""
-        p = DeviceProgress(self.run_id, objective=self.options.objective)
-        p.finds, p.improvements = self.store.run_tally(self.run_id, self.options.objective)
-        best = self._best()
-        if best is not None:
-            p.best_deal, p.best_cards, p.best_tricks = best[1].deal, best[1].cards, best[1].tricks
-        return p
 
     def _stream_games(self, stream: int) -> int:
         return rounds(self.state)
@@ -203,20 +194,18 @@ class CudaSearch(RunHandler):
     def _state(self, stream: int) -> Streams:
         return self.state
 
-    def _chunk_size(self, stream: int, rate: float | None, planned: int, ahead: float) -> int:
-        """Rounds for the next chunk: about CHUNK_SECONDS of work, never past the quotas or
-        the deadline."""
-        quota = quotas(self.options)
-        left = None if quota is None else int(quota.max()) - planned
-        deadline = self.deadline()
-        size = FIRST_ROUNDS if rate is None else max(1, int(rate * CHUNK_SECONDS))
-        if deadline is not None:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0 or (ahead > 0 and remaining - ahead < CHUNK_SECONDS):
-                return 0  # the last chunk is sized when it starts, on the time left then
-            if rate is not None:
-                size = min(size, int(rate * remaining) + 1)
-        return size if left is None else max(min(size, left), 0)
+    def _sized(
+        self, rate: float | None, left: int | None, deadline: float | None, ahead: float
+    ) -> int:
+        """Rounds for the next chunk: about CHUNK_SECONDS of work."""
+        return sized_chunk(
+            rate, left, deadline, ahead, first=FIRST_ROUNDS, least=1, seconds=CHUNK_SECONDS
+        )
+
+    def _hand_sizes(self) -> tuple[int, ...]:
+        from bmn.search.strategies.cuda import HAND
+
+        return (HAND, HAND)
 
     def _absorb(self, result: Result) -> None:
         from bmn.search.strategies.cuda import F_CARDS, F_STATUS, F_TRICKS
@@ -225,29 +214,17 @@ class CudaSearch(RunHandler):
         self._finds.append((0, self.games, result.finds.decks, meta))  # keyed by games before
         self.state = result.state
 
-    def _save(self, seconds: float) -> None:
-        """The streams' checkpoint, their finds and the run's totals in one transaction."""
-        from bmn.search.strategies.cuda import HAND
+    def _checkpoint_rows(self, seconds: float) -> list[tuple[int, bytes, int, float]]:
+        return [(0, self.state.to_bytes(), self.games, seconds)]
 
-        finds, bulks = split_finds(self._finds, self.options.strategy, (HAND, HAND), seconds)
-        update = {"games": self.games, "seconds": seconds}
-        p = self.progress
-        best = self._best()
-        if best is not None and best[0] > self._run_best:
-            p.improvements += self._run_best >= 0  # the run's first best is no improvement
-            self._run_best, find = best[0], replace(best[1], elapsed=seconds)
-            finds.append(find)
-            update.update(best_deal=find.deal, best_cards=find.cards, best_tricks=find.tricks)
-            p.best_deal, p.best_cards, p.best_tricks = find.deal, find.cards, find.tricks
-        checkpoint = (0, self.state.to_bytes(), self.games, seconds)
-        p.finds += self.store.save_progress(
-            self.run_id, [checkpoint], finds, update, holder=self.holder, bulks=bulks
-        )
-        self._finds = []
+    def _best_finds(self, best: RunBest, seconds: float) -> list[Find]:
+        """The run's best deal is stored as a find: the device keeps only long deals."""
+        strategy = self.options.strategy
+        return [Find(best.deal, best.cards, best.tricks, best.status, strategy, seconds)]
 
-    def _best(self) -> tuple[int, Find] | None:
-        """The best score of any stream and its deal as a find, replayed by the CPU kernel
-        (its status too: a loop may score best); None before any game."""
+    def _best(self) -> RunBest | None:
+        """The best score of any stream and its deal, replayed by the CPU kernel (its status
+        too: a loop may score best); None before any game."""
         from bmn.kernels.score import score
         from bmn.search.strategies.cuda import BEST, HAND
 
@@ -257,17 +234,5 @@ class CudaSearch(RunHandler):
         row = self.state.best[t]
         got = score(row[None, :], np.array([[HAND, HAND]]))
         status = STATUS_NAMES[int(got.status[0])]
-        find = Find(deal_text(row), int(got.cards[0]), int(got.tricks[0]), status,
-                    self.options.strategy)  # fmt: skip
-        return int(self.state.counters[t, BEST]), find
-
-    def _summary(self, status: str, seconds: float) -> Summary:
-        """The run's summary from the streams' states."""
-        best = self._best()
-        games, seed = self.games, self.options.seed
-        if best is None:
-            return Summary(self.run_id, status, "", -1, -1, games, seconds, seed)
-        _, find = best
-        return Summary(
-            self.run_id, status, find.deal, find.cards, find.tricks, games, seconds, seed
-        )
+        best = int(self.state.counters[t, BEST])
+        return RunBest(best, deal_text(row), int(got.cards[0]), int(got.tricks[0]), status)

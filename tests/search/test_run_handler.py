@@ -99,7 +99,7 @@ def test_chunk_cuts_do_not_change_a_run(tmp_path, monkeypatch, threads_run, cut)
     """Random chunk sizes (1 to 5,000 deals, capped by the quota) instead of the rate's."""
     draw, sizes = random.Random(cut), []
 
-    def random_cut(rate, left, deadline):
+    def random_cut(rate, left, deadline, ahead=0.0):
         sizes.append(min(draw.randint(1, 5000), left))
         return sizes[-1]
 

@@ -1,0 +1,245 @@
+"""The kinds of run by name: what selects each, what it takes, and where it runs.
+
+The one list `bmn search` reads to choose a new run's kind, to refuse the options a kind has no
+use for (saying why), and to resume a stored run (`Run.kind`, written when the run is made).
+Kernels (kernels/score.py), backends (search/backends/registry.py) and strategies
+(search/strategies/registry.py) each have a registry like it. Plain Python that imports nothing:
+handlers and their options are named "module:Class" and imported when a run is made, so
+`bmn --help` stays instant.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Collection
+from dataclasses import dataclass, field
+
+from bmn.search.strategies.registry import STRATEGIES, uses
+
+# The settings of the longest-game search that a loop hunt or a grow run has no use for.
+SEARCH_SETTINGS = ("strategy", "keep_above", "patience", "history")
+# Where a run's chunks may go besides threads: the command line's cluster options.
+CLUSTER_OPTIONS = ("scheduler", "scheduler_file", "cluster")
+# Options a strategy reads only if it uses them (search/strategies/registry.py), and what a
+# strategy that does not use one is (after its name: 'walk does not restart').
+STRATEGY_OPTIONS = {"patience": "does not restart", "history": "keeps no history"}
+# The order in which a new run's options are checked: the first refused is the one named.
+CHECK_ORDER = (
+    "grow_from",
+    "device_threads",
+    "strategy",
+    "workers",
+    "keep_above",
+    "patience",
+    "history",
+    "loop_deck",
+    "basin_states",
+)
+
+
+@dataclass(frozen=True)
+class RunKind:
+    """One kind of run: the handler that makes and resumes it, and what `bmn search` takes
+    for it (command-line setting -> field of its options dataclass)."""
+
+    name: str  # as stored in the runs table's kind column
+    handler: str  # "module:Class", a RunHandler: Class(store, options) new, Class.resume(...)
+    options: str  # "module:Class", its typed options dataclass, stored with the run
+    what: str  # the run in words: 'a loop hunt'
+    objectives: tuple[str, ...]  # the --objective values that select it
+    device: str = "cpu"  # the --device that selects it
+    takes: dict[str, str] = field(default_factory=dict)  # setting -> options field
+    seats: tuple[int, ...] = (2,)  # the --players it plays
+    seats_why: str = "it plays two seats"
+    on_backend: bool = True  # its chunks run on a backend (threads or a Dask cluster)
+    strategies: tuple[str, ...] | None = None  # the strategies it plays; None: every one
+    does: str = ""  # what a kind selected by its device does, in words
+    # Its own reason for options it takes in no form ('' for none), and which: None, every
+    # option it does not take; others are refused as 'is for' the kinds that take them.
+    idle: str = ""
+    idle_options: tuple[str, ...] | None = None
+    refuses: dict[str, str] = field(default_factory=dict)  # option -> a reason of its own
+
+    def handler_class(self) -> type:
+        """The run handler class, imported now."""
+        return _load(self.handler)
+
+    def options_class(self) -> type:
+        """The options dataclass, imported now."""
+        return _load(self.options)
+
+    def selector(self) -> str:
+        """What chooses it on the command line: '--device cuda', '--objective loop'."""
+        if self.device != "cpu":
+            return f"--device {self.device}"
+        return f"--objective {' or '.join(self.objectives)}"
+
+
+def _load(name: str) -> type:
+    module, _, cls = name.partition(":")
+    return getattr(importlib.import_module(module), cls)
+
+
+_COMMON = {"seconds": "seconds", "iterations": "iterations", "seed": "seed"}
+_LONGEST = {"strategy": "strategy", "objective": "objective", "keep_above": "keep_above"}
+
+KINDS: dict[str, RunKind] = {
+    kind.name: kind
+    for kind in (
+        RunKind(
+            "longest",
+            "bmn.search.runs.longest:Search",
+            "bmn.search.runs.longest:SearchOptions",
+            "a search",
+            ("cards", "tricks"),
+            takes={
+                **_LONGEST,
+                **_COMMON,
+                "workers": "workers",
+                "patience": "patience",
+                "history": "history",
+                "players": "players",
+            },
+            seats=(2, 3, 4),
+        ),
+        RunKind(
+            "longest-cuda",
+            "bmn.search.runs.longest_cuda:CudaSearch",
+            "bmn.search.runs.longest_cuda:CudaSearchOptions",
+            "a GPU search",
+            ("cards", "tricks"),
+            device="cuda",
+            takes={**_LONGEST, **_COMMON, "device_threads": "workers"},
+            seats_why="the GPU kernel plays two seats",
+            on_backend=False,
+            strategies=("walk", "random"),
+            does="searches for the longest games",
+            refuses={"workers": "sets CPU threads; with --device cuda use --device-threads"},
+        ),
+        RunKind(
+            "loop-hunt",
+            "bmn.search.runs.loop_hunt:LoopHunt",
+            "bmn.search.runs.loop_hunt:LoopOptions",
+            "a loop hunt",
+            ("loop",),
+            takes={
+                **_COMMON,
+                "workers": "workers",
+                "loop_deck": "deck",
+                "basin_states": "max_basin_states",
+            },
+            idle="a loop hunt plays random deals",
+            idle_options=SEARCH_SETTINGS,
+        ),
+        RunKind(
+            "grow",
+            "bmn.search.runs.grow:GrowHunt",
+            "bmn.search.runs.grow:GrowRunOptions",
+            "a grow run",
+            ("grow",),
+            takes={
+                **_COMMON,
+                "workers": "workers",
+                "grow_from": "grow_from",
+                "basin_states": "basin_states",
+            },
+            on_backend=False,
+            idle="it builds deals from pieces",
+        ),
+    )
+}
+# Every setting of a run: what some kind takes, and what selects a kind.
+SETTINGS = frozenset({"objective", "device", "players"}.union(*(k.takes for k in KINDS.values())))
+
+
+class UnknownKind(LookupError):
+    """A stored run of a kind this bmn does not know."""
+
+
+def get_kind(name: str) -> RunKind:
+    """The kind registered under `name` (a run's stored kind)."""
+    if name not in KINDS:
+        raise UnknownKind(f"unknown kind of run {name!r}; this bmn knows {', '.join(KINDS)}")
+    return KINDS[name]
+
+
+def kind_for(objective: str, device: str = "cpu") -> RunKind | None:
+    """The kind a new run of this objective on this device is; None if none plays it."""
+    return next(
+        (k for k in KINDS.values() if objective in k.objectives and k.device == device), None
+    )
+
+
+def _device_kind(device: str) -> RunKind | None:
+    """The kind a device other than the CPU names (the GPU search), whatever the objective."""
+    if device == "cpu":
+        return None
+    return next(k for k in KINDS.values() if k.device == device)
+
+
+def _is_for(option: str, objective: str) -> str:
+    """Why a kind refuses an option that other kinds take: it is for those."""
+    takers = [k for k in KINDS.values() if option in k.takes]
+    if all(k.device != "cpu" for k in takers):
+        return f"is for {takers[0].selector()} only"
+    objectives = list(dict.fromkeys(o for k in takers for o in k.objectives))
+    only = " only" if len(objectives) == 1 else ""
+    return f"is for --objective {' or '.join(objectives)}{only}, not {objective}"
+
+
+def _why_not(kind: RunKind, option: str, objective: str, strategy: str) -> str | None:
+    """Why `kind` refuses `option`, given on the command line; None: it takes it."""
+    if option in STRATEGY_OPTIONS and "strategy" in kind.takes:
+        if uses(strategy, option):
+            return None
+        users = " or ".join(name for name in STRATEGIES if uses(name, option))
+        return f"is for --strategy {users} only; {strategy} {STRATEGY_OPTIONS[option]}"
+    if option in kind.takes:
+        return None
+    if option in kind.refuses:
+        return kind.refuses[option]
+    if kind.idle and (kind.idle_options is None or option in kind.idle_options):
+        return f"does nothing with {kind.selector()}: {kind.idle}"
+    return _is_for(option, objective)
+
+
+def refusal(
+    objective: str,
+    device: str,
+    strategy: str,
+    players: int,
+    given: Collection[str],
+    typed: Collection[str] = (),
+) -> tuple[str, str] | None:
+    """Why `bmn search` refuses a new run with these settings: (the option, one line saying
+    why) or None. `given`: the options set on the command line or in the environment;
+    `typed`: those on the command line (a cluster named only by the environment is ignored by
+    a run that takes none).
+
+    First the kind: the seats each kind named (by --objective, then by --device) plays, and a
+    device the objective's kind does not run on; then each option the kind does not take,
+    in CHECK_ORDER; then a cluster for a kind that runs on this machine only."""
+    family = kind_for(objective)
+    for named in (family, _device_kind(device)):
+        if named is not None and players not in named.seats:
+            low, high = named.seats[0], named.seats[-1]
+            seats = f"{low}" if low == high else f"{low} to {high}"
+            return "players", f"must be {seats} with {named.selector()}: {named.seats_why}"
+    kind = kind_for(objective, device)
+    if kind is None:  # a loop hunt or grow run on a GPU
+        does = _device_kind(device).does
+        return "device", f"{device} {does}; {family.what} runs on the CPU"
+    for option in CHECK_ORDER:
+        why = _why_not(kind, option, objective, strategy) if option in given else None
+        if why is not None:
+            return option, why
+        if option == "strategy" and kind.strategies and strategy not in kind.strategies:
+            choose = " or ".join(kind.strategies)
+            why = f"{strategy} runs on the CPU only; with {kind.selector()} choose {choose}"
+            return "strategy", why
+    if not kind.on_backend:
+        for option in CLUSTER_OPTIONS:
+            if option in typed:
+                where = kind.selector() if kind.device != "cpu" else kind.what
+                return option, f"runs on a Dask cluster; {where} runs on this machine"
+    return None
