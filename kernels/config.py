@@ -1,4 +1,8 @@
-"""One place for njit flags and the constants the compiled kernels share."""
+"""One place for the compiler flags (njit and CUDA) and the constants the compiled kernels share.
+
+Every `njit(...)`, `cuda.jit(...)` and `overload(...)` in kernels/ and search/ takes its flags
+from here (tests/kernels/test_config.py holds them to it).
+"""
 
 from __future__ import annotations
 
@@ -6,6 +10,29 @@ from __future__ import annotations
 JIT = {"cache": True, "nogil": True, "error_model": "numpy"}
 # Only for kernels that use prange.
 PARALLEL_JIT = {**JIT, "parallel": True}
+# Helpers inlined into their callers at numba's own level (LLVM would not inline them).
+INLINE_JIT = {**JIT, "inline": "always"}
+# An `overload` inlined into its callers, its implementation compiled with JIT's flags.
+INLINE_OVERLOAD = {"inline": "always", "jit_options": JIT}
+
+# CUDA device functions, inlined into the kernels that call them.
+CUDA_DEVICE = {"device": True, "forceinline": True}
+# The same under Numba's CUDA simulator, which takes no forceinline flag.
+CUDA_SIMULATED_DEVICE = {"device": True}
+# CUDA kernels, cached on disk as the njit kernels are.
+CUDA_KERNEL = {"cache": True}
+
+
+def cuda_device(simulated: bool) -> dict:
+    """The flags of a CUDA device function, on a GPU or under the simulator."""
+    return CUDA_SIMULATED_DEVICE if simulated else CUDA_DEVICE
+
+
+def cuda_kernel_variant(max_registers: int) -> dict:
+    """A CUDA kernel compiled with a register cap: not cached on disk, since its cache file
+    would share the name of the default kernel's."""
+    return {"max_registers": max_registers}
+
 
 # Status codes in result arrays, matching the reference engine's status strings.
 FINISHED, LOOP, LIMIT = 0, 1, 2

@@ -1,11 +1,9 @@
 """The compiled two-player kernel: hands as bit-queues, one trick at a time.
 
-A hand is three uint64 masks, bit i holding the i-th card from the top: `court` (set for J, Q,
-K, A, plus a sentinel bit just past the bottom card) and the two bits of (value - 1) for court
-cards (zero for numerals). Laying k cards shifts the masks right by k; taking the pile ORs the
-pile's masks in above the hand's cards (the pile keeps the order it was laid); a run of numerals
-is laid in one step with count-trailing-zeros. In a deal of at most 64 cards a hand in play
-holds at most 63 (the other player holds one or more), so the sentinel always fits.
+A hand is three uint64 masks (kernels/two_tricks.py says how); the trick rules are
+kernels/two_tricks.py's, written once for this kernel and the GPU's (kernels/cuda/two.py) and
+compiled here with njit, count-trailing-zeros being LLVM's intrinsic. This module adds what only
+the CPU does: loading hands eight cards at a time, the game loop, and exact loop detection.
 
 Rules (docs/rules.md, two players): seat 0 leads; a player who must lay a card and has none
 loses and the other takes the pile as one last trick. Every figure is checked against
@@ -22,19 +20,24 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit, prange
-from numba.cpython.unsafe.numbers import leading_zeros, trailing_zeros
 
-from bmn.kernels.config import FAST_CAP, FINISHED, JIT, LOOP, PARALLEL_JIT, UNDECIDED
+from bmn.kernels import two_tricks
+from bmn.kernels.config import (
+    FAST_CAP,
+    FINISHED,
+    INLINE_JIT,
+    JIT,
+    LOOP,
+    PARALLEL_JIT,
+    UNDECIDED,
+)
+from bmn.kernels.cpu.bits import ctz, top_bit
 from bmn.kernels.results import Scores
+from bmn.kernels.targets import compile_for
 
 # Unsigned constants: mixing uint64 with int64 in numba promotes to float64.
 _ZERO = np.uint64(0)
 _ONE = np.uint64(1)
-_TOP = np.uint64(63)
-
-# The helpers are inlined into the kernels (numba inlines at its own level: LLVM would not).
-INLINE = {**JIT, "inline": "always"}
-
 
 # Eight cards at a time: one byte per card in a uint64, bit j of each byte gathered into one
 # byte of bits by a multiplication (byte k's bit 0 lands on bit 56 + k, without carries).
@@ -43,13 +46,13 @@ _GATHER = np.uint64(0x0102040810204080)
 _56 = np.uint64(56)
 
 
-@njit(**INLINE)
+@njit(**INLINE_JIT)
 def _gather(bits: np.uint64) -> np.uint64:
     """Bit 0 of each byte of `bits` (other bits clear) as the 8 bits of a byte, byte k at bit k."""
     return (bits * _GATHER) >> _56
 
 
-@njit(**INLINE)
+@njit(**INLINE_JIT)
 def _load(row: np.ndarray, start: int, n: int) -> tuple:
     """A hand's masks (court, value bit 0, value bit 1) from n (< 64) values at row[start:].
 
@@ -80,127 +83,13 @@ def _load(row: np.ndarray, start: int, n: int) -> tuple:
     return court, bit0, bit1
 
 
-@njit(**INLINE)
-def _ctz(x: np.uint64) -> int:
-    return np.int64(trailing_zeros(x))
+# The trick rules (kernels/two_tricks.py, shared with the GPU kernel), compiled for the CPU.
+_pays, _collect, _chain, _trick = compile_for(
+    two_tricks.RULES, njit(**INLINE_JIT), ctz=ctz, top_bit=top_bit
+)
 
 
-@njit(**INLINE)
-def _pays(mc, m0, m1, pc, p0, p1, pile, pen):
-    """Hand m owes `pen` cards onto the pile (pile cards so far, masks pc, p0, p1).
-
-    Returns (paid, court, mc, m0, m1, pc, p0, p1, pile, pen): `paid` when pen numerals were
-    laid; `court` when a court card was laid first (pen is then its value); neither when m
-    ran out while paying.
-    """
-    k = _ctz(mc)
-    if k >= pen:
-        s = np.uint64(pen)
-        return True, False, mc >> s, m0 >> s, m1 >> s, pc, p0, p1, pile + pen, pen
-    uk = np.uint64(k)
-    if (mc >> uk) == _ONE:  # the sentinel: m is out while paying
-        return False, False, mc, m0, m1, pc, p0, p1, pile + k, pen
-    at = np.uint64(pile + k)
-    b0 = (m0 >> uk) & _ONE
-    b1 = (m1 >> uk) & _ONE
-    pc |= _ONE << at
-    p0 |= b0 << at
-    p1 |= b1 << at
-    s = uk + _ONE
-    value = np.int64(b0 + b1 * np.uint64(2)) + 1
-    return False, True, mc >> s, m0 >> s, m1 >> s, pc, p0, p1, pile + k + 1, value
-
-
-@njit(**INLINE)
-def _collect(wc, w0, w1, pc, p0, p1, pile):
-    """Hand w takes the pile under its cards, in the order it was laid."""
-    wn = _TOP - leading_zeros(wc)
-    end = _ONE << (np.uint64(pile) & _TOP)  # the new sentinel (64 cards only when the game ends)
-    wc = (wc ^ (_ONE << wn)) | ((pc | end) << wn)
-    return wc, w0 | (p0 << wn), w1 | (p1 << wn)
-
-
-@njit(**INLINE)
-def _chain(mc, m0, m1, wc, w0, w1, pc, p0, p1, pile, pen):
-    """m pays pen to w, then w pays m, ..., until a penalty is paid in numerals or one runs out.
-
-    Returns (w_took, mc, m0, m1, wc, w0, w1, pile, over). Unrolled by two so that who pays
-    whom is known in the code rather than swapped at run time.
-    """
-    while True:
-        paid, court, mc, m0, m1, pc, p0, p1, pile, pen = _pays(mc, m0, m1, pc, p0, p1, pile, pen)
-        if not court:
-            if paid:
-                wc, w0, w1 = _collect(wc, w0, w1, pc, p0, p1, pile)
-                return True, mc, m0, m1, wc, w0, w1, pile, mc == _ONE
-            return True, mc, m0, m1, wc, w0, w1, pile, True
-        paid, court, wc, w0, w1, pc, p0, p1, pile, pen = _pays(wc, w0, w1, pc, p0, p1, pile, pen)
-        if not court:
-            if paid:
-                mc, m0, m1 = _collect(mc, m0, m1, pc, p0, p1, pile)
-                return False, mc, m0, m1, wc, w0, w1, pile, wc == _ONE
-            return False, mc, m0, m1, wc, w0, w1, pile, True
-
-
-@njit(**INLINE)
-def _trick(lc, l0, l1, oc, o0, o1):
-    """Play one trick from an empty pile: hand l leads, hand o follows; both hold cards.
-
-    Returns (leader_took, lc, l0, l1, oc, o0, o1, cards, over): the hands after the trick, the
-    cards laid in it, and `over` when the loser ran out (the taker wins; hands then moot).
-    """
-    # Free play: the leader lays at steps 0, 2, 4, ..., the other at 1, 3, 5, ...
-    i = _ctz(lc)
-    j = _ctz(oc)
-    if i <= j:  # the leader reaches a court card (or runs out) first, at step 2i
-        ui = np.uint64(i)
-        if (lc >> ui) == _ONE:
-            return False, lc, l0, l1, oc, o0, o1, 2 * i, True
-        at = ui + ui
-        b0 = (l0 >> ui) & _ONE
-        b1 = (l1 >> ui) & _ONE
-        pen = np.int64(b0 + b1 * np.uint64(2)) + 1
-        s = ui + _ONE
-        took, oc, o0, o1, lc, l0, l1, pile, over = _chain(
-            oc >> ui,
-            o0 >> ui,
-            o1 >> ui,
-            lc >> s,
-            l0 >> s,
-            l1 >> s,
-            _ONE << at,
-            b0 << at,
-            b1 << at,
-            2 * i + 1,
-            pen,
-        )
-        return took, lc, l0, l1, oc, o0, o1, pile, over
-    # the other player reaches a court card (or runs out) first, at step 2j + 1
-    uj = np.uint64(j)
-    if (oc >> uj) == _ONE:
-        return True, lc, l0, l1, oc, o0, o1, 2 * j + 1, True
-    s = uj + _ONE
-    at = uj + s
-    b0 = (o0 >> uj) & _ONE
-    b1 = (o1 >> uj) & _ONE
-    pen = np.int64(b0 + b1 * np.uint64(2)) + 1
-    took, lc, l0, l1, oc, o0, o1, pile, over = _chain(
-        lc >> s,
-        l0 >> s,
-        l1 >> s,
-        oc >> s,
-        o0 >> s,
-        o1 >> s,
-        _ONE << at,
-        b0 << at,
-        b1 << at,
-        2 * j + 2,
-        pen,
-    )
-    return not took, lc, l0, l1, oc, o0, o1, pile, over
-
-
-@njit(**INLINE)
+@njit(**INLINE_JIT)
 def _start(buf: np.ndarray, offset: int, n0: int, n1: int) -> tuple:
     """The opening trick-boundary state: (leader's hand, other hand, leader seat)."""
     c0, a0, b0 = _load(buf, offset, n0)
@@ -208,7 +97,7 @@ def _start(buf: np.ndarray, offset: int, n0: int, n1: int) -> tuple:
     return (c0, a0, b0, c1, a1, b1, np.int64(0))
 
 
-@njit(**INLINE)
+@njit(**INLINE_JIT)
 def _step(state: tuple) -> tuple:
     """Play one trick from a trick-boundary state; returns (next state, cards laid, over)."""
     lc, l0, l1, oc, o0, o1, leader = state
@@ -224,7 +113,7 @@ def _advance(state: tuple) -> tuple:
     return _step(state)
 
 
-@njit(**INLINE)
+@njit(**INLINE_JIT)
 def _same(a: tuple, b: tuple) -> bool:
     """Equal trick-boundary states (the masks are canonical: no bits past the sentinel)."""
     return (
@@ -238,7 +127,7 @@ def _same(a: tuple, b: tuple) -> bool:
     )
 
 
-@njit(**INLINE)
+@njit(**INLINE_JIT)
 def _fast(buf: np.ndarray, offset: int, n0: int, n1: int, cap: int) -> tuple:
     """fast_at, inlined where it is called: see play_fast_at."""
     if n0 == 0:  # seat 0 must lead and cannot: seat 1 wins, and an empty pile is no trick

@@ -1,15 +1,13 @@
 """The two-player kernel on an NVIDIA GPU (Numba CUDA): kernels/cpu/two.py's bit-queues, per thread.
 
-The game is kernels/cpu/two.py's, line for line: a hand is three uint64 masks (`court` with a
-sentinel bit past the bottom card, and the two bits of value - 1), a run of numerals is laid in
-one step with count-trailing-zeros, a taken pile is ORed in under the taker's cards. Only the
-bit counts differ: Numba's CUDA simulator formats values as 32 bits in `ffs` and `clz`, so both
-are taken on 32-bit halves, which is right on a GPU and in the simulator alike (on a GPU a
-64-bit count is two 32-bit instructions anyway).
+The trick rules are kernels/two_tricks.py's, the same source as the CPU kernel's, compiled here
+as device functions. Only the bit counts differ: Numba's CUDA simulator formats values as 32
+bits in `ffs` and `clz`, so both are taken on 32-bit halves, which is right on a GPU and in the
+simulator alike (on a GPU a 64-bit count is two 32-bit instructions anyway).
 
 A game past the card cap comes back as UNDECIDED and the host replays it with
 kernels/cpu/two.py's exact loop detection, so every figure is exact. Every figure is checked
-against kernels/reference.py (tests/test_cuda_two.py, under the simulator).
+against kernels/reference.py (tests/kernels/test_cuda_two.py, under the simulator).
 """
 
 from __future__ import annotations
@@ -18,7 +16,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from bmn.kernels.config import FAST_CAP, FINISHED, LOOP, UNDECIDED
+from bmn.kernels import two_tricks
+from bmn.kernels.config import CUDA_KERNEL, FAST_CAP, FINISHED, LOOP, UNDECIDED, cuda_device
 from bmn.kernels.cuda.env import THREADS_PER_BLOCK, require, simulated
 
 require()  # one line saying what is missing, before numba.cuda falls back to anything else
@@ -27,6 +26,7 @@ from numba import cuda  # noqa: E402  (only once require() has passed)
 
 from bmn.kernels.cpu import two  # noqa: E402
 from bmn.kernels.deal import DealError  # noqa: E402
+from bmn.kernels.targets import compile_for  # noqa: E402
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -38,15 +38,12 @@ MAX_CARDS = 64  # one uint64 mask per hand, as kernels/cpu/two.py
 CAP = FAST_CAP  # cards, as the CPU search
 SIMULATED = simulated()
 
-# Device functions are inlined into the kernels (the simulator takes no forceinline flag).
-DEVICE = {"device": True} if SIMULATED else {"device": True, "forceinline": True}
-KERNEL = {"cache": True}
+DEVICE = cuda_device(SIMULATED)  # inlined into the kernels (the simulator cannot inline)
+KERNEL = CUDA_KERNEL
 
 # Unsigned constants: mixing uint64 with int64 in numba promotes to float64.
 _ZERO = np.uint64(0)
 _ONE = np.uint64(1)
-_TWO = np.uint64(2)
-_TOP = np.uint64(63)
 _HALF = np.uint64(32)
 _LOW = np.uint64(0xFFFFFFFF)
 
@@ -86,89 +83,10 @@ def load(row, start, n):
     return court, bit0, bit1
 
 
-@cuda.jit(**DEVICE)
-def _pays(mc, m0, m1, pc, p0, p1, pile, pen):
-    """Hand m owes `pen` cards onto the pile: kernels/cpu/two.py's _pays."""
-    k = ctz(mc)
-    if k >= pen:
-        s = np.uint64(pen)
-        return True, False, mc >> s, m0 >> s, m1 >> s, pc, p0, p1, pile + pen, pen
-    uk = np.uint64(k)
-    if (mc >> uk) == _ONE:  # the sentinel: m is out while paying
-        return False, False, mc, m0, m1, pc, p0, p1, pile + k, pen
-    at = np.uint64(pile + k)
-    b0 = (m0 >> uk) & _ONE
-    b1 = (m1 >> uk) & _ONE
-    pc |= _ONE << at
-    p0 |= b0 << at
-    p1 |= b1 << at
-    s = uk + _ONE
-    value = np.int64(b0 + b1 * _TWO) + 1
-    return False, True, mc >> s, m0 >> s, m1 >> s, pc, p0, p1, pile + k + 1, value
-
-
-@cuda.jit(**DEVICE)
-def _collect(wc, w0, w1, pc, p0, p1, pile):
-    """Hand w takes the pile under its cards, in the order it was laid."""
-    wn = np.uint64(top_bit(wc))
-    end = _ONE << (np.uint64(pile) & _TOP)  # the new sentinel (64 cards only when the game ends)
-    wc = (wc ^ (_ONE << wn)) | ((pc | end) << wn)
-    return wc, w0 | (p0 << wn), w1 | (p1 << wn)
-
-
-@cuda.jit(**DEVICE)
-def _chain(mc, m0, m1, wc, w0, w1, pc, p0, p1, pile, pen):
-    """m pays pen to w, then w pays m, ... : kernels/cpu/two.py's _chain, unrolled by two."""
-    while True:
-        paid, court, mc, m0, m1, pc, p0, p1, pile, pen = _pays(mc, m0, m1, pc, p0, p1, pile, pen)
-        if not court:
-            if paid:
-                wc, w0, w1 = _collect(wc, w0, w1, pc, p0, p1, pile)
-                return True, mc, m0, m1, wc, w0, w1, pile, mc == _ONE
-            return True, mc, m0, m1, wc, w0, w1, pile, True
-        paid, court, wc, w0, w1, pc, p0, p1, pile, pen = _pays(wc, w0, w1, pc, p0, p1, pile, pen)
-        if not court:
-            if paid:
-                mc, m0, m1 = _collect(mc, m0, m1, pc, p0, p1, pile)
-                return False, mc, m0, m1, wc, w0, w1, pile, wc == _ONE
-            return False, mc, m0, m1, wc, w0, w1, pile, True
-
-
-@cuda.jit(**DEVICE)
-def trick(lc, l0, l1, oc, o0, o1):
-    """One trick from an empty pile, hand l leading: kernels/cpu/two.py's _trick.
-
-    Returns (leader_took, lc, l0, l1, oc, o0, o1, cards, over).
-    """
-    i = ctz(lc)
-    j = ctz(oc)
-    if i <= j:  # the leader reaches a court card (or runs out) first, at step 2i
-        ui = np.uint64(i)
-        if (lc >> ui) == _ONE:
-            return False, lc, l0, l1, oc, o0, o1, 2 * i, True
-        at = ui + ui
-        b0 = (l0 >> ui) & _ONE
-        b1 = (l1 >> ui) & _ONE
-        pen = np.int64(b0 + b1 * _TWO) + 1
-        s = ui + _ONE
-        took, oc, o0, o1, lc, l0, l1, pile, over = _chain(
-            oc >> ui, o0 >> ui, o1 >> ui, lc >> s, l0 >> s, l1 >> s,
-            _ONE << at, b0 << at, b1 << at, 2 * i + 1, pen,
-        )  # fmt: skip
-        return took, lc, l0, l1, oc, o0, o1, pile, over
-    uj = np.uint64(j)  # the other hand reaches a court card (or runs out) first, at 2j + 1
-    if (oc >> uj) == _ONE:
-        return True, lc, l0, l1, oc, o0, o1, 2 * j + 1, True
-    s = uj + _ONE
-    at = uj + s
-    b0 = (o0 >> uj) & _ONE
-    b1 = (o1 >> uj) & _ONE
-    pen = np.int64(b0 + b1 * _TWO) + 1
-    took, lc, l0, l1, oc, o0, o1, pile, over = _chain(
-        lc >> s, l0 >> s, l1 >> s, oc >> s, o0 >> s, o1 >> s,
-        _ONE << at, b0 << at, b1 << at, 2 * j + 2, pen,
-    )  # fmt: skip
-    return not took, lc, l0, l1, oc, o0, o1, pile, over
+# The trick rules (kernels/two_tricks.py, shared with the CPU kernel), as device functions.
+_pays, _collect, _chain, trick = compile_for(
+    two_tricks.RULES, cuda.jit(**DEVICE), ctz=ctz, top_bit=top_bit
+)
 
 
 @cuda.jit(**DEVICE)
