@@ -32,7 +32,7 @@ from dataclasses import dataclass, fields
 import numpy as np
 from numba import njit
 
-from bmn.kernels.config import FINISHED, JIT, LOOP
+from bmn.kernels.config import FINISHED, JIT, LOOP, cuda_kernel_variant
 from bmn.kernels.cpu import two
 from bmn.kernels.cuda.two import (
     CAP,
@@ -45,7 +45,9 @@ from bmn.kernels.cuda.two import (
     trick,
 )
 from bmn.kernels.deal import STANDARD_DECK
-from bmn.kernels.rng import shuffle
+from bmn.kernels.rng import STEPS, shuffle
+from bmn.kernels.targets import compile_for
+from bmn.search.strategies import moves
 
 DECK = 52
 HAND = 26
@@ -65,42 +67,13 @@ F_CARDS, F_TRICKS, F_STATUS, F_STREAM, F_GAME = range(5)
 
 _ZERO = np.uint64(0)
 _ONE = np.uint64(1)
-_HALF = np.uint64(32)
-_LOW = np.uint64(0xFFFFFFFF)
 _SENTINEL = np.uint64(1 << HAND)
 
 
-@cuda.jit(**DEVICE)
-def _rotl(x, k):
-    return (x << np.uint64(k)) | (x >> np.uint64(64 - k))
-
-
-@cuda.jit(**DEVICE)
-def next_u64(s0, s1, s2, s3):
-    """xoshiro256** (kernels/rng.py): (64 random bits, the next state), state in registers."""
-    result = _rotl(s1 * np.uint64(5), 7) * np.uint64(9)
-    t = s1 << np.uint64(17)
-    s2 ^= s0
-    s3 ^= s1
-    s1 ^= s2
-    s0 ^= s3
-    s2 ^= t
-    s3 = _rotl(s3, 45)
-    return result, s0, s1, s2, s3
-
-
-@cuda.jit(**DEVICE)
-def bounded(n, s0, s1, s2, s3):
-    """A uniform integer in [0, n) by Lemire's method, exactly as kernels/rng.bounded."""
-    bound = np.uint64(n)
-    r, s0, s1, s2, s3 = next_u64(s0, s1, s2, s3)
-    m = (r >> _HALF) * bound
-    if (m & _LOW) < bound:
-        threshold = ((_ONE << _HALF) - bound) % bound
-        while (m & _LOW) < threshold:
-            r, s0, s1, s2, s3 = next_u64(s0, s1, s2, s3)
-            m = (r >> _HALF) * bound
-    return np.int64(m >> _HALF), s0, s1, s2, s3
+# The generator's steps and the walk's move, from the CPU's source (kernels/rng.py,
+# search/strategies/moves.py) compiled as device functions: a stream draws what a worker draws.
+_rotl, next_u64, bounded, _fix = compile_for(STEPS, cuda.jit(**DEVICE))
+(_swap_two,) = compile_for((moves.swap_distinct,), cuda.jit(**DEVICE), lemire=bounded)
 
 
 @cuda.jit(**DEVICE)
@@ -131,19 +104,6 @@ def _place(c0, a0, b0, c1, a1, b1, p, v):
 
 
 @cuda.jit(**DEVICE)
-def _swap_two(deck, s0, s1, s2, s3):
-    """search/evaluate.swap_two: swap two cards of different value; returns the positions."""
-    i, s0, s1, s2, s3 = bounded(DECK, s0, s1, s2, s3)
-    j, s0, s1, s2, s3 = bounded(DECK, s0, s1, s2, s3)
-    while deck[i] == deck[j]:
-        j, s0, s1, s2, s3 = bounded(DECK, s0, s1, s2, s3)
-    v = deck[i]
-    deck[i] = deck[j]
-    deck[j] = v
-    return i, j, s0, s1, s2, s3
-
-
-@cuda.jit(**DEVICE)
 def _shuffle(deck, s0, s1, s2, s3):
     """kernels/rng.shuffle of the deck in place, building the hands' masks on the way.
 
@@ -152,10 +112,7 @@ def _shuffle(deck, s0, s1, s2, s3):
     """
     c0, a0, b0, c1, a1, b1 = _SENTINEL, _ZERO, _ZERO, _SENTINEL, _ZERO, _ZERO
     for i in range(DECK - 1, 0, -1):
-        j, s0, s1, s2, s3 = bounded(i + 1, s0, s1, s2, s3)
-        v = deck[j]
-        deck[j] = deck[i]
-        deck[i] = v
+        v, s0, s1, s2, s3 = _fix(deck, i, s0, s1, s2, s3)
         c0, a0, b0, c1, a1, b1 = _place(c0, a0, b0, c1, a1, b1, i, v)
     c0, a0, b0, c1, a1, b1 = _place(c0, a0, b0, c1, a1, b1, 0, deck[0])
     return c0, a0, b0, c1, a1, b1, s0, s1, s2, s3
@@ -340,7 +297,7 @@ def _kernel(mode: int, max_registers: int | None):
         return _KERNELS[mode]
     key = (mode, max_registers)
     if key not in _VARIANTS:
-        _VARIANTS[key] = cuda.jit(max_registers=max_registers)(_KERNELS[mode].py_func)
+        _VARIANTS[key] = cuda.jit(**cuda_kernel_variant(max_registers))(_KERNELS[mode].py_func)
     return _VARIANTS[key]
 
 

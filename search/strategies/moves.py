@@ -11,8 +11,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, types
 
-from bmn.kernels.config import FAST_CAP, FINISHED, JIT, LOOP, UNDECIDED
-from bmn.kernels.rng import bounded
+from bmn.kernels.config import FAST_CAP, FINISHED, INLINE_JIT, JIT, LOOP, UNDECIDED
+from bmn.kernels.rng import cpu_lemire, lemire
+from bmn.kernels.targets import compile_for
 from bmn.search.strategies.worker import BEST, BEST_CARDS, BEST_TRICKS, IMPROVEMENTS
 
 OBJECTIVES = ("cards", "tricks")
@@ -29,7 +30,7 @@ PLAY_FAST = types.FunctionType(
 PLAY_EXACT = types.FunctionType(types.UniTuple(types.int64, 8)(DEAL, types.int64, SIZES))
 
 
-@njit(**JIT, inline="always")  # inlined into the loop: called once per deal scored
+@njit(**INLINE_JIT)  # inlined into the loop: called once per deal scored
 def score_deck(deck, sizes, objective, play_fast_at, play_exact_at) -> tuple[int, int, int, int]:
     """(score, cards, tricks, status) of a deal cut into hands of `sizes`; objective 0 = cards,
     1 = tricks."""
@@ -67,14 +68,31 @@ def record(
     return n_finds
 
 
+def swap_distinct(deck, s0, s1, s2, s3):
+    """Swap two cards of different value: (the positions, the next generator state).
+
+    Plain Python, compiled here for the CPU and by search/strategies/cuda.py for the GPU, so a
+    device stream makes exactly a CPU worker's moves.
+    """
+    n = deck.shape[0]
+    i, s0, s1, s2, s3 = lemire(n, s0, s1, s2, s3)
+    j, s0, s1, s2, s3 = lemire(n, s0, s1, s2, s3)
+    while deck[i] == deck[j]:
+        j, s0, s1, s2, s3 = lemire(n, s0, s1, s2, s3)
+    v = deck[i]
+    deck[i] = deck[j]
+    deck[j] = v
+    return i, j, s0, s1, s2, s3
+
+
+(_swap_distinct,) = compile_for((swap_distinct,), njit(**INLINE_JIT), lemire=cpu_lemire)
+
+
 @njit(**JIT)
 def swap_two(deck: np.ndarray, rng: np.ndarray) -> tuple[int, int]:
     """Swap two cards of different value; returns the positions (swap again to undo)."""
-    i = bounded(rng, deck.shape[0])
-    j = bounded(rng, deck.shape[0])
-    while deck[i] == deck[j]:
-        j = bounded(rng, deck.shape[0])
-    deck[i], deck[j] = deck[j], deck[i]
+    i, j, s0, s1, s2, s3 = _swap_distinct(deck, rng[0], rng[1], rng[2], rng[3])
+    rng[0], rng[1], rng[2], rng[3] = s0, s1, s2, s3
     return i, j
 
 

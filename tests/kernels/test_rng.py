@@ -2,6 +2,7 @@
 
 import numpy as np
 
+from bmn.kernels import rng
 from bmn.kernels.rng import bounded, next_u64, seed_state, shuffle
 
 
@@ -35,3 +36,25 @@ def test_shuffle_is_a_permutation_with_even_positions():
         totals += deck
     assert sorted(deck.tolist()) == sorted([0] * 36 + [1, 2, 3, 4] * 4)
     assert np.allclose(totals / 4000, 40 / 52, atol=0.1)
+
+
+def test_the_shared_steps_run_as_python_draw_what_the_compiled_ones_draw():
+    """The steps are one source for the CPU and the GPU; run as plain Python (as Numba's CUDA
+    simulator runs the device copies) they draw exactly the compiled generator's numbers."""
+    compiled, plain = seed_state(13), tuple(seed_state(13))
+    deck = np.arange(52, dtype=np.uint8)
+    want = deck.copy()
+    with np.errstate(over="ignore"):  # xoshiro's multiplies wrap modulo 2**64 by design
+        for bound in (0, 52, 1, 3 * 2**30, 7, 0, 3 * 2**30):
+            if bound == 0:
+                value, *rest = rng.xoshiro(*plain)
+                assert value == next_u64(compiled)
+            else:
+                value, *rest = rng.lemire(bound, *plain)
+                assert value == bounded(compiled, bound)
+            plain = tuple(rest)
+        for i in range(51, 0, -1):
+            _, *rest = rng.fix(deck, i, *plain)
+            plain = tuple(rest)
+    shuffle(want, compiled)
+    assert deck.tolist() == want.tolist() and list(plain) == compiled.tolist()
