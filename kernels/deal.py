@@ -8,14 +8,16 @@ from __future__ import annotations
 
 import re
 import secrets
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 
 import numpy as np
 
 VALUE_SYMBOL = "-JQKA"
 MIN_SEATS = 2
 MAX_SEATS = 4
-STANDARD_DECK = (0,) * 36 + (1,) * 4 + (2,) * 4 + (3,) * 4 + (4,) * 4
+
+Counts = tuple[int, ...]  # a deck's composition: how many numerals, J, Q, K, A (values 0-4)
+STANDARD_COUNTS: Counts = (36, 4, 4, 4, 4)
 
 Hand = tuple[int, ...]
 Deal = tuple[Hand, ...]
@@ -31,6 +33,42 @@ _EXPECTED = "a card: '-', 2-9, 10 or T, J, Q, K, A, optionally followed by a sui
 
 class DealError(ValueError):
     """A deal or hand that bmn cannot read; the message says where and what was expected."""
+
+
+# A deck's composition, written "N,J,Q,K,A" (the standard deck is "36,4,4,4,4").
+
+
+def deck_of(counts: Sequence[int]) -> tuple[int, ...]:
+    """The penalty values of a deck of `counts` numerals, J, Q, K, A, in value order."""
+    return tuple(value for value, n in enumerate(counts) for _ in range(n))
+
+
+def counts_of(cards: Iterable[int]) -> Counts:
+    """How many numerals, J, Q, K, A `cards` (penalty values, or bytes of them) hold."""
+    counts = [0] * len(VALUE_SYMBOL)
+    for value in cards:
+        counts[value] += 1
+    return tuple(counts)
+
+
+def counts_text(counts: Sequence[int]) -> str:
+    """A composition as written on the command line and in the store: '36,4,4,4,4'."""
+    return ",".join(str(int(n)) for n in counts)
+
+
+def parse_counts(text: str) -> Counts:
+    """Read 'N,J,Q,K,A' (five counts >= 0); DealError (a ValueError) for anything else."""
+    try:
+        counts = tuple(int(part) for part in text.split(","))
+    except ValueError:
+        counts = ()
+    if len(counts) != len(VALUE_SYMBOL) or min(counts) < 0:
+        raise DealError(f"{text!r}: expected five counts N,J,Q,K,A of numerals and court cards")
+    return counts
+
+
+STANDARD_DECK = deck_of(STANDARD_COUNTS)
+STANDARD_COUNTS_TEXT = counts_text(STANDARD_COUNTS)
 
 
 def parse_hand(text: str, seat: int = 0) -> Hand:

@@ -10,6 +10,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import IO, Any
 
+from bmn.kernels.deal import STANDARD_COUNTS_TEXT
 from bmn.records.published import PublishedGame, published_games
 from bmn.records.store import FIND_KEYS, TOP_KEYS, FindRow, LoopRow, Run
 
@@ -44,7 +45,7 @@ def loops_json(rows: Sequence[LoopRow]) -> str:
     return json.dumps([{k: row.as_dict()[k] for k in LOOP_KEYS} for row in rows])
 
 
-STANDARD_DECK = "36,4,4,4,4"
+STANDARD_DECK = STANDARD_COUNTS_TEXT
 # `records loops --standard`: the stored deal (`deal`, the most balanced starting deal found),
 # its hand sizes, and whether an even deal reaches the cycle (either way round the seats).
 STANDARD_KEYS = (

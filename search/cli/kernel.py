@@ -7,7 +7,7 @@ import json
 
 import click
 
-from bmn.kernels.deal import format_deal
+from bmn.kernels.deal import STANDARD_COUNTS, VALUE_SYMBOL, format_deal
 from bmn.search.cli.device import DEVICE_OPTION, DEVICE_THREADS_OPTION
 from bmn.search.cli.options import (
     JSON_OPTION,
@@ -119,7 +119,7 @@ class TextLines:
             return
 
 
-_STANDARD_COUNTS = (("-", 36), ("J", 4), ("Q", 4), ("K", 4), ("A", 4))
+_STANDARD_COUNTS = tuple(zip(VALUE_SYMBOL, STANDARD_COUNTS, strict=True))  # ("-", 36), ...
 
 
 @click.command()

@@ -18,10 +18,11 @@ import click
 from click.core import ParameterSource
 
 from bmn.kernels.deal import (
-    STANDARD_DECK,
+    STANDARD_COUNTS,
     VALUE_SYMBOL,
     Deal,
     DealError,
+    counts_of,
     parse_deal,
     parse_hand,
 )
@@ -304,9 +305,7 @@ def check_option(ctx: click.Context, text: str) -> None:
 
 def deck_words(values: Iterable[int]) -> str:
     """'53 cards: 36 numerals, 4 J, 4 Q, 4 K, 5 A'."""
-    counts = [0] * 5
-    for v in values:
-        counts[v] += 1
+    counts = counts_of(values)
     courts = ", ".join(f"{counts[v]} {VALUE_SYMBOL[v]}" for v in range(1, 5))
     return f"{sum(counts)} cards: {counts[0]} numerals, {courts}"
 
@@ -315,7 +314,7 @@ def not_standard_warning(
     values: Sequence[int], what: str = "this deal", doing: str = "playing"
 ) -> str | None:
     """The warning for a deal whose cards are not the 52-card deck's values, or None."""
-    if tuple(sorted(values)) == STANDARD_DECK:
+    if counts_of(values) == STANDARD_COUNTS:
         return None
     return (
         f"warning: {what} is not the standard 52-card deck (36 numerals, 4 each of J Q K A):"

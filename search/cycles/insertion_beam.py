@@ -43,17 +43,16 @@ import numpy as np
 
 from bmn.kernels.config import LOOP as LOOP_CODE
 from bmn.kernels.cycles.loops import LOOP, analyse
-from bmn.kernels.deal import Deal, format_deal, parse_deal
+from bmn.kernels.deal import STANDARD_COUNTS, Deal, format_deal, parse_deal
+from bmn.kernels.deal import counts_of as _counts_of
 
-STANDARD_COUNTS = (36, 4, 4, 4, 4)  # numerals, J, Q, K, A
 VARIANTS = ("insert", "multi")
 ORDERS = ("numerals-first", "courts-first", "any")
 
 
 def counts_of(deal: Sequence[Sequence[int]]) -> tuple[int, ...]:
     """How many numerals, J, Q, K, A a deal holds."""
-    cards = [v for hand in deal for v in hand]
-    return tuple(cards.count(v) for v in range(5))
+    return _counts_of(v for hand in deal for v in hand)
 
 
 def digest(key: str) -> str:

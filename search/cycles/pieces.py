@@ -34,12 +34,11 @@ from numba import njit
 
 from bmn.kernels.config import JIT
 from bmn.kernels.cycles.loops import LOOP, analyse
-from bmn.kernels.deal import Deal, format_hand, parse_hand
+from bmn.kernels.deal import STANDARD_COUNTS, Deal, counts_of, format_hand, parse_hand
 from bmn.kernels.rng import bounded
 
 BIG, SMALL = 0, 1
 DONE, SHORT, DEAD = "done", "short", "dead"
-STANDARD_COUNTS = (36, 4, 4, 4, 4)
 
 
 @dataclass(frozen=True)
@@ -318,7 +317,7 @@ def sample_pieces(
 
 
 def composition(word: bytes) -> tuple[int, ...]:
-    return tuple(word.count(v) for v in range(5))
+    return counts_of(word)
 
 
 class Library:

@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from bmn.kernels.cycles.loops import analyse
-from bmn.kernels.deal import Deal, parse_deal
+from bmn.kernels.deal import STANDARD_COUNTS_TEXT, Deal, parse_deal
 from bmn.records.store import DEFAULT_PATH, Loop, Store
 from bmn.search.backends.base import Backend, Result
 from bmn.search.cycles.piece_hunt import HuntFind, HuntOptions, HuntState, hunt_chunk, known_pieces
@@ -42,7 +42,7 @@ from bmn.search.output.text import duration
 from bmn.search.runs.handler import RunHandler, RunProgress, store_option
 
 GROW_FROM = ("known", "descent")
-STANDARD_DECK = "36,4,4,4,4"
+STANDARD_DECK = STANDARD_COUNTS_TEXT
 DEFAULT_BASIN_STATES = 100_000
 TRIES = 200_000  # random descents per round: about a third of a second on one core
 DEALS = 8  # deals assembled per round

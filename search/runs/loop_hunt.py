@@ -27,7 +27,15 @@ import numpy as np
 
 from bmn.kernels.cycles.backward import CycleSummary, summarise_cycle
 from bmn.kernels.cycles.loops import LOOP, analyse
-from bmn.kernels.deal import Deal, format_deal
+from bmn.kernels.deal import (
+    STANDARD_COUNTS,
+    Deal,
+    counts_of,
+    counts_text,
+    deck_of,
+    format_deal,
+    parse_counts,
+)
 from bmn.records.store import DEFAULT_PATH, Loop, Store
 from bmn.search.backends.base import Backend, Result
 from bmn.search.output.text import duration
@@ -133,7 +141,6 @@ def _deal(row: np.ndarray, sizes: np.ndarray) -> Deal:
 
 # -- the runner behind `bmn search --objective loop` -------------------------------------------
 
-STANDARD_COUNTS = (36, 4, 4, 4, 4)  # numerals, J, Q, K, A
 DEFAULT_DECK = "mixed"
 DEFAULT_BASIN_STATES = 20_000
 COMMIT_SECONDS = 2.0
@@ -148,10 +155,10 @@ def deck_counts(spec: str) -> tuple[int, ...] | None:
     if spec == "standard":
         return STANDARD_COUNTS
     try:
-        counts = tuple(int(part) for part in spec.split(","))
+        counts = parse_counts(spec)
     except ValueError:
         counts = ()
-    if len(counts) != 5 or min(counts) < 0 or not 2 <= sum(counts) <= 64 or sum(counts[1:]) == 0:
+    if len(counts) != 5 or not 2 <= sum(counts) <= 64 or sum(counts[1:]) == 0:
         raise ValueError(
             f"{spec!r}: expected 'mixed', 'standard' or five counts N,J,Q,K,A of numerals and"
             " court cards (at least one court card, 2 to 64 cards), like 20,4,4,0,0"
@@ -159,14 +166,9 @@ def deck_counts(spec: str) -> tuple[int, ...] | None:
     return counts
 
 
-def deck_of(counts: Sequence[int]) -> np.ndarray:
-    return np.repeat(np.arange(5, dtype=np.uint8), counts)
-
-
 def deck_name(deal: Deal) -> str:
     """The counts of numerals, J, Q, K, A in a deal, as stored with its cycle."""
-    cards = [v for hand in deal for v in hand]
-    return ",".join(str(cards.count(v)) for v in range(5))
+    return counts_text(counts_of(v for hand in deal for v in hand))
 
 
 def random_counts(rng: np.random.Generator) -> tuple[int, ...]:

@@ -3,7 +3,18 @@
 import numpy as np
 import pytest
 
-from bmn.kernels.deal import STANDARD_DECK, DealError, decode, is_standard
+from bmn.kernels.deal import (
+    STANDARD_COUNTS,
+    STANDARD_COUNTS_TEXT,
+    STANDARD_DECK,
+    DealError,
+    counts_of,
+    counts_text,
+    deck_of,
+    decode,
+    is_standard,
+    parse_counts,
+)
 from bmn.kernels.dealer import random_deals
 from bmn.kernels.rng import integers, seed_state
 
@@ -87,3 +98,25 @@ def test_loop_hunt_batches_draw_from_a_generator_state():
     assert np.array_equal(rows, again[0]) and np.array_equal(sizes, again[1])
     even = random_batch(seed_state(9), deck, 50, even=True)[1]
     assert (even == (5, 4)).all()
+
+
+def test_one_helper_for_deck_compositions():
+    assert deck_of(STANDARD_COUNTS) == STANDARD_DECK and counts_of(STANDARD_DECK) == (
+        36,
+        4,
+        4,
+        4,
+        4,
+    )
+    assert parse_counts(STANDARD_COUNTS_TEXT) == STANDARD_COUNTS
+    assert STANDARD_COUNTS_TEXT == counts_text(STANDARD_COUNTS) == "36,4,4,4,4"
+    assert counts_of(bytes([0, 4, 4, 1])) == (1, 1, 0, 0, 2)  # a piece's bytes count too
+    for bad in ("36,4,4,4", "36,4,4,4,-1", "a,4,4,4,4", ""):
+        with pytest.raises(DealError, match="five counts"):
+            parse_counts(bad)
+
+
+def test_any_deck_deals_its_composition():
+    counts = (5, 2, 0, 1, 3)
+    rows, sizes = random_deals(50, seed_state(4), 3, deck=deck_of(counts))
+    assert all(counts_of(row) == counts for row in rows) and sizes.sum(axis=1).tolist() == [11] * 50
