@@ -15,7 +15,7 @@ from functools import cache
 
 from numba import njit, types
 
-from bmn.kernels.config import JIT, LOOP
+from bmn.kernels.config import INLINE_JIT, JIT, LOOP
 from bmn.kernels.score import kernel_for
 from bmn.search.strategies import climb, lahc, random_restart, walk
 from bmn.search.strategies.moves import DEAL, PLAY_EXACT, PLAY_FAST, SIZES, record, score_deck
@@ -24,7 +24,7 @@ from bmn.search.strategies.worker import BEST, GAMES, Finds, WorkerState
 
 WALK, RANDOM, CLIMB, LAHC = range(4)  # codes in compiled code, in the order of STRATEGIES
 # The strategy dispatch is inlined into the loop: a call per deal costs the search some percent.
-INLINE = {**JIT, "inline": "always"}
+INLINE = INLINE_JIT
 
 
 @njit(**INLINE)
