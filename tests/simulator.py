@@ -24,10 +24,11 @@ def one_core() -> None:
         os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
 
 
-def run_under_simulator(path: str) -> None:
-    """Run the test file at `path` in a child with the simulator on; every test must pass."""
+def run_under_simulator(path: str, *args: str) -> None:
+    """Run the test file at `path` (pytest options `args`, such as `-m slow`) in a child with the
+    simulator on; every test it selects must pass."""
     env = {**os.environ, "NUMBA_ENABLE_CUDASIM": "1"}
-    command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", path]
+    command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", path, *args]
     done = subprocess.run(
         command, env=env, cwd=ROOT, capture_output=True, text=True, timeout=900, preexec_fn=one_core
     )

@@ -1,10 +1,15 @@
-"""The compiled two-player kernel and the batch scorer, always against the reference engine."""
+"""The two-seat CPU kernel's own entry points, and the batch scorer's interface around kernels.
 
-import itertools
+Its batches against the reference engine are test_oracle.py's, with every registered kernel.
+Here: play_exact_at and play_fast_at (the search's per-deal signature), the Brent loop
+figures, the fast path's cap, and kernels/score.py's functions around the kernels (arrays,
+padding, threads, refusals, deals no kernel takes, reading lines of deals).
+"""
 
 import numpy as np
 import pytest
 import samples
+from edge_cases import EDGE_CASES, every_deal
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -23,49 +28,10 @@ from bmn.kernels.reference import play
 from bmn.kernels.results import Scores
 from bmn.kernels.rng import seed_state
 from bmn.kernels.score import score, score_deals
-from bmn.records.published import published_games
 
 RANDOM_SEED = 20_251_129
-RANDOM_DEALS = 20_000
-
-# Small decks that never end, found by enumerating tiny deals with the reference engine.
-LOOPS = [
-    samples.CASELLA,
-    "--J-/J-",
-    "-J/--J-",
-    "J--/-J-",
-    "--J---------/-------J--",
-    "----J-------J/-Q-----------",
-    "--K--A-J--/A-JA-K-AA-",
-    "-----J-/---------J------",
-]
-
-ADVERSARIAL = [
-    "/-J",  # seat 0 cannot lead: seat 1 wins, no cards, no trick
-    "/J",
-    "-J/",  # seat 1 cannot answer the first card
-    "A/",
-    "-/-",
-    "J/-",  # seat 1 runs out while paying
-    "-/J",
-    "A/---",  # seat 1 pays its last card: the penalty is paid and the game ends
-    "A/----",
-    "A/--",  # out while paying, part paid
-    "---J/A---",  # a court card as a player's last card
-    "-J/Q-",
-    "J/Q",
-    "Q/J",
-    "K/AAAA",
-    "-" * 63 + "/J",  # 64 cards, hands as unequal as they get
-    "J" * 64 + "/",
-    "/" + "-" * 64,
-    "J" * 32 + "/" + "-" * 32,
-    "A" * 32 + "/" + "A" * 32,
-    "-" * 32 + "/" + "-" * 32,
-    samples.RECORD,  # 8,344 cards
-    "------------A-QK--J-----KQA/-AJ---Q-K----J-AQ-KJ-----",  # a standard deck split 27/25
-    "-----------A-QK--J-----KQA/-AJ---Q-K----J-AQ-KJ-----",  # one numeral short: 26/25
-]
+RANDOM_DEALS = 3000
+BIG_CAP = 100_000
 
 
 def kernel_exact(deal) -> dict:
@@ -74,12 +40,17 @@ def kernel_exact(deal) -> dict:
     return samples.exact_as_reference(play_exact_at(row, 0, sizes))
 
 
-def assert_agrees(deal) -> None:
-    """Batch scorer and play_exact_at both give the reference engine's result for a deal."""
+def assert_entry_points_agree(deal) -> None:
+    """play_exact_at gives the reference engine's result; play_fast_at its figures for a
+    finished game, UNDECIDED for a loop."""
     want = play(deal).as_dict()
-    assert score_deals([deal]).as_dict(0) == want, deal
-    if len(deal) == 2 and sum(map(len, deal)) <= 64:
-        assert kernel_exact(deal) == want, deal
+    assert kernel_exact(deal) == want, deal
+    row, sizes = encode(deal)
+    cards, tricks, code = play_fast_at(row, 0, sizes, BIG_CAP)
+    if want["status"] == "finished":
+        assert (cards, tricks, code) == (want["cards"], want["tricks"], want["winner"]), deal
+    else:
+        assert code == UNDECIDED and cards > BIG_CAP, deal
 
 
 @pytest.fixture(scope="module")
@@ -89,81 +60,38 @@ def random_batch():
     return deals, hands, [play(hand).as_dict() for hand in hands]
 
 
-def test_random_standard_deals_match_reference(random_batch):
-    deals, _, want = random_batch
-    scores = score(deals, np.full((len(deals), 2), 26))
-    got = [scores.as_dict(i) for i in range(len(deals))]
-    assert [i for i in range(len(deals)) if got[i] != want[i]] == []
-    # spot check the population: random deals average about 255 cards
-    assert 240 < scores.cards.mean() < 270
-
-
-def test_exact_and_fast_paths_match_reference(random_batch):
+def test_entry_points_on_random_standard_deals(random_batch):
     deals, hands, want = random_batch
-    for row, hand, expected in list(zip(deals, hands, want, strict=True))[:3000]:
+    for row, hand, expected in zip(deals, hands, want, strict=True):
         assert kernel_exact(hand) == expected
-        cards, tricks, code = play_fast_at(row, 0, np.array([26, 26]), 100_000)
+        cards, tricks, code = play_fast_at(row, 0, np.array([26, 26]), BIG_CAP)
         assert (cards, tricks, code) == (expected["cards"], expected["tricks"], expected["winner"])
+    # spot check the population: random deals average about 255 cards
+    assert 240 < np.mean([w["cards"] for w in want]) < 270
 
 
-@pytest.mark.parametrize("game", published_games(), ids=lambda g: g.name)
-def test_published_records(game):
-    deal = parse_deal([game.hand_1, game.hand_2])
-    assert_agrees(deal)
-    result = score_deals([deal]).as_dict(0)
-    assert (result["status"], result["cards"], result["tricks"]) == (
-        game.status,
-        game.cards,
-        game.tricks,
-    )
+@pytest.mark.parametrize("case", EDGE_CASES[2], ids=[c.text[:32] for c in EDGE_CASES[2]])
+def test_entry_points_on_the_edge_cases(case):
+    assert_entry_points_agree(case.deal)
+
+
+def test_entry_points_on_every_deal_of_up_to_four_cards():
+    deals = list(every_deal(2, 4))
+    assert [d for d in deals if kernel_exact(d) != play(d).as_dict()] == []
 
 
 def test_published_loop_figures():
-    scores = score_deals([parse_deal(LOOPS[0])])
-    assert scores.as_dict(0) == {
-        "status": "loop",
-        "cards": 474,
-        "tricks": 66,
-        "winner": None,
-        "loop_start_cards": 34,
-        "loop_start_tricks": 4,
-        "period_cards": 440,
-        "period_tricks": 62,
-    }
-
-
-@pytest.mark.parametrize("text", LOOPS)
-def test_small_loops(text):
-    deal = parse_deal(text)
-    assert play(deal).status == "loop"
-    assert_agrees(deal)
-
-
-@pytest.mark.parametrize("text", ADVERSARIAL)
-def test_adversarial_deals(text):
-    assert_agrees(parse_deal(text))
-
-
-def test_every_deal_of_up_to_five_cards():
-    deals = [
-        (seq[:k], seq[k:])
-        for n in range(1, 6)
-        for seq in itertools.product(range(5), repeat=n)
-        for k in range(n + 1)
-    ]
-    scores = score_deals(deals)
-    bad = [d for i, d in enumerate(deals) if scores.as_dict(i) != play(d).as_dict()]
-    assert bad == []
-    assert [d for d in deals[:400] if kernel_exact(d) != play(d).as_dict()] == []
+    row, sizes = encode(samples.LOOP_DEAL)
+    assert play_exact_at(row, 0, sizes) == (LOOP, 474, 66, -1, 34, 4, 440, 62)
 
 
 def test_fast_path_stops_at_the_cap():
     record = samples.RECORD_DEAL
     row, sizes = encode(record)
-    assert play_fast_at(row, 0, sizes, 100_000) == (8344, 1164, 1)
+    assert play_fast_at(row, 0, sizes, BIG_CAP) == (8344, 1164, 1)
     cards, tricks, code = play_fast_at(row, 0, sizes, 1000)
     assert code == UNDECIDED and 1000 < cards < 1100 and tricks < 1164
-    loop_row, _ = encode(parse_deal(LOOPS[0]))
+    loop_row, _ = encode(samples.LOOP_DEAL)
     assert play_fast_at(loop_row, 0, sizes, 5000)[2] == UNDECIDED
 
 
@@ -173,15 +101,14 @@ hand = st.lists(st.integers(0, 4), max_size=32).map(tuple)
 @settings(deadline=None, max_examples=400)
 @given(hand, hand)
 def test_bounded_random_hands(a, b):
-    if a or b:
-        assert_agrees((a, b))
+    assert_entry_points_agree((a, b))
 
 
 @settings(deadline=None, max_examples=150)
 @given(st.lists(st.integers(0, 4), min_size=1, max_size=64), st.data())
 def test_any_split_of_a_small_deck(cards, data):
     k = data.draw(st.integers(0, len(cards)))
-    assert_agrees((tuple(cards[:k]), tuple(cards[k:])))
+    assert_entry_points_agree((tuple(cards[:k]), tuple(cards[k:])))
 
 
 def test_general_path_three_four_seats_and_big_decks():
@@ -200,7 +127,7 @@ def test_general_path_three_four_seats_and_big_decks():
 
 
 def test_score_arrays_and_padding():
-    deals = [parse_deal("-J/Q-"), parse_deal(LOOPS[0])]
+    deals = [parse_deal("-J/Q-"), samples.LOOP_DEAL]
     rows = np.zeros((2, 60), dtype=np.uint8)
     sizes = np.zeros((2, 2), dtype=np.int64)
     for i, deal in enumerate(deals):

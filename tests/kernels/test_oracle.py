@@ -1,0 +1,321 @@
+"""Every registered kernel against the reference engine, field by field, exactly.
+
+The suite is parametrised over kernels/score.py's registry itself: each (seats, device) entry of
+`KERNELS` is scored on the shared edge cases for its seat count (edge_cases.py), on every deal of
+a few cards, on seeded random deals (standard decks dealt round the table, small decks cut
+anywhere, tiny decks that often loop) and, on the CPU, on hypothesis's bounded deals. Each batch
+goes through `score` (the fast path at FAST_CAP) and through the kernel's own
+`score_rows(deals, sizes, rows, out, cap)` at small caps, which send games to the exact path
+part way or from the first trick.
+
+Adding a kernel: register it in kernels/score.py (`KERNELS[(seats, device)] = "module"`); this
+suite picks it up. A device whose kernels run under Numba's CUDA simulator goes in
+SIMULATED_DEVICES: its entries run only in a child interpreter with the simulator on (one test
+here, test_simulated_kernels, as tests/simulator.py explains), on the smaller batches of its
+BUDGETS line. Tests of a kernel's own entry points stay in its own file (test_two.py, ...).
+
+Tiers: `-m "not slow"` runs every check on a quick sample; `-m slow` runs the big batches and
+the larger exhaustive decks (and the simulator child's share of them).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+
+import numpy as np
+import pytest
+from edge_cases import (
+    BIASED,
+    EDGE_CASES,
+    FULL_TABLE_LOOPS,
+    SEAT_COUNTS,
+    every_deal,
+    looping_decks,
+    small_decks,
+    split_deal,
+    standard_deals,
+    tiny_deck,
+)
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from simulator import SIMULATED, run_under_simulator
+
+from bmn.kernels.deal import Deal, encode, format_deal, parse_deal
+from bmn.kernels.reference import play
+from bmn.kernels.results import Scores
+from bmn.kernels.score import KERNELS, MAX_CARDS, kernel_for, numba_threads, score
+
+# Devices whose kernels run under Numba's CUDA simulator, in the child interpreter only.
+SIMULATED_DEVICES = {"cuda"}
+
+
+@dataclass(frozen=True)
+class Budget:
+    """How much of each check a device's kernels get."""
+
+    fewer_cards: int  # exhaustive decks this many cards smaller than EVERY_DEAL's
+    share: float  # this share of the seeded random deals
+    examples: bool  # hypothesis (one call per example: too slow under the simulator)
+    # The batches' first pass: None, through `score` (FAST_CAP); or score_rows at this cap, which
+    # spares the simulator playing each loop to 20,000 cards (the edge cases still use `score`).
+    cap: int | None
+
+
+BUDGETS = {"cpu": Budget(0, 1.0, True, None), "simulator": Budget(1, 0.05, False, 2_000)}
+
+# Every deal of up to this many cards (the fast tier; the slow tier, one card more).
+EVERY_DEAL = {2: 5, 3: 4, 4: 3}
+# Seeded random deals per check: (fast tier, slow tier).
+STANDARD = {2: (300, 20_000), 3: (300, 5_000), 4: (300, 5_000)}
+SMALL_DECKS = (300, 5_000)
+LOOPING_DECKS = (1_500, 15_000)
+# About one of these decks in 22 loops with two seats, one in 14 with three or four: at least
+# one in this many must, or the generator has stopped making loops.
+LOOP_EVERY = {2: 40, 3: 25, 4: 25}
+SEEDS = {"standard": 20_251_129, "small": 20_251_301, "looping": 20_251_205}
+# Caps for score_rows beside score's FAST_CAP: games past them are replayed exactly.
+SMALL_CAPS = (24, 0)
+# Batches this big run on numba's threads; smaller ones (a hypothesis example) on one, since
+# waking threads for one deal costs far more than the deal on a busy machine.
+PARALLEL_FROM = 64
+
+# The entries this process scores: the simulated ones only in the simulator's child.
+KEYS = sorted(key for key in KERNELS if (key[1] in SIMULATED_DEVICES) == SIMULATED)
+
+
+def key_id(key: tuple[int, str]) -> str:
+    return f"{key[0]}-{key[1]}"
+
+
+def tiered(keys: list[tuple[int, str]]) -> list:
+    """(key, tier) for every key: the fast tier, and the slow one marked slow."""
+    slow = pytest.mark.slow
+    return [
+        pytest.param(key, tier, id=f"{key_id(key)}-{tier}", marks=[slow] if tier else [])
+        for key in keys
+        for tier in (0, 1)
+    ]
+
+
+def budget(key: tuple[int, str]) -> Budget:
+    return BUDGETS["simulator" if key[1] in SIMULATED_DEVICES else "cpu"]
+
+
+def how_many(key: tuple[int, str], counts: tuple[int, int], tier: int) -> int:
+    return max(1, round(counts[tier] * budget(key).share))
+
+
+def batch(deals: list[Deal], seats: int) -> tuple[np.ndarray, np.ndarray]:
+    """Deals as rows 64 cards wide (zero padded) and their hand sizes, (N, seats)."""
+    rows = np.zeros((len(deals), MAX_CARDS), dtype=np.uint8)
+    sizes = np.zeros((len(deals), seats), dtype=np.int64)
+    for i, deal in enumerate(deals):
+        rows[i], sizes[i] = encode(deal, MAX_CARDS)
+    return rows, sizes
+
+
+def reference_scores(deals: list[Deal]) -> Scores:
+    want = Scores.empty(len(deals))
+    for i, deal in enumerate(deals):
+        want.set_from(i, play(deal))
+    return want
+
+
+def assert_agrees(
+    key: tuple[int, str], deals: list[Deal], whys: list[str] | None = None, full: bool = False
+) -> None:
+    """The kernel registered as `key` gives the reference engine's figures for every deal, in
+    every field of Scores: through `score` (or score_rows at its budget's cap, unless `full`)
+    and through its score_rows at each of SMALL_CAPS."""
+    seats, device = key
+    assert all(len(deal) == seats for deal in deals)
+    want = reference_scores(deals)
+    rows, sizes = batch(deals, seats)
+    threads = None if len(deals) >= PARALLEL_FROM else 1
+    kernel = kernel_for(seats, device)
+    first = None if full else budget(key).cap
+    runs = {}
+    if first is None:
+        runs["score"] = score(rows, sizes, threads, device)
+    for cap in SMALL_CAPS if first is None else (first, *SMALL_CAPS):
+        out = Scores.empty(len(deals))
+        with numba_threads(threads):
+            kernel.score_rows(rows, sizes, np.arange(len(deals)), out, cap)
+        runs[f"score_rows cap {cap}"] = out
+    bad = []
+    for how, got in runs.items():
+        for name in (f.name for f in fields(Scores)):
+            mine, theirs = getattr(got, name), getattr(want, name)
+            for i in np.flatnonzero(mine != theirs):
+                why = f" ({whys[i]})" if whys else ""
+                bad.append(f"{how}: {format_deal(deals[i])}{why}: {name} {mine[i]} != {theirs[i]}")
+    assert not bad, f"{len(bad)} differences:\n" + "\n".join(bad[:30])
+
+
+# -- the shared lists themselves (this process only) ------------------------------------------
+
+
+def parent_only(test):
+    test.__test__ = not SIMULATED
+    return test
+
+
+@parent_only
+def test_every_seat_count_has_a_list_of_kernel_sized_deals():
+    assert sorted(EDGE_CASES) == list(SEAT_COUNTS)
+    assert {seats for seats, _ in KERNELS} <= set(SEAT_COUNTS)
+    for seats, cases in EDGE_CASES.items():
+        assert all(len(c.deal) == seats and c.why for c in cases)
+        assert max(sum(map(len, c.deal)) for c in cases) <= MAX_CARDS
+        assert len({c.text for c in cases}) == len(cases)  # no deal listed twice
+
+
+KNOWN = [c for seats in SEAT_COUNTS for c in EDGE_CASES[seats] if c.known]
+
+
+@parent_only
+@pytest.mark.parametrize("case", KNOWN, ids=[c.text[:24] for c in KNOWN])
+def test_the_reference_gives_the_published_figures(case):
+    result = play(case.deal).as_dict()
+    assert {name: result[name] for name in case.known} == case.known
+
+
+@parent_only
+@pytest.mark.parametrize("text", FULL_TABLE_LOOPS)
+def test_four_seat_cycles_that_keep_every_seat_holding(text):
+    result = play(parse_deal(text), trace=True)
+    cycle = result.trace[result.loop_start_tricks :]
+    assert any(min(trick.hand_sizes) > 0 for trick in cycle)
+
+
+@parent_only
+@pytest.mark.parametrize(
+    "tier", [0, pytest.param(1, marks=pytest.mark.slow)] if KERNELS.keys() - set(KEYS) else []
+)
+def test_simulated_kernels(tier):
+    """This file's checks of the SIMULATED_DEVICES entries, in a child with the simulator on."""
+    run_under_simulator(__file__, "-m", "slow" if tier else "not slow")
+
+
+# -- every registered kernel ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("key", KEYS, ids=key_id)
+def test_edge_cases(key):
+    cases = EDGE_CASES[key[0]]
+    assert_agrees(key, [c.deal for c in cases], [c.why for c in cases], full=True)
+
+
+@pytest.mark.parametrize("key", KEYS, ids=key_id)
+def test_score_rows_writes_only_its_rows(key):
+    seats, device = key
+    deals = [c.deal for c in EDGE_CASES[seats]]
+    rows, sizes = batch(deals, seats)
+    out = Scores.empty(len(deals))
+    for array in out.arrays():
+        array[:] = 7
+    picked = np.arange(0, len(deals), 2)
+    kernel_for(seats, device).score_rows(rows, sizes, picked, out, 24)
+    for i, deal in enumerate(deals):
+        if i % 2:
+            assert [int(array[i]) for array in out.arrays()] == [7] * 8, format_deal(deal)
+        else:
+            assert out.as_dict(i) == play(deal).as_dict(), format_deal(deal)
+
+
+@pytest.mark.parametrize(("key", "tier"), tiered(KEYS))
+def test_every_small_deal(key, tier):
+    most = EVERY_DEAL[key[0]] + tier - budget(key).fewer_cards
+    assert_agrees(key, list(every_deal(key[0], most)))
+
+
+@pytest.mark.parametrize(("key", "tier"), tiered(KEYS))
+def test_standard_deals(key, tier):
+    seats = key[0]
+    seed = SEEDS["standard"] + seats
+    print(f"seed {seed}")
+    assert_agrees(key, standard_deals(how_many(key, STANDARD[seats], tier), seats, seed))
+
+
+@pytest.mark.parametrize(("key", "tier"), tiered(KEYS))
+def test_small_decks_cut_anywhere(key, tier):
+    seats = key[0]
+    seed = SEEDS["small"] + seats
+    print(f"seed {seed}")
+    assert_agrees(key, small_decks(how_many(key, SMALL_DECKS, tier), seats, seed))
+
+
+@pytest.mark.parametrize(("key", "tier"), tiered(KEYS))
+def test_tiny_decks_with_many_loops(key, tier):
+    seats = key[0]
+    seed = SEEDS["looping"] + seats
+    print(f"seed {seed}")
+    deals = looping_decks(how_many(key, LOOPING_DECKS, tier), seats, seed)
+    assert_agrees(key, deals)
+    assert sum(play(deal).status == "loop" for deal in deals) >= len(deals) // LOOP_EVERY[seats]
+
+
+# -- hypothesis, on the devices that can afford one call per example ---------------------------
+# Each example is a batch of one to six deals: more deals for the same number of calls, and a
+# failure still shrinks to one deal.
+
+HYPOTHESIS_KEYS = [key for key in KEYS if budget(key).examples]
+EXAMPLES = 150
+
+
+def with_examples(test):
+    """Collected only where some kernel here gets hypothesis (none in the simulator's child)."""
+    test.__test__ = bool(HYPOTHESIS_KEYS)
+    return test
+
+
+def deals_of(deal: st.SearchStrategy) -> st.SearchStrategy:
+    return st.lists(deal, min_size=1, max_size=6)
+
+
+def any_hands(seats: int) -> st.SearchStrategy:
+    """`seats` hands of any cards, each at most MAX_CARDS // seats long."""
+    hand = st.lists(st.integers(0, 4), max_size=MAX_CARDS // seats).map(tuple)
+    return st.tuples(*[hand] * seats)
+
+
+@st.composite
+def split_decks(draw, seats: int) -> Deal:
+    """Up to 64 cards, numerals weighted, cut anywhere."""
+    cards = draw(st.lists(st.sampled_from(BIASED), min_size=1, max_size=MAX_CARDS))
+    return split_deal(
+        cards, draw(st.lists(st.integers(0, MAX_CARDS), min_size=3, max_size=3)), seats
+    )
+
+
+@st.composite
+def looping_deals(draw, seats: int) -> Deal:
+    """8-12 cards of which two or three court cards, mostly jacks, cut anywhere."""
+    n = draw(st.integers(8, 12))
+    places = draw(st.lists(st.integers(0, n - 1), min_size=2, max_size=3, unique=True))
+    cards = tiny_deck(n, {at: draw(st.sampled_from((1, 1, 1, 2))) for at in places})
+    return split_deal(cards, draw(st.lists(st.integers(0, n), min_size=3, max_size=3)), seats)
+
+
+@with_examples
+@pytest.mark.parametrize("key", HYPOTHESIS_KEYS, ids=key_id)
+@settings(deadline=None, max_examples=EXAMPLES)
+@given(data=st.data())
+def test_bounded_hands(key, data):
+    assert_agrees(key, data.draw(deals_of(any_hands(key[0]))))
+
+
+@with_examples
+@pytest.mark.parametrize("key", HYPOTHESIS_KEYS, ids=key_id)
+@settings(deadline=None, max_examples=EXAMPLES)
+@given(data=st.data())
+def test_any_split_of_a_small_deck(key, data):
+    assert_agrees(key, data.draw(deals_of(split_decks(key[0]))))
+
+
+@with_examples
+@pytest.mark.parametrize("key", HYPOTHESIS_KEYS, ids=key_id)
+@settings(deadline=None, max_examples=EXAMPLES)
+@given(data=st.data())
+def test_tiny_decks_that_often_loop(key, data):
+    assert_agrees(key, data.draw(deals_of(looping_deals(key[0]))))
