@@ -87,11 +87,14 @@ def key_id(key: tuple[int, str]) -> str:
     return f"{key[0]}-{key[1]}"
 
 
+TIERS = ("fast", "slow")
+
+
 def tiered(keys: list[tuple[int, str]]) -> list:
     """(key, tier) for every key: the fast tier, and the slow one marked slow."""
     slow = pytest.mark.slow
     return [
-        pytest.param(key, tier, id=f"{key_id(key)}-{tier}", marks=[slow] if tier else [])
+        pytest.param(key, tier, id=f"{key_id(key)}-{TIERS[tier]}", marks=[slow] if tier else [])
         for key in keys
         for tier in (0, 1)
     ]
@@ -190,11 +193,13 @@ def test_four_seat_cycles_that_keep_every_seat_holding(text):
 
 @parent_only
 @pytest.mark.parametrize(
-    "tier", [0, pytest.param(1, marks=pytest.mark.slow)] if KERNELS.keys() - set(KEYS) else []
+    "tier",
+    ["fast", pytest.param("slow", marks=pytest.mark.slow)] if KERNELS.keys() - set(KEYS) else [],
 )
 def test_simulated_kernels(tier):
-    """This file's checks of the SIMULATED_DEVICES entries, in a child with the simulator on."""
-    run_under_simulator(__file__, "-m", "slow" if tier else "not slow")
+    """This file's checks of the SIMULATED_DEVICES entries of one tier, in a child interpreter
+    with the simulator on (on one core: tests/simulator.py)."""
+    run_under_simulator(__file__, "-m", "slow" if tier == "slow" else "not slow")
 
 
 # -- every registered kernel ------------------------------------------------------------------

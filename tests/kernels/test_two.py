@@ -141,9 +141,9 @@ def test_score_arrays_and_padding():
     assert scores.loop_start_tricks.tolist() == [-1, 4]
 
 
-def test_thread_counts_agree(random_batch):
-    deals, _, _ = random_batch
-    sizes = np.full((len(deals), 2), 26)
+def test_thread_counts_agree():
+    # several of score's parallel chunks (PARALLEL_CHUNK deals each), so both threads take some
+    deals, sizes = random_deals(20_000, seed_state(RANDOM_SEED + 1))
     one, two = score(deals, sizes, threads=1), score(deals, sizes, threads=2)
     for field in one.__dataclass_fields__:
         assert np.array_equal(getattr(one, field), getattr(two, field))
