@@ -9,16 +9,11 @@ is loaded only once a command runs on cuda.
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING
 
 import click
 
 from bmn.kernels.cuda.env import THREADS_PER_BLOCK
 from bmn.search.cli.options import Whole, given, refuse
-
-if TYPE_CHECKING:
-    from bmn.records.store import Store
-    from bmn.search.runs.longest_cuda import CudaSearch
 
 DEVICES = ("cpu", "cuda")
 MAX_DEVICE_THREADS = 1 << 22  # 16 times the threads an H200 keeps resident; 200 bytes each
@@ -125,42 +120,3 @@ def selfcheck_on_device(deals: int, seed: int) -> None:
         f"OK: the CUDA kernel ({cuda_two.device_name()}) and the CPU kernel agree on"
         f" {deals:,} random deals (seed {seed})"
     )
-
-
-def check_search(ctx: click.Context, options: dict) -> None:
-    """Refuse `bmn search` options that do nothing, or cannot run, on the device chosen."""
-    from bmn.search.runs.longest_cuda import DEVICE_STRATEGIES
-
-    check_device_threads(ctx, options["device"], options["device_threads"])
-    if options["device"] != "cuda":
-        return
-    if options["objective"] == "loop":
-        refuse(ctx, "device", "cuda searches for the longest games; a loop hunt runs on the CPU")
-    if options["strategy"] not in DEVICE_STRATEGIES:
-        refuse(
-            ctx,
-            "strategy",
-            f"{options['strategy']} runs on the CPU only; with --device cuda choose"
-            f" {' or '.join(DEVICE_STRATEGIES)}",
-        )
-    if given(ctx, "workers"):
-        refuse(ctx, "workers", "sets CPU threads; with --device cuda use --device-threads")
-
-
-def search_on_device(db: Store, options: dict) -> CudaSearch:
-    """A new GPU run from `bmn search`'s options (checked, and CUDA found usable, before)."""
-    from bmn.search.runs.longest_cuda import CudaSearch, CudaSearchOptions
-    from bmn.search.strategies.cuda import resident_threads
-
-    streams = options["device_threads"] or resident_threads(mode=options["strategy"])
-    names = ("strategy", "objective", "seconds", "iterations", "seed", "keep_above")
-    chosen = {name: options[name] for name in names if options[name] is not None}
-    return CudaSearch(db, CudaSearchOptions(workers=streams, **chosen))
-
-
-def resume_on_device(db: Store, run_id: int) -> CudaSearch:
-    """A GPU run resumed (CUDA must be usable here: one line and exit 1 if not)."""
-    require_cuda()
-    from bmn.search.runs.longest_cuda import CudaSearch
-
-    return CudaSearch.resume(db, run_id)

@@ -4,12 +4,14 @@ and `bmn search-bench` (the strategies compared)."""
 from __future__ import annotations
 
 import json
+import secrets
+from collections.abc import Callable
 from typing import TYPE_CHECKING, NoReturn
 
 import click
 from click.core import ParameterSource
 
-from bmn.search.cli.device import DEVICE_OPTION, DEVICE_THREADS_OPTION, check_search
+from bmn.search.cli.device import DEVICE_OPTION, DEVICE_THREADS_OPTION, check_device_threads
 from bmn.search.cli.options import (
     JSON_OPTION,
     MAX_WORKERS,
@@ -27,13 +29,21 @@ from bmn.search.cli.options import (
     seed_option,
 )
 from bmn.search.output.text import bench_table, echo
+from bmn.search.runs.kinds import (
+    CLUSTER_OPTIONS,
+    SETTINGS,
+    RunKind,
+    UnknownKind,
+    get_kind,
+    kind_for,
+    refusal,
+)
 from bmn.search.strategies.registry import (
     DEFAULT_HISTORY,
     DEFAULT_PATIENCE,
     DEFAULT_STRATEGY,
     STRATEGIES,
     strategy_help,
-    uses,
 )
 
 MAX_HISTORY = 10_000_000  # lahc keeps this many scores per worker in memory
@@ -41,10 +51,10 @@ MAX_HISTORY = 10_000_000  # lahc keeps this many scores per worker in memory
 if TYPE_CHECKING:
     from bmn.records.store import Store
     from bmn.search.backends.base import Backend
-    from bmn.search.runs.grow import GrowHunt, GrowSummary
-    from bmn.search.runs.longest import Search, Summary
-    from bmn.search.runs.longest_cuda import CudaSearch
-    from bmn.search.runs.loop_hunt import LoopHunt, LoopSummary
+    from bmn.search.runs.grow import GrowSummary
+    from bmn.search.runs.handler import RunHandler
+    from bmn.search.runs.longest_base import Summary
+    from bmn.search.runs.loop_hunt import LoopSummary
 
 
 @click.command()
@@ -214,17 +224,20 @@ def search(
     from bmn.search.backends.base import BackendError
     from bmn.search.runs.handler import resume_command
 
-    check_combination(ctx, resume, options)
-    if options["device"] == "cuda":
+    kind = check_settings(ctx, resume, options)  # None: --resume, whose run says its kind
+    if kind is not None and kind.device == "cuda":
         from bmn.search.cli.device import require_cuda
 
         require_cuda()  # before a store is made
     backend = None  # connected before a store is made: a cluster's problem makes no store
-    if resume is not None or on_backends(options):
+    if kind is None or kind.on_backend:
         backend = cluster_backend(scheduler, scheduler_file, cluster, options["workers"])
     try:
         with Store(store, create=resume is None) as db:  # --resume never makes a store
-            job = search_job(db, resume, options, backend)
+            if kind is None:
+                job = resumed_run(db, resume, backend)
+            else:
+                job = new_run(db, kind, options, backend)
             try:
                 summary = run_with_signals(job, quiet)
             except BackendError as err:
@@ -244,33 +257,38 @@ def search(
 
 
 RUN_NUMBER = Whole(1, what="a run number (see bmn records runs)")
-# Settings of a run: --resume takes them from the store.
-RUN_SETTINGS = (
-    "strategy",
-    "objective",
-    "seconds",
-    "iterations",
-    "workers",
-    "seed",
-    "keep_above",
-    "patience",
-    "history",
-    "players",
-    "loop_deck",
-    "basin_states",
-    "grow_from",
-    "device",
-    "device_threads",
-)
 
 
-CLUSTER_OPTIONS = ("scheduler", "scheduler_file", "cluster")
-
-
-def on_backends(options: dict) -> bool:
-    """Whether a new run of these options runs its chunks on a backend (threads or a Dask
-    cluster): searches and loop hunts do; a GPU search and a grow run do not."""
-    return options["device"] != "cuda" and options["objective"] != "grow"
+def check_settings(ctx: click.Context, resume: str | None, options: dict) -> RunKind | None:
+    """The kind of the new run these options ask for, after refusing every option it does not
+    take, saying why (the registry of run kinds says what each takes); None with --resume,
+    which takes no setting of a run."""
+    if resume is not None:
+        for name in (p.name for p in ctx.command.params):
+            if name in SETTINGS and given(ctx, name):
+                raise click.UsageError(
+                    f"--resume takes its settings from the run; drop {flag(ctx, name)}", ctx
+                )
+        if resume != "latest":
+            RUN_NUMBER.convert(resume, param(ctx, "resume"), ctx)  # not a number: exit 2
+        return None
+    names = [p.name for p in ctx.command.params]
+    typed = {n for n in names if ctx.get_parameter_source(n) == ParameterSource.COMMANDLINE}
+    o = options
+    refused = refusal(
+        o["objective"],
+        o["device"],
+        o["strategy"],
+        o["players"],
+        given={n for n in names if given(ctx, n)},
+        typed=typed,
+    )
+    if refused is not None:
+        refuse(ctx, *refused)
+    kind = kind_for(o["objective"], o["device"])
+    if "device_threads" in kind.takes:
+        check_device_threads(ctx, o["device"], o["device_threads"])  # whole blocks
+    return kind
 
 
 def refuse_cluster(what: str) -> None:
@@ -282,103 +300,69 @@ def refuse_cluster(what: str) -> None:
             refuse(ctx, name, f"runs on a Dask cluster; {what} runs on this machine")
 
 
-# Settings a grow run has no use for: it builds its deals from pieces, on the CPU.
-GROW_IDLE = ("strategy", "keep_above", "patience", "history", "loop_deck", "device_threads")
+def resumed_run(db: Store, resume: str, backend: Backend | None) -> RunHandler:
+    """The stored run --resume names, made by the handler of its kind; a kind that runs on
+    this machine only refuses a cluster named on the command line."""
+    run = db.get_run(resume_target(db, resume))
+    try:
+        kind = get_kind(run.kind)
+    except UnknownKind as err:
+        raise click.ClickException(f"cannot resume run {run.id}: {err}") from None
+    if not kind.on_backend:
+        refuse_cluster(f"run {run.id}, {kind.what},")
+        backend = None
+    if kind.device == "cuda":
+        from bmn.search.cli.device import require_cuda
+
+        require_cuda()
+    return kind.handler_class().resume(db, run.id, backend)
 
 
-def check_combination(ctx: click.Context, resume: str | None, options: dict) -> None:
-    """Refuse options that conflict, or that do nothing beside the others, saying why."""
-    if resume is not None:
-        for name in RUN_SETTINGS:
-            if given(ctx, name):
-                raise click.UsageError(
-                    f"--resume takes its settings from the run; drop {flag(ctx, name)}", ctx
-                )
-        if resume != "latest":
-            RUN_NUMBER.convert(resume, param(ctx, "resume"), ctx)  # not a number: exit 2
-        return
-    check_players(ctx, options)
-    if options["objective"] == "grow":
-        for name in GROW_IDLE:
-            if given(ctx, name):
-                refuse(ctx, name, "does nothing with --objective grow: it builds deals from pieces")
-        if options["device"] == "cuda":
-            refuse(ctx, "device", "cuda searches for the longest games; a grow run runs on the CPU")
-        refuse_cluster("a grow run")
-        return
-    if given(ctx, "grow_from"):
-        refuse(ctx, "grow_from", f"is for --objective grow only, not {options['objective']}")
-    check_search(ctx, options)  # --device and --device-threads
-    if options["device"] == "cuda":
-        refuse_cluster("--device cuda")
-    if options["objective"] == "loop":
-        for name in ("strategy", "keep_above", "patience", "history"):
-            if given(ctx, name):
-                refuse(
-                    ctx, name, "does nothing with --objective loop: a loop hunt plays random deals"
-                )
-        return
-    if given(ctx, "loop_deck"):
-        refuse(ctx, "loop_deck", f"is for --objective loop only, not {options['objective']}")
-    if given(ctx, "basin_states"):
-        refuse(ctx, "basin_states", f"is for --objective loop or grow, not {options['objective']}")
-    strategy = options["strategy"]
-    if given(ctx, "patience") and not uses(strategy, "patience"):
-        refuse(ctx, "patience", f"is for --strategy climb only; {strategy} does not restart")
-    if given(ctx, "history") and not uses(strategy, "history"):
-        refuse(ctx, "history", f"is for --strategy lahc only; {strategy} keeps no history")
-
-
-def check_players(ctx: click.Context, options: dict) -> None:
-    """Three or four players: the longest-game search on the CPU, which alone plays them."""
-    if options["players"] == 2:
-        return
-    if options["objective"] in ("loop", "grow"):
-        why = f"must be 2 with --objective {options['objective']}: it plays two seats"
-        refuse(ctx, "players", why)
-    if options["device"] == "cuda":
-        refuse(ctx, "players", "must be 2 with --device cuda: the GPU kernel plays two seats")
-
-
-def search_job(
-    db: Store, resume: str | None, options: dict, backend: Backend | None = None
-) -> Search | LoopHunt | GrowHunt | CudaSearch:
-    """The search to run: a resumed run of any kind, a new loop hunt or grow run, or a new
-    search; a search's or loop hunt's chunks on `backend` (threads of this process when
-    None)."""
-    from bmn.search.cli.device import resume_on_device, search_on_device
-    from bmn.search.runs.grow import GrowHunt, grow_options
-    from bmn.search.runs.longest import Search, SearchOptions
-    from bmn.search.runs.loop_hunt import LoopHunt, loop_options
-
-    if resume is not None:
-        run = db.get_run(resume_target(db, resume))
-        if run.strategy == "grow":  # stored as objective 'loop': it stores cycles
-            refuse_cluster(f"run {run.id}, a grow run,")
-            return GrowHunt.resume(db, run.id)
-        if run.params.get("device") == "cuda":
-            refuse_cluster(f"run {run.id}, a GPU search,")
-            return resume_on_device(db, run.id)
-        return (LoopHunt if run.objective == "loop" else Search).resume(db, run.id, backend)
-    if options["objective"] == "grow":
-        return GrowHunt(db, grow_options(options, db))
-    if options["objective"] == "loop":
-        try:
-            return LoopHunt(db, loop_options(options), backend=backend)
-        except ValueError as err:
-            raise click.BadParameter(str(err), param_hint="--loop-deck") from None
+def new_run(db: Store, kind: RunKind, options: dict, backend: Backend | None) -> RunHandler:
+    """A new run of `kind` from the command line's options, checked: its typed options made
+    here, from the settings it takes and the defaults of the command line."""
+    fields = {name: options[opt] for opt, name in kind.takes.items() if options[opt] is not None}
     if options["seconds"] is None and options["iterations"] is None:
-        options["seconds"] = 60.0
-    if options["device"] == "cuda":
-        return search_on_device(db, options)
-    if options["workers"] is None and backend is not None:
-        options["workers"] = backend.default_streams()
-    chosen = {
-        k: v
-        for k, v in options.items()
-        if v is not None and k in SearchOptions.__dataclass_fields__
-    }
-    return Search(db, SearchOptions(**chosen), backend=backend)
+        fields["seconds"] = 60.0
+    fields.setdefault("seed", secrets.randbits(62))
+    if kind.name in COMPLETE:
+        COMPLETE[kind.name](fields, db, backend)
+    try:
+        run_options = kind.options_class()(**fields)
+    except ValueError as err:
+        if "loop_deck" not in kind.takes:
+            raise
+        raise click.BadParameter(str(err), param_hint="--loop-deck") from None
+    handler = kind.handler_class()
+    return handler(db, run_options, backend=backend if kind.on_backend else None)
+
+
+def _longest_workers(fields: dict, db: Store, backend: Backend | None) -> None:
+    """A search's streams: one per worker thread of the cluster, else one per core."""
+    if "workers" not in fields and backend is not None:
+        fields["workers"] = backend.default_streams()
+
+
+def _gpu_threads(fields: dict, db: Store, backend: Backend | None) -> None:
+    """A GPU search's streams: every thread the GPU keeps resident, unless --device-threads."""
+    from bmn.search.strategies.cuda import resident_threads
+
+    fields.setdefault("workers", resident_threads(mode=fields["strategy"]))
+
+
+def _known_cycles(fields: dict, db: Store, backend: Backend | None) -> None:
+    """A grow run's known cycles (--grow-from known): the published one and the store's."""
+    from bmn.search.runs.grow import known_deals
+
+    fields["known"] = known_deals(db) if fields.get("grow_from", "known") == "known" else []
+
+
+# What the command line fills in for a kind beyond its settings, by kind.
+COMPLETE: dict[str, Callable[[dict, Store, Backend | None], None]] = {
+    "longest": _longest_workers,
+    "longest-cuda": _gpu_threads,
+    "grow": _known_cycles,
+}
 
 
 @click.command("search-bench")
@@ -497,9 +481,7 @@ def nothing_to_resume(db: Store) -> NoReturn:
     )
 
 
-def run_with_signals(
-    job: Search | LoopHunt | GrowHunt | CudaSearch, quiet: bool
-) -> Summary | LoopSummary | GrowSummary:
+def run_with_signals(job: RunHandler, quiet: bool) -> Summary | LoopSummary | GrowSummary:
     """Run a search; SIGINT and SIGTERM stop it cleanly after a checkpoint."""
     import signal
 

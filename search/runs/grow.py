@@ -28,7 +28,6 @@ however it was cut or interrupted).
 from __future__ import annotations
 
 import json
-import secrets
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -80,21 +79,6 @@ def known_deals(db: Store) -> list[str]:
 
     deals = [game.deal for game in published_games() if game.status == "loop"]
     return deals + [row.example_deal for row in db.loops() if row.deck == STANDARD_DECK]
-
-
-def grow_options(options: dict, db: Store) -> GrowRunOptions:
-    """A new grow run's options from `bmn search`'s (the store supplies the known cycles)."""
-    seconds, iterations = options.get("seconds"), options.get("iterations")
-    grow_from = options.get("grow_from") or "known"
-    return GrowRunOptions(
-        seconds=60.0 if seconds is None and iterations is None else seconds,
-        iterations=iterations,
-        workers=options.get("workers") or 1,
-        seed=secrets.randbits(62) if options.get("seed") is None else options["seed"],
-        grow_from=grow_from,
-        basin_states=options.get("basin_states") or DEFAULT_BASIN_STATES,
-        known=known_deals(db) if grow_from == "known" else [],
-    )
 
 
 def stream_seed(seed: int, stream: int) -> int:
@@ -261,6 +245,7 @@ class GrowHunt(RunHandler):
     are committed in one transaction.
     """
 
+    kind = "grow"
     options_type = GrowRunOptions
     work = staticmethod(grow_work)
     warm = staticmethod(warm_grow)

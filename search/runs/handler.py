@@ -2,9 +2,10 @@
 
 It creates or resumes a run, keeps chunks in flight on a backend (bmn.search.backends.base), commits
 results as they arrive, keeps the progress and the time remaining, and finishes the run as
-finished or interrupted. A kind of run (the longest-game search in driver.py, the loop hunt in
-loophunt.py) subclasses it and says only what is its own: a stream's state, the work of one
-chunk, the size of the next chunk, and what one commit writes.
+finished or interrupted. A kind of run (registered in kinds.py: the longest-game search in
+longest.py and longest_cuda.py, the loop hunt in loop_hunt.py, grow.py) subclasses it and says
+only what is its own: a stream's state, the work of one chunk, the size of the next chunk, and
+what one commit writes.
 
 Every store write happens here, in the process that runs the search; a backend only runs
 chunks. The chunks of a stream are committed one at a time and in order, so the checkpoint in
@@ -116,6 +117,7 @@ class RunHandler:
 
     Subclasses set the class attributes and implement the hooks below the line."""
 
+    kind: ClassVar[str]  # its name in the registry of run kinds (kinds.py), stored with a run
     options_type: ClassVar[type]  # the options dataclass stored with the run
     in_flight: ClassVar[int] = 2  # chunks queued per stream: 2 hides the commit's latency
 
@@ -139,6 +141,7 @@ class RunHandler:
                 asdict(options),
                 seats=getattr(options, "players", 2),  # loop hunts, grow and GPU runs: two
                 backend=self.backend.where,
+                kind=self.kind,
             )
             self.spent = 0.0
             self._restore({})

@@ -252,6 +252,7 @@ class Search(LongestRun):
     threads of this process by default.
     """
 
+    kind = "longest"
     options_type = SearchOptions
     progress_type = Progress
     work = staticmethod(search_chunk)

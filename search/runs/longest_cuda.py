@@ -57,7 +57,7 @@ class CudaSearchOptions:
     workers: int = THREADS_PER_BLOCK  # device threads: one search stream each
     seed: int = field(default_factory=lambda: secrets.randbits(62))
     keep_above: int = 3000
-    device: str = "cuda"  # how `bmn search --resume` tells a GPU run from a CPU one
+    device: str = "cuda"  # stored with the run: how store migration 5 told a GPU run's kind
 
     def __post_init__(self) -> None:
         if self.strategy not in DEVICE_STRATEGIES:
@@ -144,6 +144,7 @@ class CudaSearch(LongestRun):
     largest, so a chunk's rounds never pass it.
     """
 
+    kind = "longest-cuda"
     options_type = CudaSearchOptions
     progress_type = DeviceProgress
     work = staticmethod(cuda_chunk)

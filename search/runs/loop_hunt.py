@@ -19,7 +19,6 @@ finds, measured: docs/endless-games.md, "Which decks loop".
 from __future__ import annotations
 
 import json
-import secrets
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
@@ -330,6 +329,7 @@ class LoopHunt(RunHandler):
     one transaction, so a resumed hunt continues exactly where it stopped.
     """
 
+    kind = "loop-hunt"
     options_type = LoopOptions
     work = staticmethod(loop_chunk)
     warm = staticmethod(warm_loop)
@@ -442,16 +442,3 @@ class LoopHunt(RunHandler):
             self.options.deck,
             str(self.store.path),
         )
-
-
-def loop_options(options: dict) -> LoopOptions:
-    """A new hunt's options from `bmn search`'s; ValueError for a bad --loop-deck."""
-    seconds, iterations = options.get("seconds"), options.get("iterations")
-    return LoopOptions(
-        seconds=60.0 if seconds is None and iterations is None else seconds,
-        iterations=iterations,
-        workers=options.get("workers") or 0,
-        seed=secrets.randbits(62) if options.get("seed") is None else options["seed"],
-        deck=options.get("loop_deck") or DEFAULT_DECK,
-        max_basin_states=options.get("basin_states") or DEFAULT_BASIN_STATES,
-    )

@@ -1,0 +1,320 @@
+"""The registry of run kinds: it covers every kind `bmn search` makes and the store holds, the
+refusals generated from it are today's (kind by kind, option by option), a new run is written
+with its kind, and --resume makes each stored run with the handler its kind names."""
+
+import dataclasses
+import threading
+
+import pytest
+
+from bmn.records.store import Store, schema
+from bmn.search.cli import search as search_cli
+from bmn.search.runs import kinds
+from bmn.search.runs.kinds import CHECK_ORDER, KINDS, SETTINGS, get_kind, kind_for, refusal
+from bmn.search.runs.loop_hunt import LoopOptions
+
+NAMES = ["longest", "longest-cuda", "loop-hunt", "grow"]
+
+
+def test_the_registry_names_every_kind_with_its_handler_and_options():
+    assert list(KINDS) == NAMES
+    for name, kind in KINDS.items():
+        handler = kind.handler_class()
+        assert handler.kind == name and get_kind(name) is kind
+        assert handler.options_type is kind.options_class()
+        fields = {f.name for f in dataclasses.fields(kind.options_class())}
+        assert set(kind.takes.values()) <= fields, name
+    with pytest.raises(kinds.UnknownKind, match="unknown kind of run 'magic'; this bmn knows"):
+        get_kind("magic")
+
+
+def test_every_objective_and_device_selects_one_kind_or_none():
+    objectives = next(p for p in search_cli.search.params if p.name == "objective").type.choices
+    assert sorted(objectives) == sorted({o for k in KINDS.values() for o in k.objectives})
+    chosen = {(o, d): kind_for(o, d) for o in objectives for d in ("cpu", "cuda")}
+    assert {key: k.name for key, k in chosen.items() if k is not None} == {
+        ("cards", "cpu"): "longest",
+        ("tricks", "cpu"): "longest",
+        ("cards", "cuda"): "longest-cuda",
+        ("tricks", "cuda"): "longest-cuda",
+        ("loop", "cpu"): "loop-hunt",
+        ("grow", "cpu"): "grow",
+    }
+
+
+def test_every_setting_is_a_search_option_and_refusable_where_not_taken():
+    params = {p.name for p in search_cli.search.params}
+    assert params >= SETTINGS
+    assert {
+        "strategy", "objective", "seconds", "iterations", "workers", "seed", "keep_above",
+        "patience", "history", "players", "loop_deck", "basin_states", "grow_from", "device",
+        "device_threads",
+    } == SETTINGS  # fmt: skip
+    everywhere = set.intersection(*(set(k.takes) for k in KINDS.values()))
+    selectors = {"objective", "device", "players"}
+    assert SETTINGS - everywhere - selectors <= set(CHECK_ORDER)
+
+
+# What each kind refuses, option by option: the messages bmn gave before the registry. None:
+# the kind takes it.
+MATRIX = {
+    (): {
+        "--patience 9": "--patience is for --strategy climb only; walk does not restart",
+        "--history 9": "--history is for --strategy lahc only; walk keeps no history",
+        "--loop-deck standard": "--loop-deck is for --objective loop only, not cards",
+        "--basin-states 5": "--basin-states is for --objective loop or grow, not cards",
+        "--grow-from descent": "--grow-from is for --objective grow only, not cards",
+        "--device-threads 8": "--device-threads is for --device cuda only",
+        "--strategy climb --history 9": "--history is for --strategy lahc only; climb keeps no"
+        " history",
+        "--strategy random --patience 9": "--patience is for --strategy climb only; random does"
+        " not restart",
+        "--objective tricks --loop-deck standard": "--loop-deck is for --objective loop only,"
+        " not tricks",
+    },
+    ("--device", "cuda"): {
+        "--workers 2": "--workers sets CPU threads; with --device cuda use --device-threads",
+        "--patience 9": "--patience is for --strategy climb only; walk does not restart",
+        "--history 9": "--history is for --strategy lahc only; walk keeps no history",
+        "--loop-deck standard": "--loop-deck is for --objective loop only, not cards",
+        "--basin-states 5": "--basin-states is for --objective loop or grow, not cards",
+        "--grow-from descent": "--grow-from is for --objective grow only, not cards",
+        "--scheduler tcp://h:1": "--scheduler runs on a Dask cluster; --device cuda runs on this"
+        " machine",
+        "--scheduler-file f.json": "--scheduler-file runs on a Dask cluster; --device cuda runs"
+        " on this machine",
+        "--cluster local": "--cluster runs on a Dask cluster; --device cuda runs on this machine",
+        "--strategy climb": "--strategy climb runs on the CPU only; with --device cuda choose"
+        " walk or random",
+        "--players 3": "--players must be 2 with --device cuda: the GPU kernel plays two seats",
+        "--device-threads 200": "--device-threads must be 1 to 128 or a multiple of 128",
+        "--objective loop": "--device cuda searches for the longest games; a loop hunt runs on"
+        " the CPU",
+    },
+    ("--objective", "loop"): {
+        "--keep-above 9": "--keep-above does nothing with --objective loop: a loop hunt plays"
+        " random deals",
+        "--patience 9": "--patience does nothing with --objective loop: a loop hunt plays random"
+        " deals",
+        "--history 9": "--history does nothing with --objective loop: a loop hunt plays random"
+        " deals",
+        "--strategy climb": "--strategy does nothing with --objective loop: a loop hunt plays"
+        " random deals",
+        "--strategy random": "--strategy does nothing with --objective loop: a loop hunt plays"
+        " random deals",
+        "--grow-from descent": "--grow-from is for --objective grow only, not loop",
+        "--device-threads 8": "--device-threads is for --device cuda only",
+        "--players 3": "--players must be 2 with --objective loop: it plays two seats",
+        "--device cuda": "--device cuda searches for the longest games; a loop hunt runs on the"
+        " CPU",
+    },
+    ("--objective", "grow"): {
+        **{
+            f"{option} 9": f"{option} does nothing with --objective grow: it builds deals from"
+            " pieces"
+            for option in ("--keep-above", "--patience", "--history")
+        },
+        "--device-threads 8": "--device-threads does nothing with --objective grow: it builds"
+        " deals from pieces",
+        "--strategy random": "--strategy does nothing with --objective grow: it builds deals"
+        " from pieces",
+        "--loop-deck standard": "--loop-deck does nothing with --objective grow: it builds"
+        " deals from pieces",
+        "--strategy climb": "--strategy does nothing with --objective grow: it builds deals from"
+        " pieces",
+        **{
+            f"{option} {value}": f"{option} runs on a Dask cluster; a grow run runs on this machine"
+            for option, value in [
+                ("--scheduler", "tcp://h:1"),
+                ("--scheduler-file", "f.json"),
+                ("--cluster", "local"),
+            ]  # fmt: skip
+        },
+        "--players 3": "--players must be 2 with --objective grow: it plays two seats",
+        "--device cuda": "--device cuda searches for the longest games; a grow run runs on the CPU",
+    },
+}
+# Options every kind is asked about: those not refused above are taken.
+ASKED = [
+    "--time 10s", "--iterations 10", "--workers 2", "--seed 5", "--keep-above 9",
+    "--patience 9", "--history 9", "--loop-deck standard", "--basin-states 5",
+    "--grow-from descent", "--device-threads 8", "--scheduler tcp://h:1",
+    "--scheduler-file f.json", "--cluster local", "--strategy climb", "--strategy random",
+    "--players 3", "--players 2", "--device cuda", "--objective loop", "--objective tricks",
+]  # fmt: skip
+CASES = [
+    (base, extra, MATRIX[base].get(extra))
+    for base in MATRIX
+    for extra in dict.fromkeys([*ASKED, *MATRIX[base]])
+    if not (base and extra.split()[0] == base[0])  # not --device cuda --device cuda
+]
+KIND_OF = {(): "longest", ("--device", "cuda"): "longest-cuda"}
+KIND_OF |= {("--objective", "loop"): "loop-hunt", ("--objective", "grow"): "grow"}
+
+
+@pytest.fixture
+def made(monkeypatch):
+    """`bmn search` up to the run it would make: every new run's kind and options (nothing
+    connects to a cluster, CUDA is taken as present, nothing runs)."""
+    from bmn.search.cli import device
+
+    runs = []
+
+    def new_run(db, kind, options, backend):
+        runs.append((kind.name, options))
+        raise SystemExit(0)
+
+    monkeypatch.setattr(search_cli, "new_run", new_run)
+    monkeypatch.setattr(search_cli, "cluster_backend", lambda *args: None)
+    monkeypatch.setattr(device, "require_cuda", lambda: None)
+    return runs
+
+
+@pytest.mark.parametrize(
+    "base, extra, message", CASES, ids=[f"{' '.join(b) or 'cards'} {e}" for b, e, _ in CASES]
+)
+def test_each_kind_refuses_what_it_does_not_take_as_before(
+    bmn, failed, made, tmp_path, base, extra, message
+):
+    store = tmp_path / "s.sqlite"
+    result = bmn("search", *base, *extra.split(), "--store", store)
+    if message is None:
+        assert result.exit_code == 0, result.output
+        chosen = {"--objective loop": "loop-hunt", "--device cuda": "longest-cuda"}
+        assert [name for name, _ in made] == [chosen.get(extra, KIND_OF[base])]
+    else:
+        failed(result, 2, message)
+        assert made == [] and not store.exists()
+
+
+@pytest.mark.parametrize("option", ["--objective", "--device", "--loop-deck", "--seed"])
+def test_resume_takes_no_setting(bmn, failed, made, option):
+    value = {"--objective": "loop", "--device": "cpu", "--loop-deck": "mixed"}.get(option, "1")
+    failed(bmn("search", "--resume", option, value), 2, f"from the run; drop {option}")
+
+
+def test_refusal_names_the_first_option_refused():
+    """Two options a kind does not take: the first in CHECK_ORDER is named."""
+    assert refusal("cards", "cpu", "walk", 2, {"history", "grow_from"}) == (
+        "grow_from", "is for --objective grow only, not cards",
+    )  # fmt: skip
+    assert refusal("loop", "cpu", "walk", 2, {"scheduler"}, {"scheduler"}) is None
+    assert refusal("grow", "cpu", "walk", 2, {"scheduler"}, set()) is None  # the environment's
+
+
+# -- what a new run is made with, and how a stored one resumes -----------------------------------
+
+
+def command_options(**chosen) -> dict:
+    """`bmn search`'s option dict as click hands it over, defaults and all."""
+    ctx = search_cli.search.make_context("search", [], resilient_parsing=True)
+    options = {k: v for k, v in ctx.params.items() if k in SETTINGS}
+    return {**options, **chosen}
+
+
+def test_a_new_run_gets_its_kinds_typed_options_and_is_stored_with_its_kind(tmp_path):
+    with Store(tmp_path / "s.sqlite") as db:
+        chosen = dict(iterations=500, workers=1, seed=3, loop_deck="5,2,2,0,0", basin_states=7)
+        hunt = search_cli.new_run(db, KINDS["loop-hunt"], command_options(**chosen), None)
+        assert hunt.options == LoopOptions(
+            seconds=None, iterations=500, workers=1, seed=3, deck="5,2,2,0,0", max_basin_states=7
+        )
+        grow = search_cli.new_run(db, KINDS["grow"], command_options(seed=4), None)
+        assert (grow.options.seconds, grow.options.seed, grow.options.workers) == (60.0, 4, 1)
+        assert grow.options.grow_from == "known" and grow.options.known  # the published cycle
+        assert [run.kind for run in db.runs()] == ["loop-hunt", "grow"]
+
+
+class FakeJob:
+    """What --resume makes, in place of a run: it says which handler made it."""
+
+    made: list = []
+
+    def __init__(self, handler, run_id, backend):
+        self.handler, self.run_id, self.stop = handler, run_id, threading.Event()
+        FakeJob.made.append((handler, run_id, backend))
+
+    def run(self, on_progress):
+        return self
+
+    status = "finished"
+
+    def as_dict(self):
+        return {}
+
+    def text(self):
+        return "resumed"
+
+
+@pytest.fixture
+def resumed(monkeypatch):
+    """Which handler each --resume asks to resume which run (CUDA taken as present)."""
+    from bmn.search.cli import device
+
+    def resume(cls, db, run, backend=None):
+        return FakeJob(cls, run, backend)
+
+    FakeJob.made = []
+    for kind in KINDS.values():
+        monkeypatch.setattr(kind.handler_class(), "resume", classmethod(resume))
+    monkeypatch.setattr(device, "require_cuda", lambda: None)
+    monkeypatch.setattr(search_cli, "cluster_backend", lambda *args: None)
+    return FakeJob.made
+
+
+def test_resume_dispatches_on_the_stored_kind(bmn, resumed, tmp_path):
+    store = tmp_path / "s.sqlite"
+    with Store(store) as db:
+        for name in NAMES:
+            db.update_run(db.create_run("walk", "cards", 1, {}, kind=name), status="interrupted")
+    for run in range(1, len(NAMES) + 1):
+        result = bmn("search", "--resume", run, "--store", store)
+        assert result.exit_code == 0, result.output
+    assert [(handler.kind, run) for handler, run, _ in resumed] == [
+        (name, run) for run, name in enumerate(NAMES, start=1)
+    ]
+
+
+def test_resume_of_a_version_four_store_takes_the_kind_from_the_migration(bmn, resumed, tmp_path):
+    import sqlite3
+
+    store = tmp_path / "v4.sqlite"
+    with pytest.MonkeyPatch.context() as version_four:
+        version_four.setattr(schema, "MIGRATIONS", schema.MIGRATIONS[:4])
+        version_four.setattr(schema, "SCHEMA_VERSION", 4)
+        Store(store).close()
+    conn = sqlite3.connect(store, isolation_level=None)
+    for strategy, objective, params in [
+        ("walk", "cards", "{}"),
+        ("walk", "tricks", '{"device": "cuda", "workers": 8}'),
+        ("random", "loop", "{}"),
+        ("grow", "loop", "{}"),
+    ]:
+        conn.execute(
+            "INSERT INTO runs (started_at, updated_at, strategy, objective, seed, params, status)"
+            f" VALUES ('2026-01-01T00:00:00Z', '2026-01-01T00:00:00Z', '{strategy}',"
+            f" '{objective}', 1, '{params}', 'interrupted')"
+        )
+    conn.close()
+    for run in range(1, 5):
+        assert bmn("search", "--resume", run, "--store", store).exit_code == 0
+    assert [handler.kind for handler, _, _ in resumed] == NAMES
+
+
+def test_a_run_that_takes_no_cluster_refuses_one_on_resume(bmn, failed, resumed, tmp_path):
+    store = tmp_path / "s.sqlite"
+    with Store(store) as db:
+        for name in NAMES:
+            db.update_run(db.create_run("walk", "cards", 1, {}, kind=name), status="interrupted")
+    gpu = bmn("search", "--resume", 2, "--cluster", "local", "--store", store)
+    failed(gpu, 2, "--cluster runs on a Dask cluster; run 2, a GPU search, runs on this machine")
+    grow = bmn("search", "--resume", 4, "--scheduler", "tcp://h:1", "--store", store)
+    failed(grow, 2, "--scheduler runs on a Dask cluster; run 4, a grow run, runs on this machine")
+    assert resumed == []
+
+
+def test_a_run_of_a_kind_this_bmn_does_not_know_is_one_line(bmn, failed, tmp_path):
+    store = tmp_path / "s.sqlite"
+    with Store(store) as db:
+        db.update_run(db.create_run("walk", "cards", 1, {}, kind="magic"), status="interrupted")
+    failed(bmn("search", "--resume", "--store", store), 1, "cannot resume run 1: unknown kind")
