@@ -13,12 +13,13 @@ from bmn.search.cli.options import (
     HandCommand,
     Whole,
     check_figure,
+    echo,
     figure_option,
     read_deal,
     seed_option,
     write_figure,
 )
-from bmn.search.output.text import describe, describe_loop, echo, trace_table
+from bmn.search.output.text import describe, describe_loop, trace_table
 
 
 @click.command(cls=HandCommand)

@@ -15,11 +15,12 @@ from bmn.search.cli.options import (
     THREADS_OPTION,
     check_figure,
     deals_option,
+    echo,
     figure_option,
     seed_option,
     write_figure,
 )
-from bmn.search.output.text import describe, echo, format_stats
+from bmn.search.output.text import describe, format_stats
 
 
 @click.command()

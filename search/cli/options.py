@@ -27,6 +27,7 @@ from bmn.kernels.deal import (
     parse_hand,
 )
 from bmn.records.store import DEFAULT_PATH, INT64_MAX, Store
+from bmn.search.output import text as present
 
 if TYPE_CHECKING:
     from bmn.search.backends.base import Backend
@@ -205,6 +206,22 @@ PLAYERS_OPTION = click.option(
     help="Number of seats, 2 to 4; the deck is dealt one card at a time from seat 0.",
 )
 DEALS_HELP = f"at most {MAX_DEALS:,}"
+
+
+def echo(*blocks: present.Block) -> None:
+    """Print blocks on stdout: tables drawn by rich on a terminal, plain text elsewhere (see
+    bmn.search.output.text)."""
+    if not present.stdout_is_terminal():
+        click.echo(present.plain(blocks))
+        return
+    from rich.console import Console
+
+    console = Console()
+    for block in blocks:
+        if isinstance(block, present.Table):
+            console.print(block.rich())
+        else:  # lines as written: a deal or a key is not rich markup
+            click.echo(block)
 
 
 def open_store(path: str) -> Store:

@@ -15,6 +15,7 @@ from bmn.search.cli.options import (
     HandCommand,
     Whole,
     check_figure,
+    echo,
     figure_option,
     given,
     open_store,
@@ -24,7 +25,6 @@ from bmn.search.cli.options import (
 from bmn.search.output.text import (
     compare_text,
     describe,
-    echo,
     loops_text,
     published_table,
     runs_text,

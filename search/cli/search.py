@@ -22,13 +22,14 @@ from bmn.search.cli.options import (
     Whole,
     cluster_backend,
     cluster_options,
+    echo,
     flag,
     given,
     param,
     refuse,
     seed_option,
 )
-from bmn.search.output.text import bench_table, echo
+from bmn.search.output.text import bench_table
 from bmn.search.runs.kinds import (
     CLUSTER_OPTIONS,
     SETTINGS,

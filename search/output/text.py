@@ -1,10 +1,11 @@
 """Everything bmn prints as text: result lines, tables, durations and times.
 
-A command's text output is a list of blocks: lines of text and `Table`s. `echo` prints them on
-stdout: on a terminal each table is drawn by rich (ruled head, long cells folded to the window);
-anywhere else (a pipe, a file, a test) as plain columns two spaces apart, so a script that cuts
-columns or greps rows reads the same text whatever the window. JSON is not made here: --json
-prints each result's `as_dict()` (records/report.py for the store's lists).
+A command's text output is a list of blocks: lines of text and `Table`s. The command line's
+`echo` (bmn.search.cli.options; nothing here imports click) prints them on stdout: on a terminal
+each table is drawn by rich (ruled head, long cells folded to the window); anywhere else (a pipe,
+a file, a test) as plain columns two spaces apart, so a script that cuts columns or greps rows
+reads the same text whatever the window. JSON is not made here: --json prints each result's
+`as_dict()` (records/report.py for the store's lists).
 """
 
 from __future__ import annotations
@@ -13,8 +14,6 @@ import sys
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
-
-import click
 
 if TYPE_CHECKING:
     from rich.table import Table as RichTable
@@ -79,21 +78,6 @@ def plain(blocks: Iterable[Block]) -> str:
 
 def stdout_is_terminal() -> bool:
     return sys.stdout.isatty()
-
-
-def echo(*blocks: Block) -> None:
-    """Print blocks on stdout: tables drawn by rich on a terminal, plain text elsewhere."""
-    if not stdout_is_terminal():
-        click.echo(plain(blocks))
-        return
-    from rich.console import Console
-
-    console = Console()
-    for block in blocks:
-        if isinstance(block, Table):
-            console.print(block.rich())
-        else:  # lines as written: a deal or a key is not rich markup
-            click.echo(block)
 
 
 # -- durations and times -------------------------------------------------------------------
