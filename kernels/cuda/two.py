@@ -117,7 +117,7 @@ def play_fast_at(buf, offset, n0, n1, cap):
     """The deal at buf[offset:] (hands of n0 and n1 cards, n0 + n1 <= 64).
 
     Returns (cards, tricks, code): code 0 or 1 = finished, that seat winning; UNDECIDED = more
-    than `cap` cards laid without a finish (replay with kernels/two.play_exact_at).
+    than `cap` cards laid without a finish (replay with kernels/cpu/two.play_exact_at).
     """
     if n0 == 0:  # seat 0 must lead and cannot: seat 1 wins, and an empty pile is no trick
         return 0, 0, 1
@@ -180,7 +180,7 @@ def score_rows(
     """Score deals[rows] into out's slots on the GPU (other slots untouched).
 
     The rows travel to the device once; a deal past `cap` cards is replayed on the CPU with
-    exact loop detection (kernels/two.play_exact_at), so results always equal the reference.
+    exact loop detection (kernels/cpu/two.play_exact_at), so results always equal the reference.
     """
     deals, sizes, rows = _check(deals, sizes, rows)
     if rows.size == 0:

@@ -1,12 +1,13 @@
 """Search and bench on an NVIDIA GPU: deals made, scored and kept on the device.
 
 Each thread is one search stream, the device twin of a CPU search worker
-(search/strategies/worker.py): its own xoshiro256** generator (kernels/rng.py's algorithm), its
-current deal, its best deal and counters. A stream moves as the CPU strategies do
-(search/strategies/walk.py: swap two cards of different value; search/strategies/random_restart.py:
-shuffle the deal afresh) and scores every deal with the device kernel of kernels/cuda/two.py, so a
-stream's sequence of deals, finds and best deal equal a CPU worker's from the same state. The
-stream states are the checkpoint.
+(search/strategies/worker.py): its own xoshiro256** generator, its current deal, its best deal
+and counters (held on the host as search/strategies/cuda_streams.py's Streams, the checkpoint).
+A stream moves as the CPU strategies do (walk: swap two cards of different value; random
+restart: shuffle the deal afresh), with the CPU's own source for the generator's steps and the
+swap (kernels/rng.py, search/strategies/moves.py) compiled as device functions, and scores every
+deal with the device kernel of kernels/cuda/two.py, so a stream's sequence of deals, finds and
+best deal equal a CPU worker's from the same state.
 
 How the speed is got (target: 1e9 games/s on an H100/H200 class GPU):
 - one thread plays many games in a launch, the deal built in registers as bit masks (the walk
@@ -25,14 +26,12 @@ CPU, so no game is lost or counted twice and every loop is proven.
 
 from __future__ import annotations
 
-import io
 import time
-from dataclasses import dataclass, fields
+from dataclasses import fields
 
 import numpy as np
-from numba import njit
 
-from bmn.kernels.config import FINISHED, JIT, LOOP, cuda_kernel_variant
+from bmn.kernels.config import FINISHED, LOOP, cuda_kernel_variant
 from bmn.kernels.cpu import two
 from bmn.kernels.cuda.two import (
     CAP,
@@ -44,13 +43,40 @@ from bmn.kernels.cuda.two import (
     load,
     trick,
 )
-from bmn.kernels.deal import STANDARD_DECK
-from bmn.kernels.rng import STEPS, shuffle
+from bmn.kernels.rng import STEPS
 from bmn.kernels.targets import compile_for
 from bmn.search.strategies import moves
+from bmn.search.strategies.cuda_streams import (
+    BEST,
+    BEST_CARDS,
+    BEST_TRICKS,
+    CURRENT,
+    DECK,
+    F_CARDS,
+    F_GAME,
+    F_STATUS,
+    F_STREAM,
+    F_TRICKS,
+    GAMES,
+    HAND,
+    IMPROVEMENTS,
+    N_COUNTERS,
+    SUM_CARDS,
+    SUM_TRICKS,
+    Finds,
+    Streams,
+    seed_states,
+)
 
-DECK = 52
-HAND = 26
+# The streams' host side lives in cuda_streams.py; its names are offered here too.
+__all__ = [
+    "BEST", "BEST_CARDS", "BEST_TRICKS", "CURRENT", "DECK", "F_CARDS", "F_GAME", "F_STATUS",
+    "F_STREAM", "F_TRICKS", "GAMES", "HAND", "IMPROVEMENTS", "MODES", "NO_LIMIT", "N_COUNTERS",
+    "OBJECTIVES", "SIMULATED", "SUM_CARDS", "SUM_TRICKS", "WHOLE_GAMES", "WINDOW", "DeviceSearch",
+    "Finds", "Streams", "bench", "bounded", "next_u64", "resident_threads", "search_chunk",
+    "seed_states",
+]  # fmt: skip
+
 WALK, RANDOM = 0, 1  # the codes of search/strategies/cpu.py
 MODES = {"walk": WALK, "random": RANDOM}
 OBJECTIVES = ("cards", "tricks")
@@ -59,11 +85,6 @@ WINDOW = 16  # tricks a thread plays before it looks whether its game is over (s
 WHOLE_GAMES = 1 << 40  # a window no game reaches: each thread plays whole games
 NO_LIMIT = 1 << 62  # games no stream reaches: a limit that limits nothing
 
-# Slots of a stream's counters.
-GAMES, CURRENT, BEST, BEST_CARDS, BEST_TRICKS, IMPROVEMENTS, SUM_CARDS, SUM_TRICKS = range(8)
-N_COUNTERS = 8
-# Columns of a find's figures.
-F_CARDS, F_TRICKS, F_STATUS, F_STREAM, F_GAME = range(5)
 
 _ZERO = np.uint64(0)
 _ONE = np.uint64(1)
@@ -160,9 +181,9 @@ def _streams(
     running the end-of-game code for only the threads that need it. Which is faster is for
     the GPU to say (benchmarks/device_check.py); every window plays the same games.
 
-    The bookkeeping is search/evaluate.record's: the counters used every game stay in registers
-    until the end, the rest are written when they change. `walk` is a constant in each kernel,
-    so each compiles to its own code (a shuffle needs no masks kept across a game).
+    The bookkeeping is search/strategies/moves.record's: the counters used every game stay in
+    registers until the end, the rest are written when they change. `walk` is a constant in
+    each kernel, so each compiles to its own code (a shuffle needs no masks kept across a game).
     """
     taken = cuda.shared.array(1, np.int32)
     if cuda.threadIdx.x == 0:
@@ -299,79 +320,6 @@ def _kernel(mode: int, max_registers: int | None):
     if key not in _VARIANTS:
         _VARIANTS[key] = cuda.jit(**cuda_kernel_variant(max_registers))(_KERNELS[mode].py_func)
     return _VARIANTS[key]
-
-
-@dataclass
-class Streams:
-    """Every stream's state as host arrays, one row per stream (and per GPU thread)."""
-
-    rng: np.ndarray  # uint64 (n, 4): xoshiro256** states
-    deck: np.ndarray  # uint8 (n, 52): the current deal, hand 0 then hand 1
-    best: np.ndarray  # uint8 (n, 52): the best deal the stream has scored
-    counters: np.ndarray  # int64 (n, N_COUNTERS), slots named above
-
-    def __len__(self) -> int:
-        return len(self.rng)
-
-    @classmethod
-    def new(cls, seed: int, n: int, first: int = 0) -> Streams:
-        """Streams first..first+n-1 of a seed, each as search/worker.new_worker(seed, stream):
-        the generator of kernels/rng.seed_state(seed, stream) and a first shuffled deal."""
-        rng = seed_states(seed, np.arange(first, first + n, dtype=np.uint64))
-        deck = np.tile(np.array(STANDARD_DECK, dtype=np.uint8), (n, 1))
-        _shuffle_rows(deck, rng)
-        counters = np.zeros((n, N_COUNTERS), dtype=np.int64)
-        counters[:, CURRENT] = counters[:, BEST] = -1  # nothing scored yet
-        return cls(rng, deck, deck.copy(), counters)
-
-    def copy(self) -> Streams:
-        return Streams(*(getattr(self, f.name).copy() for f in fields(self)))
-
-    def to_bytes(self) -> bytes:
-        """The checkpoint blob: every array, named, in numpy's own format."""
-        buffer = io.BytesIO()
-        np.savez(buffer, **{f.name: getattr(self, f.name) for f in fields(self)})
-        return buffer.getvalue()
-
-    @classmethod
-    def from_bytes(cls, blob: bytes) -> Streams:
-        with np.load(io.BytesIO(blob)) as data:
-            return cls(**{f.name: data[f.name].copy() for f in fields(cls)})
-
-    def best_stream(self) -> int:
-        """The stream holding the best score (the first of equals)."""
-        return int(np.argmax(self.counters[:, BEST]))
-
-
-@dataclass
-class Finds:
-    """Deals of at least keep_above cards (and proven loops), in (stream, game) order."""
-
-    decks: np.ndarray  # uint8 (n, 52)
-    figures: np.ndarray  # int64 (n, 5): cards, tricks, status, stream, game (1-based)
-
-    def __len__(self) -> int:
-        return len(self.decks)
-
-
-def seed_states(seed: int, streams: np.ndarray) -> np.ndarray:
-    """kernels/rng.seed_state(seed, stream) for many streams at once, (n, 4) uint64."""
-    mask = 2**64 - 1
-    base = np.uint64((int(seed) * 0x9E3779B97F4A7C15) & mask)
-    x = base + streams.astype(np.uint64) * np.uint64(0xD1B54A32D192ED03)  # arrays wrap silently
-    state = np.empty((len(streams), 4), dtype=np.uint64)
-    for i in range(4):  # splitmix64
-        x = x + np.uint64(0x9E3779B97F4A7C15)
-        z = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-        z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-        state[:, i] = z ^ (z >> np.uint64(31))
-    return state
-
-
-@njit(**JIT)
-def _shuffle_rows(decks: np.ndarray, rng: np.ndarray) -> None:
-    for i in range(decks.shape[0]):
-        shuffle(decks[i], rng[i])
 
 
 class DeviceSearch:
