@@ -1,4 +1,5 @@
-"""The longest-game search: its options, its chunk of work, its commits and its summary.
+"""The longest-game search on the CPU: its options, its chunk of work, its display and what it
+commits (the part it shares with the GPU search, longest_cuda.py, is in longest_base.py).
 
 Each stream (worker w, drawing from generator stream w and scoring a fixed share of the
 iterations) advances by chunks of its strategy's compiled loop, about a second of work each

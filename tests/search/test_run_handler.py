@@ -4,6 +4,7 @@ never on how chunks are cut, where they run or in what order their results come 
 import pickle
 import random
 import threading
+import time
 from collections import deque
 
 import pytest
@@ -16,6 +17,7 @@ from bmn.search.backends.registry import BACKENDS, get_backend
 from bmn.search.backends.threads import ThreadBackend
 from bmn.search.runs import longest as driver
 from bmn.search.runs.longest import Search, SearchOptions
+from bmn.search.runs.longest_base import sized_chunk, stream_quota, stream_quotas
 from bmn.search.runs.loop_hunt import LoopHunt, LoopOptions
 
 KEYS = ("best_deal", "best_cards", "best_tricks", "games", "status")
@@ -240,3 +242,24 @@ def test_a_timed_search_sizes_its_last_chunk_when_it_starts(tmp_path):
         assert job._chunk_size(0, 1000.0, 0, ahead=0.0) == 1000
         last = Search(store, SearchOptions(seconds=0.5, workers=1, seed=1))
         assert 1 <= last._chunk_size(0, 1000.0, 0, ahead=0.0) <= 501  # what half a second holds
+
+
+def test_stream_quotas_share_the_iterations_as_the_cpu_and_gpu_runs_both_take_them():
+    for iterations, streams in [(10, 3), (7, 7), (5, 8), (1_000_003, 128)]:
+        quotas = stream_quotas(iterations, streams)
+        assert quotas.sum() == iterations and quotas.max() - quotas.min() <= 1
+        assert [stream_quota(iterations, streams, s) for s in range(streams)] == quotas.tolist()
+        assert quotas[0] == quotas.max()  # the GPU run's one handler stream: device stream 0
+    assert stream_quotas(None, 4) is None and stream_quota(None, 4, 0) is None
+
+
+def test_sized_chunk_keeps_to_the_quota_and_the_deadline():
+    sizes = dict(first=20_000, least=1000, seconds=1.0)
+    assert sized_chunk(None, None, None, **sizes) == 20_000  # no rate yet
+    assert sized_chunk(300.0, None, None, **sizes) == 1000  # at least `least`
+    assert sized_chunk(5e6, 1234, None, **sizes) == 1234  # never past the quota
+    assert sized_chunk(5e6, 0, None, **sizes) == 0
+    now = time.monotonic()
+    assert sized_chunk(5e6, None, now - 1, **sizes) == 0  # the time is up
+    assert 1 <= sized_chunk(1000.0, None, now + 0.5, **sizes) <= 501  # what half a second holds
+    assert sized_chunk(1000.0, None, now + 10, 9.5, **sizes) == 0  # queued behind the last second

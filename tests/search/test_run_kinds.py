@@ -26,6 +26,7 @@ def test_the_registry_names_every_kind_with_its_handler_and_options():
         assert set(kind.takes.values()) <= fields, name
     with pytest.raises(kinds.UnknownKind, match="unknown kind of run 'magic'; this bmn knows"):
         get_kind("magic")
+    assert set(search_cli.COMPLETE) <= set(KINDS)  # what the command line fills in, by kind
 
 
 def test_every_objective_and_device_selects_one_kind_or_none():
