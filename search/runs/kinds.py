@@ -30,10 +30,10 @@ CHECK_ORDER = (
     "strategy",
     "workers",
     "keep_above",
-    "patience",
-    "history",
     "loop_deck",
     "basin_states",
+    "patience",
+    "history",
 )
 
 
