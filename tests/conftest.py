@@ -6,6 +6,7 @@ Shared deals (the published records, tiny decks) are plain constants in samples.
 import os
 from collections.abc import Callable
 
+import children
 import pytest
 from click.testing import CliRunner, Result
 from errors import error_line
@@ -62,3 +63,18 @@ def db(path):
     """An open record store at `path`."""
     with Store(path) as store:
         yield store
+
+
+@pytest.fixture
+def search_child():
+    """`search_child(args, then="go on")`: `bmn ARGS` in a child process that says when it has
+    committed its first chunk (children.py); killed if need be and reaped after the test."""
+    started: list[children.Child] = []
+
+    def start(args: list[object], then: str = "go on") -> children.Child:
+        started.append(children.search_child(args, then))
+        return started[-1]
+
+    yield start
+    for child in started:
+        child.close()

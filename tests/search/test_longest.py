@@ -2,13 +2,12 @@
 
 import json
 import signal
-import sqlite3
 import subprocess
 import sys
-import time
 
 import numpy as np
 import pytest
+from children import HANG_SECONDS
 
 from bmn.kernels.deal import decode, parse_deal
 from bmn.kernels.reference import play
@@ -105,7 +104,7 @@ def test_interrupted_and_resumed_run_equals_uninterrupted(tmp_path, monkeypatch)
 
 
 def spawn(*args, **kwargs):
-    """`bmn ARGS...` in a process of its own, to be signalled or killed."""
+    """`bmn ARGS...` in a process of its own."""
     return subprocess.Popen(
         [sys.executable, "-m", "bmn.search.cli", *args],
         stdout=subprocess.PIPE,
@@ -113,19 +112,6 @@ def spawn(*args, **kwargs):
         text=True,
         **kwargs,
     )
-
-
-def wait_for_checkpoint(path, timeout=60.0):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        try:
-            with sqlite3.connect(path) as db:
-                if db.execute("SELECT count(*) FROM checkpoints").fetchone()[0]:
-                    return
-        except sqlite3.Error:
-            pass
-        time.sleep(0.05)
-    raise AssertionError("no checkpoint appeared")
 
 
 SEARCH = [
@@ -143,25 +129,23 @@ SEARCH = [
 ]
 
 
-def long_search(iterations: int = 400_000_000) -> list[str]:
-    """SEARCH with more deals: a signal must find it running, even on a fast machine."""
-    at = SEARCH.index("--iterations") + 1
-    return [*SEARCH[:at], str(iterations), *SEARCH[at + 1 :]]
-
-
-def test_kill_9_then_resume_equals_uninterrupted(tmp_path):
-    search = long_search(10_000_000)
-    whole = spawn(*search, "--store", str(tmp_path / "whole.sqlite"))
-    out, err = whole.communicate(timeout=300)
+@pytest.mark.slow
+def test_kill_9_then_resume_equals_uninterrupted(tmp_path, search_child):
+    """Killed at its first commit, while its threads are mid-chunk (the child waits there, so
+    the kill cannot come after the end)."""
+    whole = spawn(*SEARCH, "--store", str(tmp_path / "whole.sqlite"))
+    out, err = whole.communicate(timeout=HANG_SECONDS)
     assert whole.returncode == 0, err
     path = tmp_path / "killed.sqlite"
-    victim = spawn(*search, "--store", str(path))
-    wait_for_checkpoint(path)
-    victim.send_signal(signal.SIGKILL)
+    victim = search_child([*SEARCH, "--store", path], then="wait")
+    victim.committed()
+    victim.process.send_signal(signal.SIGKILL)
     victim.communicate()
     assert victim.returncode == -signal.SIGKILL
+    with Store(path) as store:
+        assert 0 < store.get_run(1).games < 4_000_000
     resumed = spawn("search", "--resume", "--json", "--quiet", "--store", str(path))
-    again, err = resumed.communicate(timeout=300)
+    again, err = resumed.communicate(timeout=HANG_SECONDS)
     assert resumed.returncode == 0, err
     expected, got = json.loads(out), json.loads(again)
     for key in ("best_deal", "best_cards", "best_tricks", "games"):
@@ -171,20 +155,24 @@ def test_kill_9_then_resume_equals_uninterrupted(tmp_path):
         assert store.check() == ["ok"]
 
 
-def test_sigterm_checkpoints_and_says_how_to_resume(tmp_path):
+@pytest.mark.slow
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT], ids=lambda sig: sig.name)
+def test_a_signal_checkpoints_and_says_how_to_resume(tmp_path, search_child, sig):
     path = tmp_path / "t.sqlite"
-    job = spawn(*long_search(), "--store", str(path))
-    wait_for_checkpoint(path)
-    job.send_signal(signal.SIGTERM)
-    out, err = job.communicate(timeout=60)
-    assert job.returncode == 130
+    job = search_child([*SEARCH, "--store", path], then="wait")
+    job.committed()  # the signal handler is in place, and the run waits for it
+    job.process.send_signal(sig)
+    out, err = job.communicate()
+    assert job.returncode == 130, err
     assert f"bmn search --resume 1 --store {path}" in err
     assert json.loads(out)["status"] == "interrupted"
     with Store(path) as store:
         assert store.get_run(1).status == "interrupted"
+        assert 0 < store.get_run(1).games < 4_000_000
         assert store.load_checkpoints(1)
 
 
+@pytest.mark.slow
 def test_two_searches_share_one_store(tmp_path):
     path = str(tmp_path / "shared.sqlite")
     args = [
@@ -201,7 +189,7 @@ def test_two_searches_share_one_store(tmp_path):
         path,
     ]
     jobs = [spawn(*args, "--seed", str(seed)) for seed in (1, 2)]
-    results = [job.communicate(timeout=300) for job in jobs]
+    results = [job.communicate(timeout=HANG_SECONDS) for job in jobs]
     assert [job.returncode for job in jobs] == [0, 0], results
     with Store(path) as store:
         assert sorted(run.status for run in store.runs()) == ["finished", "finished"]
@@ -271,6 +259,7 @@ def _no_inherited_store(monkeypatch):
     monkeypatch.setenv("PYTHONUNBUFFERED", "1")
 
 
+@pytest.mark.slow
 def test_search_bench_compares_strategies(bmn):
     result = bmn(
         "search-bench",

@@ -9,10 +9,9 @@ import socket
 import sqlite3
 import subprocess
 import sys
-import threading
-import time
 
 import pytest
+from children import HANG_SECONDS, wait_until
 
 from bmn.records.store import Store, holder_name
 from bmn.search.backends.registry import get_backend
@@ -23,22 +22,12 @@ from bmn.search.runs.longest import Search, SearchOptions
 HOST = socket.gethostname()
 
 
-def bmn_process(*args: str) -> subprocess.Popen:
-    """`bmn ARGS...` in a process of its own."""
-    return subprocess.Popen(
-        [sys.executable, "-m", "bmn.search.cli", *args],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-
-
 def bmn_run(*args: str) -> subprocess.CompletedProcess:
     done = subprocess.run(
         [sys.executable, "-m", "bmn.search.cli", *args],
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=HANG_SECONDS,
     )
     assert "Traceback" not in done.stderr, done.stderr
     return done
@@ -51,68 +40,44 @@ def holder_of(path, run_id: int) -> str | None:
     return None if row is None else row[0]
 
 
-def wait_until(predicate, timeout: float = 120.0) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        try:
-            if predicate():
-                return
-        except sqlite3.Error:
-            pass  # the store is still being made
-        time.sleep(0.05)
-    raise AssertionError("timed out waiting")
-
-
-def checkpointed(path) -> bool:
-    with sqlite3.connect(path) as db:
-        return db.execute("SELECT count(*) FROM checkpoints").fetchone()[0] > 0
-
-
 def runs_listed(path) -> list[dict]:
     done = bmn_run("records", "runs", "--json", "--store", str(path))
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout)
 
 
+# Two billion deals on one thread: hours of search, so these runs end only when signalled.
 LONG = ["search", "--iterations", "2000000000", "--workers", "1", "--seed", "3", "--quiet"]
 
 
-def alive(process: subprocess.Popen) -> bool:
-    if process.poll() is not None:
-        raise AssertionError(f"bmn exited with {process.returncode}: {process.communicate()}")
-    return True
-
-
-def test_a_run_has_one_owner_and_a_killed_owner_is_taken_over(tmp_path):
+@pytest.mark.slow
+def test_a_run_has_one_owner_and_a_killed_owner_is_taken_over(tmp_path, search_child):
     driver.warm_search()  # compiled here, into the cache the processes below load from
     path = tmp_path / "owned.sqlite"
-    first = bmn_process(*LONG, "--store", str(path))
-    try:
-        wait_until(lambda: alive(first) and checkpointed(path))
-        owner = f"{HOST}:{first.pid}"
-        assert holder_of(path, 1) == owner
-        refused = bmn_run("search", "--resume", "1", "--store", str(path))
-        assert refused.returncode == 1
-        assert refused.stderr.splitlines() == [refused.stderr.strip()]  # one line
-        assert f"run 1 is being searched by {owner}" in refused.stderr
-        plain = bmn_run("search", "--resume", "--store", str(path))  # held: busy, not bad input
-        assert plain.returncode == 1 and f"run 1 is being searched now, by {owner}" in plain.stderr
-        assert runs_listed(path)[0]["status"] == "running"
-    finally:
-        first.send_signal(signal.SIGKILL)
-        first.communicate(timeout=60)
+    first = search_child([*LONG, "--store", path])
+    first.committed()
+    owner = f"{HOST}:{first.pid}"
+    assert holder_of(path, 1) == owner
+    refused = bmn_run("search", "--resume", "1", "--store", str(path))
+    assert refused.returncode == 1
+    assert refused.stderr.splitlines() == [refused.stderr.strip()]  # one line
+    assert f"run 1 is being searched by {owner}" in refused.stderr
+    plain = bmn_run("search", "--resume", "--store", str(path))  # held: busy, not bad input
+    assert plain.returncode == 1 and f"run 1 is being searched now, by {owner}" in plain.stderr
+    assert runs_listed(path)[0]["status"] == "running"
+    first.process.send_signal(signal.SIGKILL)
+    first.communicate()
     assert first.returncode == -signal.SIGKILL
     killed = runs_listed(path)[0]
     assert killed["status"] == "interrupted" and killed["games"] > 0
 
-    second = bmn_process("search", "--resume", "--json", "--quiet", "--store", str(path))
-    try:
-        wait_until(lambda: alive(second) and holder_of(path, 1) == f"{HOST}:{second.pid}")
-        wait_until(lambda: runs_listed(path)[0]["games"] > killed["games"])
-        assert runs_listed(path)[0]["status"] == "running"
-    finally:
-        second.send_signal(signal.SIGTERM)
-        out, err = second.communicate(timeout=60)
+    second = search_child(["search", "--resume", "--json", "--quiet", "--store", path])
+    second.committed()  # a chunk past where the first left off
+    assert holder_of(path, 1) == f"{HOST}:{second.pid}"
+    assert runs_listed(path)[0]["games"] > killed["games"]
+    assert runs_listed(path)[0]["status"] == "running"
+    second.process.send_signal(signal.SIGTERM)
+    out, err = second.communicate()
     assert second.returncode == 130, err
     summary = json.loads(out)
     assert (summary["run"], summary["status"]) == (1, "interrupted")
@@ -149,15 +114,24 @@ def test_a_run_whose_chunk_failed_is_released_and_reads_interrupted(tmp_path, mo
 
 
 class SlowStart:
-    """The threads backend, starting as slowly as a first compile."""
+    """The threads backend, starting as slowly as a first compile: it starts only once another
+    connection has seen the run's heartbeat change `beats` times (while the main thread waits
+    here, every beat is the heartbeat thread's)."""
 
     name = "slow"
 
-    def __init__(self, seconds: float):
-        self.backend, self.seconds = get_backend(), seconds
+    def __init__(self, path, beats: int):
+        self.backend, self.path, self.beats, self.seen = get_backend(), path, beats, set()
 
     def start(self, streams, warm):
-        time.sleep(self.seconds)
+        with Store(self.path, create=False) as other:  # as another process sees the run
+            (run,) = other.runs()
+
+            def beaten() -> bool:
+                self.seen.add(other.get_run(run.id).heartbeat_at)
+                return len(self.seen) > self.beats  # the first was the run's own, at its start
+
+            wait_until(beaten, "heartbeat")
         self.backend.start(streams, warm)
 
     def __getattr__(self, name):
@@ -167,26 +141,11 @@ class SlowStart:
 def test_the_heartbeat_is_kept_while_the_kernels_compile(tmp_path, monkeypatch):
     monkeypatch.setattr(run, "HEARTBEAT_SECONDS", 0.05)
     path = tmp_path / "r.sqlite"
-    beats, done = set(), threading.Event()
-
-    def watch(run_id):  # over a connection of its own, as another process sees the run
-        with Store(path, create=False) as other:
-            while not done.is_set():
-                beats.add(other.get_run(run_id).heartbeat_at)
-                time.sleep(0.02)
-
     with Store(path) as store:
-        job = Search(store, SearchOptions(**OPTIONS), backend=SlowStart(1.0))
-        began = time.time()
-        watcher = threading.Thread(target=watch, args=(job.run_id,))
-        watcher.start()
-        try:
-            assert job.run().status == "finished"
-        finally:
-            done.set()
-            watcher.join()
-    # While the backend starts, the main thread sleeps: beats then are the heartbeat thread's.
-    assert len({b for b in beats if b is not None and began < b < began + 0.9}) >= 5
+        slow = SlowStart(path, beats=5)
+        job = Search(store, SearchOptions(**OPTIONS), backend=slow)
+        assert job.run().status == "finished"
+    assert len(slow.seen) > 5
 
 
 def test_the_main_loop_beats_when_nothing_is_committed(tmp_path, monkeypatch):
