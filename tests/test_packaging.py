@@ -8,6 +8,8 @@ import sys
 import zipfile
 from pathlib import Path
 
+import pytest
+
 from bmn.records.published import FILES
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -15,6 +17,7 @@ FOLDERS = {"kernels": "bmn/kernels", "search": "bmn/search", "records": "bmn/rec
 PACKAGE_DATA = [f"bmn/records/{name}" for name in FILES.values()]
 
 
+@pytest.mark.slow
 def test_wheel_holds_every_module_and_the_package_data(tmp_path):
     # Build from a copy, so the build leaves no build/ or egg-info in the working tree.
     source = tmp_path / "source"

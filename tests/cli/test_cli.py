@@ -162,6 +162,7 @@ def test_every_example_parses(workdir):
                 parse(args)
 
 
+@pytest.mark.slow
 def test_every_quick_example_runs(bmn, workdir):
     def run(args, stdin):
         if args[0] in PARSED_ONLY or GPU in args:

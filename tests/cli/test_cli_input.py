@@ -253,6 +253,7 @@ def test_export_refuses_json_with_format_csv(bmn, failed, tmp_path):
     assert bmn("records", "export", "--json", "--store", path).stdout.strip() == "[\n]"
 
 
+@pytest.mark.slow
 def test_time_and_iterations_stop_at_whichever_comes_first(bmn, tmp_path):
     store = tmp_path / "s.sqlite"
 

@@ -86,7 +86,9 @@ def enumerated(deck):
     return {hands: (reference.play(hands), analyse(hands)) for hands in tiny_deals(deck)}
 
 
-@pytest.mark.parametrize("deck", TINY_DECKS)
+@pytest.mark.parametrize(
+    "deck", [*TINY_DECKS[:-1], pytest.param(TINY_DECKS[-1], marks=pytest.mark.slow)]
+)  # the largest deck: seconds
 def test_every_tiny_deal_against_reference(deck):
     """Figures match the reference on every deal; the cycle states are exactly those the
     reference sees as a loop starting at once (seat 1 leading: the seats swapped)."""
@@ -111,6 +113,7 @@ def test_every_tiny_deal_against_reference(deck):
     assert {s for s in on_a_cycle if s[1] == 0} <= set(covered)
 
 
+@pytest.mark.slow
 def test_tiny_decks_have_loops():
     """Enough cycles to make the exhaustive checks mean something."""
     periods = {

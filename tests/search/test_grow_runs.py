@@ -108,7 +108,7 @@ def stored(db: Store, workers: int) -> tuple:
     return rows, json.loads(db.load_checkpoints(1)[0][0])
 
 
-@pytest.mark.parametrize("workers", [1, 2])
+@pytest.mark.parametrize("workers", [1, pytest.param(2, marks=pytest.mark.slow)])
 def test_resume_equals_an_uninterrupted_run(tmp_path, monkeypatch, workers):
     monkeypatch.setattr(growhunt, "COMMIT_SECONDS", 0.0)
     options = GrowRunOptions(iterations=4, workers=workers, seed=7, tries=20_000, known=[CASELLA])

@@ -33,6 +33,7 @@ from bmn.search.strategies.registry import STRATEGIES, history_length
 from bmn.search.strategies.worker import BEST, BEST_CARDS, MAX_FINDS, Finds, new_worker
 
 PLAYERS = (3, 4)
+THREE_FAST = [3, pytest.param(4, marks=pytest.mark.slow)]  # commands that take a second or more
 SIZES = {players: even_sizes(len(STANDARD_DECK), players) for players in PLAYERS}
 
 
@@ -102,7 +103,7 @@ def test_score_command_takes_three_and_four_seat_lines(bmn):
 # -- bench, selfcheck, stats -----------------------------------------------------------------
 
 
-@pytest.mark.parametrize("players", PLAYERS)
+@pytest.mark.parametrize("players", THREE_FAST)
 def test_bench_times_the_n_seat_kernel_on_the_deals_it_names(bmn, players):
     result = bmn(
         "bench", "--players", players, "--deals", 1500, "--threads", 1, "--seed", 4, "--json"
@@ -144,7 +145,7 @@ def test_selfcheck_reports_a_three_seat_disagreement(bmn, monkeypatch):
     assert kernel["tricks"] == reference.play(deal).tricks + 1
 
 
-@pytest.mark.parametrize("players", PLAYERS)
+@pytest.mark.parametrize("players", THREE_FAST)
 def test_stats_of_three_and_four_seats_match_the_reference(bmn, players):
     result = bmn("stats", "--players", players, "--deals", 2000, "--seed", 5, "--json")
     assert result.exit_code == 0, result.output
@@ -186,7 +187,7 @@ def test_every_strategy_searches_three_and_four_seats(players, strategy):
     assert state.counters[BEST] == state.counters[BEST_CARDS] == best.cards
 
 
-@pytest.mark.parametrize("players", PLAYERS)
+@pytest.mark.parametrize("players", THREE_FAST)
 def test_a_search_run_keeps_its_players_and_true_finds(tmp_path, players):
     options = SearchOptions(players=players, iterations=40_000, workers=2, seed=7, keep_above=1200)
     with Store(tmp_path / "s.sqlite") as store:

@@ -101,6 +101,7 @@ def test_game_figures_render(tmp_path):
         assert_png(path) if name.endswith(".png") else assert_svg(path)
 
 
+@pytest.mark.slow
 def test_stats_figure_renders(tmp_path):
     rows = random_deals(300, seed_state(1), 2)[0]
     results = [play(decode(row, even_sizes(52, 2))) for row in rows]
@@ -168,6 +169,7 @@ def test_store_progress_and_records_plot(tmp_path):
     assert_svg(tmp_path / "empty.svg")
 
 
+@pytest.mark.slow
 def test_record_labels_do_not_overlap(tmp_path):
     """The labels of close records (7,157 / 7,207 / 7,225; 7,959 / 7,972) are spread at least
     a line of text apart on the figure, on one panel and on two."""

@@ -201,7 +201,7 @@ def test_the_loop_hunt_summary_names_its_store(tmp_path):
 @pytest.mark.parametrize(
     "args, label",
     [
-        (["selfcheck", "--deals", "5000"], "checking"),
+        pytest.param(["selfcheck", "--deals", "5000"], "checking", marks=pytest.mark.slow),
         (["stats", "--deals", "20000", "--seed", "1"], "scoring"),
         (["bench", "--deals", "20000"], "benchmarking 20,000 deals"),
         (["preimages", CASELLA, "--max-states", "500"], "backward play"),
@@ -227,6 +227,7 @@ def test_a_deal_in_the_display_is_a_real_deal(tmp_path):
     assert play(parse_deal(p.best_deal)).cards == p.best_cards == summary.best_cards
 
 
+@pytest.mark.slow
 def test_a_default_threshold_gives_no_warning(bmn, tmp_path, monkeypatch):
     """Early improvements of every worker are finds too, but not what --keep-above keeps:
     with a warning bar this low they alone would pass it in the first seconds."""

@@ -109,6 +109,7 @@ def test_registry_sends_each_kernel_only_the_deals_it_takes(monkeypatch):
     assert [got.as_dict(i) for i in range(3)] == [reference.play(d).as_dict() for d in deals]
 
 
+@pytest.mark.slow
 def test_the_search_loop_loads_from_the_cache():
     """Passing the kernel's functions in must not cost a compile in every process (numba caches
     no function that takes a plain dispatcher): a second process finds the loop cached."""
