@@ -3,8 +3,8 @@
 The simulator must be switched on before numba is first imported, and the rest of the suite
 has imported numba for the CPU kernels by then. So in the suite's own process this file holds
 one test that runs the file again in a fresh interpreter with NUMBA_ENABLE_CUDASIM=1; there
-the checks below run (classes marked `__test__ = SIMULATED`): the fast tier's in one child, the
-slow tier's (`-m slow`) in another.
+the checks below run (classes marked `__test__ = SIMULATED`), both tiers in one child, which is
+itself a slow test.
 
 The kernel's scores against the reference engine on the shared edge cases, every small deal and
 random deals are test_oracle.py's (with every registered kernel); here: what is the CUDA
@@ -46,10 +46,10 @@ if SIMULATED:
 pytestmark = pytest.mark.filterwarnings("ignore:overflow encountered in scalar multiply")
 
 
-@pytest.mark.parametrize("tier", ["not slow", pytest.param("slow", marks=pytest.mark.slow)])
-def test_cuda_kernel_under_the_simulator(tier):
-    """Run this file's simulator checks of one tier in a child interpreter; they must all pass."""
-    run_under_simulator(__file__, "-m", tier)
+@pytest.mark.slow  # a child interpreter: the slow tier, whatever the tiers of the checks in it
+def test_cuda_kernel_under_the_simulator():
+    """Run this file's simulator checks, both tiers, in a child interpreter; they must all pass."""
+    run_under_simulator(__file__)
 
 
 test_cuda_kernel_under_the_simulator.__test__ = not SIMULATED

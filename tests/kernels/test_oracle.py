@@ -15,7 +15,7 @@ here, test_simulated_kernels, as tests/simulator.py explains), on the smaller ba
 BUDGETS line. Tests of a kernel's own entry points stay in its own file (test_two.py, ...).
 
 Tiers: `-m "not slow"` runs every check on a quick sample; `-m slow` runs the big batches and
-the larger exhaustive decks (and the simulator child's share of them).
+the larger exhaustive decks, and the simulator child (which runs both tiers of its entries).
 """
 
 from __future__ import annotations
@@ -192,14 +192,12 @@ def test_four_seat_cycles_that_keep_every_seat_holding(text):
 
 
 @parent_only
-@pytest.mark.parametrize(
-    "tier",
-    ["fast", pytest.param("slow", marks=pytest.mark.slow)] if KERNELS.keys() - set(KEYS) else [],
-)
-def test_simulated_kernels(tier):
-    """This file's checks of the SIMULATED_DEVICES entries of one tier, in a child interpreter
+@pytest.mark.slow  # a child interpreter: the slow tier, whatever the tiers of the checks in it
+@pytest.mark.parametrize("tiers", ["all"] if KERNELS.keys() - set(KEYS) else [])
+def test_simulated_kernels(tiers):
+    """This file's checks of the SIMULATED_DEVICES entries, both tiers, in a child interpreter
     with the simulator on (on one core: tests/simulator.py)."""
-    run_under_simulator(__file__, "-m", "slow" if tier == "slow" else "not slow")
+    run_under_simulator(__file__)
 
 
 # -- every registered kernel ------------------------------------------------------------------
@@ -262,7 +260,8 @@ def test_tiny_decks_with_many_loops(key, tier):
 
 # -- hypothesis, on the devices that can afford one call per example ---------------------------
 # Each example is a batch of one to six deals: more deals for the same number of calls, and a
-# failure still shrinks to one deal.
+# failure still shrinks to one deal. Slow tier: the fast tier's seeded random deals above cover
+# the same kinds of deal on a quick sample.
 
 HYPOTHESIS_KEYS = [key for key in KEYS if budget(key).examples]
 EXAMPLES = 150
@@ -303,6 +302,7 @@ def looping_deals(draw, seats: int) -> Deal:
 
 
 @with_examples
+@pytest.mark.slow
 @pytest.mark.parametrize("key", HYPOTHESIS_KEYS, ids=key_id)
 @settings(deadline=None, max_examples=EXAMPLES)
 @given(data=st.data())
@@ -311,6 +311,7 @@ def test_bounded_hands(key, data):
 
 
 @with_examples
+@pytest.mark.slow
 @pytest.mark.parametrize("key", HYPOTHESIS_KEYS, ids=key_id)
 @settings(deadline=None, max_examples=EXAMPLES)
 @given(data=st.data())
@@ -319,6 +320,7 @@ def test_any_split_of_a_small_deck(key, data):
 
 
 @with_examples
+@pytest.mark.slow
 @pytest.mark.parametrize("key", HYPOTHESIS_KEYS, ids=key_id)
 @settings(deadline=None, max_examples=EXAMPLES)
 @given(data=st.data())
