@@ -10,7 +10,7 @@ pile's masks in above the hand's cards (the pile keeps the order it was laid); a
 numerals is laid in one step with count-trailing-zeros. In a deal of at most 64 cards a hand in
 play holds at most 63 (the other player holds one or more), so the sentinel always fits.
 
-RULES.md, two players: a player who must lay a card and has none loses and the other takes the
+docs/rules.md, two players: a player who must lay a card and has none loses and the other takes the
 pile as one last trick.
 """
 

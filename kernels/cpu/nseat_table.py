@@ -14,7 +14,7 @@ trailing_zeros(court) * n + i is least, and every card before it is a numeral, l
 shift per hand. Penalties are paid as in the two-seat kernel: a run of numerals in one shift,
 cut short by a court card or the sentinel.
 
-RULES.md: a seat that must lay and holds nothing is out; out while paying, the last court
+docs/rules.md: a seat that must lay and holds nothing is out; out while paying, the last court
 card's seat takes the pile; out on an ordinary turn, the turn passes on; the game ends when a
 trick leaves every other seat empty or one seat is left (it takes any pile). Every figure is
 checked against kernels/reference.py.
@@ -367,12 +367,12 @@ def play_exact_at(buf: np.ndarray, offset: int, sizes: np.ndarray) -> tuple:
     return exact(buf, offset, sizes, np.int64(0), sizes.shape[0])
 
 
-# A card limit (RULES.md: the seat holding most cards wins, none on a tie).
+# A card limit (docs/rules.md: the seat holding most cards wins, none on a tie).
 
 
 @njit(**INLINE_JIT)
 def _lay(h: np.ndarray, ring: np.ndarray, leader: int, count: int) -> None:
-    """Lay the first `count` cards of a trick one at a time, as RULES.md says them.
+    """Lay the first `count` cards of a trick one at a time, as docs/rules.md says them.
 
     The caller knows the trick lays more than `count` cards, so it cannot end here; a seat
     holding nothing on an ordinary turn goes out and the turn passes on.

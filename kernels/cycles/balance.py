@@ -54,7 +54,7 @@ class Splits:
 
     def most_balanced(self) -> SplitFind | None:
         """The deal with the most even hands, seat 0 first when the cards are odd (the even deal
-        of RULES.md); a deal into the cycle itself before one into its mirror image."""
+        of docs/rules.md); a deal into the cycle itself before one into its mirror image."""
         if not self.by_sizes:
             return None
         total = sum(next(iter(self.by_sizes.values())).sizes)

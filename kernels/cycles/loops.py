@@ -43,7 +43,7 @@ def _next_in(out: list[bool], seat: int) -> int:
 def lay_trick(
     hands: Sequence[Sequence[int] | None], leader: int
 ) -> tuple[int, list[int], list[int], list[bool], bool]:
-    """Play one trick from a trick-boundary state, by RULES.md "Play" (seats going out included).
+    """Play one trick from a trick-boundary state, by docs/rules.md "Play" (seats going out too).
 
     The rules once for every forward step outside the reference engine: play_trick here and
     backward play (kernels/cycles/backward.py) build their own hands from what it returns, so each

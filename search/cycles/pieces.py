@@ -73,7 +73,7 @@ def play(
     """Play from the control state, the big hand's cards coming from `next_card` (None when
     there are no more), until the control state is back: (DONE, output), or (SHORT, None) when
     the big hand's cards ran out first, or (DEAD, None) when the game would end (a hand out of
-    cards, RULES.md two-player play) or the small hand passes `max_small` cards."""
+    cards, docs/rules.md two-player play) or the small hand passes `max_small` cards."""
     small = bytearray(control.small)
     out = bytearray()
     first = SMALL if control.small_leads else BIG

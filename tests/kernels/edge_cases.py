@@ -1,8 +1,8 @@
 """The deals every compiled kernel must score exactly as the reference engine: one annotated list
 per seat count, and the generators of every small deal and of seeded random deals.
 
-Each case names the rule branch (RULES.md, "Play" and "Loops") or the bit-queue trap it
-exercises; `known` holds figures published for it (RULES.md's worked examples, the record
+Each case names the rule branch (docs/rules.md, "Play" and "Loops") or the bit-queue trap it
+exercises; `known` holds figures published for it (docs/rules.md's worked examples, the record
 tables in records/), which the reference engine must give too. Every case holds at most 64 cards
 (kernels/score.py's MAX_CARDS), so the kernels are handed all of them.
 
@@ -68,7 +68,7 @@ TWO = [
     case("A/----", "an ace paid exactly with the payer's last card"),
     case("A/--", "out while paying, the penalty half paid"),
     case("---J/A---", "a court card as a seat's last card: its empty hand still wins the pile"),
-    case("-J/Q-", "RULES.md: a court card answers a court card", **finished(4, 1, 0)),
+    case("-J/Q-", "docs/rules.md: a court card answers a court card", **finished(4, 1, 0)),
     case("J/Q", "a court card paid with a court card, each a seat's only card"),
     case("Q/J", "the same, the second penalty smaller"),
     case("K/AAAA", "a payment stopped at its first card by a court card"),
@@ -95,12 +95,12 @@ TWO = [
     ),
     case(
         samples.RECORD,
-        "RULES.md; published: Nessler 2022, the longest known game",
+        "docs/rules.md; published: Nessler 2022, the longest known game",
         **finished(8344, 1164, 1),
     ),
     case(
         samples.CASELLA,
-        "RULES.md; published: Casella 2024, the first known game that never ends",
+        "docs/rules.md; published: Casella 2024, the first known game that never ends",
         status="loop",
         cards=474,
         tricks=66,
@@ -121,15 +121,15 @@ TWO = [
 
 THREE = [
     nothing(3),
-    case("--K/J-/---", "RULES.md: seat 2 out while paying seat 1's J", **finished(10, 2, 1)),
+    case("--K/J-/---", "docs/rules.md: seat 2 out while paying seat 1's J", **finished(10, 2, 1)),
     case(
         "A--/-/K---",
-        "RULES.md: seat 1 out on an ordinary turn, the pile stays",
+        "docs/rules.md: seat 1 out on an ordinary turn, the pile stays",
         **finished(9, 2, 0),
     ),
     case(
         "---KKQ-AQJ----Q-Q-/AJ--J---A-JK-----/----------K--A---",
-        "RULES.md: a long three-seat game",
+        "docs/rules.md: a long three-seat game",
         **finished(766, 116, 0),
     ),
     case("A/--/-", "seat 1 pays its last two cards and is out while paying"),
@@ -163,10 +163,10 @@ THREE = [
 
 FOUR = [
     nothing(4),
-    case("Q/J/-/-", "RULES.md: every court card a seat's last card", **finished(6, 3, 1)),
+    case("Q/J/-/-", "docs/rules.md: every court card a seat's last card", **finished(6, 3, 1)),
     case(
         "-J-----------/K------K---K-/-QA--Q--AA-Q-/J-Q-JK---AJ--",
-        "RULES.md: a four-seat game",
+        "docs/rules.md: a four-seat game",
         **finished(421, 55, 0),
     ),
     case("--/--/-/J", "a seat out in free play, then a court card"),

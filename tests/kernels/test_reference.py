@@ -1,4 +1,4 @@
-"""The reference engine against RULES.md's worked examples, the published records and invariants."""
+"""The reference engine against the worked examples of docs/rules.md, the records, invariants."""
 
 import pytest
 import samples

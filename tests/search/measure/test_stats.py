@@ -58,7 +58,7 @@ def test_length_stats_match_numpy_over_reference_games(games):
         for q in (90, 99, 99.9, 99.99):
             assert got[f"p{q:g}"] == pytest.approx(np.percentile(values, q))
         assert got["longest"] == values.max()
-    # Random deals: about 255 cards and 35 tricks on average (RULES.md); loose for 400 deals.
+    # Random deals: about 255 cards and 35 tricks on average (docs/rules.md); loose for 400 deals.
     assert 200 < figures["cards"]["mean"] < 310
     assert 28 < figures["tricks"]["mean"] < 43
 
