@@ -1,11 +1,12 @@
 """The `bmn` command line: the group, its error mapping and the entry point.
 
-The commands live in one module per family, each registered here with `add_command`:
-cli_game (play, deal, loop, preimages, plot), cli_kernel (score, bench, selfcheck, stats),
-cli_search (search, search-bench) and cli_records (the `records` group). What they share
-(options, parameter types, reading a deal) is in cli_options; how they print text is in
-present. Heavy imports (numba, the kernels) happen inside commands so `bmn --help` stays
-instant. Results go to stdout; progress and logs go to stderr.
+The commands live in one module per family beside this one, each registered here with
+`add_command`: game.py (play, deal, loop, preimages, plot), kernel.py (score, bench,
+selfcheck, stats), search.py (search, search-bench), records.py (the `records` group) and
+device.py (what `--device cuda` does). What they share (options, parameter types, reading a
+deal, `echo`) is in options.py; the text they print is built in bmn.search.output. Heavy
+imports (numba, the kernels) happen inside commands so `bmn --help` stays instant. Results go
+to stdout; progress and logs go to stderr.
 """
 
 from __future__ import annotations
@@ -18,10 +19,7 @@ import click
 
 from bmn.kernels.deal import DealError
 from bmn.records.store import StoreError
-from bmn.search.cli import game as cli_game
-from bmn.search.cli import kernel as cli_kernel
-from bmn.search.cli import records as cli_records
-from bmn.search.cli import search as cli_search
+from bmn.search.cli import game, kernel, records, search
 
 
 class BmnGroup(click.Group):
@@ -110,7 +108,7 @@ def cli(ctx: click.Context, debug: bool) -> None:
     ctx.obj = {"debug": debug}
 
 
-for family in (cli_game, cli_kernel, cli_search, cli_records):
+for family in (game, kernel, search, records):
     for command in family.COMMANDS:
         cli.add_command(command)
 
