@@ -3,9 +3,10 @@
 import sqlite3
 
 import pytest
+from old_stores import add_old_run, old_store
 from samples import CASELLA
 
-from bmn.records.store import SCHEMA_VERSION, Loop, Store, StoreError, schema
+from bmn.records.store import SCHEMA_VERSION, Loop, Store, StoreError
 
 
 def cycle(key: str = "0:a", balanced: int = 18, complete: bool = True) -> Loop:
@@ -32,18 +33,10 @@ def db(tmp_path):
         yield store
 
 
-def test_version_one_store_gains_the_loops_table(tmp_path, monkeypatch):
+def test_version_one_store_gains_the_loops_table(tmp_path):
     path = tmp_path / "old.sqlite"
-    with monkeypatch.context() as m:  # a store as the first release wrote it
-        m.setattr(schema, "MIGRATIONS", schema.MIGRATIONS[:1])
-        m.setattr(schema, "SCHEMA_VERSION", 1)
-        with Store(path) as old:
-            assert old.version == 1
-    conn = sqlite3.connect(path, isolation_level=None)  # a run as the first release wrote it
-    run = conn.execute(
-        "INSERT INTO runs (started_at, updated_at, strategy, objective, seed)"
-        " VALUES ('2026-01-01T00:00:00Z', '2026-01-01T00:00:00Z', 'walk', 'cards', 3)"
-    ).lastrowid
+    conn = old_store(path, 1)  # a store, and a run, as the first release wrote them
+    run = add_old_run(conn, "walk", "cards", seed=3)
     conn.close()
     with Store(path) as db:
         assert db.version == SCHEMA_VERSION == 5

@@ -2,10 +2,10 @@
 backends kept with every run, and a version-2 store upgraded in place without losing a row."""
 
 import multiprocessing
-import sqlite3
 import time
 
 import pytest
+from old_stores import add_old_run, old_store
 
 from bmn.records.store import (
     SCHEMA_VERSION,
@@ -16,7 +16,6 @@ from bmn.records.store import (
     holder_alive,
     holder_name,
     runs,
-    schema,
 )
 
 RECORD = "---AJ--Q---------QAKQJJ-QK/-----A----KJ-K--------A---"
@@ -111,18 +110,11 @@ def test_min_cards_past_64_bits_selects_nothing_without_error(db):
     assert len(db.top(min_cards=-(10**30))) == 1
 
 
-def test_version_two_store_upgrades_keeping_every_row(path, monkeypatch):
-    monkeypatch.setattr(schema, "MIGRATIONS", schema.MIGRATIONS[:2])
-    monkeypatch.setattr(schema, "SCHEMA_VERSION", 2)
-    Store(path).close()
-    monkeypatch.undo()
+def test_version_two_store_upgrades_keeping_every_row(path):
     # Rows as version-2 code wrote them: no seats, no backend, no holder; a run left running.
-    conn = sqlite3.connect(path, isolation_level=None)
+    conn = old_store(path, 2)
     assert conn.execute("PRAGMA user_version").fetchone()[0] == 2
-    conn.execute(
-        "INSERT INTO runs (started_at, updated_at, strategy, objective, seed)"
-        " VALUES ('2026-01-01T00:00:00Z', '2026-01-01T00:00:00Z', 'walk', 'cards', 1)"
-    )
+    add_old_run(conn, "walk", "cards")
     conn.execute(
         "INSERT INTO finds (deal, cards, tricks, status, run_id, strategy, found_at, elapsed)"
         f" VALUES ('{RECORD}', 8344, 1164, 'finished', 1, 'walk', '2026-01-01T00:00:00Z', 1.0)"
@@ -142,14 +134,9 @@ def test_claim_unknown_run(db):
         db.claim_run(7, holder_name())
 
 
-def test_version_four_store_learns_each_runs_kind_from_what_it_stored(path, monkeypatch):
-    monkeypatch.setattr(schema, "MIGRATIONS", schema.MIGRATIONS[:4])
-    monkeypatch.setattr(schema, "SCHEMA_VERSION", 4)
-    Store(path).close()
-    monkeypatch.undo()
+def test_version_four_store_learns_each_runs_kind_from_what_it_stored(path):
     # Runs as version-4 code stored them: the kind was read from strategy, params and objective.
-    conn = sqlite3.connect(path, isolation_level=None)
-    stamp = "'2026-01-01T00:00:00Z'"
+    conn = old_store(path, 4)
     for strategy, objective, params in [
         ("walk", "cards", "{}"),
         ("walk", "tricks", '{"device": "cuda", "workers": 8}'),
@@ -157,10 +144,7 @@ def test_version_four_store_learns_each_runs_kind_from_what_it_stored(path, monk
         ("grow", "loop", "{}"),
         ("lahc", "tricks", '{"device": "cpu"}'),
     ]:
-        conn.execute(
-            "INSERT INTO runs (started_at, updated_at, strategy, objective, seed, params)"
-            f" VALUES ({stamp}, {stamp}, '{strategy}', '{objective}', 1, '{params}')"
-        )
+        add_old_run(conn, strategy, objective, params=params)
     conn.close()
     with Store(path) as db:
         assert db.version == SCHEMA_VERSION

@@ -6,8 +6,9 @@ import dataclasses
 import threading
 
 import pytest
+from old_stores import add_old_run, old_store
 
-from bmn.records.store import Store, schema
+from bmn.records.store import Store
 from bmn.search.cli import search as search_cli
 from bmn.search.runs import kinds
 from bmn.search.runs.kinds import CHECK_ORDER, KINDS, SETTINGS, get_kind, kind_for, refusal
@@ -277,25 +278,16 @@ def test_resume_dispatches_on_the_stored_kind(bmn, resumed, tmp_path):
 
 
 def test_resume_of_a_version_four_store_takes_the_kind_from_the_migration(bmn, resumed, tmp_path):
-    import sqlite3
-
     store = tmp_path / "v4.sqlite"
-    with pytest.MonkeyPatch.context() as version_four:
-        version_four.setattr(schema, "MIGRATIONS", schema.MIGRATIONS[:4])
-        version_four.setattr(schema, "SCHEMA_VERSION", 4)
-        Store(store).close()
-    conn = sqlite3.connect(store, isolation_level=None)
+    conn = old_store(store, 4)
     for strategy, objective, params in [
         ("walk", "cards", "{}"),
         ("walk", "tricks", '{"device": "cuda", "workers": 8}'),
         ("random", "loop", "{}"),
         ("grow", "loop", "{}"),
     ]:
-        conn.execute(
-            "INSERT INTO runs (started_at, updated_at, strategy, objective, seed, params, status)"
-            f" VALUES ('2026-01-01T00:00:00Z', '2026-01-01T00:00:00Z', '{strategy}',"
-            f" '{objective}', 1, '{params}', 'interrupted')"
-        )
+        run = add_old_run(conn, strategy, objective, params=params)
+        conn.execute("UPDATE runs SET status = 'interrupted' WHERE id = ?", (run,))
     conn.close()
     for run in range(1, 5):
         assert bmn("search", "--resume", run, "--store", store).exit_code == 0
