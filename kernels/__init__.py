@@ -9,4 +9,62 @@ the compiled scorers chosen by (seats, device), and the analysis of games that n
   selfcheck.
 - cpu/: the compiled scorers for the CPU (two.py; nseat.py and its table, nseat_table.py);
   cuda/: the same on a GPU; cycles/: loops, backward play.
+
+The library (docs/library.md), exported here lazily (exports.py): importing bmn.kernels imports
+no numba; a function's module is imported, and its kernel compiled, on first use.
+
+>>> import bmn.kernels as game
+>>> game.play("-J/Q-").cards
+4
 """
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from bmn.kernels.exports import lazy_exports
+
+if TYPE_CHECKING:  # what a type checker reads; at run time __getattr__ imports on first use
+    from bmn.kernels.api import (
+        BasinSearch,
+        Deal,
+        DealError,
+        DealLike,
+        Deals,
+        LoopAnalysis,
+        PreimageDeal,
+        Result,
+        Scores,
+        Trick,
+        as_deal,
+        cycle,
+        format_deal,
+        parse_deal,
+        play,
+        random_deals,
+        reaching_deals,
+        score_deals,
+    )
+
+__all__ = [
+    "BasinSearch",
+    "Deal",
+    "DealError",
+    "DealLike",
+    "Deals",
+    "LoopAnalysis",
+    "PreimageDeal",
+    "Result",
+    "Scores",
+    "Trick",
+    "as_deal",
+    "cycle",
+    "format_deal",
+    "parse_deal",
+    "play",
+    "random_deals",
+    "reaching_deals",
+    "score_deals",
+]
+_EXPORTS = {name: f"bmn.kernels.api:{name}" for name in __all__}
+__getattr__, __dir__ = lazy_exports(__name__, globals(), _EXPORTS)
