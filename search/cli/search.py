@@ -4,9 +4,7 @@ and `bmn search-bench` (the strategies compared)."""
 from __future__ import annotations
 
 import json
-import secrets
-from collections.abc import Callable
-from typing import TYPE_CHECKING, NoReturn
+from typing import TYPE_CHECKING
 
 import click
 from click.core import ParameterSource
@@ -30,15 +28,8 @@ from bmn.search.cli.options import (
     seed_option,
 )
 from bmn.search.output.text import bench_table
-from bmn.search.runs.kinds import (
-    CLUSTER_OPTIONS,
-    SETTINGS,
-    RunKind,
-    UnknownKind,
-    get_kind,
-    kind_for,
-    refusal,
-)
+from bmn.search.runs import start
+from bmn.search.runs.kinds import CLUSTER_OPTIONS, SETTINGS, RunKind
 from bmn.search.strategies.registry import (
     DEFAULT_HISTORY,
     DEFAULT_PATIENCE,
@@ -276,17 +267,17 @@ def check_settings(ctx: click.Context, resume: str | None, options: dict) -> Run
     names = [p.name for p in ctx.command.params]
     typed = {n for n in names if ctx.get_parameter_source(n) == ParameterSource.COMMANDLINE}
     o = options
-    refused = refusal(
-        o["objective"],
-        o["device"],
-        o["strategy"],
-        o["players"],
-        given={n for n in names if given(ctx, n)},
-        typed=typed,
-    )
-    if refused is not None:
-        refuse(ctx, *refused)
-    kind = kind_for(o["objective"], o["device"])
+    try:
+        kind = start.check_new_run(
+            o["objective"],
+            o["device"],
+            o["strategy"],
+            o["players"],
+            given={n for n in names if given(ctx, n)},
+            typed=typed,
+        )
+    except start.SearchOptionError as err:
+        refuse(ctx, err.option, err.why)
     if "device_threads" in kind.takes:
         check_device_threads(ctx, o["device"], o["device_threads"])  # whole blocks
     return kind
@@ -304,66 +295,24 @@ def refuse_cluster(what: str) -> None:
 def resumed_run(db: Store, resume: str, backend: Backend | None) -> RunHandler:
     """The stored run --resume names, made by the handler of its kind; a kind that runs on
     this machine only refuses a cluster named on the command line."""
-    run = db.get_run(resume_target(db, resume))
-    try:
-        kind = get_kind(run.kind)
-    except UnknownKind as err:
-        raise click.ClickException(f"cannot resume run {run.id}: {err}") from None
+    run_id, kind = resume_target(db, resume)  # a stored run of unknown kind: StoreError
     if not kind.on_backend:
-        refuse_cluster(f"run {run.id}, {kind.what},")
-        backend = None
+        refuse_cluster(f"run {run_id}, {kind.what},")
     if kind.device == "cuda":
         from bmn.search.cli.device import require_cuda
 
         require_cuda()
-    return kind.handler_class().resume(db, run.id, backend)
+    return start.resumed_run(db, run_id, kind, backend)
 
 
 def new_run(db: Store, kind: RunKind, options: dict, backend: Backend | None) -> RunHandler:
-    """A new run of `kind` from the command line's options, checked: its typed options made
-    here, from the settings it takes and the defaults of the command line."""
-    fields = {name: options[opt] for opt, name in kind.takes.items() if options[opt] is not None}
-    if options["seconds"] is None and options["iterations"] is None:
-        fields["seconds"] = 60.0
-    fields.setdefault("seed", secrets.randbits(62))
-    if kind.name in COMPLETE:
-        COMPLETE[kind.name](fields, db, backend)
+    """A new run of `kind` from the command line's options, made by the library
+    (search/runs/start.py) as `bmn.search.search` makes it; a value only the run's options
+    can judge (a deck) is bad input."""
     try:
-        run_options = kind.options_class()(**fields)
-    except ValueError as err:
-        if "loop_deck" not in kind.takes:
-            raise
-        raise click.BadParameter(str(err), param_hint="--loop-deck") from None
-    handler = kind.handler_class()
-    return handler(db, run_options, backend=backend if kind.on_backend else None)
-
-
-def _longest_workers(fields: dict, db: Store, backend: Backend | None) -> None:
-    """A search's streams: one per worker thread of the cluster, else one per core."""
-    if "workers" not in fields and backend is not None:
-        fields["workers"] = backend.default_streams()
-
-
-def _gpu_threads(fields: dict, db: Store, backend: Backend | None) -> None:
-    """A GPU search's streams: every thread the GPU keeps resident, unless --device-threads."""
-    from bmn.search.strategies.cuda import resident_threads
-
-    fields.setdefault("workers", resident_threads(mode=fields["strategy"]))
-
-
-def _known_cycles(fields: dict, db: Store, backend: Backend | None) -> None:
-    """A grow run's known cycles (--grow-from known): the published one and the store's."""
-    from bmn.search.runs.grow import known_deals
-
-    fields["known"] = known_deals(db) if fields.get("grow_from", "known") == "known" else []
-
-
-# What the command line fills in for a kind beyond its settings, by kind.
-COMPLETE: dict[str, Callable[[dict, Store, Backend | None], None]] = {
-    "longest": _longest_workers,
-    "longest-cuda": _gpu_threads,
-    "grow": _known_cycles,
-}
+        return start.new_run(db, kind, options, backend)
+    except start.SearchOptionError as err:
+        raise click.BadParameter(err.why, param_hint=f"--{err.option.replace('_', '-')}") from None
 
 
 @click.command("search-bench")
@@ -441,45 +390,21 @@ def search_bench(
     echo(bench_table(rows, THRESHOLDS))
 
 
-def resume_target(db: Store, resume: str) -> int:
-    """The run to resume: a number (already checked to be one), or the latest run not
-    finished nor searched now.
+def resume_target(db: Store, resume: str) -> tuple[int, RunKind]:
+    """The run to resume, and its kind: a number (already checked to be one), or the latest
+    run not finished nor searched now (search/runs/start.py finds it).
 
     A run the store does not hold is bad input, like a bad number (exit 2); so is plain
     --resume with no run to resume, unless the run is being searched (RunHeld: exit 1)."""
-    from bmn.records.store import StoreError
-
-    if resume == "latest":
-        run = db.latest_unfinished_run()
-        if run is None:
-            nothing_to_resume(db)
-        return run.id
     try:
-        return db.get_run(int(resume)).id
-    except StoreError as err:
+        return start.stored_run(db, resume if resume == "latest" else int(resume))
+    except start.RunNotFound as err:
         raise click.BadParameter(
             f"{err}; list the runs with: bmn records runs --store {db.path}",
             param_hint="--resume",
         ) from err
-
-
-def nothing_to_resume(db: Store) -> NoReturn:
-    """Say why plain --resume has no run to take: no runs, every one finished, or the
-    unfinished ones are being searched now."""
-    from bmn.records.store import RunHeld
-
-    runs = db.runs()
-    held = [run for run in runs if run.status == "running"]
-    if held:
-        raise RunHeld(
-            f"nothing to resume in {db.path}: run {held[-1].id} is being searched now,"
-            f" by {held[-1].holder}"
-        )
-    why = f"every run in it finished (the latest is run {runs[-1].id})" if runs else "no runs"
-    raise click.BadParameter(
-        f"nothing to resume in {db.path}: {why}; start a new search without --resume",
-        param_hint="--resume",
-    )
+    except start.NothingToResume as err:
+        raise click.BadParameter(err.why, param_hint="--resume") from None
 
 
 def run_with_signals(job: RunHandler, quiet: bool) -> Summary | LoopSummary | GrowSummary:

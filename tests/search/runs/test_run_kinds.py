@@ -10,7 +10,7 @@ from old_stores import add_old_run, old_store
 
 from bmn.records.store import Store
 from bmn.search.cli import search as search_cli
-from bmn.search.runs import kinds
+from bmn.search.runs import kinds, start
 from bmn.search.runs.kinds import CHECK_ORDER, KINDS, SETTINGS, get_kind, kind_for, refusal
 from bmn.search.runs.loop_hunt import LoopOptions
 
@@ -27,7 +27,7 @@ def test_the_registry_names_every_kind_with_its_handler_and_options():
         assert set(kind.takes.values()) <= fields, name
     with pytest.raises(kinds.UnknownKind, match="unknown kind of run 'magic'; this bmn knows"):
         get_kind("magic")
-    assert set(search_cli.COMPLETE) <= set(KINDS)  # what the command line fills in, by kind
+    assert set(start.COMPLETE) <= set(KINDS)  # what a new run is given, by kind
 
 
 def test_every_objective_and_device_selects_one_kind_or_none():

@@ -1,0 +1,178 @@
+"""Starting a run: a new one from its settings, or a stored one resumed; then running it until
+it is done or Ctrl-C (SIGINT) or SIGTERM stops it after a checkpoint.
+
+`bmn search` (search/cli/search.py) and the library's `bmn.search.search` (search/api.py) both
+start runs here, so the checks and defaults are written once. Settings are named as the command
+line's parameters (seconds for --time, loop_deck for --loop-deck); what each kind of run takes
+is in kinds.py. Nothing here imports click: bad settings raise SearchOptionError (the command
+line turns it into its usage error), a store problem StoreError.
+"""
+
+from __future__ import annotations
+
+import secrets
+import signal
+import threading
+from collections.abc import Callable, Collection
+from typing import TYPE_CHECKING, Any, NoReturn
+
+from bmn.records.api import RunNotFound
+from bmn.records.store import RunHeld, StoreError
+from bmn.search.runs.kinds import RunKind, UnknownKind, get_kind, kind_for, refusal
+from bmn.search.strategies.registry import DEFAULT_STRATEGY
+
+if TYPE_CHECKING:
+    from bmn.records.store import Store
+    from bmn.search.backends.base import Backend
+    from bmn.search.runs.handler import RunHandler
+
+
+class SearchOptionError(ValueError):
+    """A setting of a search that is bad or conflicts with others: `option` names it (as the
+    command line's parameter, 'seconds' for --time), the message says why."""
+
+    def __init__(self, option: str, why: str):
+        super().__init__(f"{option} {why}")
+        self.option = option
+        self.why = why
+
+
+class NothingToResume(SearchOptionError):
+    """Resuming the latest unfinished run, where every run finished or there is none."""
+
+
+def check_new_run(
+    objective: str,
+    device: str,
+    strategy: str,
+    players: int,
+    given: Collection[str],
+    typed: Collection[str] = (),
+) -> RunKind:
+    """The kind of the new run these settings ask for, after refusing every setting it does
+    not take, saying why (kinds.refusal). `given`: the settings set by the user; `typed`:
+    those on a command line (a cluster named only by the environment is ignored)."""
+    refused = refusal(objective, device, strategy, players, given=given, typed=typed)
+    if refused is not None:
+        raise SearchOptionError(*refused)
+    kind = kind_for(objective, device, strategy)
+    assert kind is not None, "refusal names a device no kind runs on"
+    return kind
+
+
+def new_run(
+    db: Store, kind: RunKind, settings: dict[str, Any], backend: Backend | None
+) -> RunHandler:
+    """A new run of `kind` from its settings (None or absent: the default), checked: its
+    typed options made here, from the settings it takes and bmn search's defaults (a minute;
+    a random seed)."""
+    fields = {
+        name: settings[opt] for opt, name in kind.takes.items() if settings.get(opt) is not None
+    }
+    untimed = settings.get("seconds") is None and settings.get("iterations") is None
+    if untimed and kind.timed:  # an enumeration runs until its range is done
+        fields["seconds"] = 60.0
+    fields.setdefault("seed", secrets.randbits(62))
+    if kind.name in COMPLETE:
+        COMPLETE[kind.name](fields, db, backend)
+    try:
+        run_options = kind.options_class()(**fields)
+    except ValueError as err:  # a value only the options can judge: a deck, device threads
+        option = getattr(err, "option", None) or next(
+            (o for o in ("loop_deck", "device_threads") if o in kind.takes), ""
+        )
+        raise SearchOptionError(option, str(err)) from None
+    handler = kind.handler_class()
+    return handler(db, run_options, backend=backend if kind.on_backend else None)
+
+
+def _longest_workers(fields: dict, db: Store, backend: Backend | None) -> None:
+    """A search's streams: one per worker thread of the cluster, else one per core."""
+    if "workers" not in fields and backend is not None:
+        fields["workers"] = backend.default_streams()
+
+
+def _gpu_threads(fields: dict, db: Store, backend: Backend | None) -> None:
+    """A GPU search's streams: every thread the GPU keeps resident, unless --device-threads."""
+    from bmn.search.strategies.cuda import resident_threads
+
+    fields.setdefault("workers", resident_threads(mode=fields.get("strategy", DEFAULT_STRATEGY)))
+
+
+def _known_cycles(fields: dict, db: Store, backend: Backend | None) -> None:
+    """A grow run's known cycles (--grow-from known): the published one and the store's."""
+    from bmn.search.runs.grow import known_deals
+
+    fields["known"] = known_deals(db) if fields.get("grow_from", "known") == "known" else []
+
+
+# What a new run of a kind is given beyond its settings, by kind.
+COMPLETE: dict[str, Callable[[dict, Store, Backend | None], None]] = {
+    "longest": _longest_workers,
+    "longest-cuda": _gpu_threads,
+    "grow": _known_cycles,
+    "every": _longest_workers,
+}
+
+
+def stored_run(db: Store, resume: int | str) -> tuple[int, RunKind]:
+    """The run to resume, and its kind: run number `resume`, or with 'latest' the latest run
+    neither finished nor searched now.
+
+    RunNotFound for a number the store does not hold; with 'latest', RunHeld if the only
+    unfinished runs are being searched now, NothingToResume if there are none."""
+    if resume == "latest":
+        latest = db.latest_unfinished_run()
+        if latest is None:
+            nothing_to_resume(db)
+        run_id = latest.id
+    else:
+        try:
+            run_id = db.get_run(int(resume)).id
+        except StoreError as err:
+            raise RunNotFound(str(err)) from None
+    run = db.get_run(run_id)
+    try:
+        return run.id, get_kind(run.kind)
+    except UnknownKind as err:
+        raise StoreError(f"cannot resume run {run.id}: {err}") from None
+
+
+def nothing_to_resume(db: Store) -> NoReturn:
+    """Say why there is no run to resume: no runs, every one finished, or the unfinished ones
+    are being searched now (RunHeld)."""
+    runs = db.runs()
+    held = [run for run in runs if run.status == "running"]
+    if held:
+        raise RunHeld(
+            f"nothing to resume in {db.path}: run {held[-1].id} is being searched now,"
+            f" by {held[-1].holder}"
+        )
+    why = f"every run in it finished (the latest is run {runs[-1].id})" if runs else "no runs"
+    raise NothingToResume(
+        "resume", f"nothing to resume in {db.path}: {why}; start a new search without --resume"
+    )
+
+
+def resumed_run(db: Store, run_id: int, kind: RunKind, backend: Backend | None) -> RunHandler:
+    """Stored run `run_id` of `kind`, claimed for this process to continue it (RunHeld if
+    another live process searches it); a kind that runs on this machine takes no backend."""
+    return kind.handler_class().resume(db, run_id, backend if kind.on_backend else None)
+
+
+def run_until_stopped(job: RunHandler, on_progress: Callable[[Any], None]) -> Any:
+    """Run a search to its end; SIGINT (Ctrl-C, KeyboardInterrupt) and SIGTERM stop it
+    cleanly after a checkpoint, and its summary then says 'interrupted'. Signals are caught
+    only on the main thread (the only one Python delivers them to)."""
+    if threading.current_thread() is not threading.main_thread():
+        return job.run(on_progress)
+
+    def stop(signum: int, frame: object) -> None:
+        job.stop.set()
+
+    previous = {sig: signal.signal(sig, stop) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        return job.run(on_progress)
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
