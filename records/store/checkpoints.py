@@ -30,12 +30,14 @@ class Checkpoints(Runs, Finds, Loops):
         run_update: dict[str, Any],
         holder: str | None = None,
         bulks: Sequence[bulk.Bulk] = (),
+        loops: Iterable[tuple[Loop, int]] = (),
     ) -> int:
         """Checkpoints (worker, state, games, seconds), finds (one by one, and `bulks` of
-        short ones) and a run update, atomically; with `holder`, the run's heartbeat too.
-        Returns how many finds were new to the run."""
+        short ones), cycles ((cycle, times seen), as add_loops) and a run update, atomically;
+        with `holder`, the run's heartbeat too. Returns how many finds were new to the run."""
         with self.transaction() as db:
             added = self._add_finds(db, run_id, finds)
+            self._add_loops(db, run_id, loops)
             if bulks:
                 added += self._add_bulks(db, run_id, self.get_run(run_id).strategy, bulks)
             self._save_checkpoints(db, run_id, checkpoints)

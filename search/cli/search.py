@@ -31,6 +31,7 @@ from bmn.search.output.text import bench_table
 from bmn.search.runs import start
 from bmn.search.runs.kinds import CLUSTER_OPTIONS, SETTINGS, RunKind
 from bmn.search.strategies.registry import (
+    CHOICES,
     DEFAULT_HISTORY,
     DEFAULT_PATIENCE,
     DEFAULT_STRATEGY,
@@ -39,6 +40,54 @@ from bmn.search.strategies.registry import (
 )
 
 MAX_HISTORY = 10_000_000  # lahc keeps this many scores per worker in memory
+
+
+class DeckSpec(click.ParamType):
+    """A deck: 'standard', 'mixed' (the loop hunt's) or counts N,J,Q,K,A; spaces dropped and
+    counts written plainly, as the run stores it (' 36, 4,4,4,4 ' is '36,4,4,4,4')."""
+
+    name = "deck"
+
+    def convert(self, value, param, ctx) -> str:
+        from bmn.kernels.deal import DealError, counts_text, parse_counts
+
+        text = "".join(str(value).split())
+        if text.lower() in ("standard", "mixed"):
+            return text.lower()
+        try:
+            return counts_text(parse_counts(text))
+        except DealError as err:
+            self.fail(f"{err}, or 'standard' (36,4,4,4,4)", param, ctx)
+
+
+class HandSizes(click.ParamType):
+    """Hand sizes A,B[,C[,D]]: seat 0's first, as many as seats."""
+
+    name = "sizes"
+
+    def convert(self, value, param, ctx) -> tuple[int, ...]:
+        if isinstance(value, tuple):
+            return value
+        try:
+            sizes = tuple(int(part) for part in str(value).replace(" ", "").split(","))
+        except ValueError:
+            sizes = ()
+        if not 2 <= len(sizes) <= 4 or min(sizes) < 0:
+            self.fail(f"{value!r}: expected 2 to 4 hand sizes >= 0, like 10,10", param, ctx)
+        return sizes
+
+
+class Rank(click.ParamType):
+    """A rank of a deck's deals: a whole number >= 0, as large as the deck's (past 64 bits)."""
+
+    name = "rank"
+
+    def convert(self, value, param, ctx) -> int:
+        text = str(value).strip().replace("_", "").replace(",", "")
+        if not text.isdigit() or len(text) > 100:
+            self.fail(f"{value!r} is not a rank: a whole number of at least 0", param, ctx)
+        return int(text)
+
 
 if TYPE_CHECKING:
     from bmn.records.store import Store
@@ -52,7 +101,7 @@ if TYPE_CHECKING:
 @click.command()
 @click.option(
     "--strategy",
-    type=click.Choice(list(STRATEGIES)),
+    type=click.Choice(list(CHOICES)),
     default=DEFAULT_STRATEGY,
     show_default=True,
     help=strategy_help(),
@@ -127,12 +176,42 @@ if TYPE_CHECKING:
     help=f"lahc only: length of the late-acceptance history (at most {MAX_HISTORY:,}).",
 )
 @click.option(
+    "--deck",
+    type=DeckSpec(),
+    default=None,
+    help="every, loop: the deck, 'standard' or counts N,J,Q,K,A of numerals and court cards "
+    "like 14,2,2,2,0. every: the deck enumerated [default: standard]; loop: 'mixed' "
+    "[default] (a random sub-deck of the standard deck per batch: measured to find the most "
+    "cycles; full random deals almost never loop), 'standard' or counts like 36,1,1,0,0.",
+)
+@click.option(
     "--loop-deck",
+    type=DeckSpec(),
     default=None,
     metavar="DECK",
-    help="loop: 'mixed' [default] (a random sub-deck of the standard deck per batch: "
-    "measured to find the most cycles; full random deals almost never loop), "
-    "'standard', or counts N,J,Q,K,A like 36,1,1,0,0.",
+    help="The first name of --deck, kept.",
+)
+@click.option(
+    "--hand-sizes",
+    type=HandSizes(),
+    default=None,
+    help="every: the hands, seat 0's first, adding up to the deck, like 10,10 or 7,7,6 "
+    "[default: as even as possible, seat 0 first, over --players seats].",
+)
+@click.option(
+    "--from-rank",
+    type=Rank(),
+    default=None,
+    help="every: the first rank visited [default: 0]. A deal's rank is its place in "
+    "lexicographic order of its cards, seat 0's hand first, top card first, numeral < J < Q "
+    "< K < A, from 0 (docs/searching.md).",
+)
+@click.option(
+    "--to-rank",
+    type=Rank(),
+    default=None,
+    help="every: the first rank not visited [default: the deck's number of deals]; ranks "
+    "--from-rank to --to-rank - 1 are visited, so ranges split a deck by hand.",
 )
 @click.option(
     "--basin-states",
@@ -280,7 +359,29 @@ def check_settings(ctx: click.Context, resume: str | None, options: dict) -> Run
         refuse(ctx, err.option, err.why)
     if "device_threads" in kind.takes:
         check_device_threads(ctx, o["device"], o["device_threads"])  # whole blocks
+    if "deck" in kind.takes:
+        check_deck(ctx, kind, o)
     return kind
+
+
+def check_deck(ctx: click.Context, kind: RunKind, o: dict) -> None:
+    """--deck and --loop-deck (its first name) as one setting; an enumeration's deck, hand
+    sizes and ranks checked before a store is made."""
+    if o["deck"] is not None and o["loop_deck"] is not None:
+        refuse(ctx, "loop_deck", "is the first name of --deck; give one of them")
+    deck, named = (o["loop_deck"], "loop_deck") if o["deck"] is None else (o["deck"], "deck")
+    if kind.name != "every":
+        return
+    from bmn.search.runs.every import BadInput, check_input
+
+    sizes = o["hand_sizes"]
+    if sizes is not None and given(ctx, "players") and len(sizes) != o["players"]:
+        refuse(ctx, "hand_sizes", f"gives {len(sizes)} hands; --players is {o['players']}")
+    try:
+        check_input(deck or "standard", sizes, o["players"], o["from_rank"] or 0, o["to_rank"])
+    except BadInput as err:
+        option = named if err.option == "deck" else err.option
+        raise click.BadParameter(str(err), ctx, param(ctx, option)) from None
 
 
 def refuse_cluster(what: str) -> None:

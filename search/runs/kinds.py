@@ -14,7 +14,7 @@ import importlib
 from collections.abc import Collection
 from dataclasses import dataclass, field
 
-from bmn.search.strategies.registry import STRATEGIES, uses
+from bmn.search.strategies.registry import CHOICES, uses
 
 # The settings of the longest-game search that a loop hunt or a grow run has no use for.
 SEARCH_SETTINGS = ("strategy", "keep_above", "patience", "history")
@@ -22,7 +22,12 @@ SEARCH_SETTINGS = ("strategy", "keep_above", "patience", "history")
 CLUSTER_OPTIONS = ("scheduler", "scheduler_file", "cluster")
 # Options a strategy reads only if it uses them (search/strategies/registry.py), and what a
 # strategy that does not use one is (after its name: 'walk does not restart').
-STRATEGY_OPTIONS = {"patience": "does not restart", "history": "keeps no history"}
+STRATEGY_OPTIONS = {
+    "patience": "does not restart",
+    "history": "keeps no history",
+    "deck": "searches the standard deck",
+    "hand_sizes": "deals the standard deck evenly",
+}
 # The order in which a new run's options are checked: the first refused is the one named.
 CHECK_ORDER = (
     "grow_from",
@@ -30,7 +35,11 @@ CHECK_ORDER = (
     "strategy",
     "workers",
     "keep_above",
+    "deck",
     "loop_deck",
+    "hand_sizes",
+    "from_rank",
+    "to_rank",
     "basin_states",
     "patience",
     "history",
@@ -59,6 +68,8 @@ class RunKind:
     idle: str = ""
     idle_options: tuple[str, ...] | None = None
     refuses: dict[str, str] = field(default_factory=dict)  # option -> a reason of its own
+    strategy: str | None = None  # the --strategy that selects it, with any of its objectives
+    timed: bool = True  # without --time or --iterations: a minute; False: until its work is done
 
     def handler_class(self) -> type:
         """The run handler class, imported now."""
@@ -69,7 +80,10 @@ class RunKind:
         return _load(self.options)
 
     def selector(self) -> str:
-        """What chooses it on the command line: '--device cuda', '--objective loop'."""
+        """What chooses it on the command line: '--device cuda', '--objective loop',
+        '--strategy every'."""
+        if self.strategy is not None:
+            return f"--strategy {self.strategy}"
         if self.device != "cpu":
             return f"--device {self.device}"
         return f"--objective {' or '.join(self.objectives)}"
@@ -125,7 +139,8 @@ KINDS: dict[str, RunKind] = {
             takes={
                 **_COMMON,
                 "workers": "workers",
-                "loop_deck": "deck",
+                "deck": "deck",
+                "loop_deck": "deck",  # --deck's first name, kept
                 "basin_states": "max_basin_states",
             },
             idle="a loop hunt plays random deals",
@@ -146,6 +161,28 @@ KINDS: dict[str, RunKind] = {
             on_backend=False,
             idle="it builds deals from pieces",
         ),
+        RunKind(
+            "every",
+            "bmn.search.runs.every:EveryRun",
+            "bmn.search.runs.every:EveryOptions",
+            "an enumeration",
+            ("cards", "tricks", "loop"),
+            takes={
+                **_LONGEST,
+                **_COMMON,
+                "workers": "workers",
+                "players": "players",
+                "deck": "deck",
+                "loop_deck": "deck",  # the loop hunt's name for --deck
+                "hand_sizes": "hand_sizes",
+                "from_rank": "from_rank",
+                "to_rank": "to_rank",
+                "basin_states": "max_basin_states",
+            },
+            seats=(2, 3, 4),
+            strategy="every",
+            timed=False,
+        ),
     )
 }
 # Every setting of a run: what some kind takes, and what selects a kind.
@@ -163,11 +200,12 @@ def get_kind(name: str) -> RunKind:
     return KINDS[name]
 
 
-def kind_for(objective: str, device: str = "cpu") -> RunKind | None:
-    """The kind a new run of this objective on this device is; None if none plays it."""
-    return next(
-        (k for k in KINDS.values() if objective in k.objectives and k.device == device), None
-    )
+def kind_for(objective: str, device: str = "cpu", strategy: str | None = None) -> RunKind | None:
+    """The kind a new run of this objective on this device is (a kind a strategy selects, if
+    `strategy` names one that plays the objective there); None if none plays it."""
+    plays = [k for k in KINDS.values() if objective in k.objectives and k.device == device]
+    chosen = [k for k in plays if strategy is not None and k.strategy == strategy]
+    return next(iter(chosen or [k for k in plays if k.strategy is None]), None)
 
 
 def _device_kind(device: str) -> RunKind | None:
@@ -178,11 +216,14 @@ def _device_kind(device: str) -> RunKind | None:
 
 
 def _is_for(option: str, objective: str) -> str:
-    """Why a kind refuses an option that other kinds take: it is for those."""
+    """Why a kind refuses an option that other kinds take: it is for those (named by their
+    objectives; by their strategy where only kinds a strategy selects take it)."""
     takers = [k for k in KINDS.values() if option in k.takes]
     if all(k.device != "cpu" for k in takers):
         return f"is for {takers[0].selector()} only"
-    objectives = list(dict.fromkeys(o for k in takers for o in k.objectives))
+    if all(k.strategy is not None for k in takers):
+        return f"is for {' or '.join(k.selector() for k in takers)} only"
+    objectives = list(dict.fromkeys(o for k in takers if k.strategy is None for o in k.objectives))
     only = " only" if len(objectives) == 1 else ""
     return f"is for --objective {' or '.join(objectives)}{only}, not {objective}"
 
@@ -192,8 +233,13 @@ def _why_not(kind: RunKind, option: str, objective: str, strategy: str) -> str |
     if option in STRATEGY_OPTIONS and "strategy" in kind.takes:
         if uses(strategy, option):
             return None
-        users = " or ".join(name for name in STRATEGIES if uses(name, option))
-        return f"is for --strategy {users} only; {strategy} {STRATEGY_OPTIONS[option]}"
+        users = " or ".join(name for name in CHOICES if uses(name, option))
+        others = [
+            o for k in KINDS.values() if "strategy" not in k.takes and option in k.takes
+            for o in k.objectives
+        ]  # fmt: skip
+        also = f" and --objective {' or '.join(others)}" if others else " only"
+        return f"is for --strategy {users}{also}; {strategy} {STRATEGY_OPTIONS[option]}"
     if option in kind.takes:
         return None
     if option in kind.refuses:
@@ -219,13 +265,13 @@ def refusal(
     First the kind: the seats each kind named (by --objective, then by --device) plays, and a
     device the objective's kind does not run on; then each option the kind does not take,
     in CHECK_ORDER; then a cluster for a kind that runs on this machine only."""
-    family = kind_for(objective)
+    family = kind_for(objective, "cpu", strategy)
     for named in (family, _device_kind(device)):
         if named is not None and players not in named.seats:
             low, high = named.seats[0], named.seats[-1]
             seats = f"{low}" if low == high else f"{low} to {high}"
             return "players", f"must be {seats} with {named.selector()}: {named.seats_why}"
-    kind = kind_for(objective, device)
+    kind = kind_for(objective, device, strategy)
     if kind is None:  # a loop hunt or grow run on a GPU
         does = _device_kind(device).does
         return "device", f"{device} {does}; {family.what} runs on the CPU"

@@ -2,6 +2,8 @@
 
 The one list the command line, the run options, the driver and the compiled loop
 (search/strategies/cpu.py) read. Plain Python, so `bmn --help` lists strategies without compiling.
+STRATEGIES are the compiled search loop's (their order is its codes); CHOICES adds those
+that are a kind of run of their own (the enumeration of every deal, search/runs/every.py).
 """
 
 from __future__ import annotations
@@ -16,6 +18,10 @@ class Strategy:
     description: str
     patience: bool = False  # restarts after --patience deals without an improvement
     history: bool = False  # keeps a late-acceptance history of --history scores
+    # Deals any --deck and --hand-sizes; the compiled search loop's strategies search the
+    # standard deck dealt evenly (their worker states and finds buffers are 52 cards).
+    deck: bool = False
+    hand_sizes: bool = False
 
 
 STRATEGIES = {
@@ -26,6 +32,17 @@ STRATEGIES = {
         patience=True,
     ),
     "lahc": Strategy("late-acceptance hill climbing (history of --history scores)", history=True),
+}
+# Strategies that are a kind of run of their own, chosen by name (search/runs/kinds.py).
+ENUMERATION = "every"
+CHOICES = {
+    **STRATEGIES,
+    ENUMERATION: Strategy(
+        "every deal of --deck in rank order, or ranks --from-rank to --to-rank - 1"
+        " (docs/searching.md, 'Every deal of a deck')",
+        deck=True,
+        hand_sizes=True,
+    ),
 }
 DEFAULT_STRATEGY = "walk"
 DEFAULT_PATIENCE = 20_000
@@ -40,9 +57,9 @@ def history_length(strategy: str, history: int) -> int:
 
 def strategy_help() -> str:
     """One line naming every strategy and what it does, for --strategy's help."""
-    return "; ".join(f"{name}: {s.description}" for name, s in STRATEGIES.items()) + "."
+    return "; ".join(f"{name}: {s.description}" for name, s in CHOICES.items()) + "."
 
 
 def uses(strategy: str, option: str) -> bool:
-    """Whether a strategy reads a run option ('patience' or 'history')."""
-    return getattr(STRATEGIES[strategy], option)
+    """Whether a strategy reads a run option ('patience', 'history', 'deck', 'hand_sizes')."""
+    return getattr(CHOICES[strategy], option)

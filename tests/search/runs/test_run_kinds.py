@@ -14,7 +14,7 @@ from bmn.search.runs import kinds, start
 from bmn.search.runs.kinds import CHECK_ORDER, KINDS, SETTINGS, get_kind, kind_for, refusal
 from bmn.search.runs.loop_hunt import LoopOptions
 
-NAMES = ["longest", "longest-cuda", "loop-hunt", "grow"]
+NAMES = ["longest", "longest-cuda", "loop-hunt", "grow", "every"]
 
 
 def test_the_registry_names_every_kind_with_its_handler_and_options():
@@ -42,6 +42,11 @@ def test_every_objective_and_device_selects_one_kind_or_none():
         ("loop", "cpu"): "loop-hunt",
         ("grow", "cpu"): "grow",
     }
+    # A strategy that is a kind of its own selects it, with any objective it plays.
+    assert [kind_for(o, "cpu", "every").name for o in objectives] == [
+        "every" if o != "grow" else "grow" for o in objectives
+    ]
+    assert kind_for("cards", "cuda", "every").name == "longest-cuda"  # which refuses it
 
 
 def test_every_setting_is_a_search_option_and_refusable_where_not_taken():
@@ -50,7 +55,7 @@ def test_every_setting_is_a_search_option_and_refusable_where_not_taken():
     assert {
         "strategy", "objective", "seconds", "iterations", "workers", "seed", "keep_above",
         "patience", "history", "players", "loop_deck", "basin_states", "grow_from", "device",
-        "device_threads",
+        "device_threads", "deck", "hand_sizes", "from_rank", "to_rank",
     } == SETTINGS  # fmt: skip
     everywhere = set.intersection(*(set(k.takes) for k in KINDS.values()))
     selectors = {"objective", "device", "players"}
@@ -291,7 +296,7 @@ def test_resume_of_a_version_four_store_takes_the_kind_from_the_migration(bmn, r
     conn.close()
     for run in range(1, 5):
         assert bmn("search", "--resume", run, "--store", store).exit_code == 0
-    assert [handler.kind for handler, _, _ in resumed] == NAMES
+    assert [handler.kind for handler, _, _ in resumed] == NAMES[:4]  # the kinds of version 4
 
 
 def test_a_run_that_takes_no_cluster_refuses_one_on_resume(bmn, failed, resumed, tmp_path):

@@ -1,0 +1,153 @@
+"""The enumeration's compiled loop: score consecutive ranks of a deck, stepping from one card
+sequence to the next inside compiled code (kernels/ranks.py says what a rank is).
+
+`visit` scores `n` sequences from a start sequence with a kernel's per-deal functions (the
+two-seat kernel, or the N-seat one for 3 and 4 seats; kernels/score.py's registry), keeps
+the first longest finished game by the objective and every deal of at least `keep_above`
+cards or that loops, and leaves the start sequence at the next one to score. One compiled
+specialisation serves every kernel (first-class functions, as the search loop in cpu.py).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+
+import numpy as np
+from numba import njit, types
+
+from bmn.kernels.config import FINISHED, JIT, LOOP
+from bmn.kernels.ranks import next_arrangement
+from bmn.kernels.score import kernel_for
+from bmn.search.strategies.moves import DEAL, PLAY_EXACT, PLAY_FAST, SIZES, score_deck
+
+FINDS = 4096  # finds one compiled call may report before it returns early
+# Slots of `top`, the best deal of a call: its score, cards, tricks and offset from the start.
+SCORE, CARDS, TRICKS, OFFSET = range(4)
+
+
+def _visit(
+    cards, sizes, n, objective, keep_above, finds_decks, finds_meta, best, top,
+    play_fast_at, play_exact_at,
+):  # fmt: skip
+    """Score up to `n` sequences from `cards` (stepped in place to the next unscored one);
+    returns (sequences scored, finds written). Stops early, before a find could be lost, when
+    the finds buffer is full, and at the deck's last sequence."""
+    done = 0
+    n_finds = 0
+    while done < n and n_finds < finds_meta.shape[0]:
+        score, laid, tricks, status = score_deck(
+            cards, sizes, objective, play_fast_at, play_exact_at
+        )
+        # The longest finished game (a loop's figures say where it repeats, not how long it
+        # is); strictly longer, so the lowest rank among equals stays the best.
+        if status == FINISHED and score > top[SCORE]:
+            best[:] = cards
+            top[SCORE], top[CARDS], top[TRICKS], top[OFFSET] = score, laid, tricks, done
+        if laid >= keep_above or status == LOOP:
+            finds_decks[n_finds, :] = cards
+            finds_meta[n_finds, 0] = laid
+            finds_meta[n_finds, 1] = tricks
+            finds_meta[n_finds, 2] = status
+            finds_meta[n_finds, 3] = done
+            n_finds += 1
+        done += 1
+        if not next_arrangement(cards):
+            break
+    return done, n_finds
+
+
+_I64 = types.int64
+_VISIT = types.UniTuple(_I64, 2)(
+    DEAL,  # cards
+    SIZES,  # sizes
+    _I64,  # n
+    _I64,  # objective
+    _I64,  # keep_above
+    types.Array(types.uint8, 2, "C"),  # finds_decks
+    types.Array(types.int64, 2, "C"),  # finds_meta
+    DEAL,  # best
+    SIZES,  # top
+    PLAY_FAST,
+    PLAY_EXACT,
+)
+
+
+@cache
+def visit():
+    """The compiled loop, compiled (or loaded from the cache) on first use."""
+    return njit(_VISIT, **JIT)(_visit)
+
+
+@dataclass
+class Visited:
+    """What scoring a run of consecutive sequences found: the first best deal (offset from the
+    start), and every kept deal with its (cards, tricks, status, offset)."""
+
+    done: int
+    best: np.ndarray
+    best_score: int
+    best_cards: int
+    best_tricks: int
+    best_offset: int
+    decks: np.ndarray
+    meta: np.ndarray
+
+
+def score_run(
+    start: np.ndarray,
+    sizes: np.ndarray,
+    n: int,
+    objective: int,
+    keep_above: int,
+    max_finds: int = 1 << 18,
+) -> Visited:
+    """Score `n` consecutive sequences from `start` (left untouched), on this thread; stops
+    early once `max_finds` deals are kept (done says how many were scored)."""
+    kernel = kernel_for(len(sizes))
+    if kernel is None:
+        raise ValueError(f"no compiled kernel for {len(sizes)} seats")
+    cards = np.ascontiguousarray(start, dtype=np.uint8).copy()
+    sizes = np.ascontiguousarray(sizes, dtype=np.int64)
+    best = cards.copy()
+    top = np.array([-1, -1, -1, -1], dtype=np.int64)
+    buffer_decks = np.zeros((FINDS, len(cards)), np.uint8)
+    buffer_meta = np.zeros((FINDS, 4), np.int64)
+    decks, meta, done = [], [], 0
+    call = visit()
+    while done < n and sum(len(m) for m in meta) < max_finds:
+        part_top = np.array([-1, -1, -1, -1], dtype=np.int64)
+        part_best = cards.copy()
+        k, kept = call(
+            cards, sizes, n - done, objective, keep_above, buffer_decks, buffer_meta,
+            part_best, part_top, kernel.play_fast_at, kernel.play_exact_at,
+        )  # fmt: skip
+        if part_top[SCORE] > top[SCORE]:
+            best[:] = part_best
+            top[:] = part_top
+            top[OFFSET] += done
+        found = buffer_meta[:kept].copy()
+        found[:, 3] += done
+        decks.append(buffer_decks[:kept].copy())
+        meta.append(found)
+        asked, done = n - done, done + k
+        if kept < FINDS and k < asked:  # stopped at the deck's last sequence: nothing follows
+            break
+    width = len(cards)
+    return Visited(
+        done,
+        best,
+        int(top[SCORE]),
+        int(top[CARDS]),
+        int(top[TRICKS]),
+        int(top[OFFSET]),
+        np.concatenate(decks) if decks else np.zeros((0, width), np.uint8),
+        np.concatenate(meta) if meta else np.zeros((0, 4), np.int64),
+    )
+
+
+def warm_visit() -> None:
+    """Compile (or load) the loop with every seat count's kernel: one sequence each."""
+    for seats in (2, 3, 4):
+        sizes = np.ones(seats, dtype=np.int64)
+        score_run(np.zeros(seats, dtype=np.uint8), sizes, 1, 0, 1 << 40)
