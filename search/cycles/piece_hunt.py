@@ -22,7 +22,7 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
-from bmn.kernels.cycles.balance import Splits, basin_splits
+from bmn.kernels.cycles.balance import SplitFind, Splits, basin_splits
 from bmn.kernels.cycles.loops import analyse
 from bmn.kernels.deal import Deal, format_deal, format_hand, parse_hand
 from bmn.kernels.rng import seed_state
@@ -46,6 +46,10 @@ class HuntOptions:
     small_leads: bool = False
     tail: str = "-"
     deck: tuple[int, ...] = STANDARD_COUNTS
+    hand_sizes: tuple[int, int] | None = None  # the starting split sought; None: even
+    # Further controls as Control specs ('--J-/big/-'): chunk k works on control k mod (1 +
+    # how many), control 0 being the one above, each with its own library.
+    controls: tuple[str, ...] = ()
     numeral_weights: tuple[float, ...] = (0.5, 0.6, 0.7, 0.8, 0.9)
     tries: int = 200_000  # random descents per chunk, shared among the weights
     min_len: int = 4
@@ -54,6 +58,16 @@ class HuntOptions:
 
     def control(self) -> Control:
         return Control.parse(self.small, self.small_leads, self.tail)
+
+    def all_controls(self) -> list[Control]:
+        return [self.control()] + [Control.from_spec(spec) for spec in self.controls]
+
+    def sizes(self) -> tuple[int, int]:
+        """The hand sizes a most balanced starting deal is measured against."""
+        if self.hand_sizes is not None:
+            return (int(self.hand_sizes[0]), int(self.hand_sizes[1]))
+        total = sum(self.deck)
+        return ((total + 1) // 2, total // 2)
 
 
 @dataclass(frozen=True)
@@ -84,14 +98,37 @@ class HuntState:
     chunks: int = 0
     assembled: int = 0
     anchors: list[bytes] = field(default_factory=list)  # known pieces every other deal holds
+    # The libraries and anchors of the further controls (HuntOptions.controls), in their order.
+    extra_pieces: list[list[bytes]] = field(default_factory=list)
+    extra_anchors: list[list[bytes]] = field(default_factory=list)
 
     @classmethod
-    def start(cls, seed: int, known: list[bytes] | None = None) -> HuntState:
+    def start(
+        cls, seed: int, known: list[bytes] | None = None, extra: list[list[bytes]] | None = None
+    ) -> HuntState:
         """A fresh hunt; with `known` pieces (known_pieces' answer) in its library and as its
-        anchors."""
+        anchors, and `extra` such lists for the further controls."""
         state = cls(seed_state(seed), np.random.default_rng(seed).bit_generator.state)
         state.pieces, state.anchors = list(known or []), list(known or [])
+        state.extra_pieces = [list(k) for k in extra or []]
+        state.extra_anchors = [list(k) for k in extra or []]
         return state
+
+    def library(self, index: int) -> tuple[list[bytes], list[bytes]]:
+        """Control `index`'s pieces and anchors (0: the first control's)."""
+        if index == 0:
+            return self.pieces, self.anchors
+        while len(self.extra_pieces) < index:
+            self.extra_pieces.append([])
+            self.extra_anchors.append([])
+        return self.extra_pieces[index - 1], self.extra_anchors[index - 1]
+
+    def set_pieces(self, index: int, pieces: list[bytes]) -> None:
+        if index == 0:
+            self.pieces = pieces
+        else:
+            self.library(index)
+            self.extra_pieces[index - 1] = pieces
 
     def as_json(self) -> dict:
         return {
@@ -102,6 +139,8 @@ class HuntState:
             "chunks": self.chunks,
             "assembled": self.assembled,
             "anchors": [format_hand(p) for p in self.anchors],
+            **_extra("extra_pieces", self.extra_pieces),
+            **_extra("extra_anchors", self.extra_anchors),
         }
 
     @classmethod
@@ -114,7 +153,14 @@ class HuntState:
             d["chunks"],
             d["assembled"],
             [bytes(parse_hand(p)) for p in d.get("anchors", [])],
+            [[bytes(parse_hand(p)) for p in k] for k in d.get("extra_pieces", [])],
+            [[bytes(parse_hand(p)) for p in k] for k in d.get("extra_anchors", [])],
         )
+
+
+def _extra(name: str, lists: list[list[bytes]]) -> dict:
+    """A further controls' field for JSON; none when the hunt has one control (as before)."""
+    return {name: [[format_hand(p) for p in k] for k in lists]} if lists else {}
 
 
 @dataclass
@@ -130,30 +176,37 @@ _FAILED: dict[Control, set[bytes]] = {}  # pieces known not to be closed: saves 
 
 
 def hunt_chunk(state: HuntState, options: HuntOptions) -> HuntReport:
-    """Sample pieces, grow the library, assemble and judge `options.deals` deals. Updates
-    `state` in place."""
-    library = Library(options.control(), state.pieces)
+    """Sample pieces for this chunk's control, grow its library, assemble and judge
+    `options.deals` deals. Updates `state` in place."""
+    controls = options.all_controls()
+    index = state.chunks % len(controls)
+    pieces, anchors = state.library(index)
+    library = Library(controls[index], pieces)
     library.failed = _FAILED.setdefault(library.control, set())
     if len(library.failed) > 2_000_000:
         library.failed.clear()
     report = HuntReport()
     before = len(library.ordered)
+    room = sum(library.target(options.deck))  # no piece is longer than the cards it must fill
+    limits = (max(min(48, room), 1), min(40, sum(options.deck)))  # max_len, max_small
     for p in options.numeral_weights:
-        weights = [p] + [(1 - p) / 4] * 4
+        weights = descent_weights(p, options.deck)
         tries = options.tries // len(options.numeral_weights)
-        found = sample_pieces(library.control, state.descents, weights, tries, options.min_len)
+        found = sample_pieces(
+            library.control, state.descents, weights, tries, options.min_len, *limits
+        )
         for word in sorted(set(found)):  # sorted: set order varies from one process to another
             library.offer(word)
     report.pieces = len(library.ordered) - before
-    state.pieces = list(library.ordered)
+    state.set_pieces(index, list(library.ordered))
     target = library.target(options.deck)
-    reach = _sums(library.by_counts, target)
+    reach = _sums(library.by_counts, target) if min(target) >= 0 else set()
     rng = np.random.default_rng()
     rng.bit_generator.state = state.rng
     for k in range(options.deals if target in reach else 0):
         pieces = None
-        if state.anchors and k % 2 == 0:
-            anchor = state.anchors[int(rng.integers(len(state.anchors)))]
+        if anchors and k % 2 == 0:
+            anchor = anchors[int(rng.integers(len(anchors)))]
             pieces = assemble_with(library, anchor, target, rng, reach)
         if pieces is None:
             pieces = assemble(library, target, rng, reach)
@@ -161,7 +214,7 @@ def hunt_chunk(state: HuntState, options: HuntOptions) -> HuntReport:
         report.assembled += 1
         if analyse(deal).rotation_key in state.cycles:  # known: skip the backward search
             continue
-        find = judge(deal, options.basin_states)
+        find = judge(deal, options.basin_states, options.sizes())
         state.cycles[find.key] = find
         report.new.append(find)
     state.rng = rng.bit_generator.state
@@ -170,28 +223,51 @@ def hunt_chunk(state: HuntState, options: HuntOptions) -> HuntReport:
     return report
 
 
-def judge(deal, basin_states: int = 100_000) -> HuntFind:
-    """A looping deal's cycle and the most balanced starting deal that reaches it."""
+def descent_weights(numerals: float, deck: tuple[int, ...]) -> list[float]:
+    """Weights of numeral, J, Q, K, A for a descent: `numerals` for a numeral, the rest shared
+    among the court cards as the deck holds them (a quarter each on the standard deck)."""
+    courts = sum(deck[1:])
+    return [numerals] + [(1 - numerals) * n / courts if courts else 0.0 for n in deck[1:]]
+
+
+def judge(deal, basin_states: int = 100_000, sizes: tuple[int, int] | None = None) -> HuntFind:
+    """A looping deal's cycle and the starting deal that reaches it with hand sizes nearest
+    `sizes` (default: even, seat 0 first when the cards are odd)."""
     splits = basin_splits(deal, basin_states)
-    best = splits.most_balanced()
+    if sizes is None:
+        total = sum(len(h) for h in deal)
+        sizes = ((total + 1) // 2, total // 2)
+    best = nearest(splits, sizes)
     return HuntFind(
         splits.key,
         splits.period_cards,
         splits.period_tricks,
         format_deal(deal),
         {} if best is None else best.as_dict(),
-        splits.balanced(),
+        best is not None and best.sizes == tuple(sizes),
         splits.states,
         splits.complete,
-        _even_count(splits, deal, False),
-        _even_count(splits, deal, True),
+        _count_at(splits, sizes, False),
+        _count_at(splits, sizes, True),
     )
 
 
-def _even_count(splits: Splits, deal: Deal, mirrored: bool) -> int:
-    """How many even starting deals (seat 0 first) reach the cycle, or its mirror image."""
-    total = sum(len(h) for h in deal)
-    found = splits.by_sizes.get((((total + 1) // 2, total // 2), mirrored))
+def nearest(splits: Splits, sizes: tuple[int, int]) -> SplitFind | None:
+    """The starting deal with hand sizes nearest `sizes`, into the cycle itself before one
+    into its mirror image (for even sizes, Splits.most_balanced's choice)."""
+    if not splits.by_sizes:
+        return None
+
+    def rank(found: SplitFind) -> tuple:
+        return (abs(found.sizes[0] - sizes[0]), found.sizes != tuple(sizes), found.mirrored)
+
+    return min(splits.by_sizes.values(), key=rank)
+
+
+def _count_at(splits: Splits, sizes: tuple[int, int], mirrored: bool) -> int:
+    """How many starting deals of these hand sizes (seat 0 first) reach the cycle, or its
+    mirror image."""
+    found = splits.by_sizes.get(((int(sizes[0]), int(sizes[1])), mirrored))
     return 0 if found is None else found.count
 
 

@@ -34,7 +34,14 @@ from numba import njit
 
 from bmn.kernels.config import JIT
 from bmn.kernels.cycles.loops import LOOP, analyse
-from bmn.kernels.deal import STANDARD_COUNTS, Deal, counts_of, format_hand, parse_hand
+from bmn.kernels.deal import (
+    STANDARD_COUNTS,
+    VALUE_SYMBOL,
+    Deal,
+    counts_of,
+    format_hand,
+    parse_hand,
+)
 from bmn.kernels.rng import bounded
 
 BIG, SMALL = 0, 1
@@ -56,6 +63,21 @@ class Control:
     def text(self) -> str:
         who = "small" if self.small_leads else "big"
         return f"small {format_hand(self.small)}, {who} leads, tail {format_hand(self.tail)}"
+
+    def spec(self) -> str:
+        """The control as stored with a run: 'small/big/tail', 'J-/big/-' (who leads)."""
+        who = "small" if self.small_leads else "big"
+        return f"{format_hand(self.small)}/{who}/{format_hand(self.tail)}"
+
+    @classmethod
+    def from_spec(cls, spec: str) -> Control:
+        small, who, tail = spec.split("/")
+        return cls.parse(small, who == "small", tail)
+
+    def fits(self, deck: Sequence[int]) -> bool:
+        """Whether the deck holds the small hand and the tail with a card to spare."""
+        fixed = composition(self.small + self.tail)
+        return sum(deck) > sum(fixed) and all(f <= d for f, d in zip(fixed, deck, strict=True))
 
     def deal(self, pieces: Iterable[bytes]) -> Deal:
         """The deal (seat 0 to lead) of a big hand made of `pieces` then the tail."""
@@ -205,7 +227,18 @@ def orbit(control: Control, word: bytes, limit: int = 10_000) -> dict[bytes, lis
 
 @njit(**JIT)
 def _descend(
-    small0, small_leads, cum, late, switch, min_len, max_len, max_small, tries, state, words, lens
+    small0,
+    small_leads,
+    cum,
+    late,
+    switch,
+    min_len,
+    max_len,
+    max_small,
+    tries,
+    state,
+    words,
+    lens,
 ):
     """`tries` random descents: the big hand's cards drawn one at a time as play asks for
     them, until the control state is back (play() with random cards); the pieces found go into
@@ -318,6 +351,25 @@ def sample_pieces(
 
 def composition(word: bytes) -> tuple[int, ...]:
     return counts_of(word)
+
+
+PUBLISHED_CONTROL = "J-/big/-"  # the published cycle's: the small hand J-, the big hand leads
+
+
+def controls_for(deck: Sequence[int], spare: int = 3) -> list[str]:
+    """The controls a hunt on `deck` tries, as specs: the published cycle's first (if the deck
+    holds it), then every small hand of one court card among up to `spare` numerals, with
+    either hand to lead, tail '-'. On small decks cycles seldom pass through `J-`: of the
+    three cycles of 14,2,0,0,2 found by a loop hunt, two pass through `--J-` with the big hand
+    to lead, one through no such state (docs/endless-games.md)."""
+    specs = [PUBLISHED_CONTROL]
+    for size in range(spare + 1):
+        for value in range(1, 5):
+            for before in range(size + 1):
+                small = "-" * before + VALUE_SYMBOL[value] + "-" * (size - before)
+                specs += [f"{small}/big/-", f"{small}/small/-"]
+    found = list(dict.fromkeys(specs))
+    return [spec for spec in found if Control.from_spec(spec).fits(deck)]
 
 
 class Library:

@@ -1,11 +1,14 @@
-"""Growing standard-deck cycles: the runner behind `bmn search --objective grow`.
+"""Growing cycles of a deck: the runner behind `bmn search --objective grow`.
 
 A grow run is a piece hunt (bmn.search.cycles.piece_hunt) on the run handler
 (bmn.search.runs.handler), the loop hunt's sibling. Each stream is one hunt; its chunk is one
 *round*: random descents for closed pieces (bmn.search.cycles.pieces) added to the library, then a
-few standard deals assembled from the library and played; a deal that falls into a cycle the stream
-has not seen is played backwards (bmn.kernels.cycles.balance) to its most balanced starting deal.
-`--iterations` counts rounds.
+few deals of the deck (`--deck`, the standard one by default) assembled from the library and
+played; a deal that falls into a cycle the stream has not seen is played backwards
+(bmn.kernels.cycles.balance) to its most balanced starting deal: the one with hand sizes nearest
+`--hand-sizes` (even by default). `--iterations` counts rounds. On the standard deck a hunt works
+on the published cycle's control (`J-`, the big hand to lead); on any other deck its rounds take
+turns over every control the deck holds (pieces.controls_for), each with its own library.
 
 Two ways to start (`--grow-from`):
 - `known` (the default): the library starts with the pieces of known cycles (the published
@@ -33,10 +36,20 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from bmn.kernels.cycles.loops import analyse
-from bmn.kernels.deal import STANDARD_COUNTS_TEXT, Deal, parse_deal
+from bmn.kernels.deal import (
+    STANDARD_COUNTS,
+    STANDARD_COUNTS_TEXT,
+    Deal,
+    DealError,
+    counts_of,
+    counts_text,
+    parse_counts,
+    parse_deal,
+)
 from bmn.records.store import DEFAULT_PATH, Loop, Store
 from bmn.search.backends.base import Backend, Result
 from bmn.search.cycles.piece_hunt import HuntFind, HuntOptions, HuntState, hunt_chunk, known_pieces
+from bmn.search.cycles.pieces import PUBLISHED_CONTROL, Control, controls_for
 from bmn.search.output.text import duration
 from bmn.search.runs.handler import RunHandler, RunProgress, store_option
 
@@ -63,22 +76,92 @@ class GrowRunOptions:
     tries: int = TRIES
     deals: int = DEALS
     known: list[str] = field(default_factory=list)  # deals of the cycles the library starts from
+    deck: str = "standard"  # 'standard' or counts N,J,Q,K,A
+    hand_sizes: tuple[int, ...] | None = None  # the split sought (seat 0 first); None: even
+    controls: list[str] = field(default_factory=list)  # Control specs, filled in from the deck
 
     def __post_init__(self) -> None:
         if self.grow_from not in GROW_FROM:
             raise ValueError(f"grow from one of {', '.join(GROW_FROM)}, not {self.grow_from!r}")
+        counts = deck_counts(self.deck)
+        self.deck = "standard" if counts == STANDARD_COUNTS else counts_text(counts)
+        self.hand_sizes = grow_sizes(counts, self.hand_sizes)
+        self.known = [d for d in self.known if deal_counts(d) == counts]
+        if not self.controls:
+            if counts == STANDARD_COUNTS:
+                self.controls = [PUBLISHED_CONTROL]
+            else:
+                self.controls = controls_for(counts)
+        if not self.controls:
+            raise DealError(f"the deck {self.deck} holds no control state to grow cycles from")
+
+    @property
+    def counts(self) -> tuple[int, ...]:
+        return deck_counts(self.deck)
 
     def hunt(self) -> HuntOptions:
-        return HuntOptions(tries=self.tries, deals=self.deals, basin_states=self.basin_states)
+        first = Control.from_spec(self.controls[0])
+        return HuntOptions(
+            small=first.spec().split("/")[0],
+            small_leads=first.small_leads,
+            tail=first.spec().split("/")[2],
+            deck=self.counts,
+            hand_sizes=self.hand_sizes,
+            controls=tuple(self.controls[1:]),
+            tries=self.tries,
+            deals=self.deals,
+            basin_states=self.basin_states,
+        )
 
 
-def known_deals(db: Store) -> list[str]:
-    """Deals of the known standard-deck cycles: the published looping games, then the store's
-    standard-deck cycles in the order found."""
+def deck_counts(deck: str) -> tuple[int, ...]:
+    """A grow run's deck: 'standard' or counts N,J,Q,K,A with a court card, 4 to 64 cards
+    (two hands); DealError (a ValueError) otherwise."""
+    spec = "".join(str(deck).split()).lower()
+    counts = STANDARD_COUNTS if spec == "standard" else parse_counts(spec)
+    if not 4 <= sum(counts) <= 64 or sum(counts[1:]) == 0:
+        raise DealError(
+            f"{deck!r}: a grow run takes a deck of 4 to 64 cards with a court card"
+            " ('standard' or counts N,J,Q,K,A, like 14,2,2,2,0)"
+        )
+    return counts
+
+
+def deal_counts(deal: str) -> tuple[int, ...]:
+    return counts_of(v for hand in parse_deal(deal) for v in hand)
+
+
+def grow_sizes(counts: tuple[int, ...], sizes) -> tuple[int, int]:
+    """The two hand sizes a grow run seeks (text 'A,B' or numbers); even by default, seat 0
+    first. DealError unless two sizes add up to the deck."""
+    total = sum(counts)
+    if sizes is None:
+        return ((total + 1) // 2, total // 2)
+    if isinstance(sizes, str):
+        sizes = sizes.replace("/", ",").split(",")
+    try:
+        pair = tuple(int(n) for n in sizes)
+    except ValueError:
+        pair = ()
+    if len(pair) != 2 or min(pair) < 1 or sum(pair) != total:
+        raise DealError(
+            f"hand sizes {sizes!r}: a grow run deals two hands that add up to the deck's"
+            f" {total} cards"
+        )
+    return pair
+
+
+def known_deals(db: Store, deck: str | None = STANDARD_DECK) -> list[str]:
+    """Deals of the known cycles of a deck (counts text; None: of every deck, which a grow
+    run's options keep only those of its deck of): the published looping games (standard
+    deck) first, then the store's cycles in the order found."""
     from bmn.records.published import published_games
 
-    deals = [game.deal for game in published_games() if game.status == "loop"]
-    return deals + [row.example_deal for row in db.loops() if row.deck == STANDARD_DECK]
+    deck = STANDARD_DECK if deck == "standard" else deck
+    deals = []
+    if deck in (STANDARD_DECK, None):
+        deals = [game.deal for game in published_games() if game.status == "loop"]
+    return deals + [row.example_deal for row in db.loops() if deck in (row.deck, None)]
 
 
 def stream_seed(seed: int, stream: int) -> int:
@@ -88,11 +171,11 @@ def stream_seed(seed: int, stream: int) -> int:
 
 def start_states(options: GrowRunOptions) -> list[dict]:
     """Every stream's first state: a fresh hunt, its library holding the known pieces."""
-    hunt = options.hunt()
     deals: list[Deal] = [parse_deal(d) for d in options.known]
-    known = known_pieces(hunt.control(), deals) if deals else []
+    controls = options.hunt().all_controls()
+    known = [known_pieces(c, deals) if deals else [] for c in controls]
     return [
-        HuntState.start(stream_seed(options.seed, w), known).as_json()
+        HuntState.start(stream_seed(options.seed, w), known[0], known[1:]).as_json()
         for w in range(options.workers)
     ]
 
@@ -144,6 +227,10 @@ def loop_record(find: HuntFind) -> Loop:
     )
 
 
+def sizes_text(options: GrowRunOptions) -> str:
+    return "/".join(str(n) for n in options.hand_sizes)
+
+
 def split_text(best: dict) -> str:
     """A best deal's hand sizes: '26/26', or '31/21 mirrored' for a deal into the cycle with
     the seats swapped."""
@@ -151,10 +238,18 @@ def split_text(best: dict) -> str:
     return f"{sizes[0]}/{sizes[1]}" + (" mirrored" if best.get("mirrored") else "")
 
 
-def imbalance(best: dict) -> tuple[int, bool]:
-    """How far a best deal is from an even one (a mirrored deal a little farther)."""
+def imbalance(best: dict, target: tuple[int, int] | None = None) -> tuple[int, bool]:
+    """How far a best deal is from the hand sizes sought (even by default; a mirrored deal a
+    little farther)."""
     sizes = best.get("sizes") or [0, 10**6]
-    return abs(sizes[0] - sizes[1]), bool(best.get("mirrored"))
+    if target is None:
+        return abs(sizes[0] - sizes[1]), bool(best.get("mirrored"))
+    return abs(sizes[0] - target[0]), bool(best.get("mirrored"))
+
+
+def cycles_of(deck: str) -> str:
+    """How a run's cycles are named: 'standard-deck cycles', 'cycles of the deck 14,2,2,2,0'."""
+    return "standard-deck cycles" if deck == "standard" else f"cycles of the deck {deck}"
 
 
 @dataclass
@@ -169,6 +264,8 @@ class GrowProgress(RunProgress):
     balanced: int = 0
     best_split: str = "-"
     last: str = ""
+    deck: str = "standard"
+    sizes: str = "26/26"
 
     def title(self) -> str:
         return f"bmn search --objective grow, run {self.run}"
@@ -188,7 +285,8 @@ class GrowProgress(RunProgress):
             ("closed pieces", f"{self.pieces:,}"),
             ("deals assembled", f"{self.assembled:,}"),
             ("cycles", f"{self.cycles} ({self.new_cycles} new to the store)"),
-            ("balanced", f"{self.balanced} reached from a 26/26 deal"),
+            ("deck", self.deck),
+            ("balanced", f"{self.balanced} reached from a {self.sizes} deal"),
             ("most balanced", self.best_split),
             ("last new", self.last),
         ]
@@ -196,7 +294,7 @@ class GrowProgress(RunProgress):
     def line(self) -> str:
         return (
             f"run {self.run}: {self.clock()}, {self.games:,} rounds, {self.pieces:,} closed "
-            f"pieces, {self.cycles} standard-deck cycles ({self.new_cycles} new to the store), "
+            f"pieces, {self.cycles} {cycles_of(self.deck)} ({self.new_cycles} new to the store), "
             f"{self.balanced} balanced, most balanced {self.best_split}"
         )
 
@@ -214,14 +312,17 @@ class GrowSummary:
     balanced: int
     best_split: str
     store: str = DEFAULT_PATH
+    deck: str = "standard"
+    sizes: str = "26/26"
 
     def text(self) -> str:
+        listing = "bmn records loops" + (" --standard" if self.deck == "standard" else "")
         return (
             f"run {self.run} ({self.status}): {self.games:,} rounds in {self.seconds:,.1f} s; "
             f"seed {self.seed}, from {self.grow_from} pieces\n{self.cycles} distinct "
-            f"standard-deck cycles ({self.new_cycles} new to the store), {self.balanced} reached "
-            f"from a 26/26 deal, most balanced starting deal {self.best_split}; list them with: "
-            f"bmn records loops --standard{store_option(self.store)}"
+            f"{cycles_of(self.deck)} ({self.new_cycles} new to the store), {self.balanced} "
+            f"reached from a {self.sizes} deal, most balanced starting deal {self.best_split}; "
+            f"list them with: {listing}{store_option(self.store)}"
         )
 
     def as_dict(self) -> dict:
@@ -234,6 +335,8 @@ class GrowSummary:
             "new_cycles": self.new_cycles,
             "balanced_cycles": self.balanced,
             "most_balanced": self.best_split,
+            "deck": self.deck,
+            "hand_sizes": self.sizes,
         }
 
 
@@ -291,7 +394,8 @@ class GrowHunt(RunHandler):
         return found
 
     def _new_progress(self) -> GrowProgress:
-        p = GrowProgress(self.run_id, grow_from=self.options.grow_from)
+        o = self.options
+        p = GrowProgress(self.run_id, grow_from=o.grow_from, deck=o.deck, sizes=sizes_text(o))
         self._tally(p)
         return p
 
@@ -302,7 +406,9 @@ class GrowHunt(RunHandler):
         p.cycles, p.new_cycles = len(cycles), self.new_cycles
         p.balanced = sum(1 for f in cycles.values() if f["balanced"])
         if cycles:
-            p.best_split = split_text(min((f["best"] for f in cycles.values()), key=imbalance))
+            target = self.options.hand_sizes
+            best = min((f["best"] for f in cycles.values()), key=lambda b: imbalance(b, target))
+            p.best_split = split_text(best)
 
     def _stream_games(self, stream: int) -> int:
         return self.states[stream]["chunks"]
@@ -362,4 +468,6 @@ class GrowHunt(RunHandler):
             p.balanced,
             p.best_split,
             str(self.store.path),
+            self.options.deck,
+            sizes_text(self.options),
         )
