@@ -214,7 +214,7 @@ def score_deals(
     if device not in ("cpu", "cuda"):
         raise DealError(f"device must be 'cpu' or 'cuda', got {device!r}")
     if isinstance(deals, Deals):
-        deals, sizes = deals.rows, deals.sizes
+        return score(deals.rows, deals.sizes, threads, device)
     if isinstance(deals, np.ndarray):
         if sizes is None:
             raise DealError("an array of deals needs their hand sizes: sizes=(26, 26), say")

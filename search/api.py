@@ -94,21 +94,28 @@ def search(
     from bmn.search.runs import start
 
     given = _given(locals(), settings)
-    kind = None
-    if resume is None:
-        kind = start.check_new_run(
-            objective or "cards", device or "cpu", strategy or "walk", players or 2, set(given)
-        )
-    elif given:
-        name = sorted(given)[0]
-        raise SearchOptionError(name, "is stored with the run; resume takes no setting")
-    with Store(store, create=resume is None) as db:  # resuming never makes a store
-        if kind is None:
-            run_id, stored = start.stored_run(db, resume if resume == "latest" else int(resume))
-            job = start.resumed_run(db, run_id, stored, backend)
-        else:
-            job = start.new_run(db, kind, given, backend)
-        return _run(job, on_progress, display)
+    if resume is not None:
+        if given:
+            name = sorted(given)[0]
+            raise SearchOptionError(name, "is stored with the run; resume takes no setting")
+        target = _resume_target(resume)
+        with Store(store, create=False) as db:  # resuming never makes a store
+            run_id, kind = start.stored_run(db, target)
+            return _run(start.resumed_run(db, run_id, kind, backend), on_progress, display)
+    kind = start.check_new_run(
+        objective or "cards", device or "cpu", strategy or "walk", players or 2, set(given)
+    )
+    with Store(store) as db:
+        return _run(start.new_run(db, kind, given, backend), on_progress, display)
+
+
+def _resume_target(resume: int | str) -> int | str:
+    """A run number (1 or more) or 'latest'."""
+    if resume == "latest":
+        return resume
+    if isinstance(resume, int) and not isinstance(resume, bool) and resume >= 1:
+        return resume
+    raise SearchOptionError("resume", f"is a run number (1 or more) or 'latest', not {resume!r}")
 
 
 def _given(arguments: dict[str, Any], settings: dict[str, Any]) -> dict[str, Any]:

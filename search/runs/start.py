@@ -157,7 +157,8 @@ def nothing_to_resume(db: Store) -> NoReturn:
 def resumed_run(db: Store, run_id: int, kind: RunKind, backend: Backend | None) -> RunHandler:
     """Stored run `run_id` of `kind`, claimed for this process to continue it (RunHeld if
     another live process searches it); a kind that runs on this machine takes no backend."""
-    return kind.handler_class().resume(db, run_id, backend if kind.on_backend else None)
+    handler: Any = kind.handler_class()  # a RunHandler subclass, imported now
+    return handler.resume(db, run_id, backend if kind.on_backend else None)
 
 
 def run_until_stopped(job: RunHandler, on_progress: Callable[[Any], None]) -> Any:
