@@ -15,6 +15,10 @@ from bmn.records.published import FILES
 ROOT = Path(__file__).resolve().parents[1]
 FOLDERS = {"kernels": "bmn/kernels", "search": "bmn/search", "records": "bmn/records"}
 PACKAGE_DATA = [f"bmn/records/{name}" for name in FILES.values()]
+PACKAGE_DATA += [  # bmn records serve's pages
+    f"bmn/records/serve/templates/{page.name}"
+    for page in (ROOT / "records" / "serve" / "templates").glob("*.html")
+]
 
 
 @pytest.mark.slow

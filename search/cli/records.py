@@ -7,6 +7,7 @@ import json
 import click
 
 from bmn.kernels.deal import format_deal
+from bmn.records.store import DEFAULT_PATH
 from bmn.search.cli.options import (
     HANDS_ARGUMENT,
     JSON_OPTION,
@@ -353,6 +354,61 @@ def compare(count: int, players: int, store: str, as_json: bool) -> None:
         click.echo(compare_json(rows, ranking, players))
     else:
         echo(*compare_text(rows, ranking, players))
+
+
+@records.command()
+@click.argument("store", default=DEFAULT_PATH, envvar="BMN_STORE", metavar="[STORE]")
+@click.option(
+    "--host",
+    default="127.0.0.1",
+    show_default=True,
+    help="The address to listen on: 127.0.0.1 is this machine only; 0.0.0.0 shares the"
+    " store with anyone who can reach this machine.",
+)
+@click.option(
+    "--port",
+    type=Whole(0, 65535),
+    default=8001,
+    show_default=True,
+    help="The port to listen on (0: any free port).",
+)
+def serve(store: str, host: str, port: int) -> None:
+    """Open the store in a web browser, read-only, on Datasette (the `serve` extra).
+
+    Pages: the longest finds of each seat count (finds kept in bulk among them), runs,
+    loops, the published records, and for any deal a page that replays it (its result, the
+    picture of its course, the trick table, where the store found it, its rank among the
+    published games); Datasette's table browser beside them. Nothing can change the store
+    from the browser, and a search may write to it meanwhile. Prints the URL to open; Ctrl-C
+    stops. STORE: the file named by BMN_STORE, else bmn-records.sqlite.
+
+    \b
+    Examples:
+      bmn records serve night.sqlite
+      bmn records serve night.sqlite --port 8080
+      bmn records serve night.sqlite --host 0.0.0.0   # anyone on the network can read it
+    """
+    from bmn.records.serve import (
+        ServeError,
+        check_datasette,
+        check_store,
+        listen,
+        listening,
+    )
+    from bmn.records.serve.server import app, run
+
+    path = check_store(store)  # StoreError: one line, exit 1
+    try:
+        check_datasette()
+        sock = listen(host, port)
+    except ServeError as err:
+        raise click.ClickException(str(err)) from None
+    where = listening(sock, host)
+    server = app(path)
+    click.echo(where.url)
+    click.echo(where.who_can_read(), err=True)
+    run(server, sock)
+    click.echo(f"stopped serving {store}", err=True)
 
 
 COMMANDS = [records]

@@ -33,6 +33,7 @@ NOT_RUN = {
     ("bench",): {"deals"},
     ("selfcheck",): {"deals"},
     ("search-bench",): "every option",  # at least seconds of work in any bounds
+    ("records", "serve"): {"store"},  # a store that opens is served until stopped
 }
 HAND = "-J/Q-"
 
@@ -51,7 +52,9 @@ def base_args(path: tuple[str, ...]) -> list[str]:
     args = list(BOUNDS.get(path, []))
     if any(p.name == "hands" for p in command.params):
         args.insert(0, HAND)
-    if any(p.name == "store" for p in command.params) and path[0] == "records":
+    if any(p.name == "store" and isinstance(p, click.Option) for p in command.params) and (
+        path[0] == "records"
+    ):
         args += ["--store", "records.sqlite"]
     return args
 

@@ -1,0 +1,263 @@
+"""What each page of `bmn records serve` shows, built from a store and the reference engine.
+
+Nothing here imports Datasette (plugin.py turns these into pages), so each page's content can
+be tested on its own. The tables are those `bmn records` prints (bmn.search.output.text), with
+links added: a deal links to the page that replays it, a run to its row on the runs page.
+
+Finds are read through the store's own reader (bmn.records.store), which merges the finds kept
+one row each with those packed in bulk, so a page lists both alike.
+"""
+
+from __future__ import annotations
+
+import functools
+import sqlite3
+import tempfile
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import urlencode
+
+from bmn.kernels.deal import format_deal, is_standard, parse_deal
+from bmn.records.published import published_games
+from bmn.records.report import published_ranking, rank_among
+from bmn.records.store import FindRow, Store
+from bmn.search.output import text as present
+
+PREFIX = "/-/bmn"  # where bmn's pages live beside Datasette's own (its top page is "/")
+SEATS = (2, 3, 4)
+RANKS = ("cards", "tricks")
+TOP_DEFAULT, TOP_MOST = 20, 1000  # finds a list shows: by default, and at most
+
+
+def deal_url(deal: str) -> str:
+    return f"{PREFIX}/deal?{urlencode({'deal': deal})}"
+
+
+def picture_url(deal: str) -> str:
+    return f"{PREFIX}/trajectory.png?{urlencode({'deal': deal})}"
+
+
+def finds_url(seats: int, by: str = "cards", n: int = TOP_DEFAULT) -> str:
+    return f"{PREFIX}/finds?{urlencode({'seats': seats, 'by': by, 'n': n})}"
+
+
+def run_url(run: object) -> str:
+    return f"{PREFIX}/runs#run-{run}"
+
+
+class SnapshotReader(Store):
+    """The store's reads over a connection opened elsewhere, read-only (Datasette's, with
+    `mode=ro`): Store's own reads (its SQL, bulk finds merged with rows) and nothing that opens,
+    upgrades or writes. serve checked the file before any page is asked for (server.py).
+
+    `snapshot` runs a page's reads in one read transaction: with the store's WAL journal they
+    all see the store as one commit left it, while a search goes on writing to it."""
+
+    def __init__(self, conn: sqlite3.Connection, path: str | Path):
+        # Not Connection.__init__: that opens (and may upgrade) a file; this only reads one.
+        self._conn = conn
+        self.path = Path(path)
+
+    def close(self) -> None:
+        """The connection is its opener's to close."""
+
+    def snapshot(self, read: Callable[[Store], object]) -> object:
+        db = self._db
+        db.execute("BEGIN")  # deferred: a read snapshot, taking no write lock
+        try:
+            return read(self)
+        finally:
+            db.execute("ROLLBACK")
+
+
+# -- tables with links ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Cell:
+    text: str
+    href: str | None = None
+    id: str | None = None  # an anchor (a run's row)
+
+
+@dataclass(frozen=True)
+class LinkedTable:
+    """A text table of bmn.search.output.text for a page: its cells, some of them links."""
+
+    head: Sequence[str]
+    rows: Sequence[Sequence[Cell]]
+    left: frozenset[int]
+
+
+DEAL_COLUMNS = ("deal", "example deal", "best deal")
+
+
+def linked(
+    table: present.Block, links: Mapping[str, Callable[[str], str]] | None = None
+) -> LinkedTable | str:
+    """`table` with its deal columns linked to their replays and the columns named in `links`
+    linked by those functions of the cell's text; a line of text (nothing to list) stays so."""
+    if isinstance(table, str):
+        return table
+    how = {name: deal_url for name in DEAL_COLUMNS} | dict(links or {})
+    head = [str(name) for name in table.head]
+    rows = [
+        [
+            Cell(str(cell), how[name](str(cell)) if name in how and cell not in ("", "-") else None)
+            for name, cell in zip(head, row, strict=True)
+        ]
+        for row in table.rows
+    ]
+    return LinkedTable(head, rows, frozenset(table.left))
+
+
+def _anchored(
+    table: LinkedTable | str, column: str, anchor: Callable[[str], str]
+) -> LinkedTable | str:
+    """Give each row's cell in `column` an anchor id, so a link can point at that row."""
+    if isinstance(table, str):
+        return table
+    at = list(table.head).index(column)
+    rows = [
+        [Cell(c.text, c.href, anchor(c.text)) if i == at else c for i, c in enumerate(row)]
+        for row in table.rows
+    ]
+    return LinkedTable(table.head, rows, table.left)
+
+
+# -- the lists -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Longest:
+    """The longest finds of one seat count."""
+
+    seats: int
+    by: str
+    n: int
+    table: LinkedTable | str
+    more: str  # the page listing more of them
+
+
+def longest(store: Store, seats: int, by: str = "cards", n: int = TOP_DEFAULT) -> Longest:
+    rows = store.top(by=by, n=n, seats=seats)
+    table = linked(present.top_text(rows), {"run": run_url})
+    return Longest(seats, by, n, table, finds_url(seats, by, min(n * 5, TOP_MOST)))
+
+
+def overview(store: Store, by: str = "cards", n: int = 10) -> list[Longest]:
+    """The top page: the longest finds of each seat count the store holds any of."""
+    return [found for seats in SEATS if has_finds(found := longest(store, seats, by, n))]
+
+
+def has_finds(found: Longest) -> bool:
+    return not isinstance(found.table, str)  # a line of text: no finds of these seats
+
+
+def runs(store: Store) -> LinkedTable | str:
+    """Every run, as `bmn records runs` lists them, with each run's best deal."""
+    found = store.runs()
+    table = present.runs_text(found)
+    if isinstance(table, str):
+        return table
+    best = [run.best_deal or "-" for run in found]
+    rows = [[*row, deal] for row, deal in zip(table.rows, best, strict=True)]
+    table = present.Table([*table.head, "best deal"], rows, {*table.left, len(table.head)})
+    return _anchored(linked(table), "run", lambda run: f"run-{run}")
+
+
+def loops(store: Store) -> LinkedTable | str:
+    """Every cycle of a never-ending game, as `bmn records loops` lists them."""
+    return linked(present.loops_text(store.loops()), {"run": run_url})
+
+
+def published(players: int) -> LinkedTable | str:
+    """A table of published record games (bmn's own for 3 and 4 players)."""
+    games = published_games(players)
+    if not games:
+        return f"the {players}-player table is empty"
+    head = ["name", "year", "status", "cards", "tricks", "deal", "note"]
+    rows = [[g.name, g.year, g.status, g.cards, g.tricks, g.deal, g.note] for g in games]
+    return linked(present.Table(head, rows, left=(0, 2, 5, 6)))
+
+
+# -- one deal ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Replay:
+    """One deal replayed by the reference engine, where the store found it, and its rank."""
+
+    deal: str
+    hands: Sequence[str]
+    result: object  # the reference engine's Result, traced
+    summary: str  # `bmn play`'s line
+    rank: str | None  # among the published games that finish, or None (not comparable)
+    rank_note: str
+    finds: LinkedTable | str
+    tricks: LinkedTable | str
+    picture: str  # the URL of its trajectory picture
+
+
+def replay(store: Store | None, deal_text: str) -> Replay:
+    """Replay `deal_text` (any notation bmn reads; DealError otherwise)."""
+    from bmn.kernels.reference import play
+
+    deal = parse_deal(deal_text)
+    text = format_deal(deal)
+    result = play(deal, trace=True)
+    seats = len(deal)
+    rank, note = None, "ranked only when it finishes with the standard deck dealt evenly"
+    if result.status == "finished" and is_standard(deal):
+        ranking = published_ranking(seats)
+        place = rank_among(text, result.cards, ranking)
+        rank = present.describe_rank(place, result.cards, ranking, seats)
+        note = present.ranking_note(ranking, seats)
+    finds = store.finds_for(text) if store is not None else []
+    return Replay(
+        deal=text,
+        hands=text.split("/"),
+        result=result,
+        summary=present.describe(result),
+        rank=rank,
+        rank_note=note,
+        finds=found_table(finds, result),
+        tricks=linked(present.trace_table(result.trace or (), seats)),
+        picture=picture_url(text),
+    )
+
+
+def found_table(finds: Sequence[FindRow], result: object) -> LinkedTable | str:
+    """Every time the store found the deal, with what it stored beside the replay."""
+    from bmn.records.report import agrees
+
+    if not finds:
+        return "not in the store"
+    head = ["run", "strategy", "found (UTC)", "into the run", "cards", "tricks", "status", ""]
+    rows = [
+        [f.run, f.strategy, present.short_time(f.found_at), present.format_duration(f.elapsed)]
+        + [f.cards, f.tricks, f.status, "" if agrees(f, result.as_dict()) else "differs"]
+        for f in finds
+    ]
+    return linked(present.Table(head, rows, left=(1, 2, 6, 7)), {"run": run_url})
+
+
+def trajectory_png(deal_text: str) -> bytes:
+    """The deal's trajectory picture (`bmn plot`'s) as PNG bytes."""
+    return _trajectory_png(format_deal(parse_deal(deal_text)))
+
+
+_PLOTTING = threading.Lock()  # pyplot keeps global state: one picture at a time
+
+
+@functools.lru_cache(maxsize=32)  # a page and its reloads ask for the same picture
+def _trajectory_png(deal_text: str) -> bytes:
+    from bmn.search.output.plots import plot_game, trajectory
+
+    deal = parse_deal(deal_text)
+    with _PLOTTING, tempfile.TemporaryDirectory(prefix="bmn-serve-") as folder:
+        path = Path(folder) / "trajectory.png"  # plot_game writes files: a name says the format
+        plot_game(deal, trajectory(deal), path)
+        return path.read_bytes()

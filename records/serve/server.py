@@ -1,0 +1,205 @@
+"""Serving a record store: the checks made before anything starts, and the server itself.
+
+Read-only without freezing the file: Datasette opens a database it treats as mutable with
+SQLite's `mode=ro` (it reads, never writes) and not `immutable=1` (which tells SQLite the file
+never changes, so it would skip locks and the WAL and could show a half-written commit of a
+search writing the same store). The store's WAL journal lets pages read while a search writes.
+
+Everything that can be wrong is found before the server starts, each as one line: a missing
+or foreign store (StoreError, as every bmn command says it), a port in use or a host that
+cannot be listened on, Datasette not installed (ServeError). The listening socket is bound
+here, then handed to the server, so the port checked is the port served (and port 0 picks any
+free one).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import ipaddress
+import socket
+import sqlite3
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from bmn.records.store import SCHEMA_VERSION, StoreError
+from bmn.records.store import schema as store_schema
+from bmn.records.store.connection import explain
+
+DEFAULT_HOST = "127.0.0.1"
+DEFAULT_PORT = 8001  # Datasette's own default
+TEMPLATES = Path(__file__).with_name("templates")
+INSTALL = "pip install 'bmn[serve]'"
+
+
+class ServeError(Exception):
+    """Serving cannot start: the port is in use, the host cannot be listened on, or Datasette
+    is not installed. The message is one line saying what to do."""
+
+
+# -- the checks ------------------------------------------------------------------------------
+
+
+def check_store(path: str | Path) -> Path:
+    """The store at `path`, checked without writing a byte: it exists, is a bmn store, and is
+    at this bmn's schema (serving cannot upgrade what it only reads). StoreError otherwise."""
+    path = Path(path)
+    if not path.exists():
+        raise StoreError(
+            f"no record store at {path}; run `bmn search` to make one, or name an existing store"
+        )
+    if path.is_dir():
+        raise StoreError(f"record store {path} is a directory, not a file")
+    store_schema.check_header(path)
+    try:
+        conn = sqlite3.connect(path.absolute().as_uri() + "?mode=ro", uri=True)
+    except sqlite3.Error as err:
+        raise StoreError(explain(path, err)) from err
+    try:
+        empty = store_schema.check_identity(conn, path)
+        version = store_schema.version(conn)
+    except sqlite3.Error as err:
+        raise StoreError(explain(path, err)) from err
+    finally:
+        conn.close()
+    if empty:
+        raise StoreError(f"{path} is empty, not a bmn record store")
+    if version < SCHEMA_VERSION:
+        raise StoreError(
+            f"record store {path} has schema version {version}, older than this bmn's"
+            f" ({SCHEMA_VERSION}); serving only reads, so upgrade it first by opening it"
+            f" once with another command: bmn records runs --store {path}"
+        )
+    return path
+
+
+def check_datasette() -> None:
+    """ServeError unless Datasette (the `serve` extra) is installed."""
+    try:
+        import datasette  # noqa: F401
+    except ImportError:
+        raise ServeError(f"bmn records serve needs Datasette: {INSTALL}") from None
+
+
+def listen(host: str = DEFAULT_HOST, port: int = DEFAULT_PORT) -> socket.socket:
+    """A socket bound to (host, port) and listening; ServeError if the port is taken or the
+    host is not an address of this machine."""
+    try:
+        family, kind, proto, _, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
+    except (socket.gaierror, UnicodeError) as err:
+        raise ServeError(f"cannot listen on host {host!r}: {err}") from None
+    sock = socket.socket(family, kind, proto)
+    # Reuse a port a server that just stopped leaves in TIME_WAIT; a live listener still
+    # refuses the bind on Linux.
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind(address)
+        sock.listen(128)
+    except OSError as err:
+        sock.close()
+        if err.errno == errno.EADDRINUSE:
+            raise ServeError(
+                f"port {port} on {host} is in use by another program; choose another with"
+                " --port (--port 0 takes any free one)"
+            ) from None
+        raise ServeError(f"cannot listen on {host} port {port}: {err.strerror}") from None
+    return sock
+
+
+# -- what it says ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Listening:
+    """Where a bound socket serves, and who can reach it."""
+
+    host: str
+    port: int
+
+    @property
+    def local_only(self) -> bool:
+        """Bound to a loopback address: only programs on this machine can connect."""
+        try:
+            return ipaddress.ip_address(self.host).is_loopback
+        except ValueError:
+            return self.host == "localhost"
+
+    @property
+    def everywhere(self) -> bool:
+        """Bound to every interface of the machine (0.0.0.0 or ::)."""
+        try:
+            return ipaddress.ip_address(self.host).is_unspecified
+        except ValueError:
+            return False
+
+    @property
+    def url(self) -> str:
+        host = socket.gethostname() if self.everywhere else self.host
+        if ":" in host:  # an IPv6 address
+            host = f"[{host}]"
+        return f"http://{host}:{self.port}/"
+
+    def who_can_read(self) -> str:
+        """One line: who can open the pages (nobody can change the store through them)."""
+        if self.local_only:
+            return (
+                f"read-only; only this machine can open it (bound to {self.host});"
+                " --host shares it; Ctrl-C stops"
+            )
+        where = "any address of this machine" if self.everywhere else self.host
+        return (
+            f"read-only, shared: anyone who can reach {where} on port {self.port} can read"
+            " the whole store (there is no password); Ctrl-C stops"
+        )
+
+
+def listening(sock: socket.socket, host: str) -> Listening:
+    """What a socket from `listen` serves: the host asked for, the port bound (0 was any)."""
+    return Listening(host, sock.getsockname()[1])
+
+
+# -- the server ------------------------------------------------------------------------------
+
+
+def app(path: Path) -> Any:
+    """A Datasette over the store at `path` (checked by check_store), with bmn's pages."""
+    from datasette.app import Datasette
+    from datasette.plugins import pm
+
+    from bmn.records.serve import plugin
+
+    if not pm.is_registered(plugin):
+        pm.register(plugin, name="bmn")
+    name = path.stem
+    metadata = {
+        "title": f"bmn record store: {path.name}",
+        "description": "Read-only. The bmn pages list finds kept in bulk with the others.",
+        "databases": {
+            name: {
+                "tables": {
+                    "find_batches": {
+                        "description": "Short finds of a search, packed a chunk's to a row:"
+                        " bmn's pages (the top page, /-/bmn/finds) list them with the others."
+                    },
+                    "checkpoints": {"hidden": True},
+                }
+            }
+        },
+    }
+    return Datasette(
+        files=[str(path.absolute())],  # mutable: opened with mode=ro (see the docstring)
+        metadata=metadata,
+        template_dir=str(TEMPLATES),
+        settings={"default_allow_sql": True, "sql_time_limit_ms": 3000},
+    )
+
+
+def run(datasette: Any, sock: socket.socket) -> None:
+    """Serve on the socket `listen` bound until Ctrl-C (then return) or SIGTERM."""
+    import uvicorn
+
+    config = uvicorn.Config(datasette.app(), log_level="warning", lifespan="on")
+    # uvicorn stops on Ctrl-C, then raises it again: here stopping is what it asked for.
+    with contextlib.suppress(KeyboardInterrupt):
+        uvicorn.Server(config).run(sockets=[sock])
