@@ -509,21 +509,12 @@ def resume_target(db: Store, resume: str) -> tuple[int, RunKind]:
 
 
 def run_with_signals(job: RunHandler, quiet: bool) -> Summary | LoopSummary | GrowSummary:
-    """Run a search; SIGINT and SIGTERM stop it cleanly after a checkpoint."""
-    import signal
-
+    """Run a search with its live display; SIGINT and SIGTERM stop it cleanly after a
+    checkpoint (search/runs/start.py, as for `bmn.search.search`)."""
     from bmn.search.output.progress import Display
 
-    def stop(signum, frame):
-        job.stop.set()
-
-    previous = {sig: signal.signal(sig, stop) for sig in (signal.SIGINT, signal.SIGTERM)}
-    try:
-        with Display(quiet) as display:
-            return job.run(display.update)
-    finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
+    with Display(quiet) as display:
+        return start.run_until_stopped(job, display.update)
 
 
 COMMANDS = [search, search_bench]
