@@ -179,8 +179,9 @@ if TYPE_CHECKING:
     "--deck",
     type=DeckSpec(),
     default=None,
-    help="every, loop: the deck, 'standard' or counts N,J,Q,K,A of numerals and court cards "
-    "like 14,2,2,2,0. every: the deck enumerated [default: standard]; loop: 'mixed' "
+    help="every, loop, grow: the deck, 'standard' or counts N,J,Q,K,A of numerals and court "
+    "cards like 14,2,2,2,0. every: the deck enumerated [default: standard]; grow: the deck "
+    "whose cycles are built [default: standard]; loop: 'mixed' "
     "[default] (a random sub-deck of the standard deck per batch: measured to find the most "
     "cycles; full random deals almost never loop), 'standard' or counts like 36,1,1,0,0.",
 )
@@ -196,7 +197,8 @@ if TYPE_CHECKING:
     type=HandSizes(),
     default=None,
     help="every: the hands, seat 0's first, adding up to the deck, like 10,10 or 7,7,6 "
-    "[default: as even as possible, seat 0 first, over --players seats].",
+    "[default: as even as possible, seat 0 first, over --players seats]. grow: the two hand "
+    "sizes each cycle's stored starting deal comes nearest to [default: even].",
 )
 @click.option(
     "--from-rank",
@@ -370,6 +372,13 @@ def check_deck(ctx: click.Context, kind: RunKind, o: dict) -> None:
     if o["deck"] is not None and o["loop_deck"] is not None:
         refuse(ctx, "loop_deck", "is the first name of --deck; give one of them")
     deck, named = (o["loop_deck"], "loop_deck") if o["deck"] is None else (o["deck"], "deck")
+    if kind.name == "grow":
+        from bmn.search.runs.grow import GrowInputError, check_grow_input
+
+        try:
+            check_grow_input(deck or "standard", o["hand_sizes"])
+        except GrowInputError as err:
+            raise click.BadParameter(str(err), ctx, param(ctx, err.option)) from None
     if kind.name != "every":
         return
     from bmn.search.runs.every import BadInput, check_input

@@ -61,6 +61,14 @@ DEALS = 8  # deals assembled per round
 COMMIT_SECONDS = 2.0
 
 
+class GrowInputError(DealError):
+    """A deck or hand sizes a grow run cannot take; `option` names which."""
+
+    def __init__(self, option: str, message: str):
+        super().__init__(message)
+        self.option = option
+
+
 @dataclass
 class GrowRunOptions:
     """Everything that defines a grow run; stored with it so `--resume` needs nothing else."""
@@ -83,9 +91,8 @@ class GrowRunOptions:
     def __post_init__(self) -> None:
         if self.grow_from not in GROW_FROM:
             raise ValueError(f"grow from one of {', '.join(GROW_FROM)}, not {self.grow_from!r}")
-        counts = deck_counts(self.deck)
+        counts, self.hand_sizes = check_grow_input(self.deck, self.hand_sizes)
         self.deck = "standard" if counts == STANDARD_COUNTS else counts_text(counts)
-        self.hand_sizes = grow_sizes(counts, self.hand_sizes)
         self.known = [d for d in self.known if deal_counts(d) == counts]
         if not self.controls:
             if counts == STANDARD_COUNTS:
@@ -93,7 +100,9 @@ class GrowRunOptions:
             else:
                 self.controls = controls_for(counts)
         if not self.controls:
-            raise DealError(f"the deck {self.deck} holds no control state to grow cycles from")
+            raise GrowInputError(
+                "deck", f"the deck {self.deck} holds no control state to grow cycles from"
+            )
 
     @property
     def counts(self) -> tuple[int, ...]:
@@ -112,6 +121,18 @@ class GrowRunOptions:
             deals=self.deals,
             basin_states=self.basin_states,
         )
+
+
+def check_grow_input(deck: str, sizes) -> tuple[tuple[int, ...], tuple[int, int]]:
+    """A grow run's deck counts and hand sizes; GrowInputError naming the option otherwise."""
+    try:
+        counts = deck_counts(deck)
+    except DealError as err:
+        raise GrowInputError("deck", str(err)) from None
+    try:
+        return counts, grow_sizes(counts, sizes)
+    except DealError as err:
+        raise GrowInputError("hand_sizes", str(err)) from None
 
 
 def deck_counts(deck: str) -> tuple[int, ...]:
@@ -137,21 +158,21 @@ def grow_sizes(counts: tuple[int, ...], sizes) -> tuple[int, int]:
     total = sum(counts)
     if sizes is None:
         return ((total + 1) // 2, total // 2)
-    if isinstance(sizes, str):
-        sizes = sizes.replace("/", ",").split(",")
+    parts = sizes.replace("/", ",").split(",") if isinstance(sizes, str) else list(sizes)
     try:
-        pair = tuple(int(n) for n in sizes)
+        pair = tuple(int(n) for n in parts)
     except ValueError:
         pair = ()
     if len(pair) != 2 or min(pair) < 1 or sum(pair) != total:
+        given = ",".join(str(n) for n in parts)
         raise DealError(
-            f"hand sizes {sizes!r}: a grow run deals two hands that add up to the deck's"
+            f"hand sizes {given}: a grow run deals two hands that add up to the deck's"
             f" {total} cards"
         )
     return pair
 
 
-def known_deals(db: Store, deck: str | None = STANDARD_DECK) -> list[str]:
+def known_deals(db: Store, deck: str | None = None) -> list[str]:
     """Deals of the known cycles of a deck (counts text; None: of every deck, which a grow
     run's options keep only those of its deck of): the published looping games (standard
     deck) first, then the store's cycles in the order found."""

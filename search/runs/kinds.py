@@ -157,6 +157,8 @@ KINDS: dict[str, RunKind] = {
                 "workers": "workers",
                 "grow_from": "grow_from",
                 "basin_states": "basin_states",
+                "deck": "deck",
+                "hand_sizes": "hand_sizes",
             },
             on_backend=False,
             idle="it builds deals from pieces",

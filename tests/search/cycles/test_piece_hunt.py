@@ -7,9 +7,9 @@ from samples import LOOP_DEAL
 
 from bmn.kernels import reference
 from bmn.kernels.cycles.loops import LOOP, analyse
-from bmn.kernels.deal import parse_deal, parse_hand
+from bmn.kernels.deal import STANDARD_COUNTS, parse_deal, parse_hand
 from bmn.search.cycles.piece_hunt import HuntOptions, HuntState, hunt_chunk, judge
-from bmn.search.cycles.pieces import Control, orbit
+from bmn.search.cycles.pieces import Control, controls_for, orbit
 
 OPTIONS = HuntOptions(tries=20_000, deals=4, basin_states=20_000)
 PUBLISHED_PIECES = ["--J", "--------K---------Q-Q-K---Q-KAQJ", "--------A-KAAJ"]
@@ -59,3 +59,38 @@ def test_judge_finds_the_published_even_deals():
     find = judge(LOOP_DEAL)
     assert (find.period_tricks, find.period_cards, find.balanced) == (62, 440, True)
     assert find.best["sizes"] == [26, 26] and not find.best["mirrored"]
+
+
+def test_a_hunt_over_several_controls_resumes_exactly_and_its_finds_replay():
+    deck = (14, 2, 0, 0, 2)
+    options = HuntOptions(deck=deck, controls=("--J-/big/-", "A-/big/-"), tries=20_000)
+    straight = HuntState.start(seed=3)
+    for _ in range(6):
+        hunt_chunk(straight, options)
+    resumed = HuntState.start(seed=3)
+    for _ in range(6):
+        hunt_chunk(resumed, options)
+        resumed = HuntState.from_json(json.loads(json.dumps(resumed.as_json())))
+    assert resumed.as_json() == straight.as_json() and len(straight.extra_pieces) == 2
+    assert straight.cycles  # `--J-` with the big hand to lead makes a 3-trick cycle at once
+    for find in straight.cycles.values():
+        deal = parse_deal(find.cycle_deal)
+        assert sorted(v for h in deal for v in h) == [0] * 14 + [1, 1, 4, 4]
+        assert reference.play(deal).status == LOOP
+        assert analyse(parse_deal(find.best["deal"])).rotation_key == find.key
+        assert find.balanced == (find.best["sizes"] == [9, 9])
+
+
+def test_controls_fit_the_deck_and_round_trip():
+    assert controls_for(STANDARD_COUNTS)[0] == "J-/big/-"
+    for deck in [(14, 2, 2, 2, 0), (14, 2, 0, 0, 2), (3, 0, 0, 0, 2)]:
+        specs = controls_for(deck)
+        assert specs and len(set(specs)) == len(specs)
+        for spec in specs:
+            control = Control.from_spec(spec)
+            assert control.spec() == spec and control.fits(deck)
+            held = [0] * 5
+            for v in control.small + control.tail:
+                held[v] += 1
+            assert all(h <= d for h, d in zip(held, deck, strict=True))
+    assert "J-/big/-" not in controls_for((14, 0, 2, 2, 0))  # no J in the deck

@@ -194,3 +194,65 @@ def test_a_hunt_keeps_its_anchors_through_json():
 def test_known_deals_start_with_the_published_cycle(tmp_path):
     with Store(tmp_path / "s.sqlite") as db:
         assert known_deals(db) == [CASELLA]
+
+
+# -- any deck, any hand sizes -------------------------------------------------------------------
+
+SMALL_DECK = "14,2,0,0,2"  # 18 cards; of its cycles, two pass through `--J-` with the big hand
+LOOPS_AT_DASH_J = "--J-/big/-"  # to lead (docs/endless-games.md)
+
+
+@pytest.mark.parametrize("sizes", [None, (10, 8)])
+def test_a_grow_run_on_another_deck_stores_cycles_that_replay(tmp_path, sizes):
+    options = GrowRunOptions(
+        deck=SMALL_DECK, hand_sizes=sizes, controls=[LOOPS_AT_DASH_J], iterations=3, seed=1,
+        tries=20_000, known=[],
+    )  # fmt: skip
+    with Store(tmp_path / "s.sqlite") as db:
+        summary = run_grow(db, options)
+        rows = db.loops()
+    target = sizes or (9, 9)
+    assert summary.cycles == len(rows) >= 1 and summary.deck == SMALL_DECK
+    for row in rows:
+        assert row.deck == SMALL_DECK
+        deal = parse_deal(row.example_deal)
+        ref = reference.play(deal)
+        assert (ref.status, ref.period_cards, ref.period_tricks) == (
+            LOOP,
+            row.period_cards,
+            row.period_tricks,
+        )
+        assert analyse(deal).rotation_key == row.rotation_key
+        splits = basin_splits(deal, options.basin_states)
+        nearest = min(abs(s[0] - target[0]) for s, _ in splits.by_sizes)
+        assert abs(len(deal[0]) - target[0]) == nearest  # the starting deal nearest the sizes
+
+
+def test_a_grow_run_takes_turns_over_the_decks_controls(grow, bmn, tmp_path):
+    store = tmp_path / "g.sqlite"
+    result = grow(store, "--deck", SMALL_DECK, "--iterations", 3, "--seed", 1, "--json")
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["deck"] == SMALL_DECK
+    with Store(store) as db:
+        (run,) = db.runs()
+        checkpoint = json.loads(db.load_checkpoints(run.id)[0][0])
+    options = GrowRunOptions(deck=SMALL_DECK)
+    assert options.controls[0] == "J-/big/-" and LOOPS_AT_DASH_J in options.controls
+    (stream,) = checkpoint["streams"]
+    assert stream["chunks"] == 3 and len(stream["extra_pieces"]) == len(options.controls) - 1
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--deck", SMALL_DECK, "--hand-sizes", "9,8"], "add up to the deck's 18 cards"),
+        (["--deck", SMALL_DECK, "--hand-sizes", "6,6,6"], "two hands"),
+        (["--deck", "1,1,0,0,0"], "4 to 64 cards with a court card"),
+        (["--deck", "20,0,0,0,0"], "4 to 64 cards with a court card"),
+    ],
+)  # fmt: skip
+def test_bad_decks_and_hand_sizes_are_refused(bmn, failed, tmp_path, args, message):
+    store = tmp_path / "s.sqlite"
+    failed(bmn("search", "--objective", "grow", *args, "--iterations", "1", "--store", store), 2,
+           message)  # fmt: skip
+    assert not store.exists()
