@@ -1,7 +1,10 @@
 """Deal notation: parse, validate, format and encode hands of penalty values.
 
 A card is its penalty value: 0 for a numeral, 1-4 for J, Q, K, A. A hand is listed
-top card first; a deal lists hands in seat order, seat 0 first.
+top card first; a deal lists hands in seat order, seat 0 first. An empty hand is written '.'
+(an empty text between '/' is read too, as older bmn wrote it, except where a person types the
+deal: there it is refused as the slip it usually is, `parse_deal(..., typed=True)`). A deal
+holds at most MAX_DEAL_CARDS cards, so no deal can cost more than seconds and megabytes.
 """
 
 from __future__ import annotations
@@ -15,6 +18,12 @@ import numpy as np
 VALUE_SYMBOL = "-JQKA"
 MIN_SEATS = 2
 MAX_SEATS = 4
+EMPTY_HAND = "."
+# Far past any real deck (52 cards; two decks 104), and low enough that the reference engine
+# plays any deal of this size in seconds and within a few hundred MB: it keeps every state
+# until the game repeats one, so its memory grows with tricks times cards (a 120,000-card deal
+# grew past 19 GB).
+MAX_DEAL_CARDS = 1_000
 
 Counts = tuple[int, ...]  # a deck's composition: how many numerals, J, Q, K, A (values 0-4)
 STANDARD_COUNTS: Counts = (36, 4, 4, 4, 4)
@@ -71,8 +80,11 @@ STANDARD_DECK = deck_of(STANDARD_COUNTS)
 STANDARD_COUNTS_TEXT = counts_text(STANDARD_COUNTS)
 
 
-def parse_hand(text: str, seat: int = 0) -> Hand:
-    """Read one hand, top card first, in record notation, ranks, or ranks with suits."""
+def parse_hand(text: str, seat: int = 0, most: int = MAX_DEAL_CARDS) -> Hand:
+    """Read one hand, top card first, in record notation, ranks, or ranks with suits; '.' is
+    the empty hand. DealError past `most` cards (read no further: a hostile text is cheap)."""
+    if text.strip(_SEPARATORS) == EMPTY_HAND:
+        return ()
     values = []
     pos = 0
     while pos < len(text):
@@ -82,12 +94,28 @@ def parse_hand(text: str, seat: int = 0) -> Hand:
         match = _CARD.match(text, pos)
         if match is None:
             raise DealError(
-                f"hand {seat + 1} ({text!r}): unexpected {text[pos]!r} at position {pos + 1};"
-                f" expected {_EXPECTED}"
+                f"hand {seat + 1} ({shorten(text)!r}): unexpected {text[pos]!r} at position"
+                f" {pos + 1}; expected {_EXPECTED}"
             )
         values.append(_RANK_VALUE.get(match.group(1).upper(), 0))
+        if len(values) > most:
+            raise too_many_cards()
         pos = match.end()
     return tuple(values)
+
+
+def too_many_cards(cards: int | None = None) -> DealError:
+    """The error for a deal past MAX_DEAL_CARDS."""
+    has = f"{cards:,}" if cards is not None else "more"
+    return DealError(
+        f"a deal holds at most {MAX_DEAL_CARDS:,} cards, far past any real deck (the bound"
+        f" keeps one game to seconds and megabytes); this one has {has}"
+    )
+
+
+def shorten(text: str, keep: int = 60) -> str:
+    """A text cut to about `keep` characters for a message: a 1 MB deal is not echoed whole."""
+    return text if len(text) <= keep else f"{text[:keep]}... ({len(text):,} characters)"
 
 
 def split_deal(args: Sequence[str] | str) -> list[str]:
@@ -97,19 +125,42 @@ def split_deal(args: Sequence[str] | str) -> list[str]:
     return [part for arg in args for part in arg.split("/")]
 
 
-def parse_deal(args: Sequence[str] | str) -> Deal:
-    """Read a deal of 2 to 4 hands; any sizes and deck, as long as every card is valid."""
+def parse_deal(args: Sequence[str] | str, typed: bool = False) -> Deal:
+    """Read a deal of 2 to 4 hands; any sizes and deck, as long as every card is valid and
+    there are at most MAX_DEAL_CARDS. `typed` (a deal a person wrote: the command line, a file
+    of deals) refuses an empty hand not written as '.', the trace of a stray '/' or an empty
+    argument."""
     texts = split_deal(args)
     if not MIN_SEATS <= len(texts) <= MAX_SEATS:
         raise DealError(
             f"a deal has {MIN_SEATS} to {MAX_SEATS} hands, got {len(texts)};"
             " give them as separate arguments or join them with '/'"
         )
-    deal = tuple(parse_hand(text, seat) for seat, text in enumerate(texts))
+    if typed:
+        _check_written_hands(texts, [args] if isinstance(args, str) else list(args))
+    deal, left = [], MAX_DEAL_CARDS
+    for seat, text in enumerate(texts):
+        deal.append(parse_hand(text, seat, left))
+        left -= len(deal[-1])
     if not any(deal):
         raise DealError("every hand is empty; a deal needs at least one card")
     _check_suited_cards(texts)
-    return deal
+    return tuple(deal)
+
+
+def _check_written_hands(texts: Sequence[str], args: Sequence[str]) -> None:
+    """Refuse a hand with nothing written in it: an empty hand is written '.' on purpose."""
+    for seat, text in enumerate(texts):
+        if text.strip(_SEPARATORS):
+            continue
+        written = "/".join(t.strip(_SEPARATORS) or EMPTY_HAND for t in texts)
+        fix = (
+            f"write '{EMPTY_HAND}' for a seat that holds no cards on purpose ({shorten(written)!r})"
+        )
+        if seat == len(texts) - 1 and args and args[-1].rstrip(_SEPARATORS).endswith("/"):
+            given = "/".join(texts[:-1])
+            fix = f"drop the '/' for a deal of {seat} hands ({shorten(given)!r}), or {fix}"
+        raise DealError(f"hand {seat + 1} is empty; {fix}")
 
 
 def _suited_cards(text: str) -> Iterator[str]:
@@ -134,8 +185,9 @@ def _check_suited_cards(texts: Sequence[str]) -> None:
 
 
 def format_hand(hand: Sequence[int]) -> str:
-    """The record notation of a hand: '-' for numerals, J Q K A for court cards."""
-    return "".join(VALUE_SYMBOL[int(v)] for v in hand)
+    """The record notation of a hand: '-' for numerals, J Q K A for court cards; '.' for a
+    hand of no cards, so that every deal bmn prints reads back as it was."""
+    return "".join(VALUE_SYMBOL[int(v)] for v in hand) or EMPTY_HAND
 
 
 def format_deal(deal: Sequence[Sequence[int]]) -> str:
@@ -200,13 +252,18 @@ _NOTATION = np.frombuffer(b"-JQKA", dtype=np.uint8)  # penalty value -> record n
 def deal_texts(decks: np.ndarray, sizes: Sequence[int] = (26, 26)) -> list[str]:
     """`deal_text` of every row at once: a low --keep-above makes every deal scored a find,
     and one format_deal per row would cost the search more than its kernel."""
-    width = int(sum(sizes)) + len(sizes) - 1  # the cards and a '/' between hands
+    # the cards, a '/' between hands and a '.' for each empty hand (as format_hand writes it)
+    width = sum(max(int(n), 1) for n in sizes) + len(sizes) - 1
     chars = np.empty((len(decks), width), dtype=np.uint8)
     at = start = 0
     for seat, n in enumerate(int(n) for n in sizes):
         if seat:
             chars[:, at] = ord("/")
             at += 1
+        if n == 0:
+            chars[:, at] = ord(EMPTY_HAND)
+            at += 1
+            continue
         chars[:, at : at + n] = _NOTATION[decks[:, start : start + n]]
         at, start = at + n, start + n
     text = chars.tobytes().decode("ascii")

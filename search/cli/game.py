@@ -36,7 +36,9 @@ def play(hands: tuple[str, ...], as_json: bool, limit_cards: int | None, trace: 
     """Play one deal with the reference engine and report its length.
 
     Hands are listed in seat order, top card first, as separate arguments or joined
-    by '/'. Notations: record ('-' numeral, J Q K A), ranks (2-10, T), or with suits.
+    by '/'. Notations: record ('-' numeral, J Q K A), ranks (2-10, T), or with suits; '.'
+    is a hand of no cards (a hand with nothing written, as after a stray '/', is refused).
+    A deal holds at most 1,000 cards, which keeps any game to seconds and megabytes.
 
     \b
     Examples:
@@ -102,7 +104,7 @@ def plot(hands: tuple[str, ...], output: str | None) -> None:
     from bmn.search.output.plots import default_game_file, plot_game, trajectory
 
     deal = read_deal(hands)
-    path = output or default_game_file(deal)
+    path = default_game_file(deal) if output is None else output
     check_figure(path)
     write_figure(plot_game, deal, trajectory(deal), path)
     click.echo(path)
@@ -185,8 +187,10 @@ def preimages(
     Plays backwards from every state of the cycle (two players), breadth first, and lists
     each deal found with seat 0 to lead and the requested hand sizes, with the tricks and
     cards it plays before entering the cycle. Every deal is confirmed by forward play before
-    it is printed. The summary (on stderr with --json) says whether the whole basin of the
-    cycle was searched. The default hand sizes are the given deal's.
+    it is printed. The summary says whether the whole basin of the cycle was searched. The
+    default hand sizes are the given deal's. --json prints one document when the search
+    ends: the deals ("deals", each with "mirrored"), the summary's figures ("complete",
+    "states", "depth") and the hand sizes; the summary line goes to stderr.
 
     The list is seat-blind by default: a deal whose game reaches the cycle with the seats
     swapped plays the same game, so it is listed too, marked 'mirrored' ("mirrored": true in
@@ -216,16 +220,17 @@ def preimages(
             click.echo(f"depth {r.depth}: {r.frontier:,} states; {r.states:,} visited", err=True)
 
     found = preimage_deals(deal, sizes, max_depth, max_states, report, progress, not seat_bound)
-    count = mirrored = 0
+    rows: list[dict] = []  # --json: printed as one document at the end
+    mirrored = 0
     with count_progress("backward play", max_states, "states") as bar:
         try:
             for item in found:
-                count += 1
                 mirrored += item.mirrored
-                text = f"{format_deal(item.deal)}  {item.pre_tricks} tricks, {item.pre_cards} cards"
-                text += "  (mirrored)" if item.mirrored else ""
-                row = {**item.as_dict(), "mirrored": item.mirrored}
-                click.echo(json.dumps(row) if as_json else text)
+                rows.append({**item.as_dict(), "mirrored": item.mirrored})
+                if not as_json:  # text streams: each deal as it is confirmed
+                    text = f"{format_deal(item.deal)}  {item.pre_tricks} tricks,"
+                    text += f" {item.pre_cards} cards"
+                    click.echo(text + ("  (mirrored)" if item.mirrored else ""))
         except ValueError as err:
             raise click.BadParameter(str(err), param_hint="HAND...") from err
         except RuntimeError as err:
@@ -235,9 +240,13 @@ def preimages(
     extent = "the whole basin" if report.complete else "stopped at a limit, basin not complete"
     which = "the cycle" if seat_bound else f"the cycle or its mirror image ({mirrored} mirrored)"
     summary = (
-        f"{count} deals of sizes {sizes[0]}/{sizes[1]} fall into {which}; "
+        f"{len(rows)} deals of sizes {sizes[0]}/{sizes[1]} fall into {which}; "
         f"{report.states:,} basin states visited to depth {report.depth} ({extent})"
     )
+    if as_json:
+        figures = {"complete": report.complete, "states": report.states, "depth": report.depth}
+        whole = {"hand_sizes": list(sizes), "seat_bound": seat_bound, **figures}
+        click.echo(json.dumps({"deals": rows, "mirrored": mirrored, **whole}))
     click.echo(summary, err=as_json)
 
 

@@ -4,10 +4,11 @@ length statistics of random deals."""
 from __future__ import annotations
 
 import json
+import select
 
 import click
 
-from bmn.kernels.deal import STANDARD_COUNTS, VALUE_SYMBOL, format_deal
+from bmn.kernels.deal import MAX_DEAL_CARDS, STANDARD_COUNTS, VALUE_SYMBOL, format_deal, shorten
 from bmn.search.cli.device import DEVICE_OPTION, DEVICE_THREADS_OPTION
 from bmn.search.cli.options import (
     JSON_OPTION,
@@ -34,9 +35,12 @@ def score(source, as_json: bool, threads: int | None, device: str) -> None:
     Each line is a deal in any notation bmn reads, hands joined by '/', in UTF-8. Blank lines
     and lines starting with '#' are skipped. One result per deal, in input order: a text line,
     or with --json a JSON object per line with the keys of `bmn play --json` plus 'deal'
-    (canonical notation). A bad line (bad notation, a suited card given twice, bytes that are
-    not UTF-8) stops the run after every result before it, naming the line (exit 2). The first
-    deal that is not the standard 52-card deck gets one warning on stderr.
+    (canonical notation). Results are printed every 65,536 deals, and whenever the input
+    pauses, so a live stream (a pipe, a FIFO) gets each result as soon as its line has come.
+    A bad line (bad notation, an empty hand not written '.', more than 1,000 cards, a suited
+    card given twice, bytes that are not UTF-8) stops the run after every result before it,
+    naming the line (exit 2). The first deal that is not the standard 52-card deck gets one
+    warning on stderr.
 
     \b
     Examples:
@@ -79,12 +83,16 @@ def bad_lines(message: str) -> click.ClickException:
 
 
 class TextLines:
-    """The lines of a binary stream as text, for score_lines.
+    """The lines of a binary stream as text, for score_lines, with INPUT_PAUSED between them
+    whenever no more input is ready (a live stream's results are printed as it pauses).
 
     A line that is not UTF-8, or names a suited card twice, ends the lines early, with the
     message kept in `error`: score_lines then scores every line before it, as it does
     before a line it cannot parse itself.
     """
+
+    CHUNK = 1 << 16  # at least the reader's buffer, so each read empties it
+    LONGEST = 1 << 20  # bytes in a line: a deal of 1,000 cards needs far fewer
 
     def __init__(self, source):
         self.source = source
@@ -93,7 +101,12 @@ class TextLines:
         self.warned = False
 
     def __iter__(self):
-        for raw in self.source:
+        from bmn.kernels.lines import INPUT_PAUSED
+
+        for raw in self.raw_lines():
+            if raw is INPUT_PAUSED:
+                yield raw
+                continue
             self.number += 1
             try:  # a byte-order mark is not part of the first deal
                 line = raw.decode("utf-8-sig" if self.number == 1 else "utf-8")
@@ -105,6 +118,31 @@ class TextLines:
                 return
             yield line
 
+    def raw_lines(self):
+        """Each line (bytes, with its newline), and None when the input pauses: read1 returns
+        what has come (waiting only while nothing has), then select says whether more is
+        ready."""
+        read = getattr(self.source, "read1", self.source.read)
+        part: list[bytes] = []  # the start of a line that has not ended yet
+        size = 0
+        while chunk := read(self.CHUNK):
+            *ended, rest = chunk.split(b"\n")
+            for line in ended:
+                yield b"".join([*part, line, b"\n"])
+                part, size = [], 0
+            part.append(rest)
+            size += len(rest)
+            if size > self.LONGEST:
+                self.error = (
+                    f"line {self.number + 1}: longer than {self.LONGEST:,} bytes; a deal"
+                    f" holds at most {MAX_DEAL_CARDS:,} cards: is this a file of deals?"
+                )
+                return
+            if not input_ready(self.source):
+                yield None
+        if size:
+            yield b"".join(part)
+
     def warn_once(self, deals: list[str]) -> None:
         """One warning on stderr for the first deal that is not the standard deck."""
         from bmn.search.cli.options import not_standard_warning
@@ -115,12 +153,23 @@ class TextLines:
             if all(deal.count(c) == n for c, n in _STANDARD_COUNTS) and len(deal) <= 55:
                 continue
             values = ["-JQKA".index(c) for c in deal if c != "/"]
-            click.echo(not_standard_warning(values, f"deal {deal}", "scoring"), err=True)
+            what = f"deal {shorten(deal)}"
+            click.echo(not_standard_warning(values, what, "scoring"), err=True)
             self.warned = True
             return
 
 
 _STANDARD_COUNTS = tuple(zip(VALUE_SYMBOL, STANDARD_COUNTS, strict=True))  # ("-", 36), ...
+
+
+def input_ready(source) -> bool:
+    """Whether more of `source` can be read at once; a stream without a descriptor (a test's
+    bytes) is always ready, and so is a regular file."""
+    try:
+        fd = source.fileno()
+    except (OSError, ValueError, AttributeError):
+        return True
+    return bool(select.select([fd], [], [], 0)[0])
 
 
 @click.command()
@@ -247,14 +296,14 @@ def stats(deals: int | None, players: int, seed: int | None, output: str | None,
     from bmn.search.output.plots import plot_stats
     from bmn.search.output.progress import count_progress
 
-    if output:
+    if output is not None:
         check_figure(output)
     n = deals or DEFAULT_DEALS[players]
     seed = secrets.randbits(63) if seed is None else seed
     with count_progress("scoring", n) as bar:
         cards, tricks, status = score_random(n, players, seed, bar.reach)
     figures = {"players": players, "seed": seed, **length_stats(cards, tricks, status)}
-    if output:
+    if output is not None:
         done = status == 0
         title = f"{n:,} random standard deals, {players} players (seed {seed})"
         write_figure(plot_stats, cards[done], tricks[done], figures, title, output)

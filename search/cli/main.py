@@ -11,6 +11,7 @@ to stdout; progress and logs go to stderr.
 
 from __future__ import annotations
 
+import errno
 import sys
 import traceback
 from typing import Any
@@ -28,22 +29,40 @@ class BmnGroup(click.Group):
     An error is one line on stderr, `Error: <what is wrong>`, then for a usage error one hint
     line, `Try 'bmn CMD --help' for help.`; nothing else (click's own usage errors print the
     usage and a blank line first). Exit status: 2 for bad input (options, arguments, deals,
-    files of deals), 1 for a store or file bmn cannot use; see the README's table. bmn's own
-    errors are mapped here; --debug prints the traceback behind any error.
+    files of deals), 1 for a store or file bmn cannot use, or results that cannot be written
+    (stdout on a full disk); see the README's table. bmn's own errors are mapped here; --debug
+    prints the traceback behind any error. A bare group (`bmn`, `bmn records`) prints its help,
+    as --help does.
     """
 
     def main(self, args: Any = None, *pos: Any, standalone_mode: bool = True, **kw: Any) -> Any:
         if not standalone_mode:
             return super().main(args, *pos, standalone_mode=False, **kw)
+        out = sys.stdout = GuardedOutput(sys.stdout)
         try:
-            code = super().main(args, *pos, standalone_mode=False, **kw)
+            code = self.run(args, *pos, **kw)
+            out.flush()  # results still buffered fail here, inside the contract
         except click.ClickException as err:
             show_error(err)
             sys.exit(err.exit_code)
         except click.Abort:  # Ctrl-C outside a search (which checkpoints and exits 130 itself)
             click.echo("Aborted!", err=True)
             sys.exit(130)
+        except BrokenPipeError:  # the reader went away (`| head -1`): quiet, as click does it
+            out.close_quietly()
+            sys.exit(1)
+        finally:
+            sys.stdout = out.stream if out.usable else out
         sys.exit(code if isinstance(code, int) else 0)  # an int: click's exit (--help, --version)
+
+    def run(self, *args: Any, **kw: Any) -> Any:
+        """click's main, but a bare group (`bmn`, `bmn records`) prints its help on stdout
+        and exits 0, as --help does, not click's usage error."""
+        try:
+            return super().main(*args, standalone_mode=False, **kw)
+        except click.exceptions.NoArgsIsHelpError as err:
+            click.echo(err.ctx.get_help())
+            return 0
 
     def invoke(self, ctx: click.Context) -> Any:
         def debug() -> bool:  # set by the group's callback, inside super().invoke
@@ -80,6 +99,54 @@ class BmnGroup(click.Group):
             raise click.ClickException(
                 "out of memory: ask for less (fewer deals or states)"
             ) from None
+
+
+class OutputError(click.ClickException):
+    """Results that could not be written: stdout on a full disk, /dev/full, an I/O error."""
+
+    def __init__(self, err: OSError):
+        super().__init__(f"could not write the output: {err.strerror or err}")
+
+
+class GuardedOutput:
+    """sys.stdout while a command runs, so every command keeps the error contract when its
+    results cannot be written: a write or flush that fails raises OutputError (one line,
+    exit 1; anything stored was committed before its results were printed). After one
+    failure, or a closed pipe, nothing more is tried, so the interpreter's flush at exit adds
+    no second error. A closed pipe (EPIPE) is passed on as it is: click ends quietly, as
+    `bmn ... | head -1` expects. Everything else is the stream's own."""
+
+    def __init__(self, stream: Any):
+        self.stream = stream
+        self.usable = True
+
+    def write(self, text: Any) -> int:
+        if not self.usable or text == "":  # click probes the stream with write(""): no-op
+            return len(text)
+        return self._guarded(self.stream.write, text)
+
+    def writelines(self, lines: Any) -> None:
+        for line in lines:
+            self.write(line)
+
+    def flush(self) -> None:
+        if self.usable:
+            self._guarded(self.stream.flush)
+
+    def close_quietly(self) -> None:
+        self.usable = False
+
+    def _guarded(self, call: Any, *args: Any) -> Any:
+        try:
+            return call(*args)
+        except OSError as err:
+            self.usable = False
+            if err.errno == errno.EPIPE:
+                raise
+            raise OutputError(err) from err
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.stream, name)
 
 
 def show_error(err: click.ClickException) -> None:

@@ -296,7 +296,7 @@ def read_deal(hands: Sequence[str]) -> Deal:
         if text.startswith("-"):
             check_option(ctx, text)
     try:
-        deal = parse_deal(hands)
+        deal = parse_deal(hands, typed=True)  # an empty hand only as '.': no stray '/'
     except DealError as err:
         raise click.BadParameter(str(err), ctx, param_hint="HAND...") from err
     warn_if_not_standard(deal)
@@ -361,8 +361,19 @@ def figure_option(default: str | None) -> Callable[[Callable], Callable]:
         default=default,
         show_default=default is not None,
         metavar="FILE",
+        callback=_named_figure,
         help="Image file to write, .png or .svg.",
     )
+
+
+def _named_figure(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    """One rule for -o in every drawing command: a name that is empty (or blank) names no file
+    and is refused; to get the command's default, leave -o out."""
+    if value is not None and not value.strip():
+        raise click.BadParameter(
+            f"{value!r} names no file; give a .png or .svg file, or leave -o out", ctx, param
+        )
+    return value
 
 
 def check_figure(path: str) -> None:

@@ -151,7 +151,7 @@ class TestScoreAndCheckOnDevice:
         deals = [format_deal(((*r[:26],), (*r[26:],))) for r in rows.tolist()]
         deals += [f"{g.hand_1}/{g.hand_2}" for g in published_games()]  # with the loop
         deals += [
-            "/-J",
+            "./-J",  # an empty hand is written '.'
             "J/-",
             "A/--",
             "-" * 63 + "/J",

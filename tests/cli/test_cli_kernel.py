@@ -13,7 +13,7 @@ DEALS = [
     samples.CASELLA,
     "AS 10H QD/KC 2S 3S",
     "--K/J-/---",
-    "/-J",
+    "./-J",  # an empty hand is written '.', and printed so
 ]
 
 
@@ -26,7 +26,8 @@ def test_score_json_lines_match_play(bmn, tmp_path):
     assert len(rows) == len(DEALS)
     for row, text in zip(rows, DEALS, strict=True):
         deal = parse_deal(text)
-        assert row.pop("deal") == "/".join("".join("-JQKA"[v] for v in hand) for hand in deal)
+        written = ("".join("-JQKA"[v] for v in hand) or "." for hand in deal)
+        assert row.pop("deal") == "/".join(written)
         assert row == play(deal).as_dict()
 
 

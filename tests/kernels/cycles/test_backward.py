@@ -190,7 +190,10 @@ def test_cli_preimages_json(bmn):
     with the seats swapped; --seat-bound keeps the 18 that reach it as dealt."""
     result = bmn("preimages", CASELLA, "--hand-sizes", "26,26", "--json")
     assert result.exit_code == 0, result.output
-    rows = [json.loads(line) for line in result.stdout.splitlines()]
+    document = json.loads(result.stdout)  # one JSON document, not one object per line
+    rows = document["deals"]
+    assert document["complete"] is True and document["mirrored"] == 12
+    assert document["hand_sizes"] == [26, 26] and document["seat_bound"] is False
     assert len(rows) == 30 and sum(row["mirrored"] for row in rows) == 12
     assert set(rows[0]) == {"deal", "pre_tricks", "pre_cards", "mirrored"}
     assert {"deal": CASELLA, "pre_tricks": 4, "pre_cards": 34, "mirrored": False} in rows
@@ -199,9 +202,7 @@ def test_cli_preimages_json(bmn):
     )
     assert "(the whole basin)" in result.stderr
     bound = bmn("preimages", CASELLA, "--seat-bound", "--json")
-    assert [json.loads(line) for line in bound.stdout.splitlines()] == [
-        row for row in rows if not row["mirrored"]
-    ]
+    assert json.loads(bound.stdout)["deals"] == [row for row in rows if not row["mirrored"]]
     assert "18 deals of sizes 26/26 fall into the cycle;" in bound.stderr
 
 
