@@ -281,6 +281,9 @@ def search(
       bmn search --objective loop --time 1h --workers 2
       bmn search --objective loop --loop-deck standard --time 8h
       bmn search --objective grow --time 2m      # standard-deck cycles from pieces
+      bmn search --strategy every --deck 14,2,2,2,0   # every deal of a 20-card deck
+      bmn search --strategy every --deck 6,2,1,1,0 --objective loop --json
+      bmn search --strategy every --deck standard --from-rank 0 --to-rank 1000000000
       bmn search --device cuda --time 8h   # walk or random on an NVIDIA GPU
       bmn search --cluster local --time 10m  # a Dask cluster on this machine
       bmn search --scheduler tcp://10.0.0.5:8786 --time 8h
