@@ -106,7 +106,7 @@ def parse_hand(text: str, seat: int = 0, most: int = MAX_DEAL_CARDS) -> Hand:
 
 def too_many_cards(cards: int | None = None) -> DealError:
     """The error for a deal past MAX_DEAL_CARDS."""
-    has = f"{cards:,}" if cards is not None else "more"
+    has = f"{cards:,} cards" if cards is not None else "more"
     return DealError(
         f"a deal holds at most {MAX_DEAL_CARDS:,} cards, far past any real deck (the bound"
         f" keeps one game to seconds and megabytes); this one has {has}"

@@ -152,7 +152,7 @@ class TextLines:
         for deal in deals:  # canonical notation: counting symbols is enough, and fast
             if all(deal.count(c) == n for c, n in _STANDARD_COUNTS) and len(deal) <= 55:
                 continue
-            values = ["-JQKA".index(c) for c in deal if c != "/"]
+            values = ["-JQKA".index(c) for c in deal if c in "-JQKA"]  # not '/' or '.'
             what = f"deal {shorten(deal)}"
             click.echo(not_standard_warning(values, what, "scoring"), err=True)
             self.warned = True

@@ -39,6 +39,7 @@ class BmnGroup(click.Group):
         if not standalone_mode:
             return super().main(args, *pos, standalone_mode=False, **kw)
         out = sys.stdout = GuardedOutput(sys.stdout)
+        log = sys.stderr = GuardedOutput(sys.stderr, quiet=True)
         try:
             code = self.run(args, *pos, **kw)
             out.flush()  # results still buffered fail here, inside the contract
@@ -53,6 +54,7 @@ class BmnGroup(click.Group):
             sys.exit(1)
         finally:
             sys.stdout = out.stream if out.usable else out
+            sys.stderr = log.stream if log.usable else log
         sys.exit(code if isinstance(code, int) else 0)  # an int: click's exit (--help, --version)
 
     def run(self, *args: Any, **kw: Any) -> Any:
@@ -109,15 +111,18 @@ class OutputError(click.ClickException):
 
 
 class GuardedOutput:
-    """sys.stdout while a command runs, so every command keeps the error contract when its
-    results cannot be written: a write or flush that fails raises OutputError (one line,
-    exit 1; anything stored was committed before its results were printed). After one
-    failure, or a closed pipe, nothing more is tried, so the interpreter's flush at exit adds
-    no second error. A closed pipe (EPIPE) is passed on as it is: click ends quietly, as
-    `bmn ... | head -1` expects. Everything else is the stream's own."""
+    """sys.stdout (or, `quiet`, sys.stderr) while a command runs, so every command keeps the
+    error contract when what it prints cannot be written. On stdout a write or flush that
+    fails raises OutputError (one line, exit 1; anything stored was committed before its
+    results were printed); a closed pipe (EPIPE) is passed on as it is, and click ends
+    quietly, as `bmn ... | head -1` expects. On stderr (warnings, progress, the error line)
+    a failure is dropped: there is nowhere to say it, and the results still go to stdout.
+    After one failure nothing more is tried, so the interpreter's flush at exit adds no
+    second error. Everything else is the stream's own."""
 
-    def __init__(self, stream: Any):
+    def __init__(self, stream: Any, quiet: bool = False):
         self.stream = stream
+        self.quiet = quiet
         self.usable = True
 
     def write(self, text: Any) -> int:
@@ -141,6 +146,8 @@ class GuardedOutput:
             return call(*args)
         except OSError as err:
             self.usable = False
+            if self.quiet:
+                return None
             if err.errno == errno.EPIPE:
                 raise
             raise OutputError(err) from err

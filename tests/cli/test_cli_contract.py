@@ -1,11 +1,16 @@
 """bmn's error contract over every command: bad values for every option and argument end in
 one error line (and at most a usage hint) with exit status 2, or 1 for a store or file bmn
-cannot use; never a traceback. The commands are found by walking the click group, so a new
-command or option is covered without a change here."""
+cannot use; never a traceback. Results that cannot be written (stdout on a full disk) are one
+error line, exit 1, for every command; every --json output parses. The commands are found by
+walking the click group, so a new command or option is covered without a change here."""
 
 from __future__ import annotations
 
+import errno
+import io
+import json
 import os
+import sys
 from collections.abc import Iterator
 
 import click
@@ -135,3 +140,129 @@ def test_generated_bad_values_never_crash(folder, param, value):
     path, name = param
     os.environ.pop("BMN_STORE", None)
     check(path, name, value)
+
+
+# -- output that cannot be written, and --json, for every command ------------------------------
+
+# Commands that run until stopped, or for seconds at least: not run by the walks below.
+NOT_WALKED = {("records", "serve"), ("search-bench",)}
+WALKED = [path for path in COMMANDS if path not in NOT_WALKED]
+
+
+class FullDevice(io.RawIOBase):
+    """Where stdout goes in these tests: every write fails as on a full disk (/dev/full),
+    until `full` is cleared (so closing it afterwards raises nothing)."""
+
+    full = True
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, data) -> int:
+        if self.full:
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        return len(data)
+
+
+def run_to_full_device(args: list[str], stdin: str = "") -> tuple[object, str]:
+    """Run `bmn ARGS` in this process with stdout on a full device: (exit status, stderr)."""
+    device = FullDevice()
+    saved = sys.stdin, sys.stdout, sys.stderr
+    sys.stdin = io.TextIOWrapper(io.BytesIO(stdin.encode()), encoding="utf-8")
+    sys.stdout = io.TextIOWrapper(io.BufferedWriter(device), encoding="utf-8")
+    sys.stderr = stderr = io.StringIO()
+    code: object = 0
+    try:
+        cli.main(args, prog_name="bmn")
+    except SystemExit as exit:
+        code = exit.code
+    finally:
+        written, (sys.stdin, sys.stdout, sys.stderr) = sys.stdout, saved
+        device.full = False
+        written.close()
+    return code, stderr.getvalue()
+
+
+LOOPING = "--J--Q/J-"  # a loop whose basin holds 4 deals of 4/4 cards and none of 1/7
+
+
+def walk_args(path: tuple[str, ...], *extra: str) -> list[str]:
+    """A command line of the command that runs, quickly, and prints results."""
+    if path == ("preimages",):
+        return ["preimages", LOOPING, "--hand-sizes", "4,4", *extra]
+    return [*path, *base_args(path), *extra]
+
+
+@pytest.mark.parametrize("path", WALKED, ids=["/".join(p) for p in WALKED])
+def test_results_that_cannot_be_written_are_one_error_line(folder, monkeypatch, path):
+    """stdout on a full disk: every command says so in one line, exit 1, no traceback (the
+    issue's `bmn play -J/Q- > /dev/full`, `records top --json`, `records export`, `search`)."""
+    monkeypatch.delenv("BMN_STORE", raising=False)
+    variants = [walk_args(path)]
+    if any(p.name == "as_json" for p in COMMANDS[path].params):
+        variants.append(walk_args(path, "--json"))
+    for args in variants:
+        code, stderr = run_to_full_device(args, stdin=f"{HAND}\n")
+        assert "Traceback" not in stderr, (args, stderr)
+        lines = stderr.strip().splitlines()
+        assert code == 1 and lines, (args, code, stderr)
+        assert lines[-1] == "Error: could not write the output: No space left on device", args
+        assert sum(line.startswith("Error:") for line in lines) == 1, stderr
+
+
+def test_a_search_whose_summary_cannot_be_written_keeps_its_run(folder, monkeypatch):
+    monkeypatch.delenv("BMN_STORE", raising=False)
+    store = os.path.join(folder, "full.sqlite")
+    args = ["search", "--iterations", "200", "--workers", "1", "--quiet", "--store", store]
+    code, stderr = run_to_full_device(args)
+    assert code == 1 and "could not write the output" in stderr
+    with Store(store, create=False) as db:
+        (run,) = db.runs()
+        assert run.status == "finished" and db.top(n=1)
+
+
+def test_help_that_cannot_be_written_is_one_error_line():
+    for args in ([], ["--help"], ["records"], ["play", "--help"], ["--version"]):
+        code, stderr = run_to_full_device(args)
+        assert code == 1, (args, code)
+        assert stderr == "Error: could not write the output: No space left on device\n", args
+
+
+def test_a_failing_stderr_loses_the_warning_not_the_result(monkeypatch):
+    """Warnings and progress that cannot be written are dropped; the result is printed."""
+    out = io.StringIO()
+    saved = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = out, io.TextIOWrapper(io.BufferedWriter(FullDevice()))
+    try:
+        with pytest.raises(SystemExit) as exit:
+            cli.main(["play", "-J/Q-"], prog_name="bmn")  # not the standard deck: a warning
+    finally:
+        broken, (sys.stdout, sys.stderr) = sys.stderr, saved
+        broken.buffer.raw.full = False
+    assert exit.value.code == 0
+    assert out.getvalue() == "deal: -J/Q-\nfinished: 4 cards, 1 tricks; seat 0 wins\n"
+
+
+JSON_COMMANDS = [p for p in WALKED if any(q.name == "as_json" for q in COMMANDS[p].params)]
+JSON_LINES = {("score",)}  # a stream of any length: one object per deal, as each batch is scored
+
+
+@pytest.mark.parametrize("path", JSON_COMMANDS, ids=["/".join(p) for p in JSON_COMMANDS])
+@pytest.mark.parametrize("store", ["records.sqlite", "empty.sqlite"])
+def test_every_json_output_parses(folder, monkeypatch, path, store):
+    """--json is one JSON document in every command but `score` (JSON Lines, documented),
+    with finds and with none (an empty store; preimages that find no deal)."""
+    monkeypatch.delenv("BMN_STORE", raising=False)
+    if not os.path.exists("empty.sqlite"):
+        Store("empty.sqlite").close()
+    args = [arg if arg != "records.sqlite" else store for arg in walk_args(path, "--json")]
+    if path == ("preimages",):  # a loop whose basin holds no deal of these sizes
+        args = ["preimages", LOOPING, "--hand-sizes", "1,7", "--json"]
+    result = CliRunner().invoke(cli, args, input=f"{HAND}\n{HAND}\n", prog_name="bmn")
+    assert result.exit_code == 0, (args, result.output)
+    if path in JSON_LINES:
+        assert [json.loads(line) for line in result.stdout.splitlines()]
+        return
+    document = json.loads(result.stdout)
+    if path == ("preimages",):
+        assert document["deals"] == [] and document["complete"] in (True, False)
