@@ -1,9 +1,13 @@
 """The threads backend: every stream on a thread of this process, the default.
 
 Compiled chunks release the GIL, so the streams run in parallel on the cores while the main
-thread commits results. Each stream's thread takes its tasks in order from a queue of its own
-and keeps its last result, the state a chained task (state None) starts from; with the next
-chunk already queued, a thread never waits for the main thread between chunks.
+thread commits results. There is one thread per core at most, each serving its share of the
+streams (stream s on thread s % threads): it takes their tasks in order from a queue of its
+own and keeps each stream's last result, the state a chained task (state None) starts from;
+with the next chunks already queued, a thread never waits for the main thread between chunks.
+More threads than cores would gain nothing and cost much: a thread the system pauses while it
+holds the GIL (between compiled chunks) stalls every other, and with a thousand threads on two
+cores such pauses stretched a 3 s search to 18 s.
 """
 
 from __future__ import annotations
@@ -31,6 +35,10 @@ class ThreadBackend:
         self._tasks: list[queue.Queue[Task | None]] = []
         self._threads: list[threading.Thread] = []
         self._results: queue.Queue[Result | Exception] = queue.Queue()
+        # A run stopped while the kernels compile closes the backend before `start` (on
+        # another thread) is done: a start that sees a close since it began starts nothing.
+        self._lock = threading.Lock()
+        self._closes = 0
 
     def default_streams(self) -> int:
         return default_workers()
@@ -40,18 +48,22 @@ class ThreadBackend:
         return f"{threads} thread{'s' * (threads != 1)} on {cores} core{'s' * (cores != 1)}"
 
     def start(self, streams: int, warm: Callable[[], object]) -> None:
+        closes = self._closes
         warm()  # once: compiled code is shared by every thread
-        self._results = queue.Queue()
-        self._tasks = [queue.Queue() for _ in range(streams)]
-        self._threads = [
-            threading.Thread(target=self._serve, args=(tasks,), daemon=True, name=f"bmn-stream-{s}")
-            for s, tasks in enumerate(self._tasks)
-        ]
-        for thread in self._threads:
-            thread.start()
+        with self._lock:
+            if self._closes != closes:
+                return
+            self._results = queue.Queue()
+            self._tasks = [queue.Queue() for _ in range(min(streams, default_workers()))]
+            self._threads = [
+                threading.Thread(target=self._serve, args=(t,), daemon=True, name=f"bmn-stream-{s}")
+                for s, t in enumerate(self._tasks)
+            ]
+            for thread in self._threads:
+                thread.start()
 
     def submit(self, task: Task) -> None:
-        self._tasks[task.stream].put(task)
+        self._tasks[task.stream % len(self._tasks)].put(task)
 
     def next_result(self, timeout: float) -> Result | None:
         try:
@@ -75,20 +87,24 @@ class ThreadBackend:
         return dropped
 
     def close(self) -> None:
-        self.cancel()
-        for tasks in self._tasks:
-            tasks.put(None)
-        for thread in self._threads:
+        with self._lock:
+            self._closes += 1
+            self.cancel()
+            tasks, threads = self._tasks, self._threads
+            self._tasks, self._threads = [], []
+        for queued in tasks:
+            queued.put(None)
+        for thread in threads:
             thread.join()
-        self._tasks, self._threads = [], []
 
     def _serve(self, tasks: queue.Queue[Task | None]) -> None:
-        """A stream's thread: run its tasks in order until told to stop (None)."""
-        previous = None
+        """A thread: run its streams' tasks in order until told to stop (None)."""
+        previous: dict[int, Result] = {}  # each stream's last result
         while (task := tasks.get()) is not None:
             try:
-                previous = run_task(task, previous)
-            except Exception as err:  # the main thread raises it; this stream is over
+                result = run_task(task, previous.get(task.stream))
+            except Exception as err:  # the main thread raises it; these streams are over
                 self._results.put(err)
                 return
-            self._results.put(previous)
+            previous[task.stream] = result
+            self._results.put(result)

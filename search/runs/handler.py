@@ -19,6 +19,7 @@ import contextlib
 import shlex
 import threading
 import time
+from collections import deque
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any, ClassVar, Protocol, TypeVar
@@ -29,6 +30,7 @@ from bmn.search.backends.registry import get_backend
 from bmn.search.output.text import duration
 
 POLL_SECONDS = 0.5  # the longest wait for a result, so signal handlers run promptly
+STOP_POLL_SECONDS = 0.1  # how often a start under way looks for a stop
 # The longest a held run's heartbeat goes unrefreshed (a holder on another host silent for the
 # store's STALE_SECONDS, a minute, is taken for dead); commits refresh it too.
 HEARTBEAT_SECONDS = 10.0
@@ -112,6 +114,16 @@ class Stream:
     arrived: dict[int, Result] = field(default_factory=dict)  # done, waiting for a predecessor
 
 
+@dataclass
+class Lane:
+    """Streams that take turns at one chunk slot of the backend (with more streams than it
+    runs at once): time-sharing threads with a core would have every stream's chunk measured,
+    sized and checkpointed at a sliver of the rate, and a run overrun its --time."""
+
+    turns: deque[int]  # its streams, the next to submit first
+    busy: set[int] = field(default_factory=set)  # those with chunks in flight (or were)
+
+
 class RunHandler:
     """Create or resume a run, then `run()` it until done or `stop` is set.
 
@@ -159,6 +171,8 @@ class RunHandler:
         self._start = time.monotonic()
         self._streams: list[Stream] = []
         self._dirty = False
+        self._cores = 1  # how many chunks the backend runs at once, once started
+        self._lanes: list[Lane] = []
 
     @classmethod
     def resume(cls: type[H], store: Store, run_id: int, backend: Backend | None = None) -> H:
@@ -178,7 +192,8 @@ class RunHandler:
         again for the user."""
         try:
             try:
-                self._beating_while(lambda: self.backend.start(self.streams, self.warm))
+                if not self._started():
+                    return self._stopped_while_starting()
                 self.progress.backend = f"{self.backend.where}: {self.backend.details()}"
                 return self._run(on_progress)
             except BackendError:
@@ -203,6 +218,10 @@ class RunHandler:
         self._games_at_start = self.games
         self._dirty = False
         self._streams = [Stream(self._stream_games(s)) for s in range(self.streams)]
+        # The backend runs `cores` chunks at once: stream s goes in lane s % lanes, whose
+        # streams take turns (a threads backend runs each lane on a thread of its own).
+        lanes = min(self.streams, self._cores)
+        self._lanes = [Lane(deque(range(lane, self.streams, lanes))) for lane in range(lanes)]
         for stream in range(self.streams):
             self._top_up(stream)
         self._receive_all(on_progress)
@@ -212,31 +231,41 @@ class RunHandler:
         on_progress(self.progress)  # the run's last word: its time and share done at the end
         return summary
 
-    def _beating_while(self, work: Callable[[], object]) -> None:
-        """Call `work` (starting the backend: a first compile takes up to half a minute)
-        while a thread keeps the run's heartbeat fresh, over a connection of its own (a
-        connection serves only the thread that made it), opened only if `work` is slow."""
+    def _started(self) -> bool:
+        """Start the backend (a first compile takes up to half a minute, holding the GIL for
+        much of it) on a thread of its own while this one keeps the run's heartbeat fresh and
+        watches `stop`, so a signal is acted on at once; True once started, False if `stop`
+        came first (the start, which cannot be cut short, is left to end unseen: a backend's
+        `close` may come before it ends). The start's own error is raised here."""
         done = threading.Event()
+        failed: list[BaseException] = []
 
-        def beat() -> None:
-            store = None
+        def start() -> None:
             try:
-                while not done.wait(HEARTBEAT_SECONDS):
-                    store = store or Store(self.store.path, create=False)
-                    store.heartbeat(self.run_id, self.holder)
-            except StoreError:
-                pass  # a busy or failing store: the main thread's first commit will say so
+                self.backend.start(self.streams, self.warm)
+            except BaseException as err:  # raised again by the thread that waits
+                failed.append(err)
             finally:
-                if store is not None:
-                    store.close()
+                done.set()
 
-        thread = threading.Thread(target=beat, daemon=True, name="bmn-heartbeat")
-        thread.start()
-        try:
-            work()
-        finally:
-            done.set()
-            thread.join()
+        threading.Thread(target=start, daemon=True, name="bmn-start").start()
+        beaten = time.monotonic()
+        while not done.wait(STOP_POLL_SECONDS):
+            if self.stop.is_set():
+                return False
+            if time.monotonic() - beaten >= HEARTBEAT_SECONDS:
+                with contextlib.suppress(StoreError):  # a failing store: the first commit says
+                    self.store.heartbeat(self.run_id, self.holder)
+                beaten = time.monotonic()
+        if failed:
+            raise failed[0]
+        self._cores = max(self.backend.default_streams(), 1)
+        return True
+
+    def _stopped_while_starting(self):
+        """Stopped before a chunk was run: the run as it was, marked interrupted."""
+        self._start = time.monotonic()  # this session searched for no time at all
+        return self._finish()
 
     def _release(self) -> None:
         """Give the run up, keeping any error already on its way out (if this fails, the run
@@ -282,18 +311,37 @@ class RunHandler:
         self._top_up(result.stream)
 
     def _top_up(self, stream: int) -> None:
-        """Submit chunks until `in_flight` are queued, the stream is done, or stop is set."""
-        s = self._streams[stream]
-        while len(s.in_flight) < self.in_flight and not self.stop.is_set():
-            ahead = sum(s.in_flight.values()) / s.rate if s.rate else 0.0
-            n = self._chunk_size(stream, s.rate, s.planned, ahead)
-            if n <= 0:
+        """Submit chunks to the stream's lane until `in_flight` are queued there, the lane's
+        streams are done, or stop is set; its streams take turns, a chunk each."""
+        lane = self._lanes[stream % len(self._lanes)]
+        while sum(len(s.in_flight) for s in self._busy(lane)) < self.in_flight:
+            if self.stop.is_set() or not any(self._submit(lane) for _ in range(len(lane.turns))):
                 return
-            state = None if s.in_flight else self._state(stream)  # None: chained
-            self.backend.submit(Task(self.work, stream, s.next_chunk, state, self.options, n))
-            s.in_flight[s.next_chunk] = n
-            s.next_chunk += 1
-            s.planned += n
+
+    def _busy(self, lane: Lane) -> list[Stream]:
+        """The lane's streams with chunks in flight."""
+        lane.busy = {t for t in lane.busy if self._streams[t].in_flight}
+        return [self._streams[t] for t in lane.busy]
+
+    def _submit(self, lane: Lane) -> bool:
+        """Submit a chunk of the lane's next stream, if it has one now; its turn passes."""
+        stream = lane.turns[0]
+        lane.turns.rotate(-1)
+        s = self._streams[stream]
+        if len(s.in_flight) >= self.in_flight:
+            return False
+        # Seconds of work queued ahead of it: the lane runs its chunks one at a time.
+        ahead = sum(sum(t.in_flight.values()) / t.rate for t in self._busy(lane) if t.rate)
+        n = self._chunk_size(stream, s.rate, s.planned, ahead)
+        if n <= 0:
+            return False
+        state = None if s.in_flight else self._state(stream)  # None: chained
+        self.backend.submit(Task(self.work, stream, s.next_chunk, state, self.options, n))
+        s.in_flight[s.next_chunk] = n
+        s.next_chunk += 1
+        s.planned += n
+        lane.busy.add(stream)
+        return True
 
     def _commit(self, on_progress: Callable[[Any], None]) -> None:
         """Everything absorbed since the last commit, in one transaction; then the progress."""

@@ -116,7 +116,7 @@ class Progress(RunProgress):
             ("remaining", duration(self.remaining)),
             ("games", f"{self.games:,}"),
             ("games/s", f"{self.rate:,.0f}"),
-            ("best", f"{self.best_cards:,} cards, {self.best_tricks:,} tricks"),
+            ("best", self.best_text(", ")),
         ]
         where = standing(self.best_cards, self.best_tricks, self.objective, self.players)
         if self.best_cards >= 0 and where is not None:
@@ -127,8 +127,14 @@ class Progress(RunProgress):
             ("kept finds", f"{self.finds:,}"),
         ]
 
+    def best_text(self, between: str = " ") -> str:
+        """The run's best so far in words ('none yet' before a game is played)."""
+        if self.best_cards < 0:
+            return "none yet"
+        return f"{self.best_cards:,} cards{between}{self.best_tricks:,} tricks"
+
     def line(self) -> str:
-        best = f"best {self.best_cards:,} cards {self.best_tricks:,} tricks"
+        best = f"best {self.best_text()}"
         where = standing(self.best_cards, self.best_tricks, self.objective, self.players)
         if self.best_cards >= 0 and where is not None:
             best += f" ({where.share:.0%} of the record; {where.rank})"

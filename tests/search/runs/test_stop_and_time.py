@@ -1,0 +1,141 @@
+"""A run keeps its --time whatever its streams, and a stop (Ctrl-C, SIGTERM) is acted on at once,
+even while the kernels compile: the run is left interrupted, resumable, and nothing printed
+holds a sentinel (-1) for a best that does not exist."""
+
+import os
+import re
+import select
+import signal
+import subprocess
+import sys
+import threading
+
+import pytest
+
+from bmn.records.store import Store
+from bmn.search.backends.threads import ThreadBackend, default_workers
+from bmn.search.cli.options import MAX_WORKERS
+from bmn.search.runs.longest import Search, SearchOptions
+
+HANG_SECONDS = 600.0  # only a hang reaches it
+SENTINEL = re.compile(r"(?<![\w/.-])-1\b")  # -1 as a figure, not inside a path
+
+
+def timed_run(tmp_path, name: str, workers: int, seconds: float = 1.0) -> float:
+    """The seconds a timed search of `workers` streams stored for itself."""
+    with Store(tmp_path / f"{name}.sqlite") as store:
+        summary = Search(store, SearchOptions(seconds=seconds, workers=workers, seed=3)).run()
+        run = store.get_run(summary.run)
+    assert run.status == "finished" and run.games > 0
+    return run.seconds
+
+
+def test_many_more_streams_than_cores_keep_the_time(tmp_path):
+    """Measured against a run of one stream a core: a thousand streams on two cores once ran
+    a 3 s search for 18 s (each stream's first chunks sized blind, every thread fighting
+    for the GIL and a core)."""
+    cores = default_workers()
+    few = timed_run(tmp_path, "few", cores)
+    many = timed_run(tmp_path, "many", min(MAX_WORKERS, 128 * cores))
+    assert many / few < 2.0, (many, few)
+
+
+def test_the_threads_backend_runs_many_streams_on_a_thread_a_core():
+    backend = ThreadBackend()
+    cores = default_workers()
+    backend.start(8 * cores, lambda: None)
+    try:
+        assert backend.details().startswith(f"{cores} thread")
+    finally:
+        backend.close()
+
+
+class StopWhileWarming(Search):
+    """A search whose kernels 'compile' until the test lets them: a stop comes meanwhile."""
+
+    gate = threading.Event()  # set by the test once the run has returned
+
+    @staticmethod
+    def warm() -> None:
+        StopWhileWarming.job.stop.set()  # as bmn's SIGINT and SIGTERM handler does
+        StopWhileWarming.gate.wait(HANG_SECONDS)
+
+
+def test_a_stop_while_the_kernels_compile_ends_the_run_at_once(tmp_path):
+    backend = ThreadBackend()
+    StopWhileWarming.gate.clear()
+    with Store(tmp_path / "s.sqlite") as store:
+        job = StopWhileWarming.job = StopWhileWarming(
+            store, SearchOptions(iterations=50_000, workers=2, seed=4), backend=backend
+        )
+        summary = job.run()
+        assert not StopWhileWarming.gate.is_set()  # returned with the 'compile' under way
+        run = store.get_run(summary.run)
+        assert (summary.status, summary.games, run.status, run.games) == (
+            "interrupted", 0, "interrupted", 0,
+        )  # fmt: skip
+        assert summary.text().endswith("best: none, nothing was searched yet")
+        assert not SENTINEL.search(summary.text() + job.progress.line())
+        assert summary.as_dict()["best_cards"] is None
+        StopWhileWarming.gate.set()  # the start ends, after the backend was closed
+        for thread in threading.enumerate():
+            if thread.name == "bmn-start":
+                thread.join(HANG_SECONDS)
+        assert backend.details().startswith("0 threads")  # it started none once closed
+        resumed = Search.resume(store, summary.run).run()
+    assert (resumed.status, resumed.games) == ("finished", 50_000)
+
+
+# A child `bmn` that says down a pipe when the run starts its backend (compiles its kernels).
+CHILD = """
+import os, sys
+from bmn.search.runs.handler import RunHandler
+
+started, pipe = RunHandler._started, int(sys.argv.pop(1))
+
+def starting(self):
+    os.write(pipe, b"compiling")
+    os.close(pipe)
+    return started(self)
+
+RunHandler._started = starting
+sys.argv[0] = "bmn"
+from bmn.search.cli.main import main
+main()
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_a_signal_while_the_kernels_compile(tmp_path, bmn, signum):
+    """A cold numba cache: the signal lands in the first compile (tens of seconds; it once
+    waited for it, then printed 'best -1 cards -1 tricks')."""
+    store = tmp_path / "s.sqlite"
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "numba")}
+    read, write = os.pipe()
+    args = ["search", "--time", "1s", "--workers", "1", "--seed", "2", "--store", store]
+    child = subprocess.Popen(
+        [sys.executable, "-c", CHILD, str(write), *map(str, args)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, pass_fds=[write],
+    )  # fmt: skip
+    os.close(write)
+    try:
+        ready, _, _ = select.select([read], [], [], HANG_SECONDS)
+        assert ready and os.read(read, 16) == b"compiling"
+        child.send_signal(signum)
+        out, err = child.communicate(timeout=HANG_SECONDS)
+    finally:
+        os.close(read)
+        if child.poll() is None:
+            child.kill()
+            child.communicate()
+    assert child.returncode == 130, (out, err)
+    assert "(interrupted): 0 games" in out and "best: none, nothing was searched yet" in out
+    assert not SENTINEL.search(out + err), (out, err)
+    assert f"resume with: bmn search --resume 1 --store {store}" in err
+    with Store(store, create=False) as db:
+        assert (db.get_run(1).status, db.get_run(1).games) == ("interrupted", 0)
+    resumed = bmn("search", "--resume", "--store", store)  # with the warm cache
+    assert resumed.exit_code == 0, resumed.output
+    with Store(store, create=False) as db:
+        assert db.get_run(1).status == "finished" and db.get_run(1).games > 0
