@@ -39,13 +39,18 @@ class Summary:
     seed: int
 
     def as_dict(self) -> dict:
-        return asdict(self)
+        fields = asdict(self)
+        if self.best_cards < 0:  # stopped before a game was played: no best, and no sentinel
+            fields.update(best_deal=None, best_cards=None, best_tricks=None)
+        return fields
 
     def text(self) -> str:
+        best = f"{self.best_cards} cards, {self.best_tricks} tricks: {self.best_deal}"
+        if self.best_cards < 0:
+            best = "none, nothing was searched yet"
         return (
             f"run {self.run} ({self.status}): {self.games:,} games in {self.seconds:,.1f} s; "
-            f"seed {self.seed}\nbest: {self.best_cards} cards, {self.best_tricks} tricks: "
-            f"{self.best_deal}"
+            f"seed {self.seed}\nbest: {best}"
         )
 
 
