@@ -14,12 +14,12 @@ import os
 import sqlite3
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from functools import wraps
 from pathlib import Path
 from typing import TypeVar
 
-from bmn.records.store import schema
+from bmn.records.store import paths, schema
 from bmn.records.store.errors import StoreError
 
 DEFAULT_PATH = "bmn-records.sqlite"
@@ -52,22 +52,20 @@ def explain(path: Path, err: sqlite3.Error) -> str:
     return f"record store {path}: {text}"
 
 
-def connect(path: Path, create: bool) -> sqlite3.Connection:
-    """A connection to the file at `path` (made if `create`), once its header is SQLite's."""
-    if not create and not path.exists():
-        raise StoreError(
-            f"no record store at {path}; run `bmn search` to make one,"
-            " or point --store / BMN_STORE at an existing store"
-        )
-    if path.is_dir():
-        raise StoreError(f"record store {path} is a directory, not a file")
+def connect(path: Path, create: bool, read_only: bool = False) -> sqlite3.Connection:
+    """A connection to the file at `path` (made if `create`), once paths.open_mode has found
+    the path a regular file or nothing and its header is SQLite's; see paths.py for how a
+    reader opens it without writing beside it."""
+    mode = paths.open_mode(path, create, read_only)
     schema.check_header(path)
-    uri = path.absolute().as_uri() + ("?mode=rwc" if create else "?mode=rw")
+    uri = f"{path.absolute().as_uri()}?{mode}"
     try:
         conn = sqlite3.connect(uri, uri=True, isolation_level=None, timeout=BUSY_TIMEOUT_MS / 1000)
+        conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        if read_only:
+            conn.execute("PRAGMA query_only = ON")
     except sqlite3.Error as err:
         raise StoreError(explain(path, err)) from err
-    conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
     return conn
 
 
@@ -85,17 +83,32 @@ def use_wal(db: sqlite3.Connection) -> None:
             time.sleep(0.01)
 
 
+@contextmanager
+def _in(db: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
+    """One write transaction on `db`: all of it is committed, or none of it."""
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        yield db
+        db.execute("COMMIT")
+    except BaseException:
+        if db.in_transaction:
+            db.execute("ROLLBACK")
+        raise
+
+
 class Connection:
     """An open store file, checked and brought up to date: what each part of Store builds on.
 
     Nothing is written to a file before schema.check_identity has found it a bmn store this code
-    can read, or empty."""
+    can read, or empty. A reader (`read_only`: the records commands) never writes at all: an
+    older store is read from an upgraded copy in memory, the file left as it is."""
 
-    def __init__(self, path: str | os.PathLike, create: bool = True):
+    def __init__(self, path: str | os.PathLike, create: bool = True, read_only: bool = False):
         self.path = Path(path)
-        self._create = create
+        self._create = create and not read_only
+        self._read_only = read_only
         self._conn: sqlite3.Connection | None = None
-        self._conn = connect(self.path, create)
+        self._conn = connect(self.path, self._create, read_only)
         try:
             self._open()
         except BaseException:
@@ -107,6 +120,10 @@ class Connection:
         empty = schema.check_identity(self._db, self.path)
         if empty and not self._create:
             raise StoreError(f"{self.path} is empty, not a bmn record store")
+        if self._read_only:
+            if self.version != schema.SCHEMA_VERSION:
+                self._read_upgraded_copy()
+            return
         # Only now, with the file known to be ours or empty, may anything be written to it.
         use_wal(self._db)
         self._db.execute("PRAGMA synchronous = FULL")
@@ -114,6 +131,21 @@ class Connection:
         if self.version != schema.SCHEMA_VERSION:  # the usual case needs no write lock to open
             with self.transaction() as db:
                 schema.upgrade(db, self.path)
+
+    def _read_upgraded_copy(self) -> None:
+        """Read an older store through a copy in memory brought up to date: a reader never
+        migrates the file (a migration is a write). The next search on it upgrades it."""
+        copy = sqlite3.connect(":memory:", isolation_level=None)
+        try:
+            self._db.backup(copy)
+            with _in(copy) as db:
+                schema.upgrade(db, self.path)
+            copy.execute("PRAGMA query_only = ON")
+        except BaseException:
+            copy.close()
+            raise
+        self.close()
+        self._conn = copy
 
     @property
     def _db(self) -> sqlite3.Connection:
@@ -137,18 +169,9 @@ class Connection:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    @contextmanager
-    def transaction(self) -> Iterator[sqlite3.Connection]:
+    def transaction(self) -> AbstractContextManager[sqlite3.Connection]:
         """One write transaction: all of it is committed, or none of it."""
-        db = self._db
-        db.execute("BEGIN IMMEDIATE")
-        try:
-            yield db
-            db.execute("COMMIT")
-        except BaseException:
-            if db.in_transaction:
-                db.execute("ROLLBACK")
-            raise
+        return _in(self._db)
 
     @sql_errors
     def check(self) -> list[str]:

@@ -9,6 +9,7 @@ refused with StoreError and left untouched.
 from __future__ import annotations
 
 import sqlite3
+from functools import cache
 from pathlib import Path
 
 from bmn.records.store.errors import StoreError
@@ -177,9 +178,12 @@ def _identity(db: sqlite3.Connection, path: Path) -> bool:
             f"record store {path} has schema version {schema_version}, newer than this bmn"
             f" understands ({SCHEMA_VERSION}); upgrade bmn to read it"
         )
-    missing = [name for name in TABLES if name not in tables] if schema_version >= 1 else []
-    if missing:
-        raise StoreError(f"record store {path} is damaged: missing table(s) {', '.join(missing)}")
+    mismatch = _mismatch(db, schema_version)
+    if mismatch:
+        raise StoreError(
+            f"record store {path} is damaged or of an unknown version: it says schema version"
+            f" {schema_version}, but {mismatch}; it was left as it is"
+        )
     # A page-level scan (about 0.1 s for 200,000 finds) catches a truncated or scrambled
     # file before anything is written to it.
     problems = [row[0] for row in db.execute("PRAGMA quick_check(3)")]
@@ -188,6 +192,61 @@ def _identity(db: sqlite3.Connection, path: Path) -> bool:
             f"record store {path} is damaged ({'; '.join(problems)}); it was left as it is"
         )
     return False
+
+
+def shapes() -> tuple[dict[str, frozenset[str]], ...]:
+    """The tables of a bmn store and their columns after each number of migrations:
+    shapes()[v] is what a store of schema version v holds."""
+    return _shapes(MIGRATIONS)
+
+
+@cache
+def _shapes(migrations: tuple[tuple[str, ...], ...]) -> tuple[dict[str, frozenset[str]], ...]:
+    """Built once, by running the migrations in memory."""
+    db = sqlite3.connect(":memory:")
+    try:
+        built = [_shape(db)]
+        for statements in migrations:
+            for statement in statements:
+                db.execute(statement)
+            built.append(_shape(db))
+    finally:
+        db.close()
+    return tuple(built)
+
+
+def _shape(db: sqlite3.Connection) -> dict[str, frozenset[str]]:
+    names = [row[0] for row in db.execute("SELECT name FROM sqlite_schema WHERE type = 'table'")]
+    return {name: _columns(db, name) for name in names}
+
+
+def _columns(db: sqlite3.Connection, table: str) -> frozenset[str]:
+    quoted = table.replace('"', '""')
+    return frozenset(row[1] for row in db.execute(f'PRAGMA table_xinfo("{quoted}")'))
+
+
+def _mismatch(db: sqlite3.Connection, schema_version: int) -> str | None:
+    """What in the store contradicts its schema version, or None: a migration would fail on
+    it ("table runs already exists") or queries would miss columns. Tables and columns bmn
+    never makes (a user's own) are allowed."""
+    if schema_version < 0:
+        return "no bmn release numbers its schema below 0"
+    want, last = shapes()[schema_version], shapes()[-1]
+    present = {row[0] for row in db.execute("SELECT name FROM sqlite_schema WHERE type = 'table'")}
+    for table, newest in last.items():
+        if table not in want:
+            if table in present:
+                return f"it holds table {table}, made by a later version"
+            continue
+        if table not in present:
+            return f"table {table} is missing"
+        have = _columns(db, table)
+        lacking, later = want[table] - have, (newest - want[table]) & have
+        if lacking:
+            return f"table {table} lacks column(s) {', '.join(sorted(lacking))}"
+        if later:
+            return f"table {table} has column(s) {', '.join(sorted(later))} of a later version"
+    return None
 
 
 def upgrade(db: sqlite3.Connection, path: Path) -> None:

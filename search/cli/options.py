@@ -225,8 +225,19 @@ def echo(*blocks: present.Block) -> None:
 
 
 def open_store(path: str) -> Store:
-    """An existing store for reading; a missing or unusable one raises StoreError (exit 1)."""
-    return Store(path, create=False)
+    """An existing store for reading; a missing or unusable one raises StoreError (exit 1).
+    Reading writes nothing: no migration, no file beside the store (see records/store/paths.py)."""
+    return Store(path, create=False, read_only=True)
+
+
+def store_exists(path: str) -> bool:
+    """Whether anything is at the store path; StoreError (exit 1) for a path that cannot be
+    looked at (a name too long, a loop of links)."""
+    from pathlib import Path
+
+    from bmn.records.store import paths
+
+    return paths.exists(Path(path))
 
 
 def given(ctx: click.Context, name: str) -> bool:

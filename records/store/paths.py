@@ -1,0 +1,121 @@
+"""The path of a store, checked before SQLite touches it, and how SQLite is to open it.
+
+A store is a regular file (or a symbolic link to one), or nothing yet: anything else (a
+folder, a device such as /dev/null, a FIFO, a socket) is refused with one line saying what it
+is, since SQLite would block on it, fail with "disk I/O error" or make a journal beside it.
+
+Reading never writes beside a store. SQLite keeps a WAL store's -wal and -shm files next to
+it; a connection that may write removes them when it closes, a read-only one leaves them. So a
+store this process may write, in a folder it may write, is read over a read-write connection
+kept query-only; any other is opened read-only, and as immutable (SQLite takes no lock and
+makes no file) when no -wal or -journal lies beside it: a writer in WAL mode keeps its -wal
+while it is open, so none is writing then, and one that starts later would have to be another
+user with write access to an archive this process may only read.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+from pathlib import Path
+
+from bmn.records.store.errors import StoreError
+
+_WHY = {
+    errno.ENAMETOOLONG: "a name in its path is too long",
+    errno.ELOOP: "its path has a loop of symbolic links",
+    errno.ENOTDIR: "a part of its path is a file, not a folder",
+    errno.EACCES: "permission denied",
+}
+_KINDS = (
+    (stat.S_ISDIR, "a directory"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISFIFO, "a FIFO (named pipe)"),
+    (stat.S_ISSOCK, "a socket"),
+)
+
+
+def missing(path: Path) -> StoreError:
+    return StoreError(
+        f"no record store at {path}; run `bmn search` to make one,"
+        " or point --store / BMN_STORE at an existing store"
+    )
+
+
+def _stat(path: Path) -> os.stat_result | None:
+    """The file at `path` (through symbolic links), or None when there is none."""
+    try:
+        return path.stat()
+    except FileNotFoundError:
+        return None
+    except OSError as err:
+        why = _WHY.get(err.errno or 0, err.strerror or str(err))
+        raise StoreError(f"cannot use record store {path}: {why}") from None
+
+
+def exists(path: Path) -> bool:
+    """Whether there is something at `path` (a broken link is nothing); StoreError for a
+    path that cannot be looked at (too long, a loop of links, not permitted)."""
+    return _stat(path) is not None
+
+
+def found(path: Path) -> bool:
+    """Whether a store file is at `path` (False: nothing, or a broken link); StoreError for a
+    path that cannot be looked at or that names anything but a regular file."""
+    info = _stat(path)
+    if info is None:
+        return False
+    kind = next((what for test, what in _KINDS if test(info.st_mode)), None)
+    if kind is not None or not stat.S_ISREG(info.st_mode):
+        raise StoreError(f"record store {path} is {kind or 'not a regular file'}, not a file")
+    return True
+
+
+def writable(path: Path) -> bool:
+    """Whether this process may write `path`."""
+    return _access(path, os.W_OK)
+
+
+def _access(path: Path, mode: int) -> bool:
+    """Whether this process may use `path` so: as its effective user, as SQLite will act."""
+    return os.access(path, mode, effective_ids=os.access in os.supports_effective_ids)
+
+
+def _real(path: Path) -> Path:
+    """The file SQLite opens: it follows links, and keeps -wal and -shm beside the target."""
+    return Path(os.path.realpath(path))
+
+
+def open_mode(path: Path, create: bool, read_only: bool) -> str:
+    """The URI parameters to open the store at `path` with; StoreError for a path that is no
+    regular file, a missing store (unless `create`), or one that a writer cannot write."""
+    if not found(path):
+        if read_only or not create:
+            raise missing(path)
+        folder = _real(path).parent
+        if not folder.is_dir():
+            raise StoreError(f"cannot make record store {path}: its folder {folder} does not exist")
+        if not writable(folder):
+            raise StoreError(f"cannot make record store {path}: its folder {folder} is read-only")
+        return "mode=rwc"
+    real = _real(path)
+    if not _access(real, os.R_OK):
+        raise StoreError(f"cannot read record store {path}: permission denied")
+    may_write = writable(real) and writable(real.parent)
+    if not read_only:
+        if not writable(real):
+            raise StoreError(f"record store {path} is read-only: searching or upgrading writes it")
+        if not may_write:
+            raise StoreError(
+                f"record store {path} is in a read-only folder ({real.parent}): a writer"
+                " keeps its write-ahead log beside the store"
+            )
+        return "mode=rw"
+    if may_write:
+        return "mode=rw"  # kept query-only by the caller
+    beside = (real.with_name(real.name + suffix) for suffix in ("-wal", "-journal"))
+    if any(os.path.lexists(other) for other in beside):
+        return "mode=ro"  # a writer may be at work: read through its log
+    return "mode=ro&immutable=1"
