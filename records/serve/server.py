@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from bmn.records.store import SCHEMA_VERSION, StoreError
+from bmn.records.store import paths as store_paths
 from bmn.records.store import schema as store_schema
 from bmn.records.store.connection import explain
 
@@ -45,12 +46,10 @@ def check_store(path: str | Path) -> Path:
     """The store at `path`, checked without writing a byte: it exists, is a bmn store, and is
     at this bmn's schema (serving cannot upgrade what it only reads). StoreError otherwise."""
     path = Path(path)
-    if not path.exists():
+    if not store_paths.found(path):  # StoreError for a folder, a FIFO, a device, a bad path
         raise StoreError(
             f"no record store at {path}; run `bmn search` to make one, or name an existing store"
         )
-    if path.is_dir():
-        raise StoreError(f"record store {path} is a directory, not a file")
     store_schema.check_header(path)
     try:
         conn = sqlite3.connect(path.absolute().as_uri() + "?mode=ro", uri=True)
@@ -68,8 +67,8 @@ def check_store(path: str | Path) -> Path:
     if version < SCHEMA_VERSION:
         raise StoreError(
             f"record store {path} has schema version {version}, older than this bmn's"
-            f" ({SCHEMA_VERSION}); serving only reads, so upgrade it first by opening it"
-            f" once with another command: bmn records runs --store {path}"
+            f" ({SCHEMA_VERSION}); serving only reads, so upgrade it first:"
+            f" bmn records upgrade --store {path}"
         )
     return path
 

@@ -21,6 +21,7 @@ from bmn.search.cli.options import (
     given,
     open_store,
     read_deal,
+    store_exists,
     write_figure,
 )
 from bmn.search.output.text import (
@@ -269,14 +270,12 @@ def show(ctx: click.Context, hands: tuple[str, ...], store: str, as_json: bool) 
       bmn records show ---AJ--Q---------QAKQJJ-QK -----A----KJ-K--------A---
       bmn records show '-J/Q-' --json --store night.sqlite
     """
-    from pathlib import Path
-
     from bmn.kernels.reference import play as play_deal
     from bmn.records.report import show_dict
 
     deal = read_deal(hands)
     finds = None
-    if Path(store).exists():
+    if store_exists(store):
         with open_store(store) as db:
             finds = db.finds_for(format_deal(deal))
     result = play_deal(deal)
@@ -409,6 +408,25 @@ def serve(store: str, host: str, port: int) -> None:
     click.echo(where.who_can_read(), err=True)
     run(server, sock)
     click.echo(f"stopped serving {store}", err=True)
+
+
+@records.command()
+@STORE_OPTION
+def upgrade(store: str) -> None:
+    """Bring a store written by an older bmn up to this bmn's schema, in place.
+
+    The other records commands read an older store as it is and never change it; a search
+    on it, or this command, upgrades it (for `records serve`, which reads the file itself).
+    Prints the store and its schema version; a store already current is left as it is.
+
+    \b
+    Examples:
+      bmn records upgrade --store night.sqlite
+    """
+    from bmn.records.store import Store
+
+    with Store(store, create=False) as db:  # opening for writing runs the migrations it lacks
+        click.echo(f"{store}: schema version {db.version}")
 
 
 COMMANDS = [records]

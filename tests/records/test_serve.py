@@ -71,7 +71,7 @@ def test_a_file_that_is_not_a_bmn_store_is_one_line_and_untouched(bmn, failed, t
 def test_an_older_store_is_refused_not_upgraded(bmn, failed, path):
     old_store(path, 4).close()
     before = digest(path)
-    failed(bmn("records", "serve", path), 1, "schema version 4", "bmn records runs --store")
+    failed(bmn("records", "serve", path), 1, "schema version 4", "bmn records upgrade --store")
     assert digest(path) == before
 
 
