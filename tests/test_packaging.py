@@ -19,6 +19,7 @@ PACKAGE_DATA += [  # bmn records serve's pages
     f"bmn/records/serve/templates/{page.name}"
     for page in (ROOT / "records" / "serve" / "templates").glob("*.html")
 ]
+PACKAGE_DATA.append("bmn/search/measure/length_tail.json")  # the odds' fitted tail
 
 
 @pytest.mark.slow

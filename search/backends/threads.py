@@ -18,6 +18,7 @@ import threading
 from collections.abc import Callable
 
 from bmn.search.backends.base import Result, Task, run_task
+from bmn.search.output.text import counted
 
 
 def default_workers() -> int:
@@ -45,7 +46,7 @@ class ThreadBackend:
 
     def details(self) -> str:
         threads, cores = len(self._threads), default_workers()
-        return f"{threads} thread{'s' * (threads != 1)} on {cores} core{'s' * (cores != 1)}"
+        return f"{counted(threads, 'thread')} on {counted(cores, 'core')}"
 
     def start(self, streams: int, warm: Callable[[], object]) -> None:
         closes = self._closes

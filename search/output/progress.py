@@ -2,7 +2,9 @@
 and the byte progress bar of `bmn score`.
 
 `Display` works with any progress object that has `title()`, `rows()` (label, value pairs for
-the panel) and `line()` (one log line)."""
+the panel) and `line()` (one log line); for a longest-game run (a progress with a best) it adds
+the odds of a longer game (bmn.search.measure.odds): a row of the panel, a log line after
+each line."""
 
 from __future__ import annotations
 
@@ -12,12 +14,17 @@ import sys
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import IO
+from typing import IO, TYPE_CHECKING
 
 from rich.console import Console
 from rich.live import Live
 from rich.table import Table
 from rich.text import Text
+
+from bmn.search.output.text import odds_row
+
+if TYPE_CHECKING:
+    from bmn.search.measure.odds import Odds
 
 LOG_EVERY = 30.0  # seconds between log lines when stderr is not a terminal
 
@@ -63,6 +70,9 @@ class Display:
         if time.monotonic() - self._last_log >= LOG_EVERY:
             self._last_log = time.monotonic()
             self._print(p.line())
+            odds = odds_of(p)
+            if odds is not None:
+                self._print(f"run {p.run} odds: {odds_row(odds)}")
 
     def _print(self, text: str) -> None:
         if self.live is not None:  # above the live panel
@@ -76,9 +86,24 @@ class Display:
             table.add_row("progress", progress_bar(p.done))
         for label, value in p.rows():
             table.add_row(label, value)
+        odds = odds_of(p)
+        if odds is not None:
+            table.add_row("odds", odds_row(odds))
         if hasattr(p, "hint"):
             table.add_row("Ctrl-C", p.hint().removeprefix("Ctrl-C "), style="dim")
         return table
+
+
+def odds_of(p) -> Odds | None:
+    """The odds of a longest-game run's best and its next milestones (bmn.search.measure.odds),
+    from its progress; None for other runs (no best), for a run whose progress says it is not
+    searching the standard deck dealt evenly (`standard` false: random deals are no yardstick
+    there), and before the run has a best."""
+    if not hasattr(p, "best_cards") or not getattr(p, "standard", True):
+        return None
+    from bmn.search.measure.odds import run_odds
+
+    return run_odds(p.objective, p.players, p.best_cards, p.best_tricks, p.games, p.rate)
 
 
 def progress_bar(done: float, width: int = 32) -> Text:

@@ -33,7 +33,7 @@ from bmn.kernels.ranks import (
 )
 from bmn.records.store import DEFAULT_PATH, Find, Loop, Store
 from bmn.search.backends.base import Backend, Result
-from bmn.search.output.text import duration
+from bmn.search.output.text import counted, duration
 from bmn.search.runs.handler import RunHandler, RunProgress, options_from_run, store_option
 from bmn.search.runs.longest_base import sized_chunk, split_finds, stream_quota
 from bmn.search.runs.loop_hunt import DEFAULT_BASIN_STATES, Hunt, loop_record, record_loop
@@ -218,7 +218,7 @@ class EveryProgress(RunProgress):
         return f"bmn search --strategy every, run {self.run}"
 
     def setting(self) -> str:
-        return f"every deal of {self.deck}, hands {self.sizes}, {self.workers} streams"
+        return f"every deal of {self.deck}, hands {self.sizes}, {counted(self.workers, 'stream')}"
 
     def rows(self) -> list[tuple[str, str]]:
         return [
@@ -229,12 +229,12 @@ class EveryProgress(RunProgress):
             ("remaining", "-" if self.remaining is None else span(self.remaining)),
             ("deals", f"{self.games:,} of {self.ranks:,}"),
             ("deals/s", f"{self.rate:,.0f}"),
-            ("best", f"{self.longest_cards:,} cards, {self.longest_tricks:,} tricks"),
+            ("best", self.best_text(", ")),
             ("best deal", self.longest_deal),
             (
                 "loops",
-                f"{self.loops:,} looping deals, {self.cycles} cycles ({self.seat_blind} "
-                "seat-blind)",
+                f"{counted(self.loops, 'looping deal')}, {counted(self.cycles, 'cycle')} "
+                f"({self.seat_blind} seat-blind)",
             ),  # fmt: skip
             ("kept finds", f"{self.finds:,}"),
         ]
@@ -244,9 +244,15 @@ class EveryProgress(RunProgress):
         share = "" if self.done is None else f"{self.done:.1%}, "
         return (
             f"run {self.run}: {share}{duration(self.seconds)} elapsed, {left} left,"
-            f" {self.games:,} of {self.ranks:,} deals, {self.rate:,.0f} deals/s, best"
-            f" {self.longest_cards:,} cards {self.longest_tricks:,} tricks, {self.loops:,} loops"
+            f" {self.games:,} of {counted(self.ranks, 'deal')}, {self.rate:,.0f} deals/s, best"
+            f" {self.best_text()}, {counted(self.loops, 'loop')}"
         )
+
+    def best_text(self, between: str = " ") -> str:
+        """The longest finished game so far in words ('none yet' before one)."""
+        if self.longest_cards < 0:
+            return "none yet"
+        return f"{self.longest_cards:,} cards{between}{self.longest_tricks:,} tricks"
 
 
 @dataclass
@@ -291,7 +297,7 @@ class EverySummary:
             f" {self.best_deal} (rank {self.best_rank})"
             if self.best_deal
             else "no finished game",
-            f"{self.loops:,} looping deals; {self.finds:,} finds kept",
+            f"{counted(self.loops, 'looping deal')}; {counted(self.finds, 'find')} kept",
         ]
         if self.cycles:
             lines[-1] += (

@@ -50,7 +50,7 @@ from bmn.records.store import DEFAULT_PATH, Loop, Store
 from bmn.search.backends.base import Backend, Result
 from bmn.search.cycles.piece_hunt import HuntFind, HuntOptions, HuntState, hunt_chunk, known_pieces
 from bmn.search.cycles.pieces import PUBLISHED_CONTROL, Control, controls_for
-from bmn.search.output.text import duration
+from bmn.search.output.text import counted, duration
 from bmn.search.runs.handler import RunHandler, RunProgress, store_option
 
 GROW_FROM = ("known", "descent")
@@ -268,9 +268,13 @@ def imbalance(best: dict, target: tuple[int, int] | None = None) -> tuple[int, b
     return abs(sizes[0] - target[0]), bool(best.get("mirrored"))
 
 
-def cycles_of(deck: str) -> str:
-    """How a run's cycles are named: 'standard-deck cycles', 'cycles of the deck 14,2,2,2,0'."""
-    return "standard-deck cycles" if deck == "standard" else f"cycles of the deck {deck}"
+def cycles_of(deck: str, n: int, adjective: str = "") -> str:
+    """A count of a run's cycles: '3 standard-deck cycles', '1 distinct cycle of the deck
+    14,2,2,2,0' (with the adjective 'distinct ')."""
+    cycles = "cycle" if n == 1 else "cycles"
+    if deck == "standard":
+        return f"{n:,} {adjective}standard-deck {cycles}"
+    return f"{n:,} {adjective}{cycles} of the deck {deck}"
 
 
 @dataclass
@@ -292,8 +296,7 @@ class GrowProgress(RunProgress):
         return f"bmn search --objective grow, run {self.run}"
 
     def setting(self) -> str:
-        workers = f"{self.workers} stream{'' if self.workers == 1 else 's'}"
-        return f"from {self.grow_from} pieces, {workers}, seed {self.seed}"
+        return f"from {self.grow_from} pieces, {counted(self.workers, 'stream')}, seed {self.seed}"
 
     def rows(self) -> list[tuple[str, str]]:
         return [
@@ -314,8 +317,9 @@ class GrowProgress(RunProgress):
 
     def line(self) -> str:
         return (
-            f"run {self.run}: {self.clock()}, {self.games:,} rounds, {self.pieces:,} closed "
-            f"pieces, {self.cycles} {cycles_of(self.deck)} ({self.new_cycles} new to the store), "
+            f"run {self.run}: {self.clock()}, {counted(self.games, 'round')}, "
+            f"{counted(self.pieces, 'closed piece')}, {cycles_of(self.deck, self.cycles)} "
+            f"({self.new_cycles} new to the store), "
             f"{self.balanced} balanced, most balanced {self.best_split}"
         )
 
@@ -339,9 +343,11 @@ class GrowSummary:
     def text(self) -> str:
         listing = "bmn records loops" + (" --standard" if self.deck == "standard" else "")
         return (
-            f"run {self.run} ({self.status}): {self.games:,} rounds in {self.seconds:,.1f} s; "
-            f"seed {self.seed}, from {self.grow_from} pieces\n{self.cycles} distinct "
-            f"{cycles_of(self.deck)} ({self.new_cycles} new to the store), {self.balanced} "
+            f"run {self.run} ({self.status}): {counted(self.games, 'round')} in "
+            f"{self.seconds:,.1f} s; "
+            f"seed {self.seed}, from {self.grow_from} pieces\n"
+            f"{cycles_of(self.deck, self.cycles, 'distinct ')} "
+            f"({self.new_cycles} new to the store), {self.balanced} "
             f"reached from a {self.sizes} deal, most balanced starting deal {self.best_split}; "
             f"list them with: {listing}{store_option(self.store)}"
         )

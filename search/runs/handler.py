@@ -27,7 +27,7 @@ from typing import Any, ClassVar, Protocol, TypeVar
 from bmn.records.store import DEFAULT_PATH, Run, Store, StoreError, holder_name
 from bmn.search.backends.base import Backend, BackendError, Result, Task
 from bmn.search.backends.registry import get_backend
-from bmn.search.output.text import duration
+from bmn.search.output.text import counted, duration
 
 POLL_SECONDS = 0.5  # the longest wait for a result, so signal handlers run promptly
 STOP_POLL_SECONDS = 0.1  # how often a start under way looks for a stop
@@ -82,8 +82,7 @@ class RunProgress:
 
     def setting(self) -> str:
         """How the run searches, in a few words."""
-        workers = f"{self.workers} worker{'' if self.workers == 1 else 's'}"
-        return f"{self.strategy}, {workers}, seed {self.seed}"
+        return f"{self.strategy}, {counted(self.workers, 'worker')}, seed {self.seed}"
 
     def hint(self) -> str:
         return f"Ctrl-C checkpoints and stops; resume with: {resume_command(self.run, self.store)}"

@@ -20,12 +20,21 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from bmn.kernels.config import FINISHED
-from bmn.kernels.deal import STANDARD_DECK, deal_text, even_sizes
+from bmn.kernels.deal import (
+    STANDARD_COUNTS,
+    STANDARD_DECK,
+    DealError,
+    counts_text,
+    deal_text,
+    deck_of,
+    even_sizes,
+)
+from bmn.kernels.ranks import check_hand_sizes, describe, parse_deck
 from bmn.records.store import Find, Run, Store
 from bmn.records.store.bulk import BULK_BELOW, Bulk, in_bulk
 from bmn.search.backends.base import Backend, Result
 from bmn.search.backends.threads import default_workers
-from bmn.search.output.text import duration, ordinal
+from bmn.search.output.text import counted, duration, ordinal
 from bmn.search.runs.handler import RunProgress, options_from_run
 from bmn.search.runs.longest_base import LongestRun, RunBest, sized_chunk
 from bmn.search.strategies.cpu import run_chunk
@@ -67,9 +76,40 @@ FIND_BYTES = 250
 BULK_FIND_BYTES = 31
 
 
+class DeckError(DealError):
+    """A deck or hand sizes a search cannot take; `option` names which ('deck', 'hand_sizes')."""
+
+    def __init__(self, option: str, message: str):
+        super().__init__(message)
+        self.option = option
+
+
+def check_deck(deck: str, hand_sizes, players: int = 2) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """A search's deck counts and hand sizes ('standard' or N,J,Q,K,A, dealt into `hand_sizes`
+    or as evenly as possible over `players`, seat 0 first); DeckError naming the option
+    otherwise. A deck of one card value has a single deal: nothing to search, and no two
+    cards a move could swap."""
+    try:
+        counts = parse_deck(deck)
+    except DealError as err:
+        raise DeckError("deck", f"{err}, or 'standard' ({counts_text(STANDARD_COUNTS)})") from None
+    sizes = hand_sizes or even_sizes(sum(counts), players)
+    try:
+        sizes = check_hand_sizes(counts, sizes)
+    except DealError as err:
+        raise DeckError("hand_sizes" if hand_sizes else "deck", str(err)) from None
+    if sum(n > 0 for n in counts) < 2:
+        raise DeckError(
+            "deck", f"the deck {counts_text(counts)} holds one card value: it has a single deal,"
+            " so there is nothing to search; give a deck of two values at least",
+        )  # fmt: skip
+    return counts, sizes
+
+
 @dataclass
 class SearchOptions:
-    """Everything that defines a run; stored with it so `--resume` needs nothing else."""
+    """Everything that defines a run; stored with it so `--resume` needs nothing else (runs
+    stored before `deck` and `hand_sizes` searched the standard deck dealt evenly)."""
 
     strategy: str = DEFAULT_STRATEGY
     objective: str = "cards"
@@ -81,6 +121,15 @@ class SearchOptions:
     patience: int = DEFAULT_PATIENCE
     history: int = DEFAULT_HISTORY
     players: int = 2  # seats; runs stored before this option searched two
+    deck: str = "standard"  # 'standard' or counts N,J,Q,K,A (kernels/ranks.py)
+    hand_sizes: tuple[int, ...] | None = None  # seat 0 first; None: as even as possible
+
+    def __post_init__(self) -> None:
+        """The deck checked and stored as 'standard' or plain counts, the hand sizes made
+        explicit, and the seats they give."""
+        counts, sizes = check_deck(self.deck, self.hand_sizes, self.players)
+        self.deck = "standard" if counts == STANDARD_COUNTS else counts_text(counts)
+        self.hand_sizes, self.players = sizes, len(sizes)
 
     @classmethod
     def from_run(cls, run: Run) -> SearchOptions:
@@ -88,8 +137,24 @@ class SearchOptions:
 
     @property
     def sizes(self) -> tuple[int, ...]:
-        """Hand sizes of the standard deck dealt round the seats (26/26, 18/17/17, 13 each)."""
-        return even_sizes(len(STANDARD_DECK), self.players)
+        """The hand sizes, seat 0 first (the standard deck by default: 26/26, 18/17/17, 13 each)."""
+        return tuple(self.hand_sizes)
+
+    @property
+    def cards(self) -> np.ndarray:
+        """The deck's cards (penalty values) in value order: what a worker shuffles and deals."""
+        return np.array(deck_of(parse_deck(self.deck)), dtype=np.uint8)
+
+    @property
+    def standard(self) -> bool:
+        """Whether it searches the standard deck dealt evenly: the deals the published records,
+        their table and the odds of random deals are about."""
+        counts = parse_deck(self.deck)
+        return counts == STANDARD_COUNTS and self.sizes == even_sizes(sum(counts), self.players)
+
+    def deck_words(self) -> str:
+        """The deck and its hands in words: '20 cards (14 numerals, 2 J, 2 Q, 2 K), hands 10/10'."""
+        return f"{describe(parse_deck(self.deck))}, hands {'/'.join(map(str, self.sizes))}"
 
 
 @dataclass
@@ -103,9 +168,20 @@ class Progress(RunProgress):
     improvements: int = 0  # rises of the run's best
     finds: int = 0  # the run's finds in the store
     players: int = 2  # whose table the best is held against
+    deck: str = ""  # a deck other than the standard one dealt evenly, in words; '': standard
 
     def title(self) -> str:
         return f"bmn search, run {self.run}"
+
+    def setting(self) -> str:
+        setting = super().setting()
+        return setting if not self.deck else f"{setting}, deck of {self.deck}"
+
+    def standing(self) -> Standing | None:
+        """Where the best stands against the published games (none off the standard deck)."""
+        if self.best_cards < 0 or self.deck:
+            return None
+        return standing(self.best_cards, self.best_tricks, self.objective, self.players)
 
     def rows(self) -> list[tuple[str, str]]:
         rows = [
@@ -118,8 +194,8 @@ class Progress(RunProgress):
             ("games/s", f"{self.rate:,.0f}"),
             ("best", self.best_text(", ")),
         ]
-        where = standing(self.best_cards, self.best_tricks, self.objective, self.players)
-        if self.best_cards >= 0 and where is not None:
+        where = self.standing()
+        if where is not None:
             rows += [("record", where.against_record()), ("rank", where.rank)]
         return rows + [
             ("best deal", self.best_deal),
@@ -135,12 +211,13 @@ class Progress(RunProgress):
 
     def line(self) -> str:
         best = f"best {self.best_text()}"
-        where = standing(self.best_cards, self.best_tricks, self.objective, self.players)
-        if self.best_cards >= 0 and where is not None:
+        where = self.standing()
+        if where is not None:
             best += f" ({where.share:.0%} of the record; {where.rank})"
         return (
-            f"run {self.run}: {self.clock()}, {self.games:,} games, {self.rate:,.0f} games/s,"
-            f" {best}, {self.improvements} improvements, {self.finds:,} kept"
+            f"run {self.run}: {self.clock()}, {counted(self.games, 'game')}, "
+            f"{self.rate:,.0f} games/s, {best}, {counted(self.improvements, 'improvement')}, "
+            f"{self.finds:,} kept"
         )
 
 
@@ -208,7 +285,7 @@ def search_chunk(
     about a second, until CHUNK_FINDS finds keep a chunk's result small. Whatever the cut, a
     stream's deals and finds are the same."""
     state = copy.deepcopy(state)
-    buffer = _finds_buffer()
+    buffer = _finds_buffer(len(state.deck))
     objective = OBJECTIVES.index(options.objective)
     decks, meta, done, kept = [], [], 0, 0
     while done < iterations and kept < CHUNK_FINDS:
@@ -232,12 +309,14 @@ def search_chunk(
 _BUFFERS = threading.local()
 
 
-def _finds_buffer() -> Finds:
-    """This thread's finds buffer, made once: a fresh one per chunk (a third of a megabyte)
-    costs a low --keep-above's many short chunks page faults on every write."""
-    if not hasattr(_BUFFERS, "finds"):
-        _BUFFERS.finds = Finds.empty()
-    return _BUFFERS.finds
+def _finds_buffer(width: int) -> Finds:
+    """This thread's finds buffer for deals of `width` cards, made once: a fresh one per chunk
+    (a third of a megabyte) costs a low --keep-above's many short chunks page faults on every
+    write."""
+    buffers = _BUFFERS.__dict__.setdefault("finds", {})
+    if width not in buffers:
+        buffers[width] = Finds.empty(width)
+    return buffers[width]
 
 
 def warm_search() -> None:
@@ -291,8 +370,20 @@ class Search(LongestRun):
         return self.options.players
 
     def _fresh(self, worker: int) -> WorkerState:
-        history = history_length(self.options.strategy, self.options.history)
-        return new_worker(self.options.seed, worker, history, self.options.sizes)
+        o = self.options
+        history = history_length(o.strategy, o.history)
+        return new_worker(o.seed, worker, history, o.sizes, o.cards)
+
+    def _new_progress(self) -> Progress:
+        p = super()._new_progress()
+        p.deck = "" if self.options.standard else self.options.deck_words()
+        return p
+
+    def _deck(self) -> str:
+        return self.options.deck
+
+    def _standard(self) -> bool:
+        return self.options.standard
 
     def _restore(self, checkpoints: dict[int, tuple[bytes, int, float]]) -> None:
         self.states = [

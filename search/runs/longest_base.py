@@ -22,6 +22,8 @@ from bmn.kernels.deal import deal_texts
 from bmn.records.store import Find, Store
 from bmn.records.store.bulk import Bulk, in_bulk
 from bmn.search.backends.base import Backend
+from bmn.search.measure.odds import Odds, run_odds
+from bmn.search.output.text import odds_line
 from bmn.search.runs.handler import RunHandler, RunOptions
 
 
@@ -37,9 +39,10 @@ class Summary:
     games: int
     seconds: float
     seed: int
+    odds: Odds | None = None  # the best against random deals' fitted tail (measure/odds.py)
 
     def as_dict(self) -> dict:
-        fields = asdict(self)
+        fields = {**asdict(self), "odds": self.odds.as_dict() if self.odds else None}
         if self.best_cards < 0:  # stopped before a game was played: no best, and no sentinel
             fields.update(best_deal=None, best_cards=None, best_tricks=None)
         return fields
@@ -48,10 +51,11 @@ class Summary:
         best = f"{self.best_cards} cards, {self.best_tricks} tricks: {self.best_deal}"
         if self.best_cards < 0:
             best = "none, nothing was searched yet"
-        return (
+        text = (
             f"run {self.run} ({self.status}): {self.games:,} games in {self.seconds:,.1f} s; "
             f"seed {self.seed}\nbest: {best}"
         )
+        return text if self.odds is None else f"{text}\n{odds_line(self.odds)}"
 
 
 @dataclass(frozen=True)
@@ -192,8 +196,10 @@ class LongestRun(RunHandler):
         best, games, seed = self._best(), self.games, self.options.seed
         if best is None:
             return Summary(self.run_id, status, "", -1, -1, games, seconds, seed)
+        o, rate = self.options, self.progress.rate
+        odds = run_odds(o.objective, self.seats, best.cards, best.tricks, games, rate)
         return Summary(
-            self.run_id, status, best.deal, best.cards, best.tricks, games, seconds, seed
+            self.run_id, status, best.deal, best.cards, best.tricks, games, seconds, seed, odds
         )
 
     # -- what each longest-game run says ---------------------------------------------------------

@@ -37,7 +37,7 @@ from bmn.kernels.deal import (
 )
 from bmn.records.store import DEFAULT_PATH, Loop, Store
 from bmn.search.backends.base import Backend, Result
-from bmn.search.output.text import duration
+from bmn.search.output.text import counted, duration
 from bmn.search.runs.handler import RunHandler, RunProgress, options_from_run, store_option
 
 
@@ -218,7 +218,7 @@ class LoopProgress(RunProgress):
         return f"bmn search --objective loop, run {self.run}"
 
     def setting(self) -> str:
-        return f"deck {self.deck}, {self.workers} threads, seed {self.seed}"
+        return f"deck {self.deck}, {counted(self.workers, 'thread')}, seed {self.seed}"
 
     def rows(self) -> list[tuple[str, str]]:
         return [
@@ -236,8 +236,9 @@ class LoopProgress(RunProgress):
 
     def line(self) -> str:
         return (
-            f"run {self.run}: {self.clock()}, {self.games:,} deals, {self.rate:,.0f} deals/s, "
-            f"{self.loops:,} loops, {self.cycles} cycles ({self.new_cycles} new to the store)"
+            f"run {self.run}: {self.clock()}, {counted(self.games, 'deal')}, "
+            f"{self.rate:,.0f} deals/s, {counted(self.loops, 'loop')}, "
+            f"{counted(self.cycles, 'cycle')} ({self.new_cycles} new to the store)"
         )
 
 
@@ -256,9 +257,10 @@ class LoopSummary:
 
     def text(self) -> str:
         return (
-            f"run {self.run} ({self.status}): {self.games:,} deals in {self.seconds:,.1f} s; "
-            f"seed {self.seed}, deck {self.deck}\n{self.loops:,} looping deals, "
-            f"{self.cycles} distinct cycles ({self.new_cycles} new to the store); "
+            f"run {self.run} ({self.status}): {counted(self.games, 'deal')} in "
+            f"{self.seconds:,.1f} s; seed {self.seed}, deck {self.deck}\n"
+            f"{counted(self.loops, 'looping deal')}, {counted(self.cycles, 'distinct cycle')} "
+            f"({self.new_cycles} new to the store); "
             f"list them with: bmn records loops{store_option(self.store)}"
         )
 

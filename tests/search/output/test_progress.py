@@ -194,7 +194,7 @@ def test_the_loop_hunt_summary_names_its_store(tmp_path):
         hunt = LoopHunt(store, LoopOptions(iterations=500, workers=1, seed=1, deck="5,2,2,0,0"))
         done = hunt.run()
         assert done.text().endswith(f"bmn records loops --store {path}")
-        assert hunt.progress.setting() == "deck 5,2,2,0,0, 1 threads, seed 1"
+        assert hunt.progress.setting() == "deck 5,2,2,0,0, 1 thread, seed 1"
         assert hunt.progress.done == 1.0 and str(path) in panel_text(hunt.progress)
 
 

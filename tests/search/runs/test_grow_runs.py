@@ -130,7 +130,7 @@ def test_a_grow_run_resumes_through_the_cli(grow, bmn, tmp_path):
     grow(store, "--iterations", 1, "--seed", 2, "--grow-from", "descent")
     result = bmn("search", "--resume", "1", "--store", store, "--quiet")  # it finished
     assert result.exit_code == 0, result.output
-    assert "1 rounds" in result.stdout and "from descent pieces" in result.stdout
+    assert "1 round in" in result.stdout and "from descent pieces" in result.stdout
 
 
 @pytest.mark.parametrize(
