@@ -23,7 +23,7 @@ from bmn.records.store import Find, Store
 from bmn.records.store.bulk import Bulk, in_bulk
 from bmn.search.backends.base import Backend
 from bmn.search.measure.odds import Odds, run_odds
-from bmn.search.output.text import odds_line
+from bmn.search.output.text import counted, odds_line
 from bmn.search.runs.handler import RunHandler, RunOptions
 
 
@@ -52,8 +52,8 @@ class Summary:
         if self.best_cards < 0:
             best = "none, nothing was searched yet"
         text = (
-            f"run {self.run} ({self.status}): {self.games:,} games in {self.seconds:,.1f} s; "
-            f"seed {self.seed}\nbest: {best}"
+            f"run {self.run} ({self.status}): {counted(self.games, 'game')} in "
+            f"{self.seconds:,.1f} s; seed {self.seed}\nbest: {best}"
         )
         return text if self.odds is None else f"{text}\n{odds_line(self.odds)}"
 
