@@ -118,11 +118,6 @@ def counted(n: int, thing: str, things: str | None = None) -> str:
     return f"{n:,} {thing if n == 1 else things or thing + 's'}"
 
 
-def counted(n: int, thing: str, things: str | None = None) -> str:
-    """'1 thread', '2 threads', '1,024 deals': a count and its noun, singular for one."""
-    return f"{n:,} {thing if n == 1 else things or thing + 's'}"
-
-
 def ordinal(n: int) -> str:
     if 10 <= n % 100 <= 20:
         return f"{n}th"
