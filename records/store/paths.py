@@ -37,6 +37,12 @@ _KINDS = (
 )
 
 
+# SQLite opens no file whose full path (links resolved) is longer than this: os_unix.c's
+# MAX_PATHNAME, 512 bytes, less room for the "-journal" it may add (505 bytes fail).
+SQLITE_PATH_MAX = 504
+BESIDE = ("-journal", "-wal", "-shm")  # the files SQLite keeps beside a database
+
+
 def missing(path: Path) -> StoreError:
     return StoreError(
         f"no record store at {path}; run `bmn search` to make one,"
@@ -88,10 +94,35 @@ def _real(path: Path) -> Path:
     return Path(os.path.realpath(path))
 
 
+def _check_length(path: Path, real: Path) -> None:
+    """StoreError for a path SQLite would fail to open ("unable to open database file"): too
+    long in all, or a name too long to take the suffixes of the files kept beside it."""
+    whole = len(os.fsencode(real))
+    if whole > SQLITE_PATH_MAX:
+        raise StoreError(
+            f"cannot use record store {path}: its full path is {whole:,} bytes, longer than"
+            f" SQLite opens ({SQLITE_PATH_MAX})"
+        )
+    try:
+        name_max = os.pathconf(real.parent, "PC_NAME_MAX")
+    except (OSError, ValueError):
+        name_max = 255
+    room = name_max - max(len(suffix) for suffix in BESIDE)
+    if len(os.fsencode(real.name)) > room:
+        raise StoreError(
+            f"cannot use record store {path}: its name is too long for the files SQLite keeps"
+            f" beside it (at most {room} bytes, to add {BESIDE[0]})"
+        )
+
+
 def open_mode(path: Path, create: bool, read_only: bool) -> str:
     """The URI parameters to open the store at `path` with; StoreError for a path that is no
     regular file, a missing store (unless `create`), or one that a writer cannot write."""
-    if not found(path):
+    if not os.fspath(path) or path == Path():
+        raise StoreError("the record store's path is empty or '.': name a file with --store")
+    there = found(path)
+    _check_length(path, _real(path))
+    if not there:
         if read_only or not create:
             raise missing(path)
         folder = _real(path).parent

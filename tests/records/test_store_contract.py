@@ -123,6 +123,19 @@ def name_too_long(store: Path) -> Path:
     return store.parent / ("d" * 300) / "s.sqlite"
 
 
+def no_room_for_its_journal(store: Path) -> Path:
+    """A store renamed to 255 bytes, which -journal would take past the longest name."""
+    good_store(store)
+    return store.rename(store.parent / ("d" * 248 + ".sqlite"))
+
+
+def path_too_long_for_sqlite(store: Path) -> Path:
+    deep = store.parent / ("a" * 200) / ("b" * 200) / ("c" * 100)
+    deep.mkdir(parents=True)
+    good_store(store)
+    return store.rename(deep / "s.sqlite")
+
+
 MISSING = "no record store at"
 # name -> (make the store path from a fresh path, the error every command gives: (code, text))
 FAILING: dict[str, tuple[Callable[[Path], Path], str]] = {
@@ -133,6 +146,9 @@ FAILING: dict[str, tuple[Callable[[Path], Path], str]] = {
     "link-loop": (link("s.sqlite"), "its path has a loop of symbolic links"),
     "name-too-long": (name_too_long, "a name in its path is too long"),
     "inside-a-file": (inside_a_file, "a part of its path is a file, not a folder"),
+    "no-room-for-journal": (no_room_for_its_journal, "too long for the files SQLite keeps"),
+    "path-too-long": (path_too_long_for_sqlite, "longer than SQLite opens (504)"),
+    "empty-path": (lambda p: "", "the record store's path is empty"),
     "not-sqlite": (write(b"\x89PNG\r\n" + bytes(range(256)) * 8), "not an SQLite database"),
     "bare-header": (write(b"SQLite format 3\x00" + bytes(84)), "damaged or not a database"),
     "truncated": (truncated, "damaged"),
@@ -176,14 +192,14 @@ def chattr(flag: str, path: Path) -> None:
         subprocess.run(["chattr", flag, str(path)], capture_output=True, check=False)
 
 
-def command(args: list[str], store: Path) -> list[str]:
-    out = store.parent.parent / "out"
+def command(args: list[str], store: Path | str, folder: Path) -> list[str]:
+    out = folder.parent / "out"
     return [arg.replace("{out}", str(out)) for arg in args] + ["--store", str(store)]
 
 
-def refused(bmn, args: list[str], store: Path, folder: Path, code: int, text: str) -> None:
+def refused(bmn, args: list[str], store: Path | str, folder: Path, code: int, text: str) -> None:
     before = listing(folder)
-    result = bmn(*command(args, store))
+    result = bmn(*command(args, store, folder))
     line = error_line(result, code)
     assert text in line, line
     assert result.stderr.strip() == line  # one line: no usage hint, no warning, no traceback
@@ -213,14 +229,14 @@ def test_an_unusable_store_is_one_line_and_left_as_it_is(bmn, folder, name, cond
 def test_a_missing_store_is_made_only_by_a_new_search(bmn, folder, name):
     for store in (folder / "s.sqlite", link("nowhere.sqlite")(folder / "t.sqlite")):
         if name == "records show":  # replays the deal without a store
-            result = bmn(*command(args_of(name), store))
+            result = bmn(*command(args_of(name), store, folder))
             assert result.exit_code == 0 and f"no record store at {store}" in result.stdout
         elif name != "search":
             refused(bmn, args_of(name), store, folder, 1, MISSING)
     no_folder = folder / "absent" / "s.sqlite"
     if name == "search":
         refused(bmn, args_of(name), no_folder, folder, 1, f"its folder {no_folder.parent} does")
-        assert bmn(*command(SEARCH, folder / "s.sqlite")).exit_code == 0
+        assert bmn(*command(SEARCH, folder / "s.sqlite", folder)).exit_code == 0
         with Store(folder / "s.sqlite", create=False) as db:
             assert db.version == SCHEMA_VERSION
     elif name != "records show":
@@ -231,7 +247,7 @@ def test_a_missing_store_is_made_only_by_a_new_search(bmn, folder, name):
 def test_an_empty_file_is_no_store_except_to_a_new_search(bmn, folder, name):
     store = write(b"")(folder / "s.sqlite")
     if name == "search":
-        assert bmn(*command(SEARCH, store)).exit_code == 0
+        assert bmn(*command(SEARCH, store, folder)).exit_code == 0
         assert store.stat().st_size > 0
     else:
         refused(bmn, args_of(name), store, folder, 1, "is empty, not a bmn record store")
@@ -281,7 +297,7 @@ def test_a_read_only_store_is_read_where_it_lies(bmn, folder, monkeypatch, name,
         text = "is read-only: searching or upgrading" if where == "file" else "read-only folder"
         refused(bmn, args_of(name), store, folder, 1, text)
         return
-    result = bmn(*command(args_of(name), store))
+    result = bmn(*command(args_of(name), store, folder))
     assert result.exit_code == 0, result.output
     assert listing(folder) == before  # no -wal, no -shm, the store untouched
     if name in ("records top", "records export", "records show"):
@@ -307,7 +323,7 @@ def test_reading_an_older_store_never_migrates_it(bmn, folder, name):
     )
     conn.close()
     before, data = listing(folder), store.read_bytes()
-    result = bmn(*command(args_of(name), store))
+    result = bmn(*command(args_of(name), store, folder))
     assert result.exit_code == 0, result.output
     if name in ("records top", "records export", "records show"):
         assert RECORD in result.stdout
