@@ -7,10 +7,11 @@ is, since SQLite would block on it, fail with "disk I/O error" or make a journal
 Reading never writes beside a store. SQLite keeps a WAL store's -wal and -shm files next to
 it; a connection that may write removes them when it closes, a read-only one leaves them. So a
 store this process may write, in a folder it may write, is read over a read-write connection
-kept query-only; any other is opened read-only, and as immutable (SQLite takes no lock and
-makes no file) when no -wal or -journal lies beside it: a writer in WAL mode keeps its -wal
-while it is open, so none is writing then, and one that starts later would have to be another
-user with write access to an archive this process may only read.
+kept query-only. Any other is opened read-only: through the -shm index when one lies beside
+it (a writer in WAL mode keeps its -shm while it is open, so one may be at work), else as
+immutable (SQLite takes no lock and makes no file), unless a -wal left by a crash still holds
+finds, which SQLite reads only by making a -shm. A writer that starts during an immutable read
+would have to be another user with write access to an archive this process may only read.
 """
 
 from __future__ import annotations
@@ -146,7 +147,23 @@ def open_mode(path: Path, create: bool, read_only: bool) -> str:
         return "mode=rw"
     if may_write:
         return "mode=rw"  # kept query-only by the caller
-    beside = (real.with_name(real.name + suffix) for suffix in ("-wal", "-journal"))
-    if any(os.path.lexists(other) for other in beside):
-        return "mode=ro"  # a writer may be at work: read through its log
+    return _read_only_mode(path, real)
+
+
+def _read_only_mode(path: Path, real: Path) -> str:
+    """How to read a store this process may not write (or not beside): through SQLite's
+    shared index when a writer may be at work, as immutable when nothing lies beside it."""
+    shm, wal, journal = (Path(f"{real}{suffix}") for suffix in ("-shm", "-wal", "-journal"))
+    if shm.exists() or journal.exists():
+        return "mode=ro"  # a writer may be at work (WAL mode keeps -shm while open)
+    if wal.exists() and wal.stat().st_size > 0:
+        # Committed finds no one has copied into the store yet: SQLite reads them only
+        # through an index it keeps in -shm, which it makes (and leaves) beside the store.
+        if not writable(real.parent):
+            raise StoreError(
+                f"record store {path} keeps finds in {wal.name}, which SQLite reads only with"
+                f" a {shm.name} beside it, and its folder is read-only: copy the store with"
+                f" its {wal.name} to a folder you may write"
+            )
+        return "mode=ro"
     return "mode=ro&immutable=1"

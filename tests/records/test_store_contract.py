@@ -180,7 +180,7 @@ def folder(tmp_path: Path) -> Iterator[Path]:
     folder = tmp_path / "stores"
     folder.mkdir()
     yield folder
-    for path in [folder, *folder.iterdir()]:
+    for path in [folder, *folder.rglob("*")]:
         if not path.is_symlink():
             chattr("-i", path)
             path.chmod(0o755 if path.is_dir() else 0o644)
@@ -354,12 +354,16 @@ def test_a_reader_sees_an_older_store_as_this_bmn_does(folder):
 @pytest.mark.parametrize(
     "file_writable, folder_writable, beside, mode",
     [
-        (True, True, None, "mode=rw"),  # closes like a writer: its -wal and -shm go with it
-        (False, True, None, "mode=ro&immutable=1"),
-        (True, False, None, "mode=ro&immutable=1"),
-        (False, False, None, "mode=ro&immutable=1"),
-        (False, False, "-wal", "mode=ro"),  # a writer may be at work: read through its log
-        (True, False, "-journal", "mode=ro"),
+        (True, True, {}, "mode=rw"),  # closes like a writer: its -wal and -shm go with it
+        (False, True, {}, "mode=ro&immutable=1"),
+        (True, False, {}, "mode=ro&immutable=1"),
+        (False, False, {}, "mode=ro&immutable=1"),
+        (False, False, {"-wal": b""}, "mode=ro&immutable=1"),  # what a reader leaves: empty
+        (False, False, {"-wal": b"x", "-shm": b"x"}, "mode=ro"),  # a writer may be at work
+        (True, False, {"-shm": b"x"}, "mode=ro"),
+        (True, False, {"-journal": b"x"}, "mode=ro"),
+        (False, True, {"-wal": b"x"}, "mode=ro"),  # finds left in the log: SQLite makes -shm
+        (False, False, {"-wal": b"x"}, "which SQLite reads only with a s.sqlite-shm beside it"),
     ],
 )
 def test_a_reader_opens_immutable_only_when_no_writer_can_be_at_work(
@@ -367,11 +371,40 @@ def test_a_reader_opens_immutable_only_when_no_writer_can_be_at_work(
 ):
     store = folder / "s.sqlite"
     good_store(store)
-    if beside:
-        Path(f"{store}{beside}").write_bytes(b"")
+    for suffix, data in beside.items():
+        Path(f"{store}{suffix}").write_bytes(data)
     allowed = {store: file_writable, folder: folder_writable}
     monkeypatch.setattr(paths, "writable", lambda path: allowed[Path(path)])
-    assert paths.open_mode(store, create=False, read_only=True) == mode
+    if mode.startswith("mode="):
+        assert paths.open_mode(store, create=False, read_only=True) == mode
+    else:
+        with pytest.raises(StoreError, match=mode):
+            paths.open_mode(store, create=False, read_only=True)
+
+
+def archive_of_a_live_store(folder: Path) -> Path:
+    """A store copied with the -wal of a search still at work, its last find only in the
+    log, and without the -shm (as a copy of the two files makes)."""
+    live = folder / "live" / "s.sqlite"
+    live.parent.mkdir()
+    good_store(live)
+    archive = folder / "archive"
+    archive.mkdir()
+    with Store(live, create=False) as writer:
+        writer.add_finds(1, [Find("-J/Q-", 4, 1)])
+        for suffix in ("", "-wal"):
+            (archive / f"s.sqlite{suffix}").write_bytes(Path(f"{live}{suffix}").read_bytes())
+    return archive / "s.sqlite"
+
+
+def test_an_archive_whose_log_holds_finds_is_read_whole_or_refused(bmn, folder, monkeypatch):
+    store = archive_of_a_live_store(folder)
+    deny(monkeypatch, store, os.W_OK)
+    read = bmn("records", "top", "--store", store)
+    assert read.exit_code == 0 and "-J/Q-" in read.stdout, read.output  # the find in the log
+    Path(f"{store}-shm").unlink()  # the index SQLite had to make to read the log
+    deny(monkeypatch, store.parent, os.W_OK)
+    refused(bmn, ["records", "top"], store, store.parent, 1, "copy the store with its s.sqlite-wal")
 
 
 def test_a_reader_writes_nothing_even_if_asked(folder):
