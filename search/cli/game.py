@@ -139,6 +139,12 @@ def loop(hands: tuple[str, ...], as_json: bool) -> None:
     echo(f"deal: {format_deal(deal)}", *describe_loop(analysis))
 
 
+# Backward play's cost per state grows steeply with the deck (measured on loops of a J against
+# a court card: 100 cards 3 s for the whole basin, 200 cards 18 s, 400 cards past 2 minutes,
+# 1,000 cards hours), so it takes two decks at most.
+BACKWARD_MAX_CARDS = 104
+
+
 def read_hand_sizes(text: str | None, deal: Deal) -> tuple[int, int]:
     """'26,26' for two hands whose sizes add up to the deal's cards; default: the deal's own."""
     if text is None:
@@ -188,7 +194,8 @@ def preimages(
     each deal found with seat 0 to lead and the requested hand sizes, with the tricks and
     cards it plays before entering the cycle. Every deal is confirmed by forward play before
     it is printed. The summary says whether the whole basin of the cycle was searched. The
-    default hand sizes are the given deal's. --json prints one document when the search
+    default hand sizes are the given deal's; a deal holds at most 104 cards (two decks:
+    the cost grows steeply with the deck). --json prints one document when the search
     ends: the deals ("deals", each with "mirrored"), the summary's figures ("complete",
     "states", "depth") and the hand sizes; the summary line goes to stderr.
 
@@ -209,6 +216,13 @@ def preimages(
     deal = read_deal(hands)
     if len(deal) != 2:
         raise click.BadParameter("backward play handles two hands", param_hint="HAND...")
+    cards = sum(map(len, deal))
+    if cards > BACKWARD_MAX_CARDS:
+        raise click.BadParameter(
+            f"backward play takes deals of at most {BACKWARD_MAX_CARDS} cards (two decks; its"
+            f" cost grows steeply with the deck: 400 cards take minutes), this one has {cards:,}",
+            param_hint="HAND...",
+        )
     sizes = read_hand_sizes(hand_sizes, deal)
     report = BasinSearch()
     terminal = stderr_is_terminal()

@@ -24,8 +24,18 @@ from bmn.search.cli.options import (
 from bmn.search.output.text import describe, format_stats
 
 
+class DealFile(click.File):
+    """A file of deals, or '-' for stdin; a closed stdin (`bmn score <&-`) is bad input."""
+
+    def convert(self, value, param, ctx):
+        try:
+            return super().convert(value, param, ctx)
+        except RuntimeError:  # click finds no stdin to read
+            self.fail("stdin is closed: give a FILE of deals, or the deals on stdin", param, ctx)
+
+
 @click.command()
-@click.argument("source", type=click.File("rb"), default="-", metavar="[FILE|-]")
+@click.argument("source", type=DealFile("rb"), default="-", metavar="[FILE|-]")
 @JSON_OPTION
 @THREADS_OPTION
 @DEVICE_OPTION

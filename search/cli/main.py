@@ -128,6 +128,13 @@ class GuardedOutput:
     def write(self, text: Any) -> int:
         if not self.usable or text == "":  # click probes the stream with write(""): no-op
             return len(text)
+        if self.stream is None:  # started with the descriptor closed (`bmn ... >&-`)
+            if not isinstance(text, str):  # click's probe for a binary stream: a text one
+                raise TypeError("write() argument must be str")
+            self.usable = False
+            if self.quiet:
+                return len(text)
+            raise OutputError(OSError(errno.EBADF, "stdout is closed"))
         return self._guarded(self.stream.write, text)
 
     def writelines(self, lines: Any) -> None:
@@ -135,7 +142,7 @@ class GuardedOutput:
             self.write(line)
 
     def flush(self) -> None:
-        if self.usable:
+        if self.usable and self.stream is not None:
             self._guarded(self.stream.flush)
 
     def close_quietly(self) -> None:
@@ -151,6 +158,9 @@ class GuardedOutput:
             if err.errno == errno.EPIPE:
                 raise
             raise OutputError(err) from err
+
+    def isatty(self) -> bool:
+        return self.stream is not None and self.stream.isatty()
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.stream, name)

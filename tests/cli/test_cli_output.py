@@ -4,6 +4,7 @@ The walks over every command (a full stdout, --json parsing) are in test_cli_con
 
 from __future__ import annotations
 
+import io
 import os
 import select
 import subprocess
@@ -23,6 +24,7 @@ from bmn.kernels.deal import (
 )
 from bmn.kernels.lines import INPUT_PAUSED, score_lines
 from bmn.search.cli.kernel import TextLines
+from bmn.search.cli.main import cli
 
 HANG_SECONDS = 600.0  # only a hang reaches this guard; no test waits on a clock otherwise
 
@@ -185,3 +187,47 @@ def test_a_reader_that_goes_away_ends_it_quietly():
         _, stderr = child.communicate(timeout=HANG_SECONDS)
     assert "Error" not in stderr and "Traceback" not in stderr and "Exception" not in stderr
     assert child.returncode == 1  # click's convention for a closed pipe
+
+
+# -- what the hunt found beyond the issue's list ---------------------------------------------
+
+
+def run_without(stream: str, args: list[str]) -> tuple[object, str]:
+    """`bmn ARGS` started with stdin or stdout closed (`<&-`, `>&-`: Python makes it None)."""
+    saved = sys.stdin, sys.stdout, sys.stderr
+    sys.stdin, sys.stdout, sys.stderr = io.StringIO(), io.StringIO(), io.StringIO()
+    setattr(sys, stream, None)
+    stderr, code = sys.stderr, None
+    try:
+        cli.main(args, prog_name="bmn")
+    except SystemExit as exit:
+        code = exit.code
+    finally:
+        sys.stdin, sys.stdout, sys.stderr = saved
+    return code, stderr.getvalue()
+
+
+def test_a_closed_stdout_is_output_that_cannot_be_written():
+    """`bmn play -J/Q- >&-` printed nothing and exited 0 (then a traceback, with the guard)."""
+    for args in (["play", "-J/Q-"], ["records", "published", "--json"]):
+        code, stderr = run_without("stdout", args)
+        assert code == 1 and stderr.splitlines()[-1] == (
+            "Error: could not write the output: stdout is closed"
+        )
+
+
+def test_a_closed_stdin_is_bad_input_for_score():
+    """`bmn score <&-` was a traceback from click ('not able to determine binary stream')."""
+    code, stderr = run_without("stdin", ["score"])
+    assert code == 2 and "stdin is closed: give a FILE of deals" in stderr
+    assert "Traceback" not in stderr
+
+
+def test_a_line_with_no_end_in_sight_is_refused(bmn, failed):
+    """A line past a megabyte is no deal of 1,000 cards: refused before it is all in memory."""
+    failed(bmn("score", input="-J/Q-\n" + "-" * (1 << 21)), 2, "line 2: longer than 1,048,576")
+
+
+def test_backward_play_takes_at_most_two_decks(bmn, failed):
+    """preimages on a 998-card loop ran for hours (16 s a state at depth 1): refused."""
+    failed(bmn("preimages", "-" * 199 + "J/K"), 2, "at most 104 cards", "has 201")
