@@ -124,6 +124,37 @@ def test_a_second_backend_gives_the_same_run(tmp_path, monkeypatch, threads_run,
     assert search(tmp_path, "inline", InlineBackend(seed)) == threads_run
 
 
+class OneAtATime(ThreadBackend):
+    """The threads backend, saying it runs one chunk at a time: every stream in one lane. It
+    counts the chunks submitted and not yet back."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.out = self.most = 0
+
+    def default_streams(self) -> int:
+        return 1
+
+    def submit(self, task: Task) -> None:
+        self.out += 1
+        self.most = max(self.most, self.out)
+        super().submit(task)
+
+    def next_result(self, timeout: float) -> Result | None:
+        result = super().next_result(timeout)
+        self.out -= result is not None
+        return result
+
+
+def test_streams_taking_turns_in_one_lane_give_the_same_run(tmp_path, monkeypatch, threads_run):
+    """Three streams where the backend runs one chunk at a time: they take turns, with no
+    more chunks out than one stream alone keeps (two), and the run is the same."""
+    monkeypatch.setattr(driver, "CHUNK_SECONDS", 0.01)  # many turns
+    backend = OneAtATime()
+    assert search(tmp_path, "turns", backend) == threads_run
+    assert backend.most == Search.in_flight == 2
+
+
 def test_stopped_on_one_backend_and_resumed_on_another(tmp_path, monkeypatch, threads_run):
     monkeypatch.setattr(driver, "CHUNK_SECONDS", 0.01)
     monkeypatch.setattr(driver, "COMMIT_SECONDS", 0.0)  # a commit per chunk: stop at the first
