@@ -148,8 +148,8 @@ if TYPE_CHECKING:
     type=Whole(2, 4),
     default=2,
     show_default=True,
-    help="Seats at the table, 2 to 4: the standard deck dealt one card at a time from seat "
-    "0 (26/26, 18/17/17, 13 each); stored with the run.",
+    help="Seats at the table, 2 to 4: the deck dealt one card at a time from seat 0 (the "
+    "standard deck: 26/26, 18/17/17, 13 each); stored with the run.",
 )
 @seed_option("Seed, 0 to 2**63 - 1; drawn at random and stored with the run if omitted.")
 @STORE_OPTION
@@ -179,8 +179,9 @@ if TYPE_CHECKING:
     "--deck",
     type=DeckSpec(),
     default=None,
-    help="every, loop, grow: the deck, 'standard' or counts N,J,Q,K,A of numerals and court "
-    "cards like 14,2,2,2,0. every: the deck enumerated [default: standard]; grow: the deck "
+    help="The deck, 'standard' or counts N,J,Q,K,A of numerals and court cards like "
+    "14,2,2,2,0 (two card values at least). walk, random, climb, lahc: the deck searched, on "
+    "the CPU [default: standard]; every: the deck enumerated [default: standard]; grow: the deck "
     "whose cycles are built [default: standard]; loop: 'mixed' "
     "[default] (a random sub-deck of the standard deck per batch: measured to find the most "
     "cycles; full random deals almost never loop), 'standard' or counts like 36,1,1,0,0.",
@@ -196,8 +197,9 @@ if TYPE_CHECKING:
     "--hand-sizes",
     type=HandSizes(),
     default=None,
-    help="every: the hands, seat 0's first, adding up to the deck, like 10,10 or 7,7,6 "
-    "[default: as even as possible, seat 0 first, over --players seats]. grow: the two hand "
+    help="walk, random, climb, lahc, every: the hands, seat 0's first, adding up to the deck, "
+    "like 10,10 or 7,7,6 [default: as even as possible, seat 0 first, over --players seats]; "
+    "stored with the run. grow: the two hand "
     "sizes each cycle's stored starting deal comes nearest to [default: even].",
 )
 @click.option(
@@ -268,7 +270,8 @@ def search(
     hunt, which takes no --strategy, --keep-above, --patience or --history;
     --grow-from is for --objective grow, which takes --basin-states too.
     --players 3 or 4 searches the standard deck dealt round three or four seats,
-    with every strategy, on the CPU (loop hunts and grow runs play two seats).
+    with every strategy, on the CPU (loop hunts and grow runs play two seats);
+    --deck and --hand-sizes search any other deck, on the CPU.
 
     \b
     Examples:
@@ -277,6 +280,7 @@ def search(
       bmn search --strategy lahc --objective tricks --time 30m
       bmn search --iterations 100000000 --seed 42 --workers 2
       bmn search --players 3 --time 15m  # 18/17/17 cards, seat 0 first
+      bmn search --deck 14,2,2,2,0 --strategy climb --time 1m   # 10/10 cards
       bmn search --resume                 # continue the latest unfinished run
       bmn search --objective loop --time 1h --workers 2
       bmn search --objective loop --loop-deck standard --time 8h
@@ -370,8 +374,8 @@ def check_settings(ctx: click.Context, resume: str | None, options: dict) -> Run
 
 
 def check_deck(ctx: click.Context, kind: RunKind, o: dict) -> None:
-    """--deck and --loop-deck (its first name) as one setting; an enumeration's deck, hand
-    sizes and ranks checked before a store is made."""
+    """--deck and --loop-deck (its first name) as one setting; a search's deck and hand
+    sizes, an enumeration's and its ranks, checked before a store is made."""
     if o["deck"] is not None and o["loop_deck"] is not None:
         refuse(ctx, "loop_deck", "is the first name of --deck; give one of them")
     deck, named = (o["loop_deck"], "loop_deck") if o["deck"] is None else (o["deck"], "deck")
@@ -382,13 +386,22 @@ def check_deck(ctx: click.Context, kind: RunKind, o: dict) -> None:
             check_grow_input(deck or "standard", o["hand_sizes"])
         except GrowInputError as err:
             raise click.BadParameter(str(err), ctx, param(ctx, err.option)) from None
-    if kind.name != "every":
+    if kind.name not in ("every", "longest"):
         return
-    from bmn.search.runs.every import BadInput, check_input
-
     sizes = o["hand_sizes"]
     if sizes is not None and given(ctx, "players") and len(sizes) != o["players"]:
         refuse(ctx, "hand_sizes", f"gives {len(sizes)} hands; --players is {o['players']}")
+    if kind.name == "longest":
+        from bmn.search.runs.longest import DeckError
+        from bmn.search.runs.longest import check_deck as check_search_deck
+
+        try:
+            check_search_deck(deck or "standard", sizes, o["players"])
+        except DeckError as err:
+            raise click.BadParameter(str(err), ctx, param(ctx, err.option)) from None
+        return
+    from bmn.search.runs.every import BadInput, check_input
+
     try:
         check_input(deck or "standard", sizes, o["players"], o["from_rank"] or 0, o["to_rank"])
     except BadInput as err:

@@ -22,12 +22,9 @@ SEARCH_SETTINGS = ("strategy", "keep_above", "patience", "history")
 CLUSTER_OPTIONS = ("scheduler", "scheduler_file", "cluster")
 # Options a strategy reads only if it uses them (search/strategies/registry.py), and what a
 # strategy that does not use one is (after its name: 'walk does not restart').
-STRATEGY_OPTIONS = {
-    "patience": "does not restart",
-    "history": "keeps no history",
-    "deck": "searches the standard deck",
-    "hand_sizes": "deals the standard deck evenly",
-}
+STRATEGY_OPTIONS = {"patience": "does not restart", "history": "keeps no history"}
+# Why the GPU search refuses a deck: its kernel deals the standard deck, 26/26.
+GPU_DECK = "is for the CPU search: --device cuda deals the standard deck 26/26 only"
 # The order in which a new run's options are checked: the first refused is the one named.
 CHECK_ORDER = (
     "grow_from",
@@ -113,6 +110,8 @@ KINDS: dict[str, RunKind] = {
                 "patience": "patience",
                 "history": "history",
                 "players": "players",
+                "deck": "deck",
+                "hand_sizes": "hand_sizes",
             },
             seats=(2, 3, 4),
         ),
@@ -128,7 +127,11 @@ KINDS: dict[str, RunKind] = {
             on_backend=False,
             strategies=("walk", "random"),
             does="searches for the longest games",
-            refuses={"workers": "sets CPU threads; with --device cuda use --device-threads"},
+            refuses={
+                "workers": "sets CPU threads; with --device cuda use --device-threads",
+                "deck": GPU_DECK,
+                "hand_sizes": GPU_DECK,
+            },
         ),
         RunKind(
             "loop-hunt",

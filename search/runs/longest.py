@@ -173,6 +173,12 @@ class Progress(RunProgress):
     def title(self) -> str:
         return f"bmn search, run {self.run}"
 
+    @property
+    def standard(self) -> bool:
+        """Whether the run searches the standard deck dealt evenly (the display's odds and
+        record rows are about that deck only)."""
+        return not self.deck
+
     def setting(self) -> str:
         setting = super().setting()
         return setting if not self.deck else f"{setting}, deck of {self.deck}"

@@ -18,7 +18,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from bmn.kernels.config import FINISHED, STATUS_NAMES
-from bmn.kernels.deal import deal_texts
+from bmn.kernels.deal import deal_texts, even_sizes
 from bmn.records.store import Find, Store
 from bmn.records.store.bulk import Bulk, in_bulk
 from bmn.search.backends.base import Backend
@@ -40,6 +40,8 @@ class Summary:
     seconds: float
     seed: int
     odds: Odds | None = None  # the best against random deals' fitted tail (measure/odds.py)
+    deck: str = "standard"  # the deck searched: 'standard' or counts N,J,Q,K,A
+    hand_sizes: list[int] | None = None  # its hands, seat 0 first
 
     def as_dict(self) -> dict:
         fields = {**asdict(self), "odds": self.odds.as_dict() if self.odds else None}
@@ -53,9 +55,16 @@ class Summary:
             best = "none, nothing was searched yet"
         text = (
             f"run {self.run} ({self.status}): {counted(self.games, 'game')} in "
-            f"{self.seconds:,.1f} s; seed {self.seed}\nbest: {best}"
+            f"{self.seconds:,.1f} s; seed {self.seed}{self._deck_text()}\nbest: {best}"
         )
         return text if self.odds is None else f"{text}\n{odds_line(self.odds)}"
+
+    def _deck_text(self) -> str:
+        """'; deck 14,2,2,2,0, hands 10/10' off the standard deck dealt evenly; else ''."""
+        sizes = self.hand_sizes or []
+        if self.deck == "standard" and sizes == list(even_sizes(sum(sizes), len(sizes))):
+            return ""
+        return f"; deck {self.deck}, hands {'/'.join(map(str, sizes))}"
 
 
 @dataclass(frozen=True)
@@ -192,15 +201,20 @@ class LongestRun(RunHandler):
         self._committed(finds, bulks)
 
     def _summary(self, status: str, seconds: float) -> Summary:
-        """The run's summary from its streams' states."""
+        """The run's summary from its streams' states, naming its deck and hands; the odds of
+        random deals only where it searches the deck they are measured on."""
         best, games, seed = self._best(), self.games, self.options.seed
+        deck = {"deck": self._deck(), "hand_sizes": list(self._hand_sizes())}
         if best is None:
-            return Summary(self.run_id, status, "", -1, -1, games, seconds, seed)
+            return Summary(self.run_id, status, "", -1, -1, games, seconds, seed, **deck)
         o, rate = self.options, self.progress.rate
-        odds = run_odds(o.objective, self.seats, best.cards, best.tricks, games, rate)
+        odds = None
+        if self._standard():
+            odds = run_odds(o.objective, self.seats, best.cards, best.tricks, games, rate)
         return Summary(
-            self.run_id, status, best.deal, best.cards, best.tricks, games, seconds, seed, odds
-        )
+            self.run_id, status, best.deal, best.cards, best.tricks, games, seconds, seed, odds,
+            **deck,
+        )  # fmt: skip
 
     # -- what each longest-game run says ---------------------------------------------------------
 
@@ -218,6 +232,14 @@ class LongestRun(RunHandler):
     def _hand_sizes(self) -> tuple[int, ...]:
         """The hand sizes of its deals."""
         raise NotImplementedError
+
+    def _deck(self) -> str:
+        """The deck it searches: 'standard' or counts N,J,Q,K,A."""
+        return "standard"
+
+    def _standard(self) -> bool:
+        """Whether it searches the standard deck dealt evenly (the published games' deals)."""
+        return True
 
     def _best(self) -> RunBest | None:
         """The best deal of any stream, as committed or absorbed; None before any game."""

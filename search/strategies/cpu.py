@@ -135,12 +135,18 @@ def run_chunk(
 ) -> tuple[int, int]:
     """Advance one worker by up to `iterations` deals of a strategy (compiles on first use).
 
-    The deal is scored by the compiled kernel registered for the worker's seat count.
+    The deal is scored by the compiled kernel registered for the worker's seat count; it may
+    be any deck (moves permute its cards), and `finds` rows are as wide as it.
     Returns (iterations done, finds written into `finds`).
     """
     kernel = kernel_for(len(state.sizes))
     if kernel is None:
         raise ValueError(f"no compiled kernel for {len(state.sizes)} seats to search with")
+    if finds.decks.shape[1] != len(state.deck) or int(state.sizes.sum()) != len(state.deck):
+        raise ValueError(
+            f"a deal of {len(state.deck)} cards cut into {state.sizes.tolist()} kept in finds"
+            f" of {finds.decks.shape[1]} cards"
+        )
     return chunk()(
         list(STRATEGIES).index(name),
         state.deck,

@@ -448,7 +448,7 @@ def _finish(host: Streams, t: int, objective: int, keep_above: int) -> tuple:
     status, cards, tricks = two.exact_at(deck, 0, HAND, HAND)[:3]
     score = cards if objective == 0 else tricks
     counters = host.counters[t]
-    if score > counters[BEST]:
+    if status == FINISHED and score > counters[BEST]:  # a loop is never the best (moves.record)
         host.best[t] = deck
         counters[BEST], counters[BEST_CARDS], counters[BEST_TRICKS] = score, cards, tricks
         counters[IMPROVEMENTS] += 1

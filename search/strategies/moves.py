@@ -50,9 +50,11 @@ def record(
 
     A find is every improvement on the worker's best, every deal of at least `keep_above`
     cards and every loop. Improvements depend only on the worker's own sequence, so the
-    finds of a resumed run are exactly those of an uninterrupted one.
+    finds of a resumed run are exactly those of an uninterrupted one. The best is the longest
+    finished game, as the enumeration's (search/strategies/every.py): a loop's figures say
+    where it repeats, not how long it is, and small decks loop often.
     """
-    improved = score > counters[BEST]
+    improved = status == FINISHED and score > counters[BEST]
     if improved:
         best[:] = deck
         counters[BEST] = score
@@ -69,7 +71,8 @@ def record(
 
 
 def swap_distinct(deck, s0, s1, s2, s3):
-    """Swap two cards of different value: (the positions, the next generator state).
+    """Swap two cards of different value: (the positions, the next generator state). The deck
+    holds two values at least (a search refuses a deck of one value: it has a single deal).
 
     Plain Python, compiled here for the CPU and by search/strategies/cuda.py for the GPU, so a
     device stream makes exactly a CPU worker's moves.

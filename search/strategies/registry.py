@@ -18,10 +18,6 @@ class Strategy:
     description: str
     patience: bool = False  # restarts after --patience deals without an improvement
     history: bool = False  # keeps a late-acceptance history of --history scores
-    # Deals any --deck and --hand-sizes; the compiled search loop's strategies search the
-    # standard deck dealt evenly (their worker states and finds buffers are 52 cards).
-    deck: bool = False
-    hand_sizes: bool = False
 
 
 STRATEGIES = {
@@ -40,8 +36,6 @@ CHOICES = {
     ENUMERATION: Strategy(
         "every deal of --deck in rank order, or ranks --from-rank to --to-rank - 1"
         " (docs/searching.md, 'Every deal of a deck')",
-        deck=True,
-        hand_sizes=True,
     ),
 }
 DEFAULT_STRATEGY = "walk"
@@ -61,5 +55,6 @@ def strategy_help() -> str:
 
 
 def uses(strategy: str, option: str) -> bool:
-    """Whether a strategy reads a run option ('patience', 'history', 'deck', 'hand_sizes')."""
+    """Whether a strategy reads a run option ('patience', 'history'). Every strategy takes
+    --deck and --hand-sizes (search/runs/kinds.py)."""
     return getattr(CHOICES[strategy], option)

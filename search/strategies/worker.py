@@ -30,8 +30,8 @@ N_COUNTERS = 8
 class WorkerState:
     """One worker's search state; every field is a numpy array."""
 
-    deck: np.ndarray  # uint8[52]: the current deal, hands concatenated in seat order
-    best: np.ndarray  # uint8[52]: the best deal this worker has scored
+    deck: np.ndarray  # uint8[n]: the current deal, hands concatenated in seat order
+    best: np.ndarray  # uint8[n]: the best finished deal this worker has scored
     rng: np.ndarray  # uint64[4]: the generator state
     counters: np.ndarray  # int64[N_COUNTERS], slots named above
     history: np.ndarray  # int64[L]: late-acceptance history (length 1 when unused)
@@ -52,14 +52,20 @@ class WorkerState:
 
 
 def new_worker(
-    seed: int, worker: int, history: int = 1, sizes: Sequence[int] = STANDARD_SIZES
+    seed: int,
+    worker: int,
+    history: int = 1,
+    sizes: Sequence[int] = STANDARD_SIZES,
+    deck: Sequence[int] | np.ndarray = STANDARD_DECK,
 ) -> WorkerState:
     """A fresh worker: its own generator stream and a shuffled first deal, not yet scored.
 
-    The deal is the standard deck cut into hands of `sizes`, seat 0 first.
+    The deal is `deck` (penalty values; the standard deck by default) shuffled and cut into
+    hands of `sizes`, seat 0 first. Every later deal is a permutation of it, so a worker
+    searches the deck it starts with.
     """
     rng = seed_state(seed, stream=worker)
-    rows, hands = random_deals(1, rng, sizes=sizes)
+    rows, hands = random_deals(1, rng, deck=deck, sizes=sizes)
     deck = rows[0]
     counters = np.zeros(N_COUNTERS, dtype=np.int64)
     counters[CURRENT] = counters[BEST] = -1  # nothing scored yet

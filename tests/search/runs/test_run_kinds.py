@@ -97,6 +97,10 @@ MATRIX = {
         "--device-threads 200": "--device-threads must be 1 to 128 or a multiple of 128",
         "--objective loop": "--device cuda searches for the longest games; a loop hunt runs on"
         " the CPU",
+        "--deck 14,2,2,2,0": "--deck is for the CPU search: --device cuda deals the standard"
+        " deck 26/26 only",
+        "--hand-sizes 27,25": "--hand-sizes is for the CPU search: --device cuda deals the"
+        " standard deck 26/26 only",
     },
     ("--objective", "loop"): {
         "--keep-above 9": "--keep-above does nothing with --objective loop: a loop hunt plays"
@@ -114,6 +118,7 @@ MATRIX = {
         "--players 3": "--players must be 2 with --objective loop: it plays two seats",
         "--device cuda": "--device cuda searches for the longest games; a loop hunt runs on the"
         " CPU",
+        "--hand-sizes 27,25": "--hand-sizes is for --objective cards or tricks or grow, not loop",
     },
     ("--objective", "grow"): {
         **{
@@ -148,6 +153,7 @@ ASKED = [
     "--grow-from descent", "--device-threads 8", "--scheduler tcp://h:1",
     "--scheduler-file f.json", "--cluster local", "--strategy climb", "--strategy random",
     "--players 3", "--players 2", "--device cuda", "--objective loop", "--objective tricks",
+    "--deck 14,2,2,2,0", "--hand-sizes 27,25",
 ]  # fmt: skip
 CASES = [
     (base, extra, MATRIX[base].get(extra))
