@@ -37,7 +37,6 @@ _KINDS = (
     (stat.S_ISSOCK, "a socket"),
 )
 
-
 # SQLite opens no file whose full path (links resolved) is longer than this: os_unix.c's
 # MAX_PATHNAME, 512 bytes, less room for the "-journal" it may add (505 bytes fail).
 SQLITE_PATH_MAX = 504
@@ -45,6 +44,7 @@ BESIDE = ("-journal", "-wal", "-shm")  # the files SQLite keeps beside a databas
 
 
 def missing(path: Path) -> StoreError:
+    """The error for a store that is not there, where only an existing one will do."""
     return StoreError(
         f"no record store at {path}; run `bmn search` to make one,"
         " or point --store / BMN_STORE at an existing store"
@@ -60,12 +60,6 @@ def _stat(path: Path) -> os.stat_result | None:
     except OSError as err:
         why = _WHY.get(err.errno or 0, err.strerror or str(err))
         raise StoreError(f"cannot use record store {path}: {why}") from None
-
-
-def exists(path: Path) -> bool:
-    """Whether there is something at `path` (a broken link is nothing); StoreError for a
-    path that cannot be looked at (too long, a loop of links, not permitted)."""
-    return _stat(path) is not None
 
 
 def found(path: Path) -> bool:

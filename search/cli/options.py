@@ -231,13 +231,13 @@ def open_store(path: str) -> Store:
 
 
 def store_exists(path: str) -> bool:
-    """Whether anything is at the store path; StoreError (exit 1) for a path that cannot be
-    looked at (a name too long, a loop of links)."""
+    """Whether a store file is at the path; StoreError (exit 1) for a path that cannot be
+    looked at (a name too long, a loop of links) or that names no regular file."""
     from pathlib import Path
 
     from bmn.records.store import paths
 
-    return paths.exists(Path(path))
+    return paths.found(Path(path))
 
 
 def given(ctx: click.Context, name: str) -> bool:
