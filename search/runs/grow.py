@@ -392,6 +392,7 @@ class GrowHunt(RunHandler):
         self.new_cycles = 0
         self.pending: dict[str, list] = {}  # seat-blind key -> [Loop, times seen] to commit
         self.known: dict[str, Loop] = {row.rotation_key: row for row in store.loops()}
+        self._round_seconds = 0.0  # how long the latest round took, for streams yet to play one
         super().__init__(store, options, run_id, backend)
 
     @property
@@ -444,10 +445,15 @@ class GrowHunt(RunHandler):
         return self.states[stream]
 
     def _chunk_size(self, stream: int, rate: float | None, planned: int, ahead: float) -> int:
-        """One round; none once the time is up or the stream's share of the rounds is done."""
+        """One round; none once the time is up or the stream's share of the rounds is done,
+        nor one that would end more than half a round past the time (a round, seconds long,
+        cannot be cut short: --time is kept within half a round)."""
         o = self.options
-        if o.seconds is not None and self.spent + self.elapsed() >= o.seconds:
-            return 0
+        if o.seconds is not None:
+            left = o.seconds - self.spent - self.elapsed()
+            round_seconds = 1 / rate if rate else self._round_seconds
+            if left <= 0 or left < round_seconds / 2:
+                return 0
         if o.iterations is None:
             return 1
         share = o.iterations // o.workers + (stream < o.iterations % o.workers)
@@ -456,6 +462,7 @@ class GrowHunt(RunHandler):
     def _absorb(self, result: Result) -> None:
         """A round's new cycles: stored once each under their seat-blind key."""
         self.states[result.stream] = result.state
+        self._round_seconds = result.seconds / max(result.games, 1)  # any stream's last round
         for find in result.finds:
             if find.key in self.pending:
                 self.pending[find.key][1] += 1

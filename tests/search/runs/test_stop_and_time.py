@@ -15,6 +15,7 @@ import pytest
 from bmn.records.store import Store
 from bmn.search.backends.threads import ThreadBackend, default_workers
 from bmn.search.cli.options import MAX_WORKERS
+from bmn.search.runs.grow import GrowHunt, GrowRunOptions
 from bmn.search.runs.longest import Search, SearchOptions
 
 HANG_SECONDS = 600.0  # only a hang reaches it
@@ -139,3 +140,18 @@ def test_a_signal_while_the_kernels_compile(tmp_path, bmn, signum):
     assert resumed.exit_code == 0, resumed.output
     with Store(store, create=False) as db:
         assert db.get_run(1).status == "finished" and db.get_run(1).games > 0
+
+
+def test_a_grow_run_starts_no_round_that_would_end_more_than_half_a_round_late(tmp_path):
+    """A round (seconds of mostly Python) cannot be cut short; a timed grow run once started
+    one with a tenth of a second left and ran a round past its time."""
+    with Store(tmp_path / "g.sqlite") as store:
+        job = GrowHunt(store, GrowRunOptions(seconds=10, workers=1, seed=1))
+        assert job._chunk_size(0, 0.5, 0, 0.0) == 1  # rounds of 2 s, 10 s left
+        job.spent = 8.5  # 1.5 s left: the round would end 0.5 s late
+        assert job._chunk_size(0, 0.5, 0, 0.0) == 1
+        assert job._chunk_size(0, None, 0, 0.0) == 1  # no round timed yet
+        job.spent = 9.2  # 0.8 s left: 1.2 s late
+        assert job._chunk_size(0, 0.5, 0, 0.0) == 0
+        job._round_seconds = 2.0  # another stream's round, for one not timed yet
+        assert job._chunk_size(0, None, 0, 0.0) == 0
