@@ -166,9 +166,15 @@ class GuardedOutput:
         return getattr(self.stream, name)
 
 
+LONGEST_ERROR = 1_000  # characters of an error line: what is wrong, not the whole input
+
+
 def show_error(err: click.ClickException) -> None:
     """The one line of an error, and for a usage error the line that says where help is."""
     message = " ".join(err.format_message().split())
+    if len(message) > LONGEST_ERROR:  # a value echoed back whole (an argument can be 128 KB)
+        cut = message[: LONGEST_ERROR - 100]
+        message = f"{cut}... ({len(message) - len(cut):,} more characters) ...{message[-80:]}"
     click.echo(f"Error: {message}", err=True)
     ctx = getattr(err, "ctx", None)
     usage = isinstance(err, click.UsageError) and ctx is not None
