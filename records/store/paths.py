@@ -65,6 +65,8 @@ def _stat(path: Path) -> os.stat_result | None:
 def found(path: Path) -> bool:
     """Whether a store file is at `path` (False: nothing, or a broken link); StoreError for a
     path that cannot be looked at or that names anything but a regular file."""
+    if path == Path():  # '' as Path reads it
+        raise StoreError("the record store's path is empty or '.': name a file with --store")
     info = _stat(path)
     if info is None:
         return False
@@ -113,8 +115,6 @@ def _check_length(path: Path, real: Path) -> None:
 def open_mode(path: Path, create: bool, read_only: bool) -> str:
     """The URI parameters to open the store at `path` with; StoreError for a path that is no
     regular file, a missing store (unless `create`), or one that a writer cannot write."""
-    if not os.fspath(path) or path == Path():
-        raise StoreError("the record store's path is empty or '.': name a file with --store")
     there = found(path)
     _check_length(path, _real(path))
     if not there:
