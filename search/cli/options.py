@@ -397,6 +397,21 @@ def check_figure(path: str) -> None:
         raise click.BadParameter(str(err), param_hint="-o/--output") from err
 
 
+def check_not_store(output: str, store: str) -> None:
+    """A usage error for a figure file that is the store itself: drawing would destroy it."""
+    import os
+
+    try:
+        same = os.path.samefile(output, store)
+    except (OSError, ValueError):  # either is not there (or is no path): not the same file
+        return
+    if same:
+        raise click.BadParameter(
+            f"{output} is the record store (--store); drawing there would destroy it",
+            param_hint="-o/--output",
+        )
+
+
 def write_figure(draw: Callable[..., object], *args: Any) -> None:
     """Call a plots.py drawing function; a file that cannot be written is a runtime failure."""
     try:

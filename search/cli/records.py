@@ -16,6 +16,7 @@ from bmn.search.cli.options import (
     HandCommand,
     Whole,
     check_figure,
+    check_not_store,
     echo,
     figure_option,
     given,
@@ -116,6 +117,7 @@ def records_plot(run_ids: tuple[int, ...], output: str, players: int | None, sto
     from bmn.search.output.plots import plot_records, store_progress
 
     check_figure(output)
+    check_not_store(output, store)
     with open_store(store) as db:
         missing = sorted(set(run_ids) - {run.id for run in db.runs()})
         if missing:

@@ -430,3 +430,15 @@ def test_a_store_that_a_search_writes_is_read_consistently(folder):
         with Store(store, create=False, read_only=True) as reader:
             assert len(reader.top()) == 2
         assert writer.add_finds(run, [Find("Q/J/-/-", 6, 3)]) == 1
+
+
+def test_a_figure_drawn_over_the_store_is_refused(bmn, folder):
+    store = folder / "progress.png"  # a store named like a figure, and -o naming it
+    good_store(store)
+    before = listing(folder)
+    for output in (store, link("progress.png")(folder / "other.png")):
+        result = bmn("records", "plot", "-o", output, "--store", store)
+        assert "is the record store (--store)" in error_line(result, 2)
+    with Store(store, create=False, read_only=True) as db:
+        assert db.version == SCHEMA_VERSION
+    assert {k: v for k, v in listing(folder).items() if k != "other.png"} == before
