@@ -111,47 +111,41 @@ class TextLines:
         self.warned = False
 
     def __iter__(self):
+        """Each line as text, and INPUT_PAUSED when the input pauses: read1 returns what has
+        come (waiting only while nothing has), then select says whether more is ready."""
         from bmn.kernels.lines import INPUT_PAUSED
 
-        for raw in self.raw_lines():
-            if raw is INPUT_PAUSED:
-                yield raw
-                continue
-            self.number += 1
-            try:  # a byte-order mark is not part of the first deal
-                line = raw.decode("utf-8-sig" if self.number == 1 else "utf-8")
-            except UnicodeDecodeError as err:
-                self.error = (
-                    f"line {self.number}: not UTF-8 text (byte {raw[err.start]:#04x} at"
-                    f" position {err.start + 1}); is this a file of deals?"
-                )
-                return
-            yield line
-
-    def raw_lines(self):
-        """Each line (bytes, with its newline), and None when the input pauses: read1 returns
-        what has come (waiting only while nothing has), then select says whether more is
-        ready."""
         read = getattr(self.source, "read1", self.source.read)
-        part: list[bytes] = []  # the start of a line that has not ended yet
-        size = 0
+        rest = b""  # the start of a line that has not ended yet (at most LONGEST bytes)
         while chunk := read(self.CHUNK):
-            *ended, rest = chunk.split(b"\n")
-            for line in ended:
-                yield b"".join([*part, line, b"\n"])
-                part, size = [], 0
-            part.append(rest)
-            size += len(rest)
-            if size > self.LONGEST:
+            *ended, rest = (rest + chunk).split(b"\n")
+            for raw in ended:
+                line = self.decode(raw + b"\n")
+                if line is None:
+                    return
+                yield line
+            if len(rest) > self.LONGEST:
                 self.error = (
                     f"line {self.number + 1}: longer than {self.LONGEST:,} bytes; a deal"
                     f" holds at most {MAX_DEAL_CARDS:,} cards: is this a file of deals?"
                 )
                 return
             if not input_ready(self.source):
-                yield None
-        if size:
-            yield b"".join(part)
+                yield INPUT_PAUSED
+        if rest and (line := self.decode(rest)) is not None:
+            yield line
+
+    def decode(self, raw: bytes) -> str | None:
+        """The next line as text; None (and `error` set) for bytes that are not UTF-8."""
+        self.number += 1
+        try:  # a byte-order mark is not part of the first deal
+            return raw.decode("utf-8-sig" if self.number == 1 else "utf-8")
+        except UnicodeDecodeError as err:
+            self.error = (
+                f"line {self.number}: not UTF-8 text (byte {raw[err.start]:#04x} at"
+                f" position {err.start + 1}); is this a file of deals?"
+            )
+            return None
 
     def warn_once(self, deals: list[str]) -> None:
         """One warning on stderr for the first deal that is not the standard deck."""
