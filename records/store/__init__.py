@@ -3,6 +3,7 @@
 It uses only the standard library's sqlite3, so reading a store needs nothing compiled. The
 package owns the schema and every SQL statement; `Store` is built from one part per concern:
 - schema.py: the migrations, SCHEMA_VERSION, and the checks that a file is a bmn store;
+- paths.py: the store path checked before SQLite touches it, and how a reader opens it;
 - connection.py: opening a file, write transactions, sqlite3 errors as StoreError (errors.py);
 - runs.py: runs and their leases (holder, heartbeat); loops.py: cycles of endless games;
 - finds.py: finds stored one row each or in bulk (bulk.py packs those), read through one reader;
@@ -13,8 +14,11 @@ Safety rules (connection.py and schema.py say why):
 - WAL journal, BEGIN IMMEDIATE write transactions (one per public method) and a long busy
   timeout, so several searches share a store; synchronous=FULL, so a stored find survives a
   power cut.
-- A file is checked before anything is written to it: not SQLite, another program's database,
-  a newer schema or a damaged file each raise StoreError and leave the file untouched.
+- A file is checked before anything is written to it: no regular file, not SQLite, another
+  program's database, a newer schema, a version its tables contradict or a damaged file each
+  raise StoreError and leave the file untouched.
+- A reader (read_only: the records commands) writes nothing: no migration (an older store is
+  read from an upgraded copy in memory), no file left beside the store.
 - Migrations are appended, never edited: a released one's SQL stays byte for byte.
 """
 
