@@ -320,7 +320,8 @@ class GrowProgress(RunProgress):
             f"run {self.run}: {self.clock()}, {counted(self.games, 'round')}, "
             f"{counted(self.pieces, 'closed piece')}, {cycles_of(self.deck, self.cycles)} "
             f"({self.new_cycles} new to the store), "
-            f"{self.balanced} balanced, most balanced {self.best_split}"
+            f"{self.balanced} balanced"
+            + ("" if self.best_split == "-" else f", most balanced {self.best_split}")
         )
 
 
@@ -348,9 +349,13 @@ class GrowSummary:
             f"seed {self.seed}, from {self.grow_from} pieces\n"
             f"{cycles_of(self.deck, self.cycles, 'distinct ')} "
             f"({self.new_cycles} new to the store), {self.balanced} "
-            f"reached from a {self.sizes} deal, most balanced starting deal {self.best_split}; "
+            f"reached from a {self.sizes} deal{self._most_balanced()}; "
             f"list them with: {listing}{store_option(self.store)}"
         )
+
+    def _most_balanced(self) -> str:
+        """', most balanced starting deal 26/26'; nothing before a cycle was found."""
+        return "" if self.best_split == "-" else f", most balanced starting deal {self.best_split}"
 
     def as_dict(self) -> dict:
         return {
@@ -361,7 +366,7 @@ class GrowSummary:
             "distinct_cycles": self.cycles,
             "new_cycles": self.new_cycles,
             "balanced_cycles": self.balanced,
-            "most_balanced": self.best_split,
+            "most_balanced": None if self.best_split == "-" else self.best_split,
             "deck": self.deck,
             "hand_sizes": self.sizes,
         }

@@ -96,9 +96,11 @@ class RunProgress:
         raise NotImplementedError
 
     def clock(self) -> str:
-        """Where the run stands in time, for log lines: '42%, 1m05s elapsed, 1m30s left'."""
+        """Where the run stands in time, for log lines: '42%, 1m05s elapsed, 1m30s left' (the
+        time left once it is known)."""
         share = "" if self.done is None else f"{self.done:.0%}, "
-        return f"{share}{duration(self.seconds)} elapsed, {duration(self.remaining)} left"
+        left = "" if self.remaining is None else f", {duration(self.remaining)} left"
+        return f"{share}{duration(self.seconds)} elapsed{left}"
 
 
 @dataclass

@@ -17,9 +17,11 @@ from bmn.search.backends.threads import ThreadBackend, default_workers
 from bmn.search.cli.options import MAX_WORKERS
 from bmn.search.runs.grow import GrowHunt, GrowRunOptions
 from bmn.search.runs.longest import Search, SearchOptions
+from bmn.search.runs.loop_hunt import LoopHunt, LoopOptions
 
 HANG_SECONDS = 600.0  # only a hang reaches it
 SENTINEL = re.compile(r"(?<![\w/.-])-1\b")  # -1 as a figure, not inside a path
+PLACEHOLDER = re.compile(r"\s-(?=[\s;,]|$)", re.MULTILINE)  # a lone '-' for a missing value
 
 
 def timed_run(tmp_path, name: str, workers: int, seconds: float = 1.0) -> float:
@@ -76,7 +78,8 @@ def test_a_stop_while_the_kernels_compile_ends_the_run_at_once(tmp_path):
             "interrupted", 0, "interrupted", 0,
         )  # fmt: skip
         assert summary.text().endswith("best: none, nothing was searched yet")
-        assert not SENTINEL.search(summary.text() + job.progress.line())
+        text = f"{summary.text()}\n{job.progress.line()}"
+        assert not SENTINEL.search(text) and not PLACEHOLDER.search(text), text
         assert summary.as_dict()["best_cards"] is None
         StopWhileWarming.gate.set()  # the start ends, after the backend was closed
         for thread in threading.enumerate():
@@ -85,6 +88,43 @@ def test_a_stop_while_the_kernels_compile_ends_the_run_at_once(tmp_path):
         assert backend.details().startswith("0 threads")  # it started none once closed
         resumed = Search.resume(store, summary.run).run()
     assert (resumed.status, resumed.games) == ("finished", 50_000)
+
+
+def stopped_while_warming(kind: type, store: Store, options: object):
+    """A run of `kind` stopped while its kernels 'compile'; its summary (the 'compile' is let
+    end once the run has returned)."""
+    gate = threading.Event()
+
+    def warm() -> None:
+        job.stop.set()
+        gate.wait(HANG_SECONDS)
+
+    job = type(f"Slow{kind.__name__}", (kind,), {"warm": staticmethod(warm)})(store, options)
+    try:
+        return job.run(), job.progress
+    finally:
+        gate.set()
+
+
+@pytest.mark.parametrize(
+    ("kind", "options"),
+    [
+        (LoopHunt, LoopOptions(iterations=3000, workers=1, seed=11, deck="5,2,2,0,0")),
+        (GrowHunt, GrowRunOptions(iterations=1, workers=1, seed=2, grow_from="descent")),
+    ],
+)
+def test_other_runs_stopped_while_compiling_say_so_and_resume(tmp_path, kind, options):
+    with Store(tmp_path / "s.sqlite") as store:
+        summary, progress = stopped_while_warming(kind, store, options)
+        assert (summary.status, summary.games, store.get_run(summary.run).games) == (
+            "interrupted", 0, 0,
+        )  # fmt: skip
+        text = f"{summary.text()}\n{progress.line()}"
+        assert not SENTINEL.search(text) and not PLACEHOLDER.search(text), text
+        assert "-1" not in map(str, summary.as_dict().values())
+        assert "-" not in summary.as_dict().values()
+        resumed = kind.resume(store, summary.run).run()
+    assert resumed.status == "finished" and resumed.games == options.iterations
 
 
 # A child `bmn` that says down a pipe when the run starts its backend (compiles its kernels).
