@@ -58,7 +58,7 @@ class StoreReader:
         from bmn.records.store import Store
 
         self.path = Path(path)
-        self._store: Store = Store(self.path, create=False)  # the read path: never makes one
+        self._store: Store = Store(self.path, create=False, read_only=True)  # writes nothing
 
     def close(self) -> None:
         self._store.close()
