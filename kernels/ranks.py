@@ -37,6 +37,33 @@ MAX_CARDS = 64  # the compiled kernels' limit: one uint64 mask per hand (kernels
 MAX_HAND = 63  # a hand's mask keeps a sentinel bit past its bottom card
 
 
+class DeckInputError(DealError):
+    """A deck, hand sizes or rank range a run cannot take; `option` names the setting
+    ('deck', 'hand_sizes', 'from_rank', 'to_rank') as the command line's parameter."""
+
+    def __init__(self, option: str, message: str):
+        super().__init__(message)
+        self.option = option
+
+
+def check_deck(
+    deck: str, hand_sizes: Sequence[int] | None, players: int = 2
+) -> tuple[Counts, tuple[int, ...]]:
+    """A run's deck counts and hand sizes: 'standard' or 'N,J,Q,K,A', dealt into `hand_sizes`
+    or as evenly as possible over `players`, seat 0 first. DeckInputError naming the option
+    otherwise (a bad default split is the deck's fault)."""
+    try:
+        counts = parse_deck(deck)
+    except DealError as err:
+        standard = f"or 'standard' ({counts_text(STANDARD_COUNTS)})"
+        raise DeckInputError("deck", f"{err}, {standard}") from None
+    sizes = hand_sizes or default_hand_sizes(sum(counts), players)
+    try:
+        return counts, check_hand_sizes(counts, sizes)
+    except DealError as err:
+        raise DeckInputError("hand_sizes" if hand_sizes else "deck", str(err)) from None
+
+
 def parse_deck(text: str) -> Counts:
     """A deck option as counts of numerals, J, Q, K, A: 'standard' or 'N,J,Q,K,A' (spaces
     anywhere ignored). DealError (a ValueError) for anything else or a deck of no card."""

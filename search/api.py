@@ -105,6 +105,7 @@ def search(
     kind = start.check_new_run(
         objective or "cards", device or "cpu", strategy or "walk", players or 2, set(given)
     )
+    start.check_deck(kind, given)  # before a store is made
     with Store(store) as db:
         return _run(start.new_run(db, kind, given, backend), on_progress, display)
 

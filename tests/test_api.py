@@ -142,6 +142,11 @@ def test_bad_stores_and_runs_raise_store_errors(tmp_path):
         ({"colour": "red"}, "colour"),
         ({"resume": 1, "seed": 3}, "seed"),
         ({"resume": "first"}, "resume"),
+        ({"deck": "1,0,0,0,0"}, "deck"),
+        ({"strategy": "every", "deck": "6,2,1,1,0", "to_rank": 10**9}, "to_rank"),
+        ({"objective": "grow", "deck": "3,0,0,0,0"}, "deck"),
+        ({"deck": "6,2,1,1,0", "hand_sizes": (5, 4)}, "hand_sizes"),
+        ({"deck": "6,2,1,1,0", "hand_sizes": (5, 5), "players": 3}, "hand_sizes"),
     ],
 )
 def test_bad_search_settings_raise_search_option_error(tmp_path, settings, option):

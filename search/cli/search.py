@@ -374,39 +374,15 @@ def check_settings(ctx: click.Context, resume: str | None, options: dict) -> Run
 
 
 def check_deck(ctx: click.Context, kind: RunKind, o: dict) -> None:
-    """--deck and --loop-deck (its first name) as one setting; a search's deck and hand
-    sizes, an enumeration's and its ranks, checked before a store is made."""
-    if o["deck"] is not None and o["loop_deck"] is not None:
-        refuse(ctx, "loop_deck", "is the first name of --deck; give one of them")
-    deck, named = (o["loop_deck"], "loop_deck") if o["deck"] is None else (o["deck"], "deck")
-    if kind.name == "grow":
-        from bmn.search.runs.grow import GrowInputError, check_grow_input
-
-        try:
-            check_grow_input(deck or "standard", o["hand_sizes"])
-        except GrowInputError as err:
-            raise click.BadParameter(str(err), ctx, param(ctx, err.option)) from None
-    if kind.name not in ("every", "longest"):
-        return
-    sizes = o["hand_sizes"]
-    if sizes is not None and given(ctx, "players") and len(sizes) != o["players"]:
-        refuse(ctx, "hand_sizes", f"gives {len(sizes)} hands; --players is {o['players']}")
-    if kind.name == "longest":
-        from bmn.search.runs.longest import DeckError
-        from bmn.search.runs.longest import check_deck as check_search_deck
-
-        try:
-            check_search_deck(deck or "standard", sizes, o["players"])
-        except DeckError as err:
-            raise click.BadParameter(str(err), ctx, param(ctx, err.option)) from None
-        return
-    from bmn.search.runs.every import BadInput, check_input
-
+    """--deck (or its first name --loop-deck), hand sizes and ranks, checked by the library
+    before a store is made: a bad value is a bad parameter, a conflict a refusal."""
+    settings = dict(o, players=o["players"] if given(ctx, "players") else None)
     try:
-        check_input(deck or "standard", sizes, o["players"], o["from_rank"] or 0, o["to_rank"])
-    except BadInput as err:
-        option = named if err.option == "deck" else err.option
-        raise click.BadParameter(str(err), ctx, param(ctx, option)) from None
+        start.check_deck(kind, settings)
+    except start.DeckValueError as err:
+        raise click.BadParameter(err.why, ctx, param(ctx, err.option)) from None
+    except start.SearchOptionError as err:
+        refuse(ctx, err.option, err.why)
 
 
 def refuse_cluster(what: str) -> None:

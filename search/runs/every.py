@@ -21,12 +21,12 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 
 from bmn.kernels.config import LOOP
-from bmn.kernels.deal import DealError, counts_text, deal_text, decode
+from bmn.kernels.deal import counts_text, deal_text, decode
 from bmn.kernels.ranks import (
+    DeckInputError,
     arrangements,
-    check_hand_sizes,
+    check_deck,
     deck_spec,
-    default_hand_sizes,
     describe,
     parse_deck,
     unrank,
@@ -46,35 +46,20 @@ COMMIT_SECONDS = 0.5
 OBJECTIVES = ("cards", "tricks", "loop")
 
 
-class BadInput(DealError):
-    """A deck, hand sizes or rank range an enumeration cannot take; `option` names which."""
-
-    def __init__(self, option: str, message: str):
-        super().__init__(message)
-        self.option = option
-
-
 def check_input(
     deck: str, hand_sizes, players: int, from_rank: int, to_rank: int | None
 ) -> tuple[tuple[int, ...], tuple[int, ...], int, int]:
-    """(counts, hand sizes, first rank, end rank) of an enumeration; BadInput otherwise."""
-    try:
-        counts = parse_deck(deck)
-    except DealError as err:
-        raise BadInput("deck", str(err)) from None
-    sizes = hand_sizes or default_hand_sizes(sum(counts), players)
-    try:
-        sizes = check_hand_sizes(counts, sizes)
-    except DealError as err:
-        raise BadInput("hand_sizes" if hand_sizes else "deck", str(err)) from None
+    """(counts, hand sizes, first rank, end rank) of an enumeration; DeckInputError naming
+    the option otherwise."""
+    counts, sizes = check_deck(deck, hand_sizes, players)
     total = arrangements(counts)
     end = total if to_rank is None else int(to_rank)
     if not 0 <= from_rank < total:
         why = f"rank {from_rank} is outside the deck {counts_text(counts)}'s 0 to {total - 1:,}"
-        raise BadInput("from_rank", why)
+        raise DeckInputError("from_rank", why)
     if not from_rank < end <= total:
         why = f"ranks {from_rank:,} to {end - 1:,} are empty or past the deck's last, {total - 1:,}"
-        raise BadInput("to_rank", f"{why} (--to-rank is the first rank not visited)")
+        raise DeckInputError("to_rank", f"{why} (--to-rank is the first rank not visited)")
     return counts, sizes, int(from_rank), end
 
 

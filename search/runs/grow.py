@@ -46,6 +46,7 @@ from bmn.kernels.deal import (
     parse_counts,
     parse_deal,
 )
+from bmn.kernels.ranks import DeckInputError
 from bmn.records.store import DEFAULT_PATH, Loop, Store
 from bmn.search.backends.base import Backend, Result
 from bmn.search.cycles.piece_hunt import HuntFind, HuntOptions, HuntState, hunt_chunk, known_pieces
@@ -59,14 +60,6 @@ DEFAULT_BASIN_STATES = 100_000
 TRIES = 200_000  # random descents per round: about a third of a second on one core
 DEALS = 8  # deals assembled per round
 COMMIT_SECONDS = 2.0
-
-
-class GrowInputError(DealError):
-    """A deck or hand sizes a grow run cannot take; `option` names which."""
-
-    def __init__(self, option: str, message: str):
-        super().__init__(message)
-        self.option = option
 
 
 @dataclass
@@ -100,7 +93,7 @@ class GrowRunOptions:
             else:
                 self.controls = controls_for(counts)
         if not self.controls:
-            raise GrowInputError(
+            raise DeckInputError(
                 "deck", f"the deck {self.deck} holds no control state to grow cycles from"
             )
 
@@ -124,15 +117,15 @@ class GrowRunOptions:
 
 
 def check_grow_input(deck: str, sizes) -> tuple[tuple[int, ...], tuple[int, int]]:
-    """A grow run's deck counts and hand sizes; GrowInputError naming the option otherwise."""
+    """A grow run's deck counts and hand sizes; DeckInputError naming the option otherwise."""
     try:
         counts = deck_counts(deck)
     except DealError as err:
-        raise GrowInputError("deck", str(err)) from None
+        raise DeckInputError("deck", str(err)) from None
     try:
         return counts, grow_sizes(counts, sizes)
     except DealError as err:
-        raise GrowInputError("hand_sizes", str(err)) from None
+        raise DeckInputError("hand_sizes", str(err)) from None
 
 
 def deck_counts(deck: str) -> tuple[int, ...]:

@@ -23,13 +23,12 @@ from bmn.kernels.config import FINISHED
 from bmn.kernels.deal import (
     STANDARD_COUNTS,
     STANDARD_DECK,
-    DealError,
     counts_text,
     deal_text,
     deck_of,
     even_sizes,
 )
-from bmn.kernels.ranks import check_hand_sizes, describe, parse_deck
+from bmn.kernels.ranks import DeckInputError, check_deck, describe, parse_deck
 from bmn.records.store import Find, Run, Store
 from bmn.records.store.bulk import BULK_BELOW, Bulk, in_bulk
 from bmn.search.backends.base import Backend, Result
@@ -76,30 +75,16 @@ FIND_BYTES = 250
 BULK_FIND_BYTES = 31
 
 
-class DeckError(DealError):
-    """A deck or hand sizes a search cannot take; `option` names which ('deck', 'hand_sizes')."""
-
-    def __init__(self, option: str, message: str):
-        super().__init__(message)
-        self.option = option
-
-
-def check_deck(deck: str, hand_sizes, players: int = 2) -> tuple[tuple[int, ...], tuple[int, ...]]:
+def check_search_deck(
+    deck: str, hand_sizes, players: int = 2
+) -> tuple[tuple[int, ...], tuple[int, ...]]:
     """A search's deck counts and hand sizes ('standard' or N,J,Q,K,A, dealt into `hand_sizes`
-    or as evenly as possible over `players`, seat 0 first); DeckError naming the option
+    or as evenly as possible over `players`, seat 0 first); DeckInputError naming the option
     otherwise. A deck of one card value has a single deal: nothing to search, and no two
     cards a move could swap."""
-    try:
-        counts = parse_deck(deck)
-    except DealError as err:
-        raise DeckError("deck", f"{err}, or 'standard' ({counts_text(STANDARD_COUNTS)})") from None
-    sizes = hand_sizes or even_sizes(sum(counts), players)
-    try:
-        sizes = check_hand_sizes(counts, sizes)
-    except DealError as err:
-        raise DeckError("hand_sizes" if hand_sizes else "deck", str(err)) from None
+    counts, sizes = check_deck(deck, hand_sizes, players)
     if sum(n > 0 for n in counts) < 2:
-        raise DeckError(
+        raise DeckInputError(
             "deck", f"the deck {counts_text(counts)} holds one card value: it has a single deal,"
             " so there is nothing to search; give a deck of two values at least",
         )  # fmt: skip
@@ -127,7 +112,7 @@ class SearchOptions:
     def __post_init__(self) -> None:
         """The deck checked and stored as 'standard' or plain counts, the hand sizes made
         explicit, and the seats they give."""
-        counts, sizes = check_deck(self.deck, self.hand_sizes, self.players)
+        counts, sizes = check_search_deck(self.deck, self.hand_sizes, self.players)
         self.deck = "standard" if counts == STANDARD_COUNTS else counts_text(counts)
         self.hand_sizes, self.players = sizes, len(sizes)
 

@@ -37,6 +37,10 @@ class SearchOptionError(ValueError):
         self.why = why
 
 
+class DeckValueError(SearchOptionError):
+    """A deck, hand sizes or rank range a run cannot take (a bad value, not a conflict)."""
+
+
 class NothingToResume(SearchOptionError):
     """Resuming the latest unfinished run, where every run finished or there is none."""
 
@@ -58,6 +62,56 @@ def check_new_run(
     kind = kind_for(objective, device, strategy)
     assert kind is not None, "refusal names a device no kind runs on"
     return kind
+
+
+def check_deck(kind: RunKind, settings: dict[str, Any]) -> None:
+    """Refuse a deck, hand sizes or rank range the run of `kind` cannot take, before a store
+    is made; --loop-deck is --deck's first name. SearchOptionError naming the setting."""
+    from bmn.kernels.ranks import DeckInputError
+
+    if "deck" not in kind.takes:
+        return
+    if settings.get("deck") is not None and settings.get("loop_deck") is not None:
+        raise SearchOptionError("loop_deck", "is the first name of --deck; give one of them")
+    named = "deck" if settings.get("loop_deck") is None else "loop_deck"
+    deck = settings.get(named) or "standard"
+    sizes, players = settings.get("hand_sizes"), settings.get("players")
+    if sizes is not None and players is not None and len(sizes) != players:
+        raise SearchOptionError("hand_sizes", f"gives {len(sizes)} hands; --players is {players}")
+    try:
+        DECK_CHECKS.get(kind.name, _no_check)(deck, sizes, players or 2, settings)
+    except DeckInputError as err:
+        raise DeckValueError(named if err.option == "deck" else err.option, str(err)) from None
+
+
+def _no_check(deck: str, sizes: Any, players: int, settings: dict[str, Any]) -> None:
+    """The loop hunt's deck is checked by its options (LoopOptions)."""
+
+
+def _grow_deck(deck: str, sizes: Any, players: int, settings: dict[str, Any]) -> None:
+    from bmn.search.runs.grow import check_grow_input
+
+    check_grow_input(deck, sizes)
+
+
+def _search_deck(deck: str, sizes: Any, players: int, settings: dict[str, Any]) -> None:
+    from bmn.search.runs.longest import check_search_deck
+
+    check_search_deck(deck, sizes, players)
+
+
+def _every_deck(deck: str, sizes: Any, players: int, settings: dict[str, Any]) -> None:
+    from bmn.search.runs.every import check_input
+
+    check_input(deck, sizes, players, settings.get("from_rank") or 0, settings.get("to_rank"))
+
+
+# How each kind that takes a deck checks it (and its hand sizes and ranks) before a store.
+DECK_CHECKS: dict[str, Callable[[str, Any, int, dict[str, Any]], None]] = {
+    "grow": _grow_deck,
+    "longest": _search_deck,
+    "every": _every_deck,
+}
 
 
 def new_run(
