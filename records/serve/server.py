@@ -186,8 +186,13 @@ def app(path: Path) -> Any:
             }
         },
     }
+    # A store we could write beside is opened mutable (mode=ro, see the docstring); one in a
+    # read-only folder with nothing beside it can have no writer: read as immutable, which
+    # needs no -shm beside it (the store's own readers decide the same way).
+    frozen = "immutable" in store_paths.open_mode(path, create=False, read_only=True)
+    where = {"immutables" if frozen else "files": [str(path.absolute())]}
     return Datasette(
-        files=[str(path.absolute())],  # mutable: opened with mode=ro (see the docstring)
+        **where,
         metadata=metadata,
         template_dir=str(TEMPLATES),
         settings={"default_allow_sql": True, "sql_time_limit_ms": 3000},

@@ -33,6 +33,7 @@ from bmn.kernels.reference import play
 from bmn.records.serve import pages
 from bmn.records.serve.server import Listening, listen
 from bmn.records.store import Find, Store, bulk
+from bmn.records.store import paths as store_paths
 
 HANG_SECONDS = 600.0  # a server or browser that has not answered by then never will
 THREE = "--A-JQ--K-A-----Q-/J-------KJ---A-Q-/-K----J--QA-----K"  # any 3-seat deal
@@ -268,6 +269,28 @@ def test_serving_writes_nothing_and_cannot(served, store):
 
     with pytest.raises(sqlite3.OperationalError, match="readonly"):
         asyncio.run(db.execute_fn(write))
+
+
+def test_a_store_in_a_read_only_folder_is_served_where_it_lies(store, monkeypatch):
+    """An archived store (nothing beside it, its folder read-only) is read as immutable:
+    no -wal or -shm can be made beside it, and none is needed."""
+    pytest.importorskip("datasette")
+    from bmn.records.serve.server import app
+
+    folder = store.parent
+    before = sorted(p.name for p in folder.iterdir())
+    subprocess.run(["chattr", "+i", str(folder)], capture_output=True, check=False)
+    try:
+        if store_paths.writable(folder):  # no chattr here: tell the store's check instead
+            real = store_paths.writable
+            monkeypatch.setattr(store_paths, "writable", lambda p: p != folder and real(p))
+        datasette = app(store)
+        assert not datasette.get_database().is_mutable
+        response = asyncio.run(datasette.client.get("/-/bmn/runs"))
+        assert response.status_code == 200 and "walk" in response.text
+    finally:
+        subprocess.run(["chattr", "-i", str(folder)], capture_output=True, check=False)
+    assert sorted(p.name for p in folder.iterdir()) == before
 
 
 def test_pages_read_while_a_search_writes(served, store):
