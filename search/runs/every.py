@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import asdict, dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -37,6 +38,9 @@ from bmn.search.output.text import counted, duration
 from bmn.search.runs.handler import RunHandler, RunProgress, options_from_run, store_option
 from bmn.search.runs.longest_base import sized_chunk, split_finds, stream_quota
 from bmn.search.runs.loop_hunt import DEFAULT_BASIN_STATES, Hunt, loop_record, record_loop
+
+if TYPE_CHECKING:
+    from bmn.search.strategies.every import Visited
 
 CHUNK_SECONDS = 1.0
 FIRST_CHUNK = 20_000  # deals in a stream's first chunk, before its rate is known
@@ -144,13 +148,23 @@ def every_chunk(
 ) -> tuple[EveryState, ChunkFinds, int]:
     """One chunk (see bmn.search.backends.base): `iterations` ranks from `state.next`, one
     unrank, then compiled steps; the stream's new state, what it kept, the deals visited."""
-    from bmn.kernels.cycles.loops import analyse
     from bmn.search.strategies.every import score_run
 
     sizes = np.array(options.hand_sizes, dtype=np.int64)
     objective = 1 if options.objective == "tricks" else 0
     start = unrank(state.next, options.counts)
     seen = score_run(start, sizes, iterations, objective, options.keep_above, CHUNK_FINDS)
+    return chunk_result(state, options, seen)
+
+
+def chunk_result(
+    state: EveryState, options: EveryOptions, seen: Visited
+) -> tuple[EveryState, ChunkFinds, int]:
+    """A chunk's return from the ranks it scored from `state.next` (on the CPU, or on a GPU by
+    every_cuda.py): the stream's new state, what it kept (each loop's cycle keys with
+    --objective loop), the deals visited."""
+    from bmn.kernels.cycles.loops import analyse
+
     best = None
     if seen.best_score >= 0:
         figures = (seen.best_score, seen.best_cards, seen.best_tricks)
@@ -311,6 +325,7 @@ class EveryRun(RunHandler):
 
     kind = "every"
     options_type = EveryOptions
+    progress_type = EveryProgress
     work = staticmethod(every_chunk)
     warm = staticmethod(warm_every)
 
@@ -355,7 +370,7 @@ class EveryRun(RunHandler):
     def _new_progress(self) -> EveryProgress:
         o = self.options
         sizes = "/".join(map(str, o.hand_sizes))
-        p = EveryProgress(self.run_id, deck=describe(o.counts), sizes=sizes, ranks=o.ranks)
+        p = self.progress_type(self.run_id, deck=describe(o.counts), sizes=sizes, ranks=o.ranks)
         self._show_totals(p)
         return p
 

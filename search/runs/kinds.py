@@ -188,6 +188,32 @@ KINDS: dict[str, RunKind] = {
             strategy="every",
             timed=False,
         ),
+        RunKind(
+            "every-cuda",
+            "bmn.search.runs.every_cuda:CudaEveryRun",
+            "bmn.search.runs.every_cuda:CudaEveryOptions",
+            "a GPU enumeration",
+            ("cards", "tricks", "loop"),
+            device="cuda",
+            takes={
+                **_LONGEST,
+                **_COMMON,
+                "device_threads": "device_threads",
+                "players": "players",
+                "deck": "deck",
+                "loop_deck": "deck",
+                "hand_sizes": "hand_sizes",
+                "from_rank": "from_rank",
+                "to_rank": "to_rank",
+                "basin_states": "max_basin_states",
+            },
+            seats_why="the GPU kernel plays two seats",
+            on_backend=False,
+            does="enumerates every deal of a deck",
+            refuses={"workers": "sets CPU threads; with --device cuda use --device-threads"},
+            strategy="every",
+            timed=False,
+        ),
     )
 }
 # Every setting of a run: what some kind takes, and what selects a kind.
@@ -226,8 +252,8 @@ def _is_for(option: str, objective: str) -> str:
     takers = [k for k in KINDS.values() if option in k.takes]
     if all(k.device != "cpu" for k in takers):
         return f"is for {takers[0].selector()} only"
-    if all(k.strategy is not None for k in takers):
-        return f"is for {' or '.join(k.selector() for k in takers)} only"
+    if all(k.strategy is not None for k in takers):  # on the CPU and a GPU alike: named once
+        return f"is for {' or '.join(dict.fromkeys(k.selector() for k in takers))} only"
     objectives = list(dict.fromkeys(o for k in takers if k.strategy is None for o in k.objectives))
     only = " only" if len(objectives) == 1 else ""
     return f"is for --objective {' or '.join(objectives)}{only}, not {objective}"

@@ -106,11 +106,19 @@ def _every_deck(deck: str, sizes: Any, players: int, settings: dict[str, Any]) -
     check_input(deck, sizes, players, settings.get("from_rank") or 0, settings.get("to_rank"))
 
 
+def _every_cuda_deck(deck: str, sizes: Any, players: int, settings: dict[str, Any]) -> None:
+    from bmn.search.runs.every_cuda import check_device_input
+
+    to_rank = settings.get("to_rank")
+    check_device_input(deck, sizes, players, settings.get("from_rank") or 0, to_rank)
+
+
 # How each kind that takes a deck checks it (and its hand sizes and ranks) before a store.
 DECK_CHECKS: dict[str, Callable[[str, Any, int, dict[str, Any]], None]] = {
     "grow": _grow_deck,
     "longest": _search_deck,
     "every": _every_deck,
+    "every-cuda": _every_cuda_deck,
 }
 
 

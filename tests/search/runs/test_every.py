@@ -187,7 +187,13 @@ def test_the_loop_hunt_takes_deck_and_loop_deck_stored_without_spaces(bmn, tmp_p
         (["--hand-sizes", "26"], "expected 2 to 4 hand sizes"),
         (["--from-rank", "-1"], "is not a rank"),
         (["--patience", "9"], "--patience is for --strategy climb only; every does not"),
-        (["--device", "cuda"], "every runs on the CPU only"),
+        # --device cuda enumerates on a GPU (tests/search/strategies/test_cuda_every.py): two
+        # seats, ranks within 63 bits, device threads rather than CPU workers
+        (["--device", "cuda"], "the deck 36,4,4,4,4 has 6.54e+20 deals; ranks on the GPU fit"),
+        (["--device", "cuda", "--deck", DECK, "--hand-sizes", "4,3,3"], "plays two seats"),
+        (["--device", "cuda", "--deck", DECK, "--players", "3"], "--players must be 2 with"),
+        (["--device", "cuda", "--deck", DECK, "--workers", "2"], "--workers sets CPU threads"),
+        (["--device", "cuda", "--deck", DECK, "--device-threads", "200"], "must be 1 to 128"),
         (["--grow-from", "known"], "--grow-from is for --objective grow only"),
     ],
 )

@@ -14,7 +14,7 @@ from bmn.search.runs import kinds, start
 from bmn.search.runs.kinds import CHECK_ORDER, KINDS, SETTINGS, get_kind, kind_for, refusal
 from bmn.search.runs.loop_hunt import LoopOptions
 
-NAMES = ["longest", "longest-cuda", "loop-hunt", "grow", "every"]
+NAMES = ["longest", "longest-cuda", "loop-hunt", "grow", "every", "every-cuda"]
 
 
 def test_the_registry_names_every_kind_with_its_handler_and_options():
@@ -46,7 +46,10 @@ def test_every_objective_and_device_selects_one_kind_or_none():
     assert [kind_for(o, "cpu", "every").name for o in objectives] == [
         "every" if o != "grow" else "grow" for o in objectives
     ]
-    assert kind_for("cards", "cuda", "every").name == "longest-cuda"  # which refuses it
+    # ... on the GPU too, where every deal of a deck is enumerated as on the CPU.
+    assert [kind_for(o, "cuda", "every") for o in objectives] == [
+        KINDS["every-cuda"] if o != "grow" else None for o in objectives
+    ]
 
 
 def test_every_setting_is_a_search_option_and_refusable_where_not_taken():

@@ -1,0 +1,136 @@
+"""Every deal of a deck on an NVIDIA GPU, as a kind of run: `bmn search --strategy every
+--device cuda`.
+
+The enumeration of search/runs/every.py with one stream, the GPU: each chunk is a range of ranks
+scored by search/strategies/cuda_every.py's kernel over every device thread (a contiguous slice
+each, unranked once, then stepped), and what a chunk returns is what a CPU chunk of the same
+ranks returns (the same deals visited, best deal, finds and loops), so the store, the
+checkpoint (the next rank), resume, progress and summary are the CPU enumeration's. A GPU run
+and a CPU run of the same range store the same results.
+
+Two seats, and decks whose ranks fit in 63 bits (the 40-card Italian deck's do, the standard
+deck's do not). search/strategies/cuda_every.py needs CUDA to import, so it is imported inside
+the functions here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from bmn.kernels.deal import counts_text
+from bmn.kernels.ranks import DeckInputError, arrangements
+from bmn.records.store import Store
+from bmn.search.backends.base import Backend
+from bmn.search.backends.registry import get_backend
+from bmn.search.runs.every import (
+    CHUNK_FINDS,
+    ChunkFinds,
+    EveryOptions,
+    EveryProgress,
+    EveryRun,
+    EveryState,
+    check_input,
+    chunk_result,
+)
+
+MAX_RANKS = 2**63 - 1  # ranks are int64 on the device (search/strategies/cuda_every.py)
+
+
+def check_device_input(
+    deck: str, hand_sizes, players: int, from_rank: int, to_rank: int | None
+) -> tuple[tuple[int, ...], tuple[int, ...], int, int]:
+    """every.check_input, and what the GPU takes besides: two hands, ranks within 63 bits;
+    DeckInputError naming the option otherwise."""
+    counts, sizes, first, end = check_input(deck, hand_sizes, players, from_rank, to_rank)
+    if len(sizes) != 2:
+        why = f"gives {len(sizes)} hands; the GPU enumeration plays two seats"
+        raise DeckInputError("hand_sizes", why)
+    total = arrangements(counts)
+    if total > MAX_RANKS:
+        raise DeckInputError(
+            "deck",
+            f"the deck {counts_text(counts)} has {total:.3g} deals; ranks on the GPU fit in 63"
+            f" bits ({MAX_RANKS:.3g} deals at most): enumerate it on the CPU",
+        )
+    return counts, sizes, first, end
+
+
+@dataclass
+class CudaEveryOptions(EveryOptions):
+    """An enumeration on a GPU: one stream (the GPU), each chunk a launch over `device_threads`
+    threads (0 when made: every thread the GPU keeps resident)."""
+
+    workers: int = 1
+    device_threads: int = 0
+    device: str = "cuda"
+
+    def __post_init__(self) -> None:
+        self.workers = 1  # the run handler's one stream: the GPU
+        super().__post_init__()
+        check_device_input(self.deck, self.hand_sizes, 2, self.from_rank, self.to_rank)
+        if not self.device_threads:
+            from bmn.search.strategies.cuda_every import resident_threads
+
+            self.device_threads = resident_threads()
+
+
+def cuda_every_chunk(
+    stream: int, chunk: int, state: EveryState, options: CudaEveryOptions, iterations: int
+) -> tuple[EveryState, ChunkFinds, int]:
+    """One chunk (see bmn.search.backends.base): `iterations` ranks from `state.next` scored on
+    the GPU; what every.every_chunk returns for the same ranks."""
+    from bmn.search.strategies.cuda_every import score_range
+
+    objective = 1 if options.objective == "tricks" else 0
+    seen = score_range(
+        state.next, iterations, options.counts, options.hand_sizes, objective,
+        options.keep_above, options.device_threads, CHUNK_FINDS,
+    )  # fmt: skip
+    return chunk_result(state, options, seen)
+
+
+def warm_cuda_every() -> None:
+    """Compile (or load from the cache) the enumeration kernel before the clock starts."""
+    from bmn.search.strategies.cuda_every import warm
+
+    warm()
+
+
+@dataclass
+class CudaEveryProgress(EveryProgress):
+    """The enumeration's display, its one stream named as what it is: the GPU's threads."""
+
+    device_threads: int = 0
+
+    def setting(self) -> str:
+        return (
+            f"every deal of {self.deck}, hands {self.sizes}, on the GPU,"
+            f" {self.device_threads:,} device threads"
+        )
+
+
+class CudaEveryRun(EveryRun):
+    """One enumeration on the GPU: `CudaEveryRun(store, options, run_id=None, backend=None)`,
+    as every.EveryRun; its chunks run on a thread of this process that feeds the GPU."""
+
+    kind = "every-cuda"
+    options_type = CudaEveryOptions
+    progress_type = CudaEveryProgress
+    work = staticmethod(cuda_every_chunk)
+    warm = staticmethod(warm_cuda_every)
+
+    def __init__(
+        self,
+        store: Store,
+        options: CudaEveryOptions,
+        run_id: int | None = None,
+        backend: Backend | None = None,
+    ):
+        if backend is None:  # a thread of this process feeds the GPU: the run ran on the GPU
+            backend = get_backend("threads", where="cuda")
+        super().__init__(store, options, run_id, backend)
+
+    def _new_progress(self) -> CudaEveryProgress:
+        p = super()._new_progress()
+        p.device_threads = self.options.device_threads
+        return p

@@ -1,0 +1,287 @@
+"""Every deal of a deck on an NVIDIA GPU: consecutive ranks scored by device threads.
+
+The GPU twin of search/strategies/every.py's `score_run`, for two seats (docs/gpu.md, "Every
+deal of a deck on a GPU"). A launch covers a range of ranks, one contiguous slice per thread:
+each thread unranks its slice's first rank once (kernels/ranks.unrank, reading the multinomial
+counts from a small table), then plays each deal with the device kernel of
+kernels/cuda/two.py and steps to the next with kernels/ranks.next_arrangement, the CPU's own
+source compiled as a device function. A thread keeps its longest finished game (score, cards,
+tricks, rank; the lowest rank among equals) and writes to a shared buffer, through an atomic
+counter, every deal of at least `keep_above` cards and every deal still going at the card cap.
+The host replays those with kernels/cpu/two.py's exact loop detection, combines the threads'
+bests and returns what the CPU returns for the same ranks: the same deals visited, the same
+best deal and the same finds (loops included) in rank order.
+
+A thread that finds the buffer full stops at that deal; the host launches the stopped threads
+again from where each stopped, so no deal is lost or scored twice. Once a chunk holds
+`max_finds` finds the host stops there and returns the ranks before the first stopped thread's
+next one (a prefix, as the CPU's chunk does), dropping what threads past it found.
+
+Ranks are int64 on the device: a deck takes the GPU when its arrangements fit in 63 bits (the
+40-card Italian deck's 1.9e14 does; the standard deck's 6.5e20 does not: the CPU takes it).
+"""
+
+from __future__ import annotations
+
+import time
+from functools import cache
+
+import numpy as np
+
+from bmn.kernels.config import FINISHED, LOOP, UNDECIDED
+from bmn.kernels.cpu import two
+from bmn.kernels.cuda.two import (
+    CAP,
+    DEVICE,
+    KERNEL,
+    SIMULATED,
+    THREADS_PER_BLOCK,
+    cuda,
+    play_fast_at,
+)
+from bmn.kernels.deal import DealError, counts_text
+from bmn.kernels.ranks import MAX_CARDS, arrangements, next_arrangement, unrank
+from bmn.kernels.targets import compile_for
+from bmn.search.strategies.every import Visited
+
+VALUES = 5  # penalty values 0-4: numeral, J, Q, K, A
+MAX_RANKS = 2**63 - 1  # arrangements a deck may have on the device: ranks are int64
+BUFFER = 65_536  # finds one launch may write before threads stop for the host
+SIMULATED_THREADS = 8  # the simulator runs every thread as a Python thread: keep them few
+# Columns of a find's figures on the device.
+F_CARDS, F_TRICKS, F_STATUS, F_RANK = range(4)
+# Slots of a thread's best.
+T_SCORE, T_CARDS, T_TRICKS, T_RANK = range(4)
+
+
+def unrank_into(rank, left, strides, table, cards):
+    """cards = the sequence of `rank` among the arrangements of the multiset `left` (counts
+    per value, used up on the way): kernels/ranks.unrank, reading each multinomial from `table`
+    at the mixed-radix index of its counts (`strides`, see rank_table)."""
+    index = 0
+    for v in range(left.shape[0]):
+        index += left[v] * strides[v]
+    for at in range(cards.shape[0]):
+        for v in range(left.shape[0]):
+            if left[v] == 0:
+                continue
+            block = table[index - strides[v]]  # sequences that put value v here
+            if rank < block:
+                cards[at] = v
+                left[v] -= 1
+                index -= strides[v]
+                break
+            rank -= block
+
+
+# The two steps as device functions: the unrank above, and the CPU's own next_arrangement.
+(_unrank,) = compile_for((unrank_into,), cuda.jit(**DEVICE))
+(_next,) = compile_for((next_arrangement.py_func,), cuda.jit(**DEVICE))
+
+
+@cache
+def rank_table(counts: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
+    """(strides, table): table[sum(c[v] * strides[v])] is the multinomial count of sequences
+    of a multiset c with c[v] <= counts[v]. DealError if the deck's arrangements pass 63 bits."""
+    total = arrangements(counts)
+    if total > MAX_RANKS:
+        raise DealError(
+            f"the deck {counts_text(counts)} has {total:.3g} deals; ranks on the GPU fit in 63"
+            f" bits ({MAX_RANKS:.3g} deals at most): enumerate it on the CPU"
+        )
+    strides = [1] * VALUES
+    for v in range(1, VALUES):
+        strides[v] = strides[v - 1] * (counts[v - 1] + 1)
+    size = strides[-1] * (counts[-1] + 1)
+    table = [1] * size  # the empty multiset has one sequence
+    for index in range(1, size):
+        digits = [index // strides[v] % (counts[v] + 1) for v in range(VALUES)]
+        table[index] = sum(table[index - strides[v]] for v in range(VALUES) if digits[v])
+    return np.array(strides, dtype=np.int64), np.array(table, dtype=np.int64)
+
+
+@cuda.jit(**KERNEL)
+def _enumerate(
+    counts, strides, table, n0, n1, starts, lengths, objective, keep_above, cap,
+    tops, done, finds, figures, n_finds,
+):  # fmt: skip
+    """Thread t scores lengths[t] consecutive ranks from starts[t]: its best into tops[t], the
+    deals it scored into done[t], finds (and deals past `cap` cards) into the shared buffer."""
+    t = cuda.grid(1)
+    if t >= starts.shape[0]:
+        return
+    row = cuda.local.array(MAX_CARDS, np.uint8)
+    left = cuda.local.array(VALUES, np.int64)
+    for v in range(VALUES):
+        left[v] = counts[v]
+    cards = row[: n0 + n1]
+    first = starts[t]
+    _unrank(first, left, strides, table, cards)
+    best, best_cards, best_tricks, best_rank = -1, -1, -1, -1
+    length = lengths[t]
+    k = 0
+    while k < length:
+        laid, tricks, code = play_fast_at(cards, 0, n0, n1, cap)
+        if code == UNDECIDED or laid >= keep_above:
+            slot = cuda.atomic.add(n_finds, 0, 1)
+            if slot >= finds.shape[0]:  # no room: the host goes on from this deal
+                break
+            for i in range(n0 + n1):
+                finds[slot, i] = cards[i]
+            figures[slot, F_CARDS] = laid
+            figures[slot, F_TRICKS] = tricks
+            figures[slot, F_STATUS] = UNDECIDED if code == UNDECIDED else FINISHED
+            figures[slot, F_RANK] = first + k
+        if code != UNDECIDED:  # a game past the cap is the host's, once replayed
+            score = laid if objective == 0 else tricks
+            if score > best:  # strictly: the lowest rank among equals stays
+                best, best_cards, best_tricks, best_rank = score, laid, tricks, first + k
+        k += 1
+        if k < length:
+            _next(cards)
+    done[t] = k
+    tops[t, T_SCORE] = best
+    tops[t, T_CARDS] = best_cards
+    tops[t, T_TRICKS] = best_tricks
+    tops[t, T_RANK] = best_rank
+
+
+def slices(first: int, n: int, threads: int) -> tuple[np.ndarray, np.ndarray]:
+    """(starts, lengths): ranks first to first + n - 1 cut into one contiguous slice per
+    thread, the first n % threads slices one longer; no empty slice."""
+    threads = max(1, min(threads, n))
+    q, r = divmod(n, threads)
+    t = np.arange(threads, dtype=np.int64)
+    lengths = np.full(threads, q, dtype=np.int64) + (t < r)
+    starts = np.int64(first) + t * q + np.minimum(t, r)
+    return starts, lengths
+
+
+def _grid(threads: int, threads_per_block: int) -> tuple[int, int]:
+    per_block = max(1, min(threads, threads_per_block))
+    return -(-threads // per_block), per_block
+
+
+def score_range(
+    first: int,
+    n: int,
+    counts: tuple[int, ...],
+    sizes: tuple[int, ...],
+    objective: int,
+    keep_above: int,
+    threads: int,
+    max_finds: int = 1 << 18,
+    cap: int = CAP,
+    buffer: int = BUFFER,
+    threads_per_block: int = THREADS_PER_BLOCK,
+) -> Visited:
+    """Score ranks first to first + n - 1 of the deck on the GPU, `threads` device threads
+    (search/strategies/every.score_run's result for the same ranks, objective 0 cards or 1
+    tricks). Stops early, at a prefix of the ranks, once `max_finds` deals are kept."""
+    counts = tuple(int(c) for c in counts)
+    n0, n1 = (int(s) for s in sizes)
+    total = arrangements(counts)
+    n = max(0, min(int(n), total - int(first)))
+    strides, table = rank_table(counts)
+    width = n0 + n1
+    if n == 0:
+        return _visited(first, 0, counts, None, np.zeros((0, width), np.uint8), np.zeros((0, 4)))
+    device = [cuda.to_device(a) for a in (np.array(counts, np.int64), strides, table)]
+    finds = cuda.device_array((buffer, width), dtype=np.uint8)
+    figures = cuda.device_array((buffer, 4), dtype=np.int64)
+    starts, lengths = slices(first, n, threads)
+    end, kept, tops, decks, metas = first + n, 0, [], [], []
+    while True:
+        count = cuda.to_device(np.zeros(1, dtype=np.int32))
+        top = cuda.device_array((len(starts), 4), dtype=np.int64)
+        done = cuda.device_array(len(starts), dtype=np.int64)
+        blocks, per_block = _grid(len(starts), threads_per_block)
+        _enumerate[blocks, per_block](
+            *device, n0, n1, cuda.to_device(starts), cuda.to_device(lengths), objective,
+            keep_above, cap, top, done, finds, figures, count,
+        )  # fmt: skip
+        found = min(int(count.copy_to_host()[0]), buffer)
+        if found:
+            decks.append(finds[:found].copy_to_host())
+            metas.append(figures[:found].copy_to_host())
+        tops.append(top.copy_to_host())
+        scored = done.copy_to_host()
+        stopped = scored < lengths
+        if not stopped.any():
+            break
+        kept += found
+        starts, lengths = starts[stopped] + scored[stopped], lengths[stopped] - scored[stopped]
+        if kept >= max_finds:  # the ranks before the first deal not scored: a prefix
+            end = int(starts.min())
+            break
+    decks = np.concatenate(decks) if decks else np.zeros((0, width), np.uint8)
+    meta = np.concatenate(metas) if metas else np.zeros((0, 4), np.int64)
+    return _combine(first, end, counts, (n0, n1), objective, keep_above, tops, decks, meta)
+
+
+def _combine(
+    first: int, end: int, counts: tuple, sizes: tuple, objective: int, keep_above: int,
+    tops: list, decks: np.ndarray, meta: np.ndarray,
+) -> Visited:  # fmt: skip
+    """The threads' results as the CPU's: deals past the cap replayed exactly, the ranks from
+    `end` on dropped, the best of every thread and replay, the finds in rank order."""
+    inside = meta[:, F_RANK] < end
+    decks, meta = decks[inside], meta[inside].copy()
+    best = []  # (score, -rank, cards, tricks) candidates
+    for top in tops:
+        top = top[(top[:, T_SCORE] >= 0) & (top[:, T_RANK] < end)]
+        best += [(s, -r, c, t) for s, c, t, r in top[:, [T_SCORE, T_CARDS, T_TRICKS, T_RANK]]]
+    for k in np.flatnonzero(meta[:, F_STATUS] == UNDECIDED):
+        status, laid, tricks = two.exact_at(decks[k], 0, sizes[0], sizes[1])[:3]
+        meta[k, F_CARDS], meta[k, F_TRICKS], meta[k, F_STATUS] = laid, tricks, status
+        if status == FINISHED:
+            best.append((laid if objective == 0 else tricks, -meta[k, F_RANK], laid, tricks))
+    keep = (meta[:, F_CARDS] >= keep_above) | (meta[:, F_STATUS] == LOOP)
+    decks, meta = decks[keep], meta[keep]
+    order = np.argsort(meta[:, F_RANK], kind="stable")
+    decks, meta = decks[order], meta[order]
+    meta[:, F_RANK] -= first  # the CPU's offset from the chunk's first rank
+    return _visited(first, end - first, counts, max(best) if best else None, decks, meta)
+
+
+def _visited(first, done, counts, top, decks, meta) -> Visited:
+    """A Visited from the combined figures (`top`: the best candidate, or None)."""
+    if top is None:
+        row = np.zeros(sum(counts), np.uint8) if done == 0 else unrank(first, counts)
+        return Visited(done, row, -1, -1, -1, -1, decks, meta.astype(np.int64))
+    score, rank, cards, tricks = (int(x) for x in top)
+    row = unrank(-rank, counts)
+    return Visited(done, row, score, cards, tricks, -rank - first, decks, meta.astype(np.int64))
+
+
+def resident_threads(threads_per_block: int = THREADS_PER_BLOCK) -> int:
+    """Device threads for an enumeration: every thread the GPU keeps resident running the
+    kernel (compiled first), or a few under the simulator."""
+    if SIMULATED:
+        return SIMULATED_THREADS
+    warm()
+    kernel = next(iter(_enumerate.overloads.values()))
+    return kernel.max_cooperative_grid_blocks(threads_per_block) * threads_per_block
+
+
+def warm() -> None:
+    """Compile (or load from the cache) the kernel: one launch of one deal."""
+    if not SIMULATED:
+        score_range(0, 1, (1, 1, 0, 0, 0), (1, 1), 0, 1 << 40, 1)
+
+
+def bench(counts: tuple[int, ...], sizes: tuple[int, ...], n: int, threads: int) -> dict:
+    """Deals a second: ranks 0 to n - 1 of a deck scored on the GPU, after a warm-up launch."""
+    warm()
+    start = time.perf_counter()
+    seen = score_range(0, n, counts, sizes, 0, 1 << 40, threads)
+    seconds = time.perf_counter() - start
+    return {
+        "deck": counts_text(counts),
+        "hand_sizes": list(sizes),
+        "threads": threads,
+        "deals": seen.done,
+        "seconds": round(seconds, 4),
+        "deals_per_s": round(seen.done / seconds) if seconds else None,
+        "best_cards": seen.best_cards,
+    }
