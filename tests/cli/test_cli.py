@@ -18,6 +18,7 @@ from bmn.search.output import text as present
 # Examples too slow to run in the suite (a one-minute search, a million deals): these are
 # parsed with their options and checked, not run.
 PARSED_ONLY = {"search", "search-bench", "stats", "bench", "selfcheck"}
+SERVERS = {("records", "serve")}  # run until stopped: parsed only
 # Examples on a GPU: parsed only too (tests/test_cli_cuda.py runs the commands on the simulator).
 GPU = "cuda"
 
@@ -165,7 +166,7 @@ def test_every_example_parses(workdir):
 @pytest.mark.slow
 def test_every_quick_example_runs(bmn, workdir):
     def run(args, stdin):
-        if args[0] in PARSED_ONLY or GPU in args:
+        if args[0] in PARSED_ONLY or tuple(args[:2]) in SERVERS or GPU in args:
             parse(args)
             return ""
         result = bmn(*args, input=stdin)
