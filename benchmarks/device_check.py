@@ -10,8 +10,11 @@ cards/s of random deals (and of the walk, without the backlog, and with a regist
 choose the defaults); `search`: a 60-second walk on every resident thread and its best deal,
 replayed by the reference engine; `search_run`: `bmn search --device cuda` as the command runs
 it (the run handler, launches from a worker thread, checkpoints in a store) for 20 seconds, its
-rate and checkpoint size, and its chunks cut two ways (mismatches must be 0). It takes under 5
-minutes including compilation. Exit status 0 when every check passed, 1 when one failed or
+rate and checkpoint size, and its chunks cut two ways (mismatches must be 0); `every`: every
+deal of a small deck (6,2,1,1,0, 2,520 deals, 14 loops) enumerated on the GPU against the CPU
+enumeration (mismatches must be 0), and the enumeration's deals/s on the first ranks of the
+40-card Italian deck (28,4,4,4,0 dealt 20/20) with the whole deck's projected time. It takes
+under 5 minutes including compilation. Exit status 0 when every check passed, 1 when one failed or
 CUDA is unusable (the line says which).
 
 `--quick` runs tiny sizes, so it also runs under Numba's CUDA simulator
@@ -40,6 +43,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--bench-games", type=int, default=None)
     parser.add_argument("--search-seconds", type=float, default=None)
     parser.add_argument("--run-seconds", type=float, default=None)
+    parser.add_argument("--every-deals", type=int, default=1 << 32)
+    parser.add_argument("--every-seconds", type=float, default=10.0)
     args = parser.parse_args(argv)
     full = {"selfcheck_deals": 1_000_000, "bench_games": 2**30, "search_seconds": 60.0}
     full["run_seconds"] = 20.0
@@ -193,6 +198,39 @@ def search_run(args, shape: dict) -> dict:
     }
 
 
+def every(args, shape: dict) -> dict:
+    """`bmn search --strategy every --device cuda`'s kernel: a small deck's every deal against
+    the CPU enumeration, field by field, then the rate on the Italian deck's first ranks."""
+    from bmn.kernels.ranks import arrangements, unrank
+    from bmn.search.strategies import cuda_every
+    from bmn.search.strategies.every import score_run
+
+    threads = shape["threads"] or cuda_every.resident_threads()
+    counts, sizes = ((5, 2, 1, 0, 0), (4, 4)) if args.quick else ((6, 2, 1, 1, 0), (5, 5))
+    n = arrangements(counts)
+    gpu = cuda_every.score_range(0, n, counts, sizes, 0, 30, threads)
+    cpu = score_run(unrank(0, counts), np.array(sizes), n, 0, 30)
+    figures = ("done", "best_score", "best_cards", "best_tricks", "best_offset")
+    same = [getattr(gpu, f) for f in figures] == [getattr(cpu, f) for f in figures] and all(
+        np.array_equal(getattr(gpu, f), getattr(cpu, f)) for f in ("best", "decks", "meta")
+    )
+    loops = int((cpu.meta[:, 2] == 1).sum())
+    italian, halves = (28, 4, 4, 4, 0), (20, 20)
+    ranks = 2_000 if args.quick else args.every_deals
+    rate = cuda_every.bench(italian, halves, min(ranks, 1 << 24), threads)  # a probe
+    if not args.quick and rate["deals_per_s"]:  # about every_seconds of work
+        ranks = min(ranks, int(rate["deals_per_s"] * args.every_seconds))
+        rate = cuda_every.bench(italian, halves, ranks, threads)
+    whole = arrangements(italian) / rate["deals_per_s"] if rate["deals_per_s"] else None
+    return {
+        "check": {"deck": "5,2,1,0,0" if args.quick else "6,2,1,1,0", "deals": gpu.done},
+        "loops": loops,
+        "mismatches": int(not same),
+        "rate": rate,
+        "italian_deck_days": None if whole is None else round(whole / 86400, 2),
+    }
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     started = time.perf_counter()
@@ -213,12 +251,14 @@ def main(argv: list[str] | None = None) -> int:
     report["bench"] = bench(args, shape)
     report["search"] = search(args, shape)
     report["search_run"] = search_run(args, shape)
+    report["every"] = every(args, shape)
     report["ok"] = bool(
         report["selfcheck"]["mismatches"] == 0
         and report["search_replay"]["mismatches"] == 0
         and report["search"]["best"]["verified"]
         and report["search_run"]["best"]["verified"]
         and report["search_run"]["chunk_mismatches"] == 0
+        and report["every"]["mismatches"] == 0
     )
     report["seconds"] = round(time.perf_counter() - started, 1)
     print(json.dumps(report, default=_plain))

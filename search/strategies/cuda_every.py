@@ -227,10 +227,7 @@ def _combine(
     `end` on dropped, the best of every thread and replay, the finds in rank order."""
     inside = meta[:, F_RANK] < end
     decks, meta = decks[inside], meta[inside].copy()
-    best = []  # (score, -rank, cards, tricks) candidates
-    for top in tops:
-        top = top[(top[:, T_SCORE] >= 0) & (top[:, T_RANK] < end)]
-        best += [(s, -r, c, t) for s, c, t, r in top[:, [T_SCORE, T_CARDS, T_TRICKS, T_RANK]]]
+    best = [b for b in (_best_of(top, end) for top in tops) if b is not None]
     for k in np.flatnonzero(meta[:, F_STATUS] == UNDECIDED):
         status, laid, tricks = two.exact_at(decks[k], 0, sizes[0], sizes[1])[:3]
         meta[k, F_CARDS], meta[k, F_TRICKS], meta[k, F_STATUS] = laid, tricks, status
@@ -242,6 +239,17 @@ def _combine(
     decks, meta = decks[order], meta[order]
     meta[:, F_RANK] -= first  # the CPU's offset from the chunk's first rank
     return _visited(first, end - first, counts, max(best) if best else None, decks, meta)
+
+
+def _best_of(top: np.ndarray, end: int) -> tuple | None:
+    """The best of one launch's threads before rank `end`, as (score, -rank, cards, tricks):
+    the highest score, the lowest rank among equals; None if none finished a game."""
+    top = top[(top[:, T_SCORE] >= 0) & (top[:, T_RANK] < end)]
+    if not len(top):
+        return None
+    tied = top[top[:, T_SCORE] == top[:, T_SCORE].max()]
+    row = tied[np.argmin(tied[:, T_RANK])]
+    return row[T_SCORE], -row[T_RANK], row[T_CARDS], row[T_TRICKS]
 
 
 def _visited(first, done, counts, top, decks, meta) -> Visited:

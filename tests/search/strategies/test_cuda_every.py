@@ -8,11 +8,12 @@ NUMBA_ENABLE_CUDASIM=1, where the classes marked `__test__ = SIMULATED` run. Wit
 simulator, `--strategy every --device cuda` is one line and exit 1 where CUDA cannot run.
 """
 
+import importlib.util
 import json
 
 import numpy as np
 import pytest
-from simulator import SIMULATED, run_under_simulator
+from simulator import ROOT, SIMULATED, run_under_simulator
 
 from bmn.kernels.cuda import env as cuda_env
 from bmn.kernels.ranks import arrangements, unrank
@@ -22,6 +23,7 @@ from bmn.search.strategies.every import score_run
 
 SEED = 20_260_114
 ITALIAN = (28, 4, 4, 4, 0)  # 40 cards: 193,584,473,082,000 deals
+DEVICE_CHECK = ROOT / "benchmarks" / "device_check.py"
 
 if SIMULATED:
     from numba import cuda
@@ -220,3 +222,18 @@ class TestRunOnDevice:
         with Store(store) as db:
             run = db.get_run(summary["run"])
             assert run.kind == "every-cuda" and run.params["device_threads"] == 8
+
+
+class TestDeviceCheck:
+    __test__ = SIMULATED
+
+    def test_the_device_checks_enumeration_agrees_with_the_cpu_and_times_a_deck(self):
+        """benchmarks/device_check.py's `every` section, at its --quick sizes."""
+        spec = importlib.util.spec_from_file_location("device_check", DEVICE_CHECK)
+        script = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(script)
+        report = script.every(script.parse_args(["--quick"]), {"threads": 8})
+        assert report["mismatches"] == 0 and report["check"]["deals"] == 168
+        assert report["loops"] == 4
+        assert report["rate"]["deals"] == 2000 and report["rate"]["deals_per_s"] > 0
+        assert report["italian_deck_days"] > 0
