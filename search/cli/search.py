@@ -271,7 +271,8 @@ def search(
     --grow-from is for --objective grow, which takes --basin-states too.
     --players 3 or 4 searches the standard deck dealt round three or four seats,
     with every strategy, on the CPU (loop hunts and grow runs play two seats);
-    --deck and --hand-sizes search any other deck, on the CPU.
+    --deck and --hand-sizes search any other deck, on the CPU (--strategy every
+    on a GPU too, two seats).
 
     \b
     Examples:
@@ -289,6 +290,7 @@ def search(
       bmn search --strategy every --deck 6,2,1,1,0 --objective loop --json
       bmn search --strategy every --deck standard --from-rank 0 --to-rank 1000000000
       bmn search --device cuda --time 8h   # walk or random on an NVIDIA GPU
+      bmn search --strategy every --device cuda --deck 28,4,4,4,0 --to-rank 10000000000
       bmn search --cluster local --time 10m  # a Dask cluster on this machine
       bmn search --scheduler tcp://10.0.0.5:8786 --time 8h
       bmn search --scheduler-file ~/dask.json --resume
