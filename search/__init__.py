@@ -24,6 +24,7 @@ if TYPE_CHECKING:  # what a type checker reads; at run time __getattr__ imports 
         RunHeld,
         RunNotFound,
         SearchOptionError,
+        StoppedBeforeRun,
         StoreError,
         search,
     )
@@ -33,6 +34,7 @@ __all__ = [
     "RunHeld",
     "RunNotFound",
     "SearchOptionError",
+    "StoppedBeforeRun",
     "StoreError",
     "search",
 ]

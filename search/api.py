@@ -5,7 +5,9 @@ The command line starts its runs through the same module (search/runs/start.py),
 is checked, defaulted and refused (saying why) the same way here and there; bad settings raise
 SearchOptionError instead of a usage error. Ctrl-C (KeyboardInterrupt in a notebook) or SIGTERM
 stops the run after a checkpoint, and the summary comes back with status 'interrupted'; resume
-it with `search(store, resume=run)`.
+it with `search(store, resume=run)`. One that comes before the run begins (while its store opens
+or its kernels compile) is not waited out: StoppedBeforeRun (a KeyboardInterrupt) is raised at
+once, naming the run made by then (released, for resume) or None.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Union
 from bmn.records.api import RunNotFound
 from bmn.records.store import DEFAULT_PATH, RunHeld, StoreError
 from bmn.search.runs.kinds import SETTINGS
-from bmn.search.runs.start import NothingToResume, SearchOptionError
+from bmn.search.runs.start import NothingToResume, SearchOptionError, StoppedBeforeRun
 
 if TYPE_CHECKING:
     from bmn.search.backends.base import Backend
@@ -31,6 +33,7 @@ __all__ = [
     "RunHeld",
     "RunNotFound",
     "SearchOptionError",
+    "StoppedBeforeRun",
     "StoreError",
     "search",
 ]
@@ -99,15 +102,16 @@ def search(
             name = sorted(given)[0]
             raise SearchOptionError(name, "is stored with the run; resume takes no setting")
         target = _resume_target(resume)
-        with Store(store, create=False) as db:  # resuming never makes a store
-            run_id, kind = start.stored_run(db, target)
-            return _run(start.resumed_run(db, run_id, kind, backend), on_progress, display)
+        with start.Stopping(store) as stopping, Store(store, create=False) as db:
+            run_id, kind = start.stored_run(db, target)  # resuming never makes a store
+            job = start.resumed_run(db, run_id, kind, backend)
+            return _run(stopping, job, on_progress, display)
     kind = start.check_new_run(
         objective or "cards", device or "cpu", strategy or "walk", players or 2, set(given)
     )
     start.check_deck(kind, given)  # before a store is made
-    with Store(store) as db:
-        return _run(start.new_run(db, kind, given, backend), on_progress, display)
+    with start.Stopping(store) as stopping, Store(store) as db:
+        return _run(stopping, start.new_run(db, kind, given, backend), on_progress, display)
 
 
 def _resume_target(resume: int | str) -> int | str:
@@ -142,10 +146,9 @@ def _given(arguments: dict[str, Any], settings: dict[str, Any]) -> dict[str, Any
     return given
 
 
-def _run(job: Any, on_progress: Callable[[Any], None] | None, display: bool) -> Any:
+def _run(stopping: Any, job: Any, on_progress: Callable[[Any], None] | None, display: bool) -> Any:
     """Run `job` until done or stopped, with the callback and, if asked, the live display."""
     from bmn.search.output.progress import Display
-    from bmn.search.runs.start import run_until_stopped
 
     with Display(quiet=not display) as shown:
 
@@ -154,4 +157,4 @@ def _run(job: Any, on_progress: Callable[[Any], None] | None, display: bool) -> 
             if on_progress is not None:
                 on_progress(p)
 
-        return run_until_stopped(job, progress)
+        return stopping.run(job, progress)

@@ -315,26 +315,35 @@ def search(
     if kind is None or kind.on_backend:
         backend = cluster_backend(scheduler, scheduler_file, cluster, options["workers"])
     try:
-        with Store(store, create=resume is None) as db:  # --resume never makes a store
-            if kind is None:
+        # A signal before the run begins (the store opening, the kernels compiling) stops at
+        # once; later ones stop the run after a checkpoint.
+        with start.Stopping(store) as stopping, Store(store, create=resume is None) as db:
+            if kind is None:  # --resume never makes a store
                 job = resumed_run(db, resume, backend)
             else:
                 job = new_run(db, kind, options, backend)
             try:
-                summary = run_with_signals(job, quiet)
+                summary = run_with_signals(stopping, job, quiet)
             except BackendError as err:
                 raise click.ClickException(
                     f"{err}; run {job.run_id} is checkpointed, resume with: "
                     f"{resume_command(job.run_id, store)}"
                 ) from None
+    except start.StoppedBeforeRun as stopped:
+        said = "stopped before the search began: nothing was searched yet"
+        if stopped.run is not None:
+            said += f"; resume with: bmn search --resume {stopped.run} --store {store}"
+        click.echo(said, err=True)
+        raise SystemExit(130) from None
     finally:
         if backend is not None:
             backend.close()
-    click.echo(json.dumps(summary.as_dict()) if as_json else summary.text())
-    if summary.status == "interrupted":
+    if summary.status == "interrupted":  # said first: a summary that cannot be written loses it
         click.echo(
             f"stopped; resume with: bmn search --resume {summary.run} --store {store}", err=True
         )
+    click.echo(json.dumps(summary.as_dict()) if as_json else summary.text())
+    if summary.status == "interrupted":
         raise SystemExit(130)
 
 
@@ -511,13 +520,15 @@ def resume_target(db: Store, resume: str) -> tuple[int, RunKind]:
         raise click.BadParameter(err.why, param_hint="--resume") from None
 
 
-def run_with_signals(job: RunHandler, quiet: bool) -> Summary | LoopSummary | GrowSummary:
+def run_with_signals(
+    stopping: start.Stopping, job: RunHandler, quiet: bool
+) -> Summary | LoopSummary | GrowSummary:
     """Run a search with its live display; SIGINT and SIGTERM stop it cleanly after a
     checkpoint (search/runs/start.py, as for `bmn.search.search`)."""
     from bmn.search.output.progress import Display
 
     with Display(quiet) as display:
-        return start.run_until_stopped(job, display.update)
+        return stopping.run(job, display.update)
 
 
 COMMANDS = [search, search_bench]

@@ -14,6 +14,7 @@ import secrets
 import signal
 import threading
 from collections.abc import Callable, Collection
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from bmn.records.api import RunNotFound
@@ -223,19 +224,73 @@ def resumed_run(db: Store, run_id: int, kind: RunKind, backend: Backend | None) 
     return handler.resume(db, run_id, backend if kind.on_backend else None)
 
 
-def run_until_stopped(job: RunHandler, on_progress: Callable[[Any], None]) -> Any:
-    """Run a search to its end; SIGINT (Ctrl-C, KeyboardInterrupt) and SIGTERM stop it
-    cleanly after a checkpoint, and its summary then says 'interrupted'. Signals are caught
-    only on the main thread (the only one Python delivers them to)."""
-    if threading.current_thread() is not threading.main_thread():
+class StoppedBeforeRun(KeyboardInterrupt):
+    """SIGINT or SIGTERM before the run began (its store opening, its kernels compiling):
+    nothing was searched. `run`: the run made or claimed by then, released so that
+    `--resume` continues it, or None."""
+
+    def __init__(self, run: int | None = None):
+        super().__init__(run)
+        self.run = run
+
+
+class Stopping:
+    """SIGINT (Ctrl-C) and SIGTERM from before a store opens to a run's end. Before the run
+    begins a signal raises StoppedBeforeRun at once (opening a store or compiling kernels is
+    not waited out); once it runs, the run stops cleanly after a checkpoint and its summary
+    says 'interrupted'. Signals are caught only on the main thread (the only one Python
+    delivers them to)."""
+
+    def __init__(self, store: str | Path):
+        self.store = store
+        self.job: RunHandler | None = None
+        self._previous: dict[int, Any] = {}
+
+    def __enter__(self) -> Stopping:
+        if threading.current_thread() is threading.main_thread():
+            self._previous = {sig: signal.signal(sig, self._signal) for sig in STOP_SIGNALS}
+        return self
+
+    def _signal(self, signum: int, frame: object) -> None:
+        if self.job is None:
+            raise StoppedBeforeRun()
+        self.job.stop.set()
+
+    def run(self, job: RunHandler, on_progress: Callable[[Any], None]) -> Any:
+        """Run `job` to its end or until a signal stops it."""
+        self.job = job
         return job.run(on_progress)
 
-    def stop(signum: int, frame: object) -> None:
-        job.stop.set()
-
-    previous = {sig: signal.signal(sig, stop) for sig in (signal.SIGINT, signal.SIGTERM)}
-    try:
-        return job.run(on_progress)
-    finally:
-        for sig, handler in previous.items():
+    def __exit__(self, kind: type | None, err: BaseException | None, tb: object) -> None:
+        for sig, handler in self._previous.items():
             signal.signal(sig, handler)
+        if isinstance(err, StoppedBeforeRun):
+            err.run = _release_ours(self.store)
+
+
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+
+def _release_ours(store: str | Path) -> int | None:
+    """Mark interrupted and release the runs this process holds in `store` (one made or
+    claimed before a signal stopped it), so `--resume` takes them at once; the latest's
+    number, or None."""
+    from bmn.records.store import Store, holder_name
+
+    try:
+        with Store(store, create=False) as db:
+            ours = [run for run in db.runs() if run.holder == holder_name()]
+            for run in ours:
+                if run.status == "running":
+                    db.update_run(run.id, status="interrupted")
+                db.release_run(run.id, holder_name())
+    except StoreError:
+        return None
+    return ours[-1].id if ours else None
+
+
+def run_until_stopped(job: RunHandler, on_progress: Callable[[Any], None]) -> Any:
+    """Run a search to its end; SIGINT and SIGTERM stop it cleanly after a checkpoint (for a
+    job made outside a Stopping)."""
+    with Stopping(job.store.path) as stopping:
+        return stopping.run(job, on_progress)

@@ -182,6 +182,84 @@ def test_a_signal_while_the_kernels_compile(tmp_path, bmn, signum):
         assert db.get_run(1).status == "finished" and db.get_run(1).games > 0
 
 
+def test_a_signal_before_the_run_begins_stops_at_once_and_releases_the_run(tmp_path):
+    """Opening a store or compiling a run's kernels is not waited out: the signal raises
+    StoppedBeforeRun there and then, and the run made so far is left for --resume."""
+    from bmn.search.runs.start import StoppedBeforeRun, Stopping
+
+    store = tmp_path / "s.sqlite"
+    before = signal.getsignal(signal.SIGTERM)
+    with pytest.raises(StoppedBeforeRun) as caught:
+        with Stopping(store), Store(store) as db:
+            made = db.create_run("walk", "cards", 1, {})
+            signal.raise_signal(signal.SIGTERM)
+            raise AssertionError("the signal did not stop it")
+    assert caught.value.run == made
+    assert signal.getsignal(signal.SIGTERM) is before  # the handlers are given back
+    with Store(store, create=False) as db:
+        run = db.get_run(made)
+        assert (run.status, run.holder) == ("interrupted", None)
+
+
+# A child `bmn` that says down a pipe when the run, just made, sets up its streams (the
+# first compile of a cold cache: the kernels that deal and score its first deals).
+CHILD_MAKING = """
+import os, sys
+from bmn.search.runs.longest import Search
+
+restore, pipe = Search._restore, int(sys.argv.pop(1))
+
+def making(self, checkpoints):
+    os.write(pipe, b"compiling")
+    os.close(pipe)
+    return restore(self, checkpoints)
+
+Search._restore = making
+sys.argv[0] = "bmn"
+from bmn.search.cli.main import main
+main()
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_a_signal_while_the_run_is_being_made(tmp_path, bmn, signum):
+    """The signal lands while the new run compiles what sets up its streams, before the run
+    begins: it acts at once (once it waited the compile out, or SIGTERM killed it silently),
+    and the run made so far is released for --resume. Should the compile end before the
+    signal is delivered, the run stops as interrupted instead: both say how to resume."""
+    store = tmp_path / "s.sqlite"
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "numba")}
+    read, write = os.pipe()
+    args = ["search", "--time", "1s", "--workers", "1", "--seed", "2", "--store", store]
+    child = subprocess.Popen(
+        [sys.executable, "-c", CHILD_MAKING, str(write), *map(str, args)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, pass_fds=[write],
+    )  # fmt: skip
+    os.close(write)
+    try:
+        ready, _, _ = select.select([read], [], [], HANG_SECONDS)
+        assert ready and os.read(read, 16) == b"compiling"
+        child.send_signal(signum)
+        out, err = child.communicate(timeout=HANG_SECONDS)
+    finally:
+        os.close(read)
+        if child.poll() is None:
+            child.kill()
+            child.communicate()
+    assert child.returncode == 130, (out, err)
+    assert "Traceback" not in err and not SENTINEL.search(out + err), (out, err)
+    assert "nothing was searched yet" in out + err
+    assert f"resume with: bmn search --resume 1 --store {store}" in err
+    with Store(store, create=False) as db:
+        run = db.get_run(1)
+        assert (run.status, run.games, run.holder) == ("interrupted", 0, None)
+    resumed = bmn("search", "--resume", "--store", store)  # with the warm cache
+    assert resumed.exit_code == 0, resumed.output
+    with Store(store, create=False) as db:
+        assert db.get_run(1).status == "finished" and db.get_run(1).games > 0
+
+
 def test_a_grow_run_starts_no_round_that_would_end_more_than_half_a_round_late(tmp_path):
     """A round (seconds of mostly Python) cannot be cut short; a timed grow run once started
     one with a tenth of a second left and ran a round past its time."""
