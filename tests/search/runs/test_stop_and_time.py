@@ -189,11 +189,10 @@ def test_a_signal_before_the_run_begins_stops_at_once_and_releases_the_run(tmp_p
 
     store = tmp_path / "s.sqlite"
     before = signal.getsignal(signal.SIGTERM)
-    with pytest.raises(StoppedBeforeRun) as caught:
-        with Stopping(store), Store(store) as db:
-            made = db.create_run("walk", "cards", 1, {})
-            signal.raise_signal(signal.SIGTERM)
-            raise AssertionError("the signal did not stop it")
+    with pytest.raises(StoppedBeforeRun) as caught, Stopping(store), Store(store) as db:
+        made = db.create_run("walk", "cards", 1, {})
+        signal.raise_signal(signal.SIGTERM)
+        raise AssertionError("the signal did not stop it")
     assert caught.value.run == made
     assert signal.getsignal(signal.SIGTERM) is before  # the handlers are given back
     with Store(store, create=False) as db:
