@@ -27,7 +27,7 @@ from bmn.search.cli.options import (
     refuse,
     seed_option,
 )
-from bmn.search.output.text import bench_table
+from bmn.search.output.text import bench_table, counted
 from bmn.search.runs import start
 from bmn.search.runs.kinds import CLUSTER_OPTIONS, SETTINGS, RunKind
 from bmn.search.strategies.registry import (
@@ -475,7 +475,8 @@ def search_bench(
 
     names, seed_list = strategies, seeds
     kernel = bench(2_000_000, workers).games_per_s
-    click.echo(f"kernel (bmn bench) on {workers} threads: {kernel:,.0f} games/s", err=True)
+    on = counted(workers, "thread")
+    click.echo(f"kernel (bmn bench) on {on}: {kernel:,.0f} games/s", err=True)
     trials = compare(
         names,
         seed_list,

@@ -129,19 +129,23 @@ def ordinal(n: int) -> str:
 
 def describe(result: Any) -> str:
     """One summary line for a reference or kernel result (anything with its fields)."""
+    at = _figures(result.cards, result.tricks)
     if result.status == "loop":
         return (
-            f"loop: never ends; state repeats at {result.cards} cards, {result.tricks} tricks; "
-            f"cycle starts after {result.loop_start_cards} cards, {result.loop_start_tricks} "
-            f"tricks; period {result.period_cards} cards, {result.period_tricks} tricks"
+            f"loop: never ends; state repeats at {at}; cycle starts after"
+            f" {_figures(result.loop_start_cards, result.loop_start_tricks)}; period"
+            f" {_figures(result.period_cards, result.period_tricks)}"
         )
     if result.status == "limit":
         who = "no seat (tie)" if result.winner is None else f"seat {result.winner}"
-        return (
-            f"limit: stopped at {result.cards} cards, {result.tricks} tricks; "
-            f"{who} holds most cards"
-        )
-    return f"finished: {result.cards} cards, {result.tricks} tricks; seat {result.winner} wins"
+        return f"limit: stopped at {at}; {who} holds most cards"
+    return f"finished: {at}; seat {result.winner} wins"
+
+
+def _figures(cards: int, tricks: int) -> str:
+    """'4 cards, 1 trick': a game's figures, singular for one, without separators (as game
+    results have always printed)."""
+    return f"{cards} card{'' if cards == 1 else 's'}, {tricks} trick{'' if tricks == 1 else 's'}"
 
 
 def trace_table(trace: Iterable[Any], seats: int) -> Table:
@@ -157,8 +161,8 @@ def describe_loop(analysis: Any) -> list[Block]:
 
     if analysis.status != "loop":
         return [
-            f"finished: does not loop; {analysis.cards} cards, {analysis.tricks} tricks; "
-            f"seat {analysis.winner} wins"
+            f"finished: does not loop; {_figures(analysis.cards, analysis.tricks)};"
+            f" seat {analysis.winner} wins"
         ]
     balanced = [str(i) for i, s in enumerate(analysis.states, start=1) if s.balanced]
     seats = len(analysis.states[0].hands)
@@ -169,10 +173,9 @@ def describe_loop(analysis: Any) -> list[Block]:
         for i, s in enumerate(analysis.states, start=1)
     ]
     return [
-        f"loop: never ends; state repeats at {analysis.cards} cards, {analysis.tricks} tricks",
-        f"cycle starts after {analysis.loop_start_cards} cards, "
-        f"{analysis.loop_start_tricks} tricks",
-        f"period: {analysis.period_cards} cards, {analysis.period_tricks} tricks",
+        f"loop: never ends; state repeats at {_figures(analysis.cards, analysis.tricks)}",
+        f"cycle starts after {_figures(analysis.loop_start_cards, analysis.loop_start_tricks)}",
+        f"period: {_figures(analysis.period_cards, analysis.period_tricks)}",
         f"balanced cycle states: {', '.join(balanced) if balanced else 'none'}",
         f"cycle key: {analysis.key}",
         Table(head, rows, left=range(4, 4 + seats)),

@@ -243,5 +243,5 @@ def test_tables_drawn_by_rich_on_a_terminal(bmn, monkeypatch):
         assert name in plain and name in drawn
     assert bmn("records", "published", "--json").stdout == as_json  # JSON: never drawn
     traced = bmn("play", "-J/Q-", "--trace").stdout
-    assert traced.startswith("deal: -J/Q-\nfinished: 4 cards, 1 tricks; seat 0 wins\n")
+    assert traced.startswith("deal: -J/Q-\nfinished: 4 cards, 1 trick; seat 0 wins\n")
     assert "seat 1" in traced and "─" in traced

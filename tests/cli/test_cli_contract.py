@@ -241,7 +241,7 @@ def test_a_failing_stderr_loses_the_warning_not_the_result(monkeypatch):
         broken, (sys.stdout, sys.stderr) = sys.stderr, saved
         broken.buffer.raw.full = False
     assert exit.value.code == 0
-    assert out.getvalue() == "deal: -J/Q-\nfinished: 4 cards, 1 tricks; seat 0 wins\n"
+    assert out.getvalue() == "deal: -J/Q-\nfinished: 4 cards, 1 trick; seat 0 wins\n"
 
 
 JSON_COMMANDS = [p for p in WALKED if any(q.name == "as_json" for q in COMMANDS[p].params)]

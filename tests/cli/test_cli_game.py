@@ -32,7 +32,7 @@ def test_play_loop_json(bmn):
 def test_play_human_summary_and_trace(bmn):
     result = bmn("play", "-J", "Q-", "--trace")
     assert result.exit_code == 0
-    assert "finished: 4 cards, 1 tricks; seat 0 wins" in result.stdout
+    assert "finished: 4 cards, 1 trick; seat 0 wins" in result.stdout
     assert result.stdout.splitlines()[-1].split() == ["1", "0", "4", "4", "0"]
 
 

@@ -35,7 +35,7 @@ def test_score_reads_stdin_with_text_lines(bmn):
     result = bmn("score", "-", input="-J/Q-\n" + DEALS[1] + "\n")
     assert result.exit_code == 0, result.output
     first, second = result.stdout.splitlines()
-    assert first == "-J/Q- finished: 4 cards, 1 tricks; seat 0 wins"
+    assert first == "-J/Q- finished: 4 cards, 1 trick; seat 0 wins"
     assert second.startswith(DEALS[1] + " loop: never ends; state repeats at 474 cards")
 
 
