@@ -157,7 +157,7 @@ def test_score_refuses_malformed_arrays():
 
 
 @pytest.mark.parametrize(
-    "line", ["-J/Q-", "j-/-q", "AS 10H QD/KC 2S 3S", "--K/J-/---", "/-J", "2 J/Q 3"]
+    "line", ["-J/Q-", "j-/-q", "AS 10H QD/KC 2S 3S", "--K/J-/---", "./-J", "2 J/Q 3"]
 )
 def test_read_line_matches_parse_deal(line):
     deal = parse_deal(line)
@@ -165,6 +165,13 @@ def test_read_line_matches_parse_deal(line):
     assert canonical == format_deal(deal)
     assert values == bytes(v for hand in deal for v in hand)
     assert sizes == tuple(len(hand) for hand in deal)
+
+
+@pytest.mark.parametrize("line", ["/-J", "-J/Q-/", "-J//Q-"])
+def test_read_line_refuses_a_hand_with_nothing_written(line):
+    """An empty hand is written '.' on purpose; nothing between separators is a slip."""
+    with pytest.raises(DealError, match="is empty; .*write '.'"):
+        read_line(line)
 
 
 def test_score_lines_batches_and_stops_at_a_bad_line():
