@@ -141,9 +141,11 @@ def test_published_deal_is_a_standard_deck_cycle():
 
 def test_search_display_can_show_a_hunt(tmp_path):
     from bmn.search.cli.search import run_with_signals
+    from bmn.search.runs.start import Stopping
 
     assert "0 cycles (0 new to the store)" in loophunt.LoopProgress(1).line()
     options = LoopOptions(iterations=500, workers=1, seed=1, deck=DECK)
-    with Store(tmp_path / "r.sqlite") as db:
-        summary = run_with_signals(LoopHunt(db, options), quiet=False)
+    path = tmp_path / "r.sqlite"
+    with Stopping(path) as stopping, Store(path) as db:
+        summary = run_with_signals(stopping, LoopHunt(db, options), quiet=False)
     assert summary.as_dict()["games"] == 500
