@@ -20,6 +20,7 @@ PACKAGE_DATA += [  # bmn records serve's pages
     for page in (ROOT / "records" / "serve" / "templates").glob("*.html")
 ]
 PACKAGE_DATA.append("bmn/search/measure/length_tail.json")  # the odds' fitted tail
+PACKAGE_DATA += [f"bmn/{package}/py.typed" for package in ("kernels", "records", "search")]
 
 
 @pytest.mark.slow
