@@ -55,6 +55,7 @@ except ImportError as err:  # an optional extra: one line for the user, not a tr
 
 CONNECT_SECONDS = 5.0  # a scheduler that does not answer within this is reported unreachable
 WORKERS_SECONDS = 30.0  # how long to wait for a first worker to join the scheduler
+LOST = ("lost", "pending")  # a done chunk whose result left with its worker, to run again
 NO_WORKERS_SECONDS = 60.0  # a cluster without a worker this long is taken as gone
 ANCHOR_EVERY = 8  # chained chunks before one starts from a state this process has
 LOCAL_HOST = "127.0.0.1"  # a local cluster listens on this machine only
@@ -263,16 +264,26 @@ class DaskBackend:
     def _fetch(self, futures: list[Future]) -> None:
         """Fetch done futures' results into the ready queue and hand each over; the first
         failed one raises (a future cancelled by someone else: the scheduler is gone)."""
+        lost = [future for future in futures if future.status in LOST]
         for future in futures:
-            if future.status != "finished":
+            if future.status not in ("finished", *LOST):
                 raise self._explain(future, _failure(future))
+        futures = [future for future in futures if future.status not in LOST]
         try:
             results = self.client.gather(futures)
+        except OSError:  # a timeout: the worker holding a result left while it was fetched
+            if self.client.status != "running":
+                raise BackendError(f"lost the Dask scheduler at {self.address}") from None
+            lost, futures, results = lost + futures, [], []
         except Exception as err:
             raise self._explain(futures[0], err) from None
         for future, result in zip(futures, results, strict=True):
             self._hand_over(future, result)
             self._ready.append(result)
+        if lost:  # their worker left with their results: Dask runs them again on a worker
+            for future in lost:  # (and _check_alive says when none comes back)
+                future.add_done_callback(self._done.put)
+            self._check_alive()
 
     def _hand_over(self, future: Future, result: Result) -> None:
         """Release a result's future; a stream whose latest chunk is back may submit the
