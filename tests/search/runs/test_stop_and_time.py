@@ -9,6 +9,7 @@ import signal
 import subprocess
 import sys
 import threading
+from pathlib import Path
 
 import pytest
 
@@ -146,40 +147,53 @@ main()
 """
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
-def test_a_signal_while_the_kernels_compile(tmp_path, bmn, signum):
-    """A cold numba cache: the signal lands in the first compile (tens of seconds; it once
-    waited for it, then printed 'best -1 cards -1 tricks')."""
+def signalled_child(tmp_path: Path, child: str, signum: int) -> tuple[int, str, str, Path]:
+    """Start a search in a child `bmn` (source `child`) on a cold numba cache, send it
+    `signum` when it says down its pipe that it compiles, and wait for it to end:
+    (exit status, stdout, stderr, its store)."""
     store = tmp_path / "s.sqlite"
     env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "numba")}
     read, write = os.pipe()
     args = ["search", "--time", "1s", "--workers", "1", "--seed", "2", "--store", store]
-    child = subprocess.Popen(
-        [sys.executable, "-c", CHILD, str(write), *map(str, args)],
+    process = subprocess.Popen(
+        [sys.executable, "-c", child, str(write), *map(str, args)],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, pass_fds=[write],
     )  # fmt: skip
     os.close(write)
     try:
         ready, _, _ = select.select([read], [], [], HANG_SECONDS)
         assert ready and os.read(read, 16) == b"compiling"
-        child.send_signal(signum)
-        out, err = child.communicate(timeout=HANG_SECONDS)
+        process.send_signal(signum)
+        out, err = process.communicate(timeout=HANG_SECONDS)
     finally:
         os.close(read)
-        if child.poll() is None:
-            child.kill()
-            child.communicate()
-    assert child.returncode == 130, (out, err)
+        if process.poll() is None:
+            process.kill()
+            process.communicate()
+    return process.returncode, out, err, store
+
+
+def resumes_to_the_end(bmn, store: Path) -> None:
+    """`bmn search --resume` (with the warm cache) finishes run 1."""
+    resumed = bmn("search", "--resume", "--store", store)
+    assert resumed.exit_code == 0, resumed.output
+    with Store(store, create=False) as db:
+        assert db.get_run(1).status == "finished" and db.get_run(1).games > 0
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_a_signal_while_the_kernels_compile(tmp_path, bmn, signum):
+    """A cold numba cache: the signal lands in the first compile (tens of seconds; it once
+    waited for it, then printed 'best -1 cards -1 tricks')."""
+    status, out, err, store = signalled_child(tmp_path, CHILD, signum)
+    assert status == 130, (out, err)
     assert "(interrupted): 0 games" in out and "best: none, nothing was searched yet" in out
     assert not SENTINEL.search(out + err), (out, err)
     assert f"resume with: bmn search --resume 1 --store {store}" in err
     with Store(store, create=False) as db:
         assert (db.get_run(1).status, db.get_run(1).games) == ("interrupted", 0)
-    resumed = bmn("search", "--resume", "--store", store)  # with the warm cache
-    assert resumed.exit_code == 0, resumed.output
-    with Store(store, create=False) as db:
-        assert db.get_run(1).status == "finished" and db.get_run(1).games > 0
+    resumes_to_the_end(bmn, store)
 
 
 def test_a_signal_before_the_run_begins_stops_at_once_and_releases_the_run(tmp_path):
@@ -227,36 +241,15 @@ def test_a_signal_while_the_run_is_being_made(tmp_path, bmn, signum):
     begins: it acts at once (once it waited the compile out, or SIGTERM killed it silently),
     and the run made so far is released for --resume. Should the compile end before the
     signal is delivered, the run stops as interrupted instead: both say how to resume."""
-    store = tmp_path / "s.sqlite"
-    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "numba")}
-    read, write = os.pipe()
-    args = ["search", "--time", "1s", "--workers", "1", "--seed", "2", "--store", store]
-    child = subprocess.Popen(
-        [sys.executable, "-c", CHILD_MAKING, str(write), *map(str, args)],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, pass_fds=[write],
-    )  # fmt: skip
-    os.close(write)
-    try:
-        ready, _, _ = select.select([read], [], [], HANG_SECONDS)
-        assert ready and os.read(read, 16) == b"compiling"
-        child.send_signal(signum)
-        out, err = child.communicate(timeout=HANG_SECONDS)
-    finally:
-        os.close(read)
-        if child.poll() is None:
-            child.kill()
-            child.communicate()
-    assert child.returncode == 130, (out, err)
+    status, out, err, store = signalled_child(tmp_path, CHILD_MAKING, signum)
+    assert status == 130, (out, err)
     assert "Traceback" not in err and not SENTINEL.search(out + err), (out, err)
     assert "nothing was searched yet" in out + err
     assert f"resume with: bmn search --resume 1 --store {store}" in err
     with Store(store, create=False) as db:
         run = db.get_run(1)
         assert (run.status, run.games, run.holder) == ("interrupted", 0, None)
-    resumed = bmn("search", "--resume", "--store", store)  # with the warm cache
-    assert resumed.exit_code == 0, resumed.output
-    with Store(store, create=False) as db:
-        assert db.get_run(1).status == "finished" and db.get_run(1).games > 0
+    resumes_to_the_end(bmn, store)
 
 
 def test_a_grow_run_starts_no_round_that_would_end_more_than_half_a_round_late(tmp_path):
