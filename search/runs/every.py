@@ -266,9 +266,9 @@ class EverySummary:
     to_rank: int
     deals: int  # visited
     complete: bool  # every rank of the range visited
-    best_deal: str
-    best_cards: int
-    best_tricks: int
+    best_deal: str  # '' (and None figures) when no deal finished
+    best_cards: int | None
+    best_tricks: int | None
     best_rank: int | None
     loops: int  # looping deals
     cycles: int  # distinct cycles by key (--objective loop)
@@ -300,9 +300,14 @@ class EverySummary:
         ]
         if self.cycles:
             lines[-1] += (
-                f"; {self.cycles} distinct cycles ({self.seat_blind_cycles} seat-blind, "
-                f"{self.new_cycles} new to the store); list them with: bmn records loops"
-                f"{store_option(self.store)}"
+                f"; {counted(self.cycles, 'distinct cycle')} ({self.seat_blind_cycles}"
+                f" seat-blind, {self.new_cycles} new to the store); list them with: bmn"
+                f" records loops{store_option(self.store)}"
+            )
+        if self.status == "stopped":
+            lines.append(
+                f"stopped at its --time or --iterations; resume goes on from the next rank: bmn"
+                f" search --resume {self.run}{store_option(self.store)}"
             )
         return "\n".join(lines)
 
@@ -344,6 +349,19 @@ class EveryRun(RunHandler):
         self._stored_best: int | None = None  # the best score stored with the run
         self._warned = False
         super().__init__(store, options, run_id, backend)
+        if run_id is not None:
+            self._next_slice()
+
+    def _next_slice(self) -> None:
+        """A resumed run whose --time or --iterations was used up goes on for as much again
+        (its stored figures count from its start): each resume of a range too big for one
+        sitting visits its next slice of ranks."""
+        o = self.options
+        if o.seconds is not None and self.spent >= o.seconds:
+            o.seconds = self.spent + o.seconds
+        if o.iterations is not None and self.games >= o.iterations:
+            o.iterations = self.games + o.iterations
+        self.progress.done = self._done(self.games, self.spent)
 
     @property
     def streams(self) -> int:
@@ -474,6 +492,14 @@ class EveryRun(RunHandler):
     def complete(self, seconds: float) -> bool:
         return self.games >= self._planned() or super().complete(seconds)
 
+    def _status(self, seconds: float) -> str:
+        """'finished' once every rank of the range is visited; 'stopped' when its --time or
+        --iterations ran out first (--resume goes on from the next rank); else
+        'interrupted'."""
+        if self.games >= self.options.ranks:
+            return "finished"
+        return "stopped" if self.complete(seconds) else "interrupted"
+
     def _done(self, games: int, seconds: float) -> float | None:
         """The share of the ranks visited; on the way, the time left at this session's rate,
         and once a note if --time cannot finish the range."""
@@ -500,7 +526,7 @@ class EveryRun(RunHandler):
 
     def _summary(self, status: str, seconds: float) -> EverySummary:
         o, t, p = self.options, self.totals, self.progress
-        best = t.best or (-1, None, -1, -1, "")
+        best = (None, None, None, None, "") if t.best is None else t.best  # no finished game
         rate = p.rate or (self.games / seconds if seconds else 0.0)
         return EverySummary(
             self.run_id, status, o.deck, list(o.hand_sizes), o.from_rank, o.to_rank,

@@ -380,10 +380,14 @@ class RunHandler:
             return self.games >= self.options.iterations
         return self.options.seconds is not None and seconds >= self.options.seconds
 
+    def _status(self, seconds: float) -> str:
+        """How the run ends: 'interrupted' when stopped before its end, else 'finished'."""
+        return "interrupted" if self.stop.is_set() and not self.complete(seconds) else "finished"
+
     def _finish(self):
         """Mark the run finished or interrupted and summarise it."""
         seconds = self.spent + self.elapsed()
-        status = "interrupted" if self.stop.is_set() and not self.complete(seconds) else "finished"
+        status = self._status(seconds)
         self.store.update_run(self.run_id, status=status, games=self.games, seconds=seconds)
         p = self.progress
         p.seconds, p.done = seconds, 1.0 if status == "finished" else self._done(p.games, seconds)

@@ -137,9 +137,37 @@ def test_a_run_stopped_and_resumed_equals_an_uninterrupted_one(tmp_path, small_c
         assert store.get_run(stopped.run).games == 2520
 
 
-def test_iterations_cap_the_deals_and_a_rerun_of_the_rest_completes_it(tmp_path, small_chunks):
-    summary, finds, _ = enumerate_deck(tmp_path / "i.sqlite", iterations=1000, workers=2)
-    assert summary.deals == 1000 and not summary.complete and summary.status == "finished"
+def test_iterations_cap_the_deals_and_each_resume_visits_the_next_slice(tmp_path, small_chunks):
+    """A range too big for one sitting: --iterations (or --time) ends a slice as 'stopped',
+    and each --resume visits as many ranks again, until the range is done; the run then
+    equals one made in one go."""
+    whole = outcome(*enumerate_deck(tmp_path / "w.sqlite")[:2])
+    path = tmp_path / "i.sqlite"
+    summary, finds, _ = enumerate_deck(path, iterations=1000, workers=2)
+    assert summary.deals == 1000 and not summary.complete and summary.status == "stopped"
+    assert f"resume goes on from the next rank: bmn search --resume {summary.run}" in (
+        summary.text()
+    )
+    slices = [summary.deals]
+    with Store(path) as store:
+        while summary.status == "stopped":
+            summary = EveryRun.resume(store, summary.run).run()
+            slices.append(summary.deals)
+        finds = {f.deal: (f.cards, f.tricks, f.status) for f in store.run_finds(summary.run)}
+    assert slices == [1000, 2000, 2520] and summary.status == "finished" and summary.complete
+    assert outcome(summary, finds) == whole
+
+
+def test_the_command_line_resumes_a_stopped_slice_to_the_end(bmn, tmp_path):
+    store = tmp_path / "s.sqlite"
+    args = ["--quiet", "--json", "--store", store]
+    first = bmn("search", "--strategy", "every", "--deck", DECK, "--iterations", 2000, *args)
+    assert first.exit_code == 0, first.output  # a slice used up, not an interruption
+    assert json.loads(first.stdout)["status"] == "stopped"
+    rest = bmn("search", "--resume", *args)
+    assert rest.exit_code == 0, rest.output
+    summary = json.loads(rest.stdout)
+    assert (summary["status"], summary["deals"], summary["complete"]) == ("finished", 2520, True)
 
 
 def test_the_command_line_runs_a_deck_to_its_end_and_says_so_in_json(bmn, tmp_path):
@@ -231,7 +259,7 @@ def test_a_time_too_short_for_the_range_says_so_with_the_whole_time(tmp_path, mo
     with Store(tmp_path / "t.sqlite") as store:
         options = EveryOptions(deck="standard", seconds=0.5, workers=1)
         summary = EveryRun(store, options).run(lambda p: notes.extend(p.notes))
-    assert summary.status == "finished" and not summary.complete
+    assert summary.status == "stopped" and not summary.complete
     assert summary.whole_range_seconds > 1e6
     assert any("653,534,134,886,878,245,000 deals of this range take about" in n for n in notes)
     assert any("resume goes on from the next rank" in n for n in notes)
