@@ -10,11 +10,11 @@ line turns it into its usage error), a store problem StoreError.
 
 from __future__ import annotations
 
+import os
 import secrets
 import signal
 import threading
 from collections.abc import Callable, Collection
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from bmn.records.api import RunNotFound
@@ -241,7 +241,7 @@ class Stopping:
     says 'interrupted'. Signals are caught only on the main thread (the only one Python
     delivers them to)."""
 
-    def __init__(self, store: str | Path):
+    def __init__(self, store: str | os.PathLike[str]):
         self.store = store
         self.job: RunHandler | None = None
         self._previous: dict[int, Any] = {}
@@ -271,7 +271,7 @@ class Stopping:
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
 
-def _release_ours(store: str | Path) -> int | None:
+def _release_ours(store: str | os.PathLike[str]) -> int | None:
     """Mark interrupted and release the runs this process holds in `store` (one made or
     claimed before a signal stopped it), so `--resume` takes them at once; the latest's
     number, or None."""
