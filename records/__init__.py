@@ -1,5 +1,6 @@
 """The record store (store/, SQLite) and the published record games shipped as package data
-(published.py and the CSVs), with the reports built from them (report.py).
+(published.py and the CSVs), with the reports built from them (report.py); serve/ shows a store
+in a web browser (`bmn records serve`, on Datasette).
 
 The library (docs/library.md, api.py), exported here lazily: importing bmn.records imports
 nothing compiled.
