@@ -6,7 +6,8 @@ the compiled scorers chosen by (seats, device), and the analysis of games that n
   njit and CUDA flags and shared constants; two_tricks.py: the two-seat trick rules, one source
   that targets.py compiles for the CPU and the GPU; score.py: the (seats, device) kernel
   registry; results.py, lines.py: batch results and deal files; benchmark.py: bench and
-  selfcheck.
+  selfcheck; ranks.py: a deck's arrangements in rank order (count, rank, unrank, the compiled
+  next-arrangement step); api.py: the library's game functions.
 - cpu/: the compiled scorers for the CPU (two.py; nseat.py and its table, nseat_table.py);
   cuda/: the same on a GPU; cycles/: loops, backward play.
 
