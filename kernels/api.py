@@ -21,6 +21,7 @@ import numpy as np
 from bmn.kernels.cycles.backward import BasinSearch, PreimageDeal
 from bmn.kernels.cycles.loops import LoopAnalysis, analyse
 from bmn.kernels.deal import (
+    MAX_DEAL_CARDS,
     MAX_SEATS,
     MIN_SEATS,
     STANDARD_COUNTS,
@@ -32,6 +33,7 @@ from bmn.kernels.deal import (
     format_deal,
     parse_counts,
     parse_deal,
+    too_many_cards,
 )
 from bmn.kernels.reference import Result, Trick
 from bmn.kernels.results import Scores
@@ -73,6 +75,8 @@ def as_deal(deal: DealLike) -> Deal:
     if isinstance(deal, str) or all(isinstance(hand, str) for hand in deal):
         return parse_deal(deal)  # type: ignore[arg-type]  # a str or a sequence of them
     hands = tuple(tuple(_value(v, seat) for v in hand) for seat, hand in enumerate(deal))
+    if sum(map(len, hands)) > MAX_DEAL_CARDS:  # as for a deal given as text
+        raise too_many_cards(sum(map(len, hands)))
     if not MIN_SEATS <= len(hands) <= MAX_SEATS:
         raise DealError(f"a deal has {MIN_SEATS} to {MAX_SEATS} hands, got {len(hands)}")
     if not any(hands):

@@ -100,6 +100,8 @@ def test_the_cycle_and_the_deals_that_reach_it_are_bmn_loop_and_preimages(bmn):
         (lambda: game.play("-J/Q-/X"), "unexpected 'X'"),
         (lambda: game.play([[0, 7], [1]]), "7 is not a penalty value"),
         (lambda: game.play([[0]] * 5), "2 to 4 hands, got 5"),
+        (lambda: game.play([[0] * 120_000 + [1], [2]]), "at most 1,000 cards"),  # bounded
+        (lambda: game.play("-" * 120_000 + "J/Q"), "at most 1,000 cards"),
         (lambda: game.play("--/--", limit=0), "limit must be at least 1"),
         (lambda: game.score_deals(["-J/Q-", "AS/AS"]), "deal 2: the card AS is given twice"),
         (lambda: game.score_deals(np.zeros((2, 4), np.uint8)), "needs their hand sizes"),
