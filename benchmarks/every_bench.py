@@ -20,8 +20,9 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 from bmn.kernels.cpu.two import total_cards
+from bmn.kernels.deal import even_sizes
 from bmn.kernels.dealer import random_deals
-from bmn.kernels.ranks import arrangements, deck_of, default_hand_sizes, parse_deck, unrank
+from bmn.kernels.ranks import arrangements, deck_of, parse_deck, unrank
 from bmn.kernels.rng import seed_state
 from bmn.kernels.score import numba_threads, score
 from bmn.search.strategies.every import score_run, warm_visit
@@ -67,7 +68,7 @@ def main() -> None:
     sizes = (
         tuple(int(n) for n in args.hand_sizes.split(","))
         if args.hand_sizes
-        else default_hand_sizes(sum(counts), args.players)
+        else even_sizes(sum(counts), args.players)
     )
     deals = min(args.deals or arrangements(counts), arrangements(counts))
     warm_visit()

@@ -57,7 +57,7 @@ def check_deck(
     except DealError as err:
         standard = f"or 'standard' ({counts_text(STANDARD_COUNTS)})"
         raise DeckInputError("deck", f"{err}, {standard}") from None
-    sizes = hand_sizes or default_hand_sizes(sum(counts), players)
+    sizes = hand_sizes or even_sizes(sum(counts), players)
     try:
         return counts, check_hand_sizes(counts, sizes)
     except DealError as err:
@@ -88,11 +88,6 @@ def arrangements(counts: Sequence[int]) -> int:
     for n in counts:
         total //= factorial(n)
     return total
-
-
-def default_hand_sizes(cards: int, seats: int = 2) -> tuple[int, ...]:
-    """Hand sizes as even as possible, seat 0 first (20 cards: 10/10; 52 over 3: 18/17/17)."""
-    return even_sizes(cards, seats)
 
 
 def check_hand_sizes(counts: Sequence[int], sizes: Sequence[int]) -> tuple[int, ...]:

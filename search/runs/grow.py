@@ -43,10 +43,10 @@ from bmn.kernels.deal import (
     DealError,
     counts_of,
     counts_text,
-    parse_counts,
+    even_sizes,
     parse_deal,
 )
-from bmn.kernels.ranks import DeckInputError
+from bmn.kernels.ranks import DeckInputError, parse_deck
 from bmn.records.store import DEFAULT_PATH, Loop, Store
 from bmn.search.backends.base import Backend, Result
 from bmn.search.cycles.piece_hunt import HuntFind, HuntOptions, HuntState, hunt_chunk, known_pieces
@@ -99,7 +99,7 @@ class GrowRunOptions:
 
     @property
     def counts(self) -> tuple[int, ...]:
-        return deck_counts(self.deck)
+        return parse_deck(self.deck)
 
     def hunt(self) -> HuntOptions:
         first = Control.from_spec(self.controls[0])
@@ -117,52 +117,32 @@ class GrowRunOptions:
 
 
 def check_grow_input(deck: str, sizes) -> tuple[tuple[int, ...], tuple[int, int]]:
-    """A grow run's deck counts and hand sizes; DeckInputError naming the option otherwise."""
+    """A grow run's deck counts and hand sizes: 'standard' or counts N,J,Q,K,A with a court
+    card, 4 to 64 cards, dealt into two hands (even by default, seat 0 first);
+    DeckInputError naming the option otherwise."""
     try:
-        counts = deck_counts(deck)
+        counts = parse_deck(deck)
     except DealError as err:
         raise DeckInputError("deck", str(err)) from None
-    try:
-        return counts, grow_sizes(counts, sizes)
-    except DealError as err:
-        raise DeckInputError("hand_sizes", str(err)) from None
-
-
-def deck_counts(deck: str) -> tuple[int, ...]:
-    """A grow run's deck: 'standard' or counts N,J,Q,K,A with a court card, 4 to 64 cards
-    (two hands); DealError (a ValueError) otherwise."""
-    spec = "".join(str(deck).split()).lower()
-    counts = STANDARD_COUNTS if spec == "standard" else parse_counts(spec)
     if not 4 <= sum(counts) <= 64 or sum(counts[1:]) == 0:
-        raise DealError(
+        raise DeckInputError(
+            "deck",
             f"{deck!r}: a grow run takes a deck of 4 to 64 cards with a court card"
-            " ('standard' or counts N,J,Q,K,A, like 14,2,2,2,0)"
+            " ('standard' or counts N,J,Q,K,A, like 14,2,2,2,0)",
         )
-    return counts
+    total = sum(counts)
+    pair = even_sizes(total, 2) if sizes is None else tuple(int(n) for n in sizes)
+    if len(pair) != 2 or min(pair) < 1 or sum(pair) != total:
+        raise DeckInputError(
+            "hand_sizes",
+            f"hand sizes {','.join(map(str, pair))}: a grow run deals two hands that add up"
+            f" to the deck's {total} cards",
+        )
+    return counts, (pair[0], pair[1])
 
 
 def deal_counts(deal: str) -> tuple[int, ...]:
     return counts_of(v for hand in parse_deal(deal) for v in hand)
-
-
-def grow_sizes(counts: tuple[int, ...], sizes) -> tuple[int, int]:
-    """The two hand sizes a grow run seeks (text 'A,B' or numbers); even by default, seat 0
-    first. DealError unless two sizes add up to the deck."""
-    total = sum(counts)
-    if sizes is None:
-        return ((total + 1) // 2, total // 2)
-    parts = sizes.replace("/", ",").split(",") if isinstance(sizes, str) else list(sizes)
-    try:
-        pair = tuple(int(n) for n in parts)
-    except ValueError:
-        pair = ()
-    if len(pair) != 2 or min(pair) < 1 or sum(pair) != total:
-        given = ",".join(str(n) for n in parts)
-        raise DealError(
-            f"hand sizes {given}: a grow run deals two hands that add up to the deck's"
-            f" {total} cards"
-        )
-    return pair
 
 
 def known_deals(db: Store, deck: str | None = None) -> list[str]:

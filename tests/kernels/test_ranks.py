@@ -10,12 +10,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bmn.kernels.deal import STANDARD_COUNTS, DealError, deck_of
+from bmn.kernels.deal import STANDARD_COUNTS, DealError, deck_of, even_sizes
 from bmn.kernels.ranks import (
     arrangements,
     check_hand_sizes,
     deck_spec,
-    default_hand_sizes,
     first_of,
     next_arrangement,
     parse_deck,
@@ -74,7 +73,7 @@ def test_standard_ranks_go_there_and_back(rank):
 def test_decks_hand_sizes_and_their_refusals():
     assert parse_deck(" standard ") == STANDARD_COUNTS
     assert deck_spec(" 36, 4,4,4,4 ") == "36,4,4,4,4" and deck_spec("Standard") == "standard"
-    assert default_hand_sizes(20) == (10, 10) and default_hand_sizes(52, 3) == (18, 17, 17)
+    assert even_sizes(20, 2) == (10, 10) and even_sizes(52, 3) == (18, 17, 17)
     assert check_hand_sizes((14, 2, 2, 2, 0), [12, 8]) == (12, 8)
     for text in ("14,2,2,2", "a,b,c,d,e", "0,0,0,0,0", "mixed"):
         with pytest.raises(DealError):
