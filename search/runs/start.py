@@ -287,10 +287,3 @@ def _release_ours(store: str | os.PathLike[str]) -> int | None:
     except StoreError:
         return None
     return ours[-1].id if ours else None
-
-
-def run_until_stopped(job: RunHandler, on_progress: Callable[[Any], None]) -> Any:
-    """Run a search to its end; SIGINT and SIGTERM stop it cleanly after a checkpoint (for a
-    job made outside a Stopping)."""
-    with Stopping(job.store.path) as stopping:
-        return stopping.run(job, on_progress)
