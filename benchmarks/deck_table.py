@@ -29,7 +29,8 @@ from pathlib import Path
 from bmn.kernels import reference
 from bmn.kernels.cycles.loops import LOOP
 from bmn.kernels.deal import parse_deal
-from bmn.kernels.ranks import arrangements, parse_deck
+from bmn.kernels.decks import parse_deck
+from bmn.kernels.ranks import arrangements
 from bmn.records.store import Store
 
 SMALL_DECKS = ["14,2,0,0,2", "14,2,2,2,0"]

@@ -20,9 +20,9 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 from bmn.kernels.cpu.two import total_cards
-from bmn.kernels.deal import even_sizes
 from bmn.kernels.dealer import random_deals
-from bmn.kernels.ranks import arrangements, deck_of, parse_deck, unrank
+from bmn.kernels.decks import even_sizes, parse_deck
+from bmn.kernels.ranks import arrangements, deck_of, unrank
 from bmn.kernels.rng import seed_state
 from bmn.kernels.score import numba_threads, score
 from bmn.search.strategies.every import score_run, warm_visit

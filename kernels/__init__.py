@@ -1,9 +1,10 @@
 """The game itself: deal notation, the pure-Python reference engine (the oracle), random deals,
 the compiled scorers chosen by (seats, device), and the analysis of games that never end.
 
-- deal.py: notation, validation, encoding, deck compositions; reference.py: the rules in plain
-  Python; rng.py and dealer.py: the explicit generator and the one random dealer; config.py:
-  njit and CUDA flags and shared constants; two_tricks.py: the two-seat trick rules, one source
+- deal.py: notation, validation, encoding; decks.py: a deck's counts N,J,Q,K,A (read, checked,
+  described; the standard and 'mixed' decks); reference.py: the rules in plain Python; rng.py
+  and dealer.py: the explicit generator, the one random dealer and its shuffles; config.py:
+  njit and CUDA flags and the shared constants (seats, card bounds); two_tricks.py: the two-seat trick rules, one source
   that targets.py compiles for the CPU and the GPU; score.py: the (seats, device) kernel
   registry; results.py, lines.py: batch results and deal files; benchmark.py: bench and
   selfcheck; ranks.py: a deck's arrangements in rank order (count, rank, unrank, the compiled
@@ -11,7 +12,7 @@ the compiled scorers chosen by (seats, device), and the analysis of games that n
 - cpu/: the compiled scorers for the CPU (two.py; nseat.py and its table, nseat_table.py);
   cuda/: the same on a GPU; cycles/: loops, backward play.
 
-The library (docs/library.md), exported here lazily (exports.py): importing bmn.kernels imports
+The library (docs/library.md), exported here lazily from api.py's `__all__` (exports.py): importing bmn.kernels imports
 no numba; a function's module is imported, and its kernel compiled, on first use.
 
 >>> import bmn.kernels as game
@@ -26,46 +27,6 @@ from typing import TYPE_CHECKING
 from bmn.kernels.exports import lazy_exports
 
 if TYPE_CHECKING:  # what a type checker reads; at run time __getattr__ imports on first use
-    from bmn.kernels.api import (
-        BasinSearch,
-        Deal,
-        DealError,
-        DealLike,
-        Deals,
-        LoopAnalysis,
-        PreimageDeal,
-        Result,
-        Scores,
-        Trick,
-        as_deal,
-        cycle,
-        format_deal,
-        parse_deal,
-        play,
-        random_deals,
-        reaching_deals,
-        score_deals,
-    )
+    from bmn.kernels.api import *  # noqa: F403 (the names of api.__all__, the one list)
 
-__all__ = [
-    "BasinSearch",
-    "Deal",
-    "DealError",
-    "DealLike",
-    "Deals",
-    "LoopAnalysis",
-    "PreimageDeal",
-    "Result",
-    "Scores",
-    "Trick",
-    "as_deal",
-    "cycle",
-    "format_deal",
-    "parse_deal",
-    "play",
-    "random_deals",
-    "reaching_deals",
-    "score_deals",
-]
-_EXPORTS = {name: f"bmn.kernels.api:{name}" for name in __all__}
-__getattr__, __dir__ = lazy_exports(__name__, globals(), _EXPORTS)
+__getattr__, __dir__ = lazy_exports(__name__, globals(), "bmn.kernels.api")

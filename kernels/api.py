@@ -18,23 +18,19 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from bmn.kernels.config import MAX_DEAL_CARDS, MAX_SEATS, MIN_SEATS
 from bmn.kernels.cycles.backward import BasinSearch, PreimageDeal
 from bmn.kernels.cycles.loops import LoopAnalysis, analyse
 from bmn.kernels.deal import (
-    MAX_DEAL_CARDS,
-    MAX_SEATS,
-    MIN_SEATS,
-    STANDARD_COUNTS,
     VALUE_SYMBOL,
     Deal,
     DealError,
     deal_texts,
-    deck_of,
     format_deal,
-    parse_counts,
     parse_deal,
     too_many_cards,
 )
+from bmn.kernels.decks import deck_values
 from bmn.kernels.reference import Result, Trick
 from bmn.kernels.results import Scores
 
@@ -172,21 +168,8 @@ def random_deals(
         raise DealError(f"the number of deals must be at least 0, got {n}")
     if not 0 <= seed < 2**64:
         raise DealError(f"seed must be 0 to 2**64 - 1, got {seed}")
-    rows, hands = deal_random(n, seed_state(seed, stream), players, _deck(deck), sizes)
+    rows, hands = deal_random(n, seed_state(seed, stream), players, deck_values(deck), sizes)
     return Deals(rows, hands)
-
-
-def _deck(deck: str | Sequence[int]) -> tuple[int, ...]:
-    """A deck's penalty values from 'standard', 'N,J,Q,K,A' or five counts."""
-    if isinstance(deck, str):
-        counts = STANDARD_COUNTS if deck == "standard" else parse_counts(deck)
-    else:
-        counts = tuple(int(n) for n in deck)
-        if len(counts) != len(VALUE_SYMBOL) or min(counts) < 0:
-            raise DealError(f"{deck!r}: expected five counts N,J,Q,K,A of numerals and courts")
-    if not any(counts):
-        raise DealError("the deck holds no card")
-    return deck_of(counts)
 
 
 def score_deals(

@@ -19,8 +19,9 @@ import numpy as np
 from bmn.kernels import reference
 from bmn.kernels.config import FAST_CAP
 from bmn.kernels.cpu.two import total_cards
-from bmn.kernels.deal import STANDARD_DECK, decode, even_sizes
+from bmn.kernels.deal import decode
 from bmn.kernels.dealer import random_deals
+from bmn.kernels.decks import STANDARD_DECK, even_sizes
 from bmn.kernels.results import Scores
 from bmn.kernels.rng import seed_state
 from bmn.kernels.score import kernel_for, numba_threads, score

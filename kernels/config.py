@@ -34,6 +34,18 @@ def cuda_kernel_variant(max_registers: int) -> dict:
     return {"max_registers": max_registers}
 
 
+# Seats at a table.
+MIN_SEATS, MAX_SEATS = 2, 4
+# Far past any real deck (52 cards; two decks 104), and low enough that the reference engine
+# plays any deal of this size in seconds and within a few hundred MB: it keeps every state
+# until the game repeats one, so its memory grows with tricks times cards (a 120,000-card deal
+# grew past 19 GB).
+MAX_DEAL_CARDS = 1_000
+# The compiled kernels' limit: one uint64 mask per hand; a hand's mask keeps a sentinel bit
+# past its bottom card, so one hand holds one card fewer.
+MAX_CARDS = 64
+MAX_HAND = MAX_CARDS - 1
+
 # Status codes in result arrays, matching the reference engine's status strings.
 FINISHED, LOOP, LIMIT = 0, 1, 2
 STATUS_NAMES = ("finished", "loop", "limit")

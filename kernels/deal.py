@@ -10,23 +10,14 @@ holds at most MAX_DEAL_CARDS cards, so no deal can cost more than seconds and me
 from __future__ import annotations
 
 import re
-import secrets
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 
 import numpy as np
 
-VALUE_SYMBOL = "-JQKA"
-MIN_SEATS = 2
-MAX_SEATS = 4
-EMPTY_HAND = "."
-# Far past any real deck (52 cards; two decks 104), and low enough that the reference engine
-# plays any deal of this size in seconds and within a few hundred MB: it keeps every state
-# until the game repeats one, so its memory grows with tricks times cards (a 120,000-card deal
-# grew past 19 GB).
-MAX_DEAL_CARDS = 1_000
+from bmn.kernels.config import MAX_DEAL_CARDS, MAX_SEATS, MIN_SEATS
 
-Counts = tuple[int, ...]  # a deck's composition: how many numerals, J, Q, K, A (values 0-4)
-STANDARD_COUNTS: Counts = (36, 4, 4, 4, 4)
+VALUE_SYMBOL = "-JQKA"
+EMPTY_HAND = "."
 
 Hand = tuple[int, ...]
 Deal = tuple[Hand, ...]
@@ -42,42 +33,6 @@ _EXPECTED = "a card: '-', 2-9, 10 or T, J, Q, K, A, optionally followed by a sui
 
 class DealError(ValueError):
     """A deal or hand that bmn cannot read; the message says where and what was expected."""
-
-
-# A deck's composition, written "N,J,Q,K,A" (the standard deck is "36,4,4,4,4").
-
-
-def deck_of(counts: Sequence[int]) -> tuple[int, ...]:
-    """The penalty values of a deck of `counts` numerals, J, Q, K, A, in value order."""
-    return tuple(value for value, n in enumerate(counts) for _ in range(n))
-
-
-def counts_of(cards: Iterable[int]) -> Counts:
-    """How many numerals, J, Q, K, A `cards` (penalty values, or bytes of them) hold."""
-    counts = [0] * len(VALUE_SYMBOL)
-    for value in cards:
-        counts[value] += 1
-    return tuple(counts)
-
-
-def counts_text(counts: Sequence[int]) -> str:
-    """A composition as written on the command line and in the store: '36,4,4,4,4'."""
-    return ",".join(str(int(n)) for n in counts)
-
-
-def parse_counts(text: str) -> Counts:
-    """Read 'N,J,Q,K,A' (five counts >= 0); DealError (a ValueError) for anything else."""
-    try:
-        counts = tuple(int(part) for part in text.split(","))
-    except ValueError:
-        counts = ()
-    if len(counts) != len(VALUE_SYMBOL) or min(counts) < 0:
-        raise DealError(f"{text!r}: expected five counts N,J,Q,K,A of numerals and court cards")
-    return counts
-
-
-STANDARD_DECK = deck_of(STANDARD_COUNTS)
-STANDARD_COUNTS_TEXT = counts_text(STANDARD_COUNTS)
 
 
 def parse_hand(text: str, seat: int = 0, most: int = MAX_DEAL_CARDS) -> Hand:
@@ -193,29 +148,6 @@ def format_hand(hand: Sequence[int]) -> str:
 def format_deal(deal: Sequence[Sequence[int]]) -> str:
     """The canonical form of a deal: record notation, hands joined by '/'."""
     return "/".join(format_hand(hand) for hand in deal)
-
-
-def even_sizes(cards: int, seats: int) -> tuple[int, ...]:
-    """Hand sizes of `cards` dealt one at a time round `seats` seats from seat 0: as even as
-    possible, seat 0 first (52 cards: 26/26, 18/17/17, 13 each)."""
-    return tuple(len(range(seat, cards, seats)) for seat in range(seats))
-
-
-def is_standard(deal: Sequence[Sequence[int]]) -> bool:
-    """True for the 52-card deck dealt as evenly as possible, seat 0 first."""
-    sizes = tuple(len(hand) for hand in deal)
-    cards = sorted(v for hand in deal for v in hand)
-    return sizes == even_sizes(len(STANDARD_DECK), len(deal)) and tuple(cards) == STANDARD_DECK
-
-
-def shuffled_deal(players: int = 2, seed: int | None = None) -> Deal:
-    """Shuffle the standard deck and deal it round the table (seed None: a fresh seed)."""
-    from bmn.kernels.dealer import random_deals  # compiled: only when a deal is shuffled
-    from bmn.kernels.rng import seed_state
-
-    state = seed_state(secrets.randbits(64) if seed is None else seed)
-    rows, sizes = random_deals(1, state, players)
-    return decode(rows[0], sizes[0])
 
 
 def encode(

@@ -8,14 +8,16 @@ drawn in two calls are those of one call for both: batches can be cut anywhere.
 
 from __future__ import annotations
 
+import secrets
 from collections.abc import Sequence
 
 import numpy as np
 from numba import njit
 
-from bmn.kernels.config import JIT
-from bmn.kernels.deal import MAX_SEATS, MIN_SEATS, STANDARD_DECK, DealError, even_sizes
-from bmn.kernels.rng import shuffle
+from bmn.kernels.config import JIT, MAX_SEATS, MIN_SEATS
+from bmn.kernels.deal import Deal, DealError, decode
+from bmn.kernels.decks import STANDARD_DECK, even_sizes
+from bmn.kernels.rng import seed_state, shuffle
 
 
 @njit(**JIT)
@@ -68,3 +70,10 @@ def random_deals(
     if hands.size and (hands.min() < 0 or np.any(hands.sum(axis=1) != len(cards))):
         raise DealError(f"hand sizes must be >= 0 and add up to the {len(cards)} cards dealt")
     return rows, np.ascontiguousarray(hands)
+
+
+def shuffled_deal(players: int = 2, seed: int | None = None) -> Deal:
+    """Shuffle the standard deck and deal it round the table (seed None: a fresh seed)."""
+    state = seed_state(secrets.randbits(64) if seed is None else seed)
+    rows, sizes = random_deals(1, state, players)
+    return decode(rows[0], sizes[0])

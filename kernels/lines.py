@@ -17,7 +17,8 @@ import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
-from bmn.kernels.deal import MAX_DEAL_CARDS, DealError, format_deal, parse_deal, too_many_cards
+from bmn.kernels.config import MAX_DEAL_CARDS
+from bmn.kernels.deal import DealError, format_deal, parse_deal, too_many_cards
 from bmn.kernels.results import Scores
 from bmn.kernels.score import score_values
 

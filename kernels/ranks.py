@@ -19,67 +19,7 @@ import numpy as np
 from numba import njit
 
 from bmn.kernels.config import JIT
-from bmn.kernels.deal import (
-    MAX_SEATS,
-    MIN_SEATS,
-    STANDARD_COUNTS,
-    VALUE_SYMBOL,
-    Counts,
-    DealError,
-    counts_of,
-    counts_text,
-    deck_of,
-    even_sizes,
-    parse_counts,
-)
-
-MAX_CARDS = 64  # the compiled kernels' limit: one uint64 mask per hand (kernels/score.py)
-MAX_HAND = 63  # a hand's mask keeps a sentinel bit past its bottom card
-
-
-class DeckInputError(DealError):
-    """A deck, hand sizes or rank range a run cannot take; `option` names the setting
-    ('deck', 'hand_sizes', 'from_rank', 'to_rank') as the command line's parameter."""
-
-    def __init__(self, option: str, message: str):
-        super().__init__(message)
-        self.option = option
-
-
-def check_deck(
-    deck: str, hand_sizes: Sequence[int] | None, players: int = 2
-) -> tuple[Counts, tuple[int, ...]]:
-    """A run's deck counts and hand sizes: 'standard' or 'N,J,Q,K,A', dealt into `hand_sizes`
-    or as evenly as possible over `players`, seat 0 first. DeckInputError naming the option
-    otherwise (a bad default split is the deck's fault)."""
-    try:
-        counts = parse_deck(deck)
-    except DealError as err:
-        standard = f"or 'standard' ({counts_text(STANDARD_COUNTS)})"
-        raise DeckInputError("deck", f"{err}, {standard}") from None
-    sizes = hand_sizes or even_sizes(sum(counts), players)
-    try:
-        return counts, check_hand_sizes(counts, sizes)
-    except DealError as err:
-        raise DeckInputError("hand_sizes" if hand_sizes else "deck", str(err)) from None
-
-
-def parse_deck(text: str) -> Counts:
-    """A deck option as counts of numerals, J, Q, K, A: 'standard' or 'N,J,Q,K,A' (spaces
-    anywhere ignored). DealError (a ValueError) for anything else or a deck of no card."""
-    spec = "".join(text.split()).lower()
-    if spec == "standard":
-        return STANDARD_COUNTS
-    counts = parse_counts(spec)
-    if sum(counts) == 0:
-        raise DealError(f"{text!r}: the deck has no card")
-    return counts
-
-
-def deck_spec(text: str) -> str:
-    """A deck option as stored with a run: 'standard', or the counts without spaces."""
-    counts = parse_deck(text)
-    return "standard" if "".join(text.split()).lower() == "standard" else counts_text(counts)
+from bmn.kernels.decks import counts_of, deck_of
 
 
 def arrangements(counts: Sequence[int]) -> int:
@@ -88,26 +28,6 @@ def arrangements(counts: Sequence[int]) -> int:
     for n in counts:
         total //= factorial(n)
     return total
-
-
-def check_hand_sizes(counts: Sequence[int], sizes: Sequence[int]) -> tuple[int, ...]:
-    """The hand sizes, checked against the deck and the compiled kernels; DealError naming
-    what is wrong otherwise."""
-    sizes = tuple(int(n) for n in sizes)
-    cards = sum(counts)
-    if not MIN_SEATS <= len(sizes) <= MAX_SEATS:
-        raise DealError(f"{len(sizes)} hand sizes given: a deal has {MIN_SEATS} to {MAX_SEATS}")
-    if min(sizes) < 0 or sum(sizes) != cards:
-        raise DealError(
-            f"hand sizes {','.join(map(str, sizes))} add up to {sum(sizes)}; the deck"
-            f" {counts_text(counts)} has {cards} cards"
-        )
-    if cards > MAX_CARDS or max(sizes) > MAX_HAND:
-        raise DealError(
-            f"the deck {counts_text(counts)} has {cards} cards; the compiled kernels play at most"
-            f" {MAX_CARDS} cards, {MAX_HAND} in one hand"
-        )
-    return sizes
 
 
 def rank_of(cards: Sequence[int]) -> int:
@@ -161,14 +81,6 @@ def _multinomial(n: int, counts: Sequence[int]) -> int:
 def first_of(counts: Sequence[int]) -> np.ndarray:
     """The sequence of rank 0: the cards in value order."""
     return np.array(deck_of(counts), dtype=np.uint8)
-
-
-def describe(counts: Sequence[int]) -> str:
-    """A deck in words: '20 cards (14 numerals, 2 J, 2 Q, 2 K)'."""
-    parts = [f"{counts[0]} numerals"] + [
-        f"{n} {VALUE_SYMBOL[v]}" for v, n in enumerate(counts) if v and n
-    ]
-    return f"{sum(counts)} cards ({', '.join(parts)})"
 
 
 @njit(**JIT)

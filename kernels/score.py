@@ -19,13 +19,12 @@ import numba
 import numpy as np
 
 from bmn.kernels import reference
-from bmn.kernels.config import FAST_CAP
+from bmn.kernels.config import FAST_CAP, MAX_CARDS
 from bmn.kernels.cpu import two
 from bmn.kernels.deal import Deal, DealError
 from bmn.kernels.results import Scores
 
 # The most cards a compiled kernel takes (one uint64 mask per hand).
-MAX_CARDS = 64
 
 # (seats, device) -> the kernel module that scores those deals, or its name to import on first
 # use (so that, say, a CUDA kernel costs nothing until it is asked for). One line registers one.
@@ -85,7 +84,7 @@ def score(
     return out
 
 
-def score_deals(deals: Sequence[Deal], threads: int | None = None) -> Scores:
+def score_parsed(deals: Sequence[Deal], threads: int | None = None) -> Scores:
     """Score parsed deals (tuples of hands); deals with different seat counts may be mixed."""
     values = [bytes(v for hand in deal for v in hand) for deal in deals]
     return score_values(values, [tuple(len(hand) for hand in deal) for deal in deals], threads)

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 from bmn.kernels.deal import DealError, parse_deal
 from bmn.records.published import FILES, PublishedGame, Replayed
-from bmn.records.store import DEFAULT_PATH, FindRow, LoopRow, Run, RunHeld, StoreError
+from bmn.records.store import DEFAULT_PATH, FindRow, LoopRow, Run, RunHeld, RunNotFound, StoreError
 
 if TYPE_CHECKING:
     from bmn.records.store import Store
@@ -42,10 +42,6 @@ __all__ = [
 
 RANKS = ("cards", "tricks")  # what `top` ranks by
 STATUSES = ("finished", "loop")  # what a find's status is
-
-
-class RunNotFound(StoreError, LookupError):
-    """The store holds no run of that number."""
 
 
 class StoreReader:

@@ -10,7 +10,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import IO, Any
 
-from bmn.kernels.deal import STANDARD_COUNTS_TEXT
+from bmn.kernels.decks import STANDARD_COUNTS_TEXT
 from bmn.records.published import PublishedGame, published_games
 from bmn.records.store import FIND_KEYS, TOP_KEYS, FindRow, LoopRow, Run
 
@@ -164,7 +164,8 @@ def show_dict(
     """One deal: the replayed result, every time it was found, whether they agree, and its
     rank among the published records (for a finished standard two-player deal only).
     `finds` None: there is no store; "store" is then None, else the store's path."""
-    from bmn.kernels.deal import is_standard, parse_deal
+    from bmn.kernels.deal import parse_deal
+    from bmn.kernels.decks import is_standard
 
     rank = rank_among(deal, result["cards"], published_ranking())
     hands = parse_deal(deal)

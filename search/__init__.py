@@ -1,11 +1,17 @@
-"""Searching for long games and endless ones, and the `bmn` command line.
+"""Searching for long games and endless ones, and bmn's front ends: the command line, the web
+page over a store and the library's search. Floors, lowest first (tests/test_layers.py walks
+them): words.py (plain words every floor shares); strategies/, backends/, cycles/, measure/;
+output/; runs/; then api.py, serve/ and cli/ on top.
 
+- words.py: counts with their noun, durations, clock times, ordinals (imports nothing of bmn).
 - strategies/: what a search stream computes (the compiled loop, moves, walk/random/climb/lahc).
-- runs/: the kinds of run (longest game on the CPU or a GPU, loop hunt, grow) on one run handler.
 - backends/: where a run's chunks run: threads on this machine, or a Dask cluster.
 - cycles/: building cycles from pieces (the cycle factory behind `--objective grow`).
+- measure/: the length distribution of random deals and the fitted tail behind the odds.
 - output/: what bmn prints (text and tables), draws live (progress) and plots (pictures).
-- measure/: search quality and the length distribution of random deals.
+- runs/: the kinds of run (longest game on the CPU or a GPU, loop hunt, grow, every deal) on one
+  run handler, and search-bench's timed runs.
+- serve/: `bmn records serve`, a store in a web browser (Datasette).
 - cli/: the command line; nothing outside it imports click.
 
 The library's search (api.py; docs/library.md), exported here lazily: importing bmn.search
@@ -19,24 +25,6 @@ from typing import TYPE_CHECKING
 from bmn.kernels.exports import lazy_exports
 
 if TYPE_CHECKING:  # what a type checker reads; at run time __getattr__ imports on first use
-    from bmn.search.api import (
-        NothingToResume,
-        RunHeld,
-        RunNotFound,
-        SearchOptionError,
-        StoppedBeforeRun,
-        StoreError,
-        search,
-    )
+    from bmn.search.api import *  # noqa: F403 (the names of api.__all__, the one list)
 
-__all__ = [
-    "NothingToResume",
-    "RunHeld",
-    "RunNotFound",
-    "SearchOptionError",
-    "StoppedBeforeRun",
-    "StoreError",
-    "search",
-]
-_EXPORTS = {name: f"bmn.search.api:{name}" for name in __all__}
-__getattr__, __dir__ = lazy_exports(__name__, globals(), _EXPORTS)
+__getattr__, __dir__ = lazy_exports(__name__, globals(), "bmn.search.api")

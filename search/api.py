@@ -16,8 +16,7 @@ import os
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Union
 
-from bmn.records.api import RunNotFound
-from bmn.records.store import DEFAULT_PATH, RunHeld, StoreError
+from bmn.records.store import DEFAULT_PATH, RunHeld, RunNotFound, StoreError
 from bmn.search.runs.kinds import SETTINGS
 from bmn.search.runs.start import NothingToResume, SearchOptionError, StoppedBeforeRun
 

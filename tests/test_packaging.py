@@ -16,8 +16,8 @@ ROOT = Path(__file__).resolve().parents[1]
 FOLDERS = {"kernels": "bmn/kernels", "search": "bmn/search", "records": "bmn/records"}
 PACKAGE_DATA = [f"bmn/records/{name}" for name in FILES.values()]
 PACKAGE_DATA += [  # bmn records serve's pages
-    f"bmn/records/serve/templates/{page.name}"
-    for page in (ROOT / "records" / "serve" / "templates").glob("*.html")
+    f"bmn/search/serve/templates/{page.name}"
+    for page in (ROOT / "search" / "serve" / "templates").glob("*.html")
 ]
 PACKAGE_DATA.append("bmn/search/measure/length_tail.json")  # the odds' fitted tail
 PACKAGE_DATA += [f"bmn/{package}/py.typed" for package in ("kernels", "records", "search")]

@@ -17,12 +17,19 @@ import numpy as np
 from numba import njit, prange
 from numba.extending import overload
 
-from bmn.kernels.config import FINISHED, INLINE_JIT, INLINE_OVERLOAD, JIT, PARALLEL_JIT, UNDECIDED
-from bmn.kernels.cpu.bits import ctz, top_bit
-from bmn.kernels.cpu.nseat_table import (
+from bmn.kernels.config import (
+    FINISHED,
+    INLINE_JIT,
+    INLINE_OVERLOAD,
+    JIT,
     MAX_CARDS,
     MAX_SEATS,
     MIN_SEATS,
+    PARALLEL_JIT,
+    UNDECIDED,
+)
+from bmn.kernels.cpu.bits import ctz, top_bit
+from bmn.kernels.cpu.nseat_table import (
     NO_LIMIT,
     WIDTH,
     advance,

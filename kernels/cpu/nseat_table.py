@@ -25,12 +25,16 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from bmn.kernels.config import FINISHED, INLINE_JIT, JIT, LIMIT, LOOP
+from bmn.kernels.config import (
+    FINISHED,
+    INLINE_JIT,
+    JIT,
+    LIMIT,
+    LOOP,
+    MAX_SEATS,
+)
 from bmn.kernels.cpu.bits import ctz, top_bit
 
-MIN_SEATS = 2
-MAX_SEATS = 4
-MAX_CARDS = 64  # one uint64 mask per hand
 NO_LIMIT = -1
 WIDTH = 12  # court masks, value bit 0, value bit 1: four seats each
 

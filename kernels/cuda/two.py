@@ -17,7 +17,15 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from bmn.kernels import two_tricks
-from bmn.kernels.config import CUDA_KERNEL, FAST_CAP, FINISHED, LOOP, UNDECIDED, cuda_device
+from bmn.kernels.config import (
+    CUDA_KERNEL,
+    FAST_CAP,
+    FINISHED,
+    LOOP,
+    MAX_CARDS,
+    UNDECIDED,
+    cuda_device,
+)
 from bmn.kernels.cuda.env import THREADS_PER_BLOCK, require, simulated
 
 require()  # one line saying what is missing, before numba.cuda falls back to anything else
@@ -34,7 +42,6 @@ if TYPE_CHECKING:
     from bmn.kernels.benchmark import Disagreement
     from bmn.kernels.results import Scores
 
-MAX_CARDS = 64  # one uint64 mask per hand, as kernels/cpu/two.py
 CAP = FAST_CAP  # cards, as the CPU search
 SIMULATED = simulated()
 

@@ -12,7 +12,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from bmn.kernels.deal import Hand, even_sizes, format_hand
+from bmn.kernels.deal import Hand, format_hand
+from bmn.kernels.decks import even_sizes
 from bmn.kernels.reference import FINISHED, LOOP, Result
 
 # A trick-boundary state: every hand (None once a seat is out) and the seat to lead.

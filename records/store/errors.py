@@ -9,3 +9,7 @@ class StoreError(Exception):
 
 class RunHeld(StoreError):
     """Another live process holds the run (is searching it now)."""
+
+
+class RunNotFound(StoreError, LookupError):
+    """The store holds no run of that number."""

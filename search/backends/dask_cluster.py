@@ -199,7 +199,7 @@ class DaskBackend:
 
     def next_result(self, timeout: float) -> Result | None:
         """The next result fetched; when none is, every future done by now is fetched in
-        one round trip (a driver behind its workers fetches many at once)."""
+        one round trip (a run loop behind its workers fetches many at once)."""
         if not self._ready:
             try:
                 done = [self._done.get(timeout=timeout)]

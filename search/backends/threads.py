@@ -18,7 +18,7 @@ import threading
 from collections.abc import Callable
 
 from bmn.search.backends.base import Result, Task, run_task
-from bmn.search.output.text import counted
+from bmn.search.words import counted
 
 
 def default_workers() -> int:

@@ -79,7 +79,7 @@ def deal(players: int, seed: int | None) -> None:
       bmn deal --players 4 --seed 1
       bmn play $(bmn deal --seed 3)
     """
-    from bmn.kernels.deal import shuffled_deal
+    from bmn.kernels.dealer import shuffled_deal
 
     click.echo(format_deal(shuffled_deal(players, seed)))
 

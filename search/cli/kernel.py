@@ -8,7 +8,9 @@ import select
 
 import click
 
-from bmn.kernels.deal import MAX_DEAL_CARDS, STANDARD_COUNTS, VALUE_SYMBOL, format_deal, shorten
+from bmn.kernels.config import MAX_DEAL_CARDS
+from bmn.kernels.deal import VALUE_SYMBOL, format_deal, shorten
+from bmn.kernels.decks import STANDARD_COUNTS
 from bmn.search.cli.device import DEVICE_OPTION, DEVICE_THREADS_OPTION
 from bmn.search.cli.options import (
     JSON_OPTION,
@@ -149,7 +151,7 @@ class TextLines:
 
     def warn_once(self, deals: list[str]) -> None:
         """One warning on stderr for the first deal that is not the standard deck."""
-        from bmn.search.cli.options import not_standard_warning
+        from bmn.kernels.decks import not_standard_warning
 
         if self.warned:
             return

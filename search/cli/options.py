@@ -11,21 +11,14 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import click
 from click.core import ParameterSource
 
-from bmn.kernels.deal import (
-    STANDARD_COUNTS,
-    VALUE_SYMBOL,
-    Deal,
-    DealError,
-    counts_of,
-    parse_deal,
-    parse_hand,
-)
+from bmn.kernels.deal import Deal, DealError, parse_deal, parse_hand
+from bmn.kernels.decks import not_standard_warning
 from bmn.records.store import DEFAULT_PATH, INT64_MAX, Store
 from bmn.search.output import text as present
 
@@ -329,25 +322,6 @@ def check_option(ctx: click.Context, text: str) -> None:
         raise click.NoSuchOption(name, ctx=ctx)  # the group explains where --debug goes
     if _LONG_OPTION.fullmatch(text) or difflib.get_close_matches(name, options):
         raise click.NoSuchOption(name, possibilities=options, ctx=ctx)
-
-
-def deck_words(values: Iterable[int]) -> str:
-    """'53 cards: 36 numerals, 4 J, 4 Q, 4 K, 5 A'."""
-    counts = counts_of(values)
-    courts = ", ".join(f"{counts[v]} {VALUE_SYMBOL[v]}" for v in range(1, 5))
-    return f"{sum(counts)} cards: {counts[0]} numerals, {courts}"
-
-
-def not_standard_warning(
-    values: Sequence[int], what: str = "this deal", doing: str = "playing"
-) -> str | None:
-    """The warning for a deal whose cards are not the 52-card deck's values, or None."""
-    if counts_of(values) == STANDARD_COUNTS:
-        return None
-    return (
-        f"warning: {what} is not the standard 52-card deck (36 numerals, 4 each of J Q K A):"
-        f" it has {deck_words(values)}; {doing} it as given"
-    )
 
 
 def warn_if_not_standard(deal: Deal) -> None:

@@ -389,14 +389,8 @@ def serve(store: str, host: str, port: int) -> None:
       bmn records serve night.sqlite --port 8080
       bmn records serve night.sqlite --host 0.0.0.0   # anyone on the network can read it
     """
-    from bmn.records.serve import (
-        ServeError,
-        check_datasette,
-        check_store,
-        listen,
-        listening,
-    )
-    from bmn.records.serve.server import app, run
+    from bmn.search.serve import ServeError, check_datasette, check_store, listen, listening
+    from bmn.search.serve.server import app, run
 
     path = check_store(store)  # StoreError: one line, exit 1
     try:

@@ -27,7 +27,7 @@ from bmn.search.cli.options import (
     refuse,
     seed_option,
 )
-from bmn.search.output.text import bench_table, counted
+from bmn.search.output.text import bench_table
 from bmn.search.runs import start
 from bmn.search.runs.kinds import CLUSTER_OPTIONS, SETTINGS, RunKind
 from bmn.search.strategies.registry import (
@@ -38,6 +38,7 @@ from bmn.search.strategies.registry import (
     STRATEGIES,
     strategy_help,
 )
+from bmn.search.words import counted
 
 MAX_HISTORY = 10_000_000  # lahc keeps this many scores per worker in memory
 
@@ -49,7 +50,8 @@ class DeckSpec(click.ParamType):
     name = "deck"
 
     def convert(self, value, param, ctx) -> str:
-        from bmn.kernels.deal import DealError, counts_text, parse_counts
+        from bmn.kernels.deal import DealError
+        from bmn.kernels.decks import counts_text, parse_counts
 
         text = "".join(str(value).split())
         if text.lower() in ("standard", "mixed"):
@@ -471,7 +473,7 @@ def search_bench(
       bmn search-bench --strategies walk,random --time 10m --json
     """
     from bmn.kernels.benchmark import bench
-    from bmn.search.measure.quality import THRESHOLDS, compare, table
+    from bmn.search.runs.quality import THRESHOLDS, compare, table
 
     names, seed_list = strategies, seeds
     kernel = bench(2_000_000, workers).games_per_s

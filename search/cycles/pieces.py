@@ -34,14 +34,8 @@ from numba import njit
 
 from bmn.kernels.config import JIT
 from bmn.kernels.cycles.loops import LOOP, analyse
-from bmn.kernels.deal import (
-    STANDARD_COUNTS,
-    VALUE_SYMBOL,
-    Deal,
-    counts_of,
-    format_hand,
-    parse_hand,
-)
+from bmn.kernels.deal import VALUE_SYMBOL, Deal, format_hand, parse_hand
+from bmn.kernels.decks import STANDARD_COUNTS, counts_of
 from bmn.kernels.rng import bounded
 
 BIG, SMALL = 0, 1

@@ -30,7 +30,7 @@ LOG_EVERY = 30.0  # seconds between log lines when stderr is not a terminal
 
 
 class Display:
-    """Shows progress; use as a context manager and pass `update` to the driver.
+    """Shows progress; use as a context manager and pass `update` to the run loop.
 
     On a terminal, a live panel: the title, a bar of the share of --time or --iterations used
     (for a progress object whose `done` is not None), its rows, and its `hint()` below. Off a

@@ -22,22 +22,22 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from bmn.kernels.config import LOOP
-from bmn.kernels.deal import counts_text, deal_text, decode
-from bmn.kernels.ranks import (
+from bmn.kernels.deal import deal_text, decode
+from bmn.kernels.decks import (
     DeckInputError,
-    arrangements,
     check_deck,
+    counts_text,
     deck_spec,
     describe,
     parse_deck,
-    unrank,
 )
+from bmn.kernels.ranks import arrangements, unrank
 from bmn.records.store import DEFAULT_PATH, Find, Loop, Store
 from bmn.search.backends.base import Backend, Result
-from bmn.search.output.text import counted, duration
 from bmn.search.runs.handler import RunHandler, RunProgress, options_from_run, store_option
 from bmn.search.runs.longest_base import sized_chunk, split_finds, stream_quota
 from bmn.search.runs.loop_hunt import DEFAULT_BASIN_STATES, Hunt, loop_record, record_loop
+from bmn.search.words import counted, duration
 
 if TYPE_CHECKING:
     from bmn.search.strategies.every import Visited

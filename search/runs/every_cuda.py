@@ -17,8 +17,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from bmn.kernels.deal import counts_text
-from bmn.kernels.ranks import DeckInputError, arrangements
+from bmn.kernels.decks import DeckInputError, counts_text
+from bmn.kernels.ranks import arrangements
 from bmn.records.store import Store
 from bmn.search.backends.base import Backend
 from bmn.search.backends.registry import get_backend

@@ -36,23 +36,22 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from bmn.kernels.cycles.loops import analyse
-from bmn.kernels.deal import (
+from bmn.kernels.deal import Deal, DealError, parse_deal
+from bmn.kernels.decks import (
     STANDARD_COUNTS,
     STANDARD_COUNTS_TEXT,
-    Deal,
-    DealError,
+    DeckInputError,
     counts_of,
     counts_text,
     even_sizes,
-    parse_deal,
+    parse_deck,
 )
-from bmn.kernels.ranks import DeckInputError, parse_deck
 from bmn.records.store import DEFAULT_PATH, Loop, Store
 from bmn.search.backends.base import Backend, Result
 from bmn.search.cycles.piece_hunt import HuntFind, HuntOptions, HuntState, hunt_chunk, known_pieces
 from bmn.search.cycles.pieces import PUBLISHED_CONTROL, Control, controls_for
-from bmn.search.output.text import counted, duration
 from bmn.search.runs.handler import RunHandler, RunProgress, store_option
+from bmn.search.words import counted, duration
 
 GROW_FROM = ("known", "descent")
 STANDARD_DECK = STANDARD_COUNTS_TEXT

@@ -27,7 +27,7 @@ from typing import Any, ClassVar, Protocol, TypeVar
 from bmn.records.store import DEFAULT_PATH, Run, Store, StoreError, holder_name
 from bmn.search.backends.base import Backend, BackendError, Result, Task
 from bmn.search.backends.registry import get_backend
-from bmn.search.output.text import counted, duration
+from bmn.search.words import counted, duration
 
 POLL_SECONDS = 0.5  # the longest wait for a result, so signal handlers run promptly
 STOP_POLL_SECONDS = 0.1  # how often a start under way looks for a stop

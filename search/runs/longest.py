@@ -20,20 +20,21 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from bmn.kernels.config import FINISHED
-from bmn.kernels.deal import (
+from bmn.kernels.deal import deal_text
+from bmn.kernels.decks import (
     STANDARD_COUNTS,
     STANDARD_DECK,
+    check_search_deck,
     counts_text,
-    deal_text,
     deck_of,
+    describe,
     even_sizes,
+    parse_deck,
 )
-from bmn.kernels.ranks import DeckInputError, check_deck, describe, parse_deck
 from bmn.records.store import Find, Run, Store
 from bmn.records.store.bulk import BULK_BELOW, Bulk, in_bulk
 from bmn.search.backends.base import Backend, Result
 from bmn.search.backends.threads import default_workers
-from bmn.search.output.text import counted, duration, ordinal
 from bmn.search.runs.handler import RunProgress, options_from_run
 from bmn.search.runs.longest_base import LongestRun, RunBest, sized_chunk
 from bmn.search.strategies.cpu import run_chunk
@@ -53,6 +54,7 @@ from bmn.search.strategies.worker import (
     WorkerState,
     new_worker,
 )
+from bmn.search.words import counted, duration, ordinal
 
 CHUNK_SECONDS = 1.0
 FIRST_CHUNK = 20_000
@@ -73,22 +75,6 @@ COMMIT_BULK_FINDS = 1 << 20
 FINDS_PER_SECOND_WARNING = 20.0
 FIND_BYTES = 250
 BULK_FIND_BYTES = 31
-
-
-def check_search_deck(
-    deck: str, hand_sizes, players: int = 2
-) -> tuple[tuple[int, ...], tuple[int, ...]]:
-    """A search's deck counts and hand sizes ('standard' or N,J,Q,K,A, dealt into `hand_sizes`
-    or as evenly as possible over `players`, seat 0 first); DeckInputError naming the option
-    otherwise. A deck of one card value has a single deal: nothing to search, and no two
-    cards a move could swap."""
-    counts, sizes = check_deck(deck, hand_sizes, players)
-    if sum(n > 0 for n in counts) < 2:
-        raise DeckInputError(
-            "deck", f"the deck {counts_text(counts)} holds one card value: it has a single deal,"
-            " so there is nothing to search; give a deck of two values at least",
-        )  # fmt: skip
-    return counts, sizes
 
 
 @dataclass

@@ -18,13 +18,15 @@ from typing import Any, ClassVar
 import numpy as np
 
 from bmn.kernels.config import FINISHED, STATUS_NAMES
-from bmn.kernels.deal import deal_texts, even_sizes
+from bmn.kernels.deal import deal_texts
+from bmn.kernels.decks import even_sizes
 from bmn.records.store import Find, Store
 from bmn.records.store.bulk import Bulk, in_bulk
 from bmn.search.backends.base import Backend
 from bmn.search.measure.odds import Odds, run_odds
-from bmn.search.output.text import counted, odds_line
+from bmn.search.output.text import odds_line
 from bmn.search.runs.handler import RunHandler, RunOptions
+from bmn.search.words import counted
 
 
 @dataclass

@@ -26,19 +26,17 @@ import numpy as np
 
 from bmn.kernels.cycles.backward import CycleSummary, summarise_cycle
 from bmn.kernels.cycles.loops import LOOP, analyse
-from bmn.kernels.deal import (
-    STANDARD_COUNTS,
-    Deal,
+from bmn.kernels.deal import Deal, format_deal
+from bmn.kernels.decks import (
     counts_of,
     counts_text,
     deck_of,
-    format_deal,
-    parse_counts,
+    hunt_counts,
 )
 from bmn.records.store import DEFAULT_PATH, Loop, Store
 from bmn.search.backends.base import Backend, Result
-from bmn.search.output.text import counted, duration
 from bmn.search.runs.handler import RunHandler, RunProgress, options_from_run, store_option
+from bmn.search.words import counted, duration
 
 
 @dataclass
@@ -146,25 +144,6 @@ COMMIT_SECONDS = 2.0
 BATCH = 20_000  # deals per batch, fixed so that a seed and --iterations reproduce a hunt
 
 
-def deck_counts(spec: str) -> tuple[int, ...] | None:
-    """A deck option as counts of numerals, J, Q, K, A; None for 'mixed' (a random sub-deck of
-    the standard deck per batch). ValueError for anything else."""
-    if spec == "mixed":
-        return None
-    if spec == "standard":
-        return STANDARD_COUNTS
-    try:
-        counts = parse_counts(spec)
-    except ValueError:
-        counts = ()
-    if len(counts) != 5 or not 2 <= sum(counts) <= 64 or sum(counts[1:]) == 0:
-        raise ValueError(
-            f"{spec!r}: expected 'mixed', 'standard' or five counts N,J,Q,K,A of numerals and"
-            " court cards (at least one court card, 2 to 64 cards), like 20,4,4,0,0"
-        )
-    return counts
-
-
 def deck_name(deal: Deal) -> str:
     """The counts of numerals, J, Q, K, A in a deal, as stored with its cycle."""
     return counts_text(counts_of(v for hand in deal for v in hand))
@@ -196,7 +175,7 @@ class LoopOptions:
         from bmn.search.backends.threads import default_workers
 
         self.workers = self.workers or default_workers()
-        deck_counts(self.deck)  # refuse a bad deck before a run is created
+        hunt_counts(self.deck)  # refuse a bad deck before a run is created
 
     @classmethod
     def from_run(cls, run) -> LoopOptions:
@@ -308,7 +287,7 @@ def loop_chunk(
 
     rng = np.random.Generator(np.random.PCG64())
     rng.bit_generator.state = state
-    counts = deck_counts(options.deck) or random_counts(rng)
+    counts = hunt_counts(options.deck) or random_counts(rng)
     rows, sizes = random_batch(rng, deck_of(counts), iterations, options.even)
     status = score(rows, sizes, threads=options.workers).status
     deals = [_deal(rows[i], sizes[i]) for i in np.flatnonzero(status == 1)]

@@ -17,8 +17,7 @@ import threading
 from collections.abc import Callable, Collection
 from typing import TYPE_CHECKING, Any, NoReturn
 
-from bmn.records.api import RunNotFound
-from bmn.records.store import RunHeld, StoreError
+from bmn.records.store import RunHeld, RunNotFound, StoreError
 from bmn.search.runs.kinds import RunKind, UnknownKind, get_kind, kind_for, refusal
 from bmn.search.strategies.registry import DEFAULT_STRATEGY
 
@@ -68,7 +67,7 @@ def check_new_run(
 def check_deck(kind: RunKind, settings: dict[str, Any]) -> None:
     """Refuse a deck, hand sizes or rank range the run of `kind` cannot take, before a store
     is made; --loop-deck is --deck's first name. SearchOptionError naming the setting."""
-    from bmn.kernels.ranks import DeckInputError
+    from bmn.kernels.decks import DeckInputError
 
     if "deck" not in kind.takes:
         return
@@ -96,7 +95,7 @@ def _grow_deck(deck: str, sizes: Any, players: int, settings: dict[str, Any]) ->
 
 
 def _search_deck(deck: str, sizes: Any, players: int, settings: dict[str, Any]) -> None:
-    from bmn.search.runs.longest import check_search_deck
+    from bmn.kernels.decks import check_search_deck
 
     check_search_deck(deck, sizes, players)
 

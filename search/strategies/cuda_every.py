@@ -28,7 +28,7 @@ from functools import cache
 
 import numpy as np
 
-from bmn.kernels.config import FINISHED, LOOP, UNDECIDED
+from bmn.kernels.config import FINISHED, LOOP, MAX_CARDS, UNDECIDED
 from bmn.kernels.cpu import two
 from bmn.kernels.cuda.two import (
     CAP,
@@ -39,8 +39,9 @@ from bmn.kernels.cuda.two import (
     cuda,
     play_fast_at,
 )
-from bmn.kernels.deal import DealError, counts_text
-from bmn.kernels.ranks import MAX_CARDS, arrangements, next_arrangement, unrank
+from bmn.kernels.deal import DealError
+from bmn.kernels.decks import counts_text
+from bmn.kernels.ranks import arrangements, next_arrangement, unrank
 from bmn.kernels.targets import compile_for
 from bmn.search.strategies.every import Visited
 

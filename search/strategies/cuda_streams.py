@@ -14,7 +14,7 @@ import numpy as np
 from numba import njit
 
 from bmn.kernels.config import JIT
-from bmn.kernels.deal import STANDARD_DECK
+from bmn.kernels.decks import STANDARD_DECK
 from bmn.kernels.rng import shuffle
 
 DECK = 52

@@ -1,6 +1,6 @@
 """The search strategies by name: what each does and which run options it uses.
 
-The one list the command line, the run options, the driver and the compiled loop
+The one list the command line, the run options, the run handler and the compiled loop
 (search/strategies/cpu.py) read. Plain Python, so `bmn --help` lists strategies without compiling.
 STRATEGIES are the compiled search loop's (their order is its codes); CHOICES adds those
 that are a kind of run of their own (the enumeration of every deal, search/runs/every.py).

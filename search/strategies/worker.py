@@ -13,8 +13,8 @@ from dataclasses import dataclass, fields
 
 import numpy as np
 
-from bmn.kernels.deal import STANDARD_DECK, even_sizes
 from bmn.kernels.dealer import random_deals
+from bmn.kernels.decks import STANDARD_DECK, even_sizes
 from bmn.kernels.rng import seed_state
 
 DECK_SIZE = len(STANDARD_DECK)

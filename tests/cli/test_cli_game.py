@@ -5,7 +5,8 @@ import json
 import pytest
 import samples
 
-from bmn.kernels.deal import is_standard, parse_deal
+from bmn.kernels.deal import parse_deal
+from bmn.kernels.decks import is_standard
 
 RECORD = samples.RECORD.split("/")
 LOOP = samples.CASELLA.split("/")

@@ -15,13 +15,8 @@ from errors import COMMANDS
 from samples import RECORD
 from test_cli_contract import walk_args
 
-from bmn.kernels.deal import (
-    MAX_DEAL_CARDS,
-    DealError,
-    format_deal,
-    parse_deal,
-    parse_hand,
-)
+from bmn.kernels.config import MAX_DEAL_CARDS
+from bmn.kernels.deal import DealError, format_deal, parse_deal, parse_hand
 from bmn.kernels.lines import INPUT_PAUSED, score_lines
 from bmn.search.cli.kernel import TextLines
 from bmn.search.cli.main import cli

@@ -19,7 +19,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import samples
 
-from bmn.kernels.deal import STANDARD_DECK, Deal, format_deal, parse_deal
+from bmn.kernels.deal import Deal, format_deal, parse_deal
+from bmn.kernels.decks import STANDARD_DECK
 from bmn.records.published import published_games
 
 SEAT_COUNTS = (2, 3, 4)

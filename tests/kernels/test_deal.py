@@ -7,17 +7,16 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from bmn.kernels.deal import (
-    STANDARD_DECK,
     DealError,
     decode,
     encode,
     format_deal,
     format_hand,
-    is_standard,
     parse_deal,
     parse_hand,
-    shuffled_deal,
 )
+from bmn.kernels.dealer import shuffled_deal
+from bmn.kernels.decks import STANDARD_DECK, is_standard
 
 RANKS = {
     0: ["2", "3", "4", "5", "6", "7", "8", "9", "10", "T", "t"],

@@ -3,19 +3,18 @@
 import numpy as np
 import pytest
 
-from bmn.kernels.deal import (
+from bmn.kernels.deal import DealError, decode
+from bmn.kernels.dealer import random_deals
+from bmn.kernels.decks import (
     STANDARD_COUNTS,
     STANDARD_COUNTS_TEXT,
     STANDARD_DECK,
-    DealError,
     counts_of,
     counts_text,
     deck_of,
-    decode,
     is_standard,
     parse_counts,
 )
-from bmn.kernels.dealer import random_deals
 from bmn.kernels.rng import integers, seed_state
 
 

@@ -21,8 +21,9 @@ from bmn.kernels.cpu.nseat import (
     play_limit_at,
     score_rows,
 )
-from bmn.kernels.deal import decode, encode, is_standard, parse_deal
+from bmn.kernels.deal import decode, encode, parse_deal
 from bmn.kernels.dealer import random_deals
+from bmn.kernels.decks import is_standard
 from bmn.kernels.reference import play
 from bmn.kernels.results import Scores
 from bmn.kernels.rng import seed_state

@@ -40,10 +40,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from simulator import SIMULATED, run_under_simulator
 
+from bmn.kernels.config import MAX_CARDS
 from bmn.kernels.deal import Deal, encode, format_deal, parse_deal
 from bmn.kernels.reference import play
 from bmn.kernels.results import Scores
-from bmn.kernels.score import KERNELS, MAX_CARDS, kernel_for, numba_threads, score
+from bmn.kernels.score import KERNELS, kernel_for, numba_threads, score
 
 # Devices whose kernels run under Numba's CUDA simulator, in the child interpreter only.
 SIMULATED_DEVICES = {"cuda"}

@@ -10,17 +10,16 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bmn.kernels.deal import STANDARD_COUNTS, DealError, deck_of, even_sizes
-from bmn.kernels.ranks import (
-    arrangements,
+from bmn.kernels.deal import DealError
+from bmn.kernels.decks import (
+    STANDARD_COUNTS,
     check_hand_sizes,
+    deck_of,
     deck_spec,
-    first_of,
-    next_arrangement,
+    even_sizes,
     parse_deck,
-    rank_of,
-    unrank,
 )
+from bmn.kernels.ranks import arrangements, first_of, next_arrangement, rank_of, unrank
 
 SMALL = [(3, 1, 1, 1, 0), (2, 2, 0, 1, 1), (4, 0, 0, 0, 2), (1, 1, 1, 1, 1), (0, 0, 3, 0, 0)]
 

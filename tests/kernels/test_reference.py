@@ -5,7 +5,8 @@ import samples
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bmn.kernels.deal import format_deal, parse_deal, shuffled_deal
+from bmn.kernels.deal import format_deal, parse_deal
+from bmn.kernels.dealer import shuffled_deal
 from bmn.kernels.reference import play
 from bmn.records.published import published_games
 

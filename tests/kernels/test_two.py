@@ -15,19 +15,13 @@ from hypothesis import strategies as st
 
 from bmn.kernels.config import FINISHED, LOOP, UNDECIDED
 from bmn.kernels.cpu.two import play_exact_at, play_fast_at
-from bmn.kernels.deal import (
-    DealError,
-    encode,
-    format_deal,
-    parse_deal,
-    shuffled_deal,
-)
-from bmn.kernels.dealer import random_deals
+from bmn.kernels.deal import DealError, encode, format_deal, parse_deal
+from bmn.kernels.dealer import random_deals, shuffled_deal
 from bmn.kernels.lines import read_line, score_lines
 from bmn.kernels.reference import play
 from bmn.kernels.results import Scores
 from bmn.kernels.rng import seed_state
-from bmn.kernels.score import score, score_deals
+from bmn.kernels.score import score, score_parsed
 
 RANDOM_SEED = 20_251_129
 RANDOM_DEALS = 3000
@@ -122,7 +116,7 @@ def test_general_path_three_four_seats_and_big_decks():
         (tuple([0] * 40 + [1, 2, 3, 4] * 5), tuple([0] * 30 + [4, 3, 2, 1] * 5)),  # 110 cards
         parse_deal("-J/Q-"),
     ]
-    scores = score_deals(deals)
+    scores = score_parsed(deals)
     assert [scores.as_dict(i) for i in range(len(deals))] == [play(d).as_dict() for d in deals]
 
 

@@ -6,7 +6,8 @@ import json
 import numpy as np
 import pytest
 
-from bmn.kernels.deal import deal_texts, decode, even_sizes, parse_deal
+from bmn.kernels.deal import deal_texts, decode, parse_deal
+from bmn.kernels.decks import even_sizes
 from bmn.kernels.reference import play
 from bmn.records.store import Find, Store, bulk
 

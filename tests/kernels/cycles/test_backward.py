@@ -13,7 +13,8 @@ from samples import CASELLA, LOOP_DEAL, TINY_DECKS, tiny_deals
 from bmn.kernels import reference
 from bmn.kernels.cycles.backward import BasinSearch, _predecessors, basin, preimage_deals
 from bmn.kernels.cycles.loops import LOOP, analyse, play_trick
-from bmn.kernels.deal import is_standard, shuffled_deal
+from bmn.kernels.dealer import shuffled_deal
+from bmn.kernels.decks import is_standard
 
 # Decks for the one-step check: every penalty value, several court cards in one pile.
 STEP_DECKS = [(0, 0, 0, 0, 0, 1, 1, 2), (0, 0, 0, 0, 0, 2, 3, 4), (0, 0, 0, 1, 1, 2, 2, 4)]

@@ -10,7 +10,7 @@ from samples import CASELLA, LOOP_DEAL, RECORD_DEAL, TINY_DECKS, orders, tiny_de
 
 from bmn.kernels import reference
 from bmn.kernels.cycles.loops import LOOP, analyse, cycle_key, is_balanced, play_trick, state_text
-from bmn.kernels.deal import shuffled_deal
+from bmn.kernels.dealer import shuffled_deal
 
 
 def figures(result):

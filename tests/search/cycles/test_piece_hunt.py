@@ -7,7 +7,8 @@ from samples import LOOP_DEAL
 
 from bmn.kernels import reference
 from bmn.kernels.cycles.loops import LOOP, analyse
-from bmn.kernels.deal import STANDARD_COUNTS, parse_deal, parse_hand
+from bmn.kernels.deal import parse_deal, parse_hand
+from bmn.kernels.decks import STANDARD_COUNTS
 from bmn.search.cycles.piece_hunt import HuntOptions, HuntState, hunt_chunk, judge
 from bmn.search.cycles.pieces import Control, controls_for, orbit
 

@@ -13,7 +13,7 @@ from bmn.kernels import reference
 from bmn.kernels.cycles.loops import LOOP, analyse, play_trick
 from bmn.kernels.deal import format_deal, parse_deal, parse_hand
 from bmn.kernels.rng import seed_state
-from bmn.kernels.score import score_deals
+from bmn.kernels.score import score_parsed
 from bmn.search.cycles.pieces import (
     DEAD,
     DONE,
@@ -130,7 +130,7 @@ def test_any_order_of_closed_pieces_loops():
     assert len(deals) > 100
     for deal in deals[:40]:
         assert reference.play(deal).status == LOOP, format_deal(deal)
-    assert set(score_deals(deals).status.tolist()) == {1}  # the kernel agrees on all of them
+    assert set(score_parsed(deals).status.tolist()) == {1}  # the kernel agrees on all of them
     for p in closed:
         assert piece_output(J_BIG, p) is not None and orbit(J_BIG, p) is not None
     assert all(w not in library.closed for w in library.failed)
@@ -170,7 +170,7 @@ def test_a_new_standard_deck_cycle():
     result = reference.play(deal)
     assert (result.status, result.period_tricks, result.period_cards) == (LOOP, 36, 311)
     assert analyse(deal).rotation_key != analyse(PUBLISHED).rotation_key
-    assert np.array_equal(score_deals([deal]).period_cards, [311])
+    assert np.array_equal(score_parsed([deal]).period_cards, [311])
 
 
 def test_sums_reachable_matches_brute_force():

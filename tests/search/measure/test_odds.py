@@ -9,8 +9,9 @@ import numpy as np
 import pytest
 from rich.console import Console
 
-from bmn.kernels.deal import decode, even_sizes
+from bmn.kernels.deal import decode
 from bmn.kernels.dealer import random_deals
+from bmn.kernels.decks import even_sizes
 from bmn.kernels.reference import play
 from bmn.kernels.rng import seed_state
 from bmn.search.measure.odds import milestones, run_odds, shorter_share

@@ -7,8 +7,9 @@ import numpy as np
 import pytest
 from samples import CASELLA, RECORD
 
-from bmn.kernels.deal import decode, even_sizes, parse_deal
+from bmn.kernels.deal import decode, parse_deal
 from bmn.kernels.dealer import random_deals
+from bmn.kernels.decks import even_sizes
 from bmn.kernels.reference import play
 from bmn.kernels.rng import seed_state
 from bmn.records.published import published_games

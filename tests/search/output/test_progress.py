@@ -12,7 +12,8 @@ import pytest
 from rich.console import Console
 from samples import CASELLA
 
-from bmn.kernels.deal import STANDARD_DECK, deal_texts, decode, format_deal, parse_deal
+from bmn.kernels.deal import deal_texts, decode, format_deal, parse_deal
+from bmn.kernels.decks import STANDARD_DECK
 from bmn.kernels.reference import play
 from bmn.records.store import DEFAULT_PATH, Store
 from bmn.search.backends.threads import default_workers

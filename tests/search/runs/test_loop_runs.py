@@ -10,16 +10,11 @@ from samples import LOOP_DEAL
 from bmn.kernels import reference
 from bmn.kernels.cycles.loops import LOOP, analyse
 from bmn.kernels.deal import format_deal, parse_deal
+from bmn.kernels.decks import hunt_counts
 from bmn.records.report import LOOP_KEYS
 from bmn.records.store import Store
 from bmn.search.runs import loop_hunt as loophunt
-from bmn.search.runs.loop_hunt import (
-    LoopHunt,
-    LoopOptions,
-    deck_counts,
-    deck_of,
-    random_batch,
-)
+from bmn.search.runs.loop_hunt import LoopHunt, LoopOptions, deck_of, random_batch
 
 # Five numerals, two jacks, two queens: two cycles (each the other's mirror image), period 3.
 DECK = "5,2,2,0,0"
@@ -130,11 +125,11 @@ def test_bad_deck_is_a_usage_error(hunt, tmp_path, deck):
     result = hunt(tmp_path / "r.sqlite", "--iterations", "10", "--loop-deck", deck)
     assert result.exit_code == 2 and "--loop-deck" in result.output
     with pytest.raises(ValueError):
-        deck_counts(deck)
+        hunt_counts(deck)
 
 
 def test_published_deal_is_a_standard_deck_cycle():
-    assert deck_counts("standard") == (36, 4, 4, 4, 4)
+    assert hunt_counts("standard") == (36, 4, 4, 4, 4)
     deal = LOOP_DEAL
     assert loophunt.deck_name(deal) == "36,4,4,4,4" and format_deal(deal)
 

@@ -10,19 +10,11 @@ import pytest
 
 from bmn.kernels import reference
 from bmn.kernels.cpu import nseat
-from bmn.kernels.deal import (
-    STANDARD_DECK,
-    deal_text,
-    deal_texts,
-    decode,
-    even_sizes,
-    format_deal,
-    is_standard,
-    parse_deal,
-)
+from bmn.kernels.deal import deal_text, deal_texts, decode, format_deal, parse_deal
 from bmn.kernels.dealer import random_deals
+from bmn.kernels.decks import STANDARD_DECK, even_sizes, is_standard
 from bmn.kernels.rng import seed_state
-from bmn.kernels.score import kernel_for, score, score_deals
+from bmn.kernels.score import kernel_for, score, score_parsed
 from bmn.records.published import FILES, published_games, replay_published
 from bmn.records.store import Find, Store
 from bmn.search.measure.stats import length_stats
@@ -78,7 +70,7 @@ def test_deals_past_64_cards_fall_back_to_the_reference(kernel_rows):
         "-" * 17 + "K/" + "-" * 16 + "J/" + "A" + "-" * 14 + "QQ/" + "-" * 14,  # 68 cards
     ]
     deals = [parse_deal(text) for text in texts]
-    got = score_deals(deals)
+    got = score_parsed(deals)
     # Grouped by seat count, (deal 0, deal 1) then (deal 2, deal 3): the short ones go fast.
     assert kernel_rows == [[1], [0]]
     assert [got.as_dict(i) for i in range(len(deals))] == [

@@ -8,7 +8,8 @@ import json
 import pytest
 
 from bmn.kernels import reference
-from bmn.kernels.deal import counts_of, parse_deal
+from bmn.kernels.deal import parse_deal
+from bmn.kernels.decks import counts_of
 from bmn.records.store import Store
 from bmn.search.runs import longest
 from bmn.search.runs.every import EveryOptions, EveryRun

@@ -11,7 +11,8 @@ import pytest
 from bmn.kernels import reference
 from bmn.kernels.config import FINISHED, LIMIT, LOOP, STATUS_CODES, STATUS_NAMES
 from bmn.kernels.cpu import two
-from bmn.kernels.deal import STANDARD_DECK, decode, encode, parse_deal
+from bmn.kernels.deal import decode, encode, parse_deal
+from bmn.kernels.decks import STANDARD_DECK
 from bmn.kernels.score import KERNELS, kernel_for, score
 from bmn.search.strategies.cpu import run_chunk
 from bmn.search.strategies.registry import STRATEGIES, history_length, strategy_help

@@ -17,8 +17,8 @@ from typing import Any
 from datasette import Response, hookimpl
 
 from bmn.kernels.deal import DealError, parse_deal
-from bmn.records.serve import pages
 from bmn.records.store import Store
+from bmn.search.serve import pages
 
 PLAYERS = pages.SEATS
 View = Callable[[Any, Any], Awaitable[Response]]

@@ -19,11 +19,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlencode
 
-from bmn.kernels.deal import format_deal, is_standard, parse_deal
+from bmn.kernels.deal import format_deal, parse_deal
+from bmn.kernels.decks import is_standard
 from bmn.records.published import published_games
 from bmn.records.report import published_ranking, rank_among
 from bmn.records.store import FindRow, Store
 from bmn.search.output import text as present
+from bmn.search.words import format_duration, short_time
 
 PREFIX = "/-/bmn"  # where bmn's pages live beside Datasette's own (its top page is "/")
 SEATS = (2, 3, 4)
@@ -237,7 +239,7 @@ def found_table(finds: Sequence[FindRow], result: object) -> LinkedTable | str:
         return "not in the store"
     head = ["run", "strategy", "found (UTC)", "into the run", "cards", "tricks", "status", ""]
     rows = [
-        [f.run, f.strategy, present.short_time(f.found_at), present.format_duration(f.elapsed)]
+        [f.run, f.strategy, short_time(f.found_at), format_duration(f.elapsed)]
         + [f.cards, f.tricks, f.status, "" if agrees(f, result.as_dict()) else "differs"]
         for f in finds
     ]

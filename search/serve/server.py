@@ -166,7 +166,7 @@ def app(path: Path) -> Any:
     from datasette.app import Datasette
     from datasette.plugins import pm
 
-    from bmn.records.serve import plugin
+    from bmn.search.serve import plugin
 
     if not pm.is_registered(plugin):
         pm.register(plugin, name="bmn")

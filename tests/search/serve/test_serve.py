@@ -28,12 +28,13 @@ import pytest
 from old_stores import old_store
 from samples import CASELLA, PAULHUS, RECORD
 
-from bmn.kernels.deal import encode, format_deal, parse_deal, shuffled_deal
+from bmn.kernels.deal import encode, format_deal, parse_deal
+from bmn.kernels.dealer import shuffled_deal
 from bmn.kernels.reference import play
-from bmn.records.serve import pages
-from bmn.records.serve.server import Listening, listen
 from bmn.records.store import Find, Store, bulk
 from bmn.records.store import paths as store_paths
+from bmn.search.serve import pages
+from bmn.search.serve.server import Listening, listen
 
 HANG_SECONDS = 600.0  # a server or browser that has not answered by then never will
 THREE = "--A-JQ--K-A-----Q-/J-------KJ---A-Q-/-K----J--QA-----K"  # any 3-seat deal
@@ -150,7 +151,7 @@ def store(path):
 def served(store):
     """get(url) -> (status, text, content type) through Datasette's client, on `store`."""
     pytest.importorskip("datasette")
-    from bmn.records.serve.server import app
+    from bmn.search.serve.server import app
 
     datasette = app(store)
 
@@ -275,7 +276,7 @@ def test_a_store_in_a_read_only_folder_is_served_where_it_lies(store, monkeypatc
     """An archived store (nothing beside it, its folder read-only) is read as immutable:
     no -wal or -shm can be made beside it, and none is needed."""
     pytest.importorskip("datasette")
-    from bmn.records.serve.server import app
+    from bmn.search.serve.server import app
 
     folder = store.parent
     before = sorted(p.name for p in folder.iterdir())

@@ -10,7 +10,7 @@ Importing this package imports no Datasette; server.app and server.run do.
 
 from __future__ import annotations
 
-from bmn.records.serve.server import (
+from bmn.search.serve.server import (
     DEFAULT_HOST,
     DEFAULT_PORT,
     Listening,

@@ -1,0 +1,143 @@
+"""bmn's floors, walked: no import runs back up a floor, and no modules import each other.
+
+Each package of bmn stands on a floor (docs/development.md, "Layout"): kernels/ at the bottom,
+records/ on it, then inside search/ the plain words, the rooms a run stands on, the output
+that draws their figures, the runs, and on top the front ends (the command line, the web page,
+the library). A module may import its own package and anything on a lower floor; an import
+that goes up, or a circle of imports, fails here (imports inside functions and under
+TYPE_CHECKING count too: they are the same dependency, taken later).
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGES = {"kernels": "bmn.kernels", "search": "bmn.search", "records": "bmn.records"}
+
+# The floor of each package, lowest first: a module's floor is that of its longest listed
+# prefix. Same floor, other package: also refused (a room does not reach into its neighbour).
+FLOORS = {
+    "bmn.kernels": 0,
+    "bmn.records": 1,
+    "bmn.search.words": 2,
+    "bmn.search.strategies": 3,
+    "bmn.search.backends": 3,
+    "bmn.search.cycles": 3,
+    "bmn.search.measure": 3,
+    "bmn.search.output": 4,
+    "bmn.search.runs": 5,
+    "bmn.search.api": 6,
+    "bmn.search.serve": 6,
+    "bmn.search.cli": 7,
+    "bmn.search": 8,  # the package itself: its lazy exports name the library
+}
+
+
+def _modules() -> dict[str, Path]:
+    found = {}
+    for folder, package in PACKAGES.items():
+        for path in (ROOT / folder).rglob("*.py"):
+            parts = [package, *path.relative_to(ROOT / folder).with_suffix("").parts]
+            if parts[-1] == "__init__":
+                parts.pop()
+            found[".".join(parts)] = path
+    return found
+
+
+MODULES = _modules()
+
+
+def _targets(node: ast.AST, module: str, is_package: bool) -> list[str]:
+    """The bmn modules one import statement reaches (a name imported from a package that is
+    itself a module counts as that module)."""
+    if isinstance(node, ast.Import):
+        return [alias.name for alias in node.names]
+    if not isinstance(node, ast.ImportFrom):
+        return []
+    if node.level:
+        base = module.split(".") if is_package else module.split(".")[:-1]
+        base = base[: len(base) - (node.level - 1)]
+        source = ".".join(base + ([node.module] if node.module else []))
+    else:
+        source = node.module or ""
+    subs = [f"{source}.{alias.name}" for alias in node.names]
+    named = [sub for sub in subs if sub in MODULES]
+    return named if len(named) == len(subs) else [source, *named]
+
+
+def _edges() -> dict[str, set[str]]:
+    edges: dict[str, set[str]] = {}
+    for module, path in MODULES.items():
+        tree = ast.parse(path.read_text(), str(path))
+        package = path.name == "__init__.py"
+        reached = {t for node in ast.walk(tree) for t in _targets(node, module, package)}
+        edges[module] = {t for t in reached if t in MODULES and t != module}
+    return edges
+
+
+EDGES = _edges()
+
+
+def _room(module: str) -> str:
+    return max((p for p in FLOORS if module == p or module.startswith(p + ".")), key=len)
+
+
+def test_every_module_has_a_floor() -> None:
+    assert len(MODULES) > 80
+    assert all(_room(m) for m in MODULES)
+
+
+def test_no_import_runs_up_or_across() -> None:
+    wrong = []
+    for module, targets in EDGES.items():
+        room = _room(module)
+        for target in targets:
+            other = _room(target)
+            if other != room and FLOORS[other] >= FLOORS[room]:
+                wrong.append(f"{module} -> {target}")
+    assert wrong == []
+
+
+def _strongly_connected(edges: dict[str, set[str]]) -> list[list[str]]:
+    """Tarjan's components of more than one module: each is a circle of imports."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    circles = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        for w in edges[v]:
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            part = []
+            while True:
+                w = stack.pop()
+                part.append(w)
+                if w == v:
+                    break
+            if len(part) > 1:
+                circles.append(sorted(part))
+
+    for v in edges:
+        if v not in index:
+            visit(v)
+    return circles
+
+
+def test_no_circle_of_imports() -> None:
+    assert _strongly_connected(EDGES) == []
+
+
+def test_the_walk_sees_a_circle() -> None:
+    """The walk itself: a circle and an upward import are found when they are there."""
+    edges = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
+    assert _strongly_connected(edges) == [["a", "b", "c"]]
+    assert "bmn.kernels.deal" in EDGES["bmn.kernels.api"]
