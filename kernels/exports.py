@@ -10,6 +10,7 @@ imported when one of its names (or the package's `__all__`, or `dir()`) is first
 from __future__ import annotations
 
 import importlib
+import importlib.util
 from collections.abc import Callable
 from typing import Any
 
@@ -22,6 +23,10 @@ def lazy_exports(
 
     def __getattr__(name: str) -> Any:
         if name.startswith("_") and name != "__all__":  # dunders asked by tools: never the API
+            raise AttributeError(f"module {package!r} has no attribute {name!r}")
+        if importlib.util.find_spec(f"{package}.{name}") is not None:
+            # `from package import submodule` asks here first: let the import system load the
+            # submodule, not the API module (which may be importing the caller: a cycle).
             raise AttributeError(f"module {package!r} has no attribute {name!r}")
         module = importlib.import_module(api)
         if name == "__all__":
