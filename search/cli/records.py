@@ -202,9 +202,10 @@ def top(
     is_flag=True,
     help="Only the standard-deck cycles, one per seat-blind key, the most balanced first.",
 )
+@PLAYERS_FILTER
 @STORE_OPTION
 @JSON_OPTION
-def loops(standard: bool, store: str, as_json: bool) -> None:
+def loops(standard: bool, players: int | None, store: str, as_json: bool) -> None:
     """The cycles of non-terminating games found by `bmn search --objective loop` or grow.
 
     One per canonical cycle key, in the order first found: the deck (counts of numerals,
@@ -212,7 +213,9 @@ def loops(standard: bool, store: str, as_json: bool) -> None:
     balanced starting deal (an even split, seat 0 first) reaches the cycle (yes / no / ?
     when the backward search stopped at its limit) with how many were found, how often
     hunts saw the cycle, an example deal (a balanced one when known) and the run that found
-    it first.
+    it first. The seats column: how many seats the deal was dealt to, or 'k of n' for a
+    cycle of k seats left after the others went out (3 and 4 players: `bmn search --objective
+    loop --players 3`); --players lists the cycles of deals of that many seats only.
 
     With --standard, the standard-deck cycles only, one per seat-blind key (seats swapped
     is the same cycle), most balanced first: the most balanced starting deal found (`deal`;
@@ -224,11 +227,18 @@ def loops(standard: bool, store: str, as_json: bool) -> None:
       bmn records loops
       bmn records loops --json --store night.sqlite
       bmn records loops --standard --json
+      bmn records loops --players 3
     """
     from bmn.records.report import loops_json, standard_loops
 
     with open_store(store) as db:
         rows = db.loops()
+    if players is not None:
+        rows = [row for row in rows if row.seats == players]
+        if not rows and not as_json:
+            hunt = f"bmn search --objective loop --players {players}"
+            echo(f"no cycles of {players}-seat deals in the store; hunt with: {hunt}")
+            return
     if standard:
         found = standard_loops(rows)
         echo(json.dumps(found) if as_json else standard_loops_text(found))

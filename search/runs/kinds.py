@@ -145,7 +145,9 @@ KINDS: dict[str, RunKind] = {
                 "deck": "deck",
                 "loop_deck": "deck",  # --deck's first name, kept
                 "basin_states": "max_basin_states",
+                "players": "players",
             },
+            seats=(2, 3, 4),
             idle="a loop hunt plays random deals",
             idle_options=SEARCH_SETTINGS,
         ),

@@ -7,13 +7,21 @@ cycle key: the same cycle reached from different deals counts once. A new cycle 
 backward play (bmn.kernels.cycles.backward): its period and how many balanced starting deals reach
 it.
 
+With 3 or 4 seats (`--players`) the deals are dealt as evenly as possible round the table, seat 0
+first, and a cycle may hold every seat (every seat keeps cards for ever) or only the seats left
+after others went out; both are stored, the seats out written in the cycle's key ('x'). Backward
+play handles two seats, so a 3- or 4-seat cycle is summarised by the deal that found it.
+Naming a looping deal's cycle in Python costs far more than scoring it, so each batch names its
+loops in compiled code first (kernels/cpu/cycle_ids.py) and analyses one deal per cycle.
+
 `LoopHunt` is the runner behind `bmn search --objective loop`. Random standard deals almost
 never loop, and perturbing the published cycle's states loops often but falls back into the
 same cycle; sub-decks of the standard deck with few court ranks loop often, and every sub-deck
 has cycles of its own. So the default deck, 'mixed', draws a random sub-deck of the standard
-deck for every batch (0-36 numerals, 0-4 of each court rank), dealt evenly (even splits loop
-more often than random ones). '--loop-deck standard' hunts the full deck only. What each deck
-finds, measured: docs/endless-games.md, "Which decks loop".
+deck for every batch (0-36 numerals, 0-4 of each court rank; with 3 or 4 seats at least two
+cards a seat), dealt evenly (even splits loop more often than random ones). '--loop-deck
+standard' hunts the full deck only. What each deck finds, measured: docs/endless-games.md,
+"Which decks loop".
 """
 
 from __future__ import annotations
@@ -24,13 +32,16 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from bmn.kernels.config import MAX_SEATS, MIN_SEATS
 from bmn.kernels.cycles.backward import CycleSummary, summarise_cycle
 from bmn.kernels.cycles.loops import LOOP, analyse
 from bmn.kernels.deal import Deal, format_deal
 from bmn.kernels.decks import (
+    DeckInputError,
     counts_of,
     counts_text,
     deck_of,
+    even_sizes,
     hunt_counts,
 )
 from bmn.records.store import DEFAULT_PATH, Loop, Store
@@ -65,9 +76,9 @@ class Hunt:
 
 
 def random_batch(
-    rng: np.random.Generator | np.ndarray, deck: np.ndarray, n: int, even: bool
+    rng: np.random.Generator | np.ndarray, deck: np.ndarray, n: int, even: bool, seats: int = 2
 ) -> tuple[np.ndarray, np.ndarray]:
-    """n shuffles of the deck, each cut into two hands (evenly, seat 0 first, or at random).
+    """n shuffles of the deck, each cut into `seats` hands (evenly, seat 0 first, or at random).
 
     Deals come from kernels/dealer.py on a generator state (kernels/rng.py): `rng` is that
     state, advanced in place, or a numpy Generator that draws a fresh state for the batch.
@@ -77,8 +88,13 @@ def random_batch(
 
     state = rng if isinstance(rng, np.ndarray) else seed_state(int(rng.integers(2**63)))
     total = len(deck)
-    first = np.full(n, (total + 1) // 2) if even else integers(state, n, 1, total)
-    return random_deals(n, state, deck=deck, sizes=np.stack([first, total - first], axis=1))
+    if even:
+        sizes = np.array(even_sizes(total, seats))
+    else:  # seats - 1 cuts, each anywhere inside the deck
+        cuts = np.sort(np.stack([integers(state, n, 1, total) for _ in range(seats - 1)], 1), 1)
+        ends = np.full((n, 1), total)
+        sizes = np.diff(np.concatenate([np.zeros((n, 1), np.int64), cuts, ends], axis=1), axis=1)
+    return random_deals(n, state, deck=deck, sizes=sizes)
 
 
 def hunt_loops(
@@ -91,29 +107,68 @@ def hunt_loops(
     max_basin_states: int = 100_000,
     hunt: Hunt | None = None,
     progress: Callable[[Hunt], None] | None = None,
+    seats: int = 2,
 ) -> Hunt:
-    """Score `deals` random two-hand deals of `deck` and collect every cycle they fall into.
+    """Score `deals` random deals of `deck` round `seats` seats and collect every cycle they
+    fall into.
 
     `hunt` carries totals across calls (a resumed run passes its own and a fresh seed);
     `progress` is called after every batch.
     """
-    from bmn.kernels.score import score
-
     hunt = hunt if hunt is not None else Hunt()
     rng = np.random.default_rng(seed)
     cards = np.asarray(deck, dtype=np.uint8)
     left = deals
     while left > 0:
         n = min(batch, left)
-        rows, sizes = random_batch(rng, cards, n, even)
-        status = score(rows, sizes, threads=threads).status
-        for i in np.flatnonzero(status == 1):
-            record_loop(hunt, _deal(rows[i], sizes[i]), max_basin_states)
+        rows, sizes = random_batch(rng, cards, n, even, seats)
+        for deal, _, seen in name_loops(rows, sizes, threads):
+            record_loop(hunt, deal, max_basin_states).deals_seen += seen - 1
+            hunt.loops += seen - 1
         hunt.deals += n
         left -= n
         if progress:
             progress(hunt)
     return hunt
+
+
+# Cycle ids already named in this process (kernels/cpu/cycle_ids.py), to their cycle's key.
+_KEYS: dict[bytes, str] = {}
+_KEYS_KEPT = 100_000
+
+
+def name_loops(
+    rows: np.ndarray, sizes: np.ndarray, threads: int | None = None
+) -> list[tuple[Deal, str, int]]:
+    """Score a batch and name the cycle of every looping deal: (the first deal into each cycle,
+    the cycle's key, how many deals of the batch fall into it), in the order first seen.
+
+    The kernel names each loop's cycle by an id (its smallest state); one deal per id new to
+    this process is analysed for its key (kernels/cycles/loops.analyse), the rest are counted.
+    """
+    from bmn.kernels.config import LOOP as LOOP_CODE
+    from bmn.kernels.cpu.cycle_ids import cycle_ids
+    from bmn.kernels.score import score
+
+    scores = score(rows, sizes, threads=threads)
+    loops = np.flatnonzero(scores.status == LOOP_CODE)
+    if not len(loops):
+        return []
+    start, period = scores.loop_start_tricks[loops], scores.period_tricks[loops]
+    ids = cycle_ids(rows, sizes, loops, start, period)
+    _, first, counts = np.unique(ids, axis=0, return_index=True, return_counts=True)
+    if len(_KEYS) > _KEYS_KEPT:
+        _KEYS.clear()
+    named = []
+    for at in np.argsort(first):
+        i = loops[first[at]]
+        deal = _deal(rows[i], sizes[i])
+        name = ids[first[at]].tobytes()
+        key = _KEYS.get(name)
+        if key is None:
+            key = _KEYS[name] = analyse(deal).key or ""
+        named.append((deal, key, int(counts[at])))
+    return named
 
 
 def record_loop(hunt: Hunt, deal: Deal, max_basin_states: int = 100_000) -> CycleFind:
@@ -126,14 +181,38 @@ def record_loop(hunt: Hunt, deal: Deal, max_basin_states: int = 100_000) -> Cycl
     if known is not None:
         known.deals_seen += 1
         return known
-    find = CycleFind(summarise_cycle(deal, max_states=max_basin_states), deal)
+    summarise = summarise_cycle if len(deal) == 2 else summarise_seats  # 3 or 4 seats
+    find = CycleFind(summarise(deal, max_states=max_basin_states), deal)
     hunt.cycles[loop.key] = find
     return find
 
 
+def summarise_seats(deal: Deal, max_states: int | None = None) -> CycleSummary:
+    """A 3- or 4-seat cycle without backward play (which plays two seats): its key and period,
+    and the deal itself as its one known starting deal, balanced if dealt evenly (seat 0
+    first). The basin is not searched: `basin_complete` is False."""
+    loop = analyse(deal)
+    sizes = tuple(len(h) for h in deal)
+    balanced = sizes == even_sizes(sum(sizes), len(sizes))
+    return CycleSummary(
+        key=loop.key or "",
+        rotation_key=loop.rotation_key or "",
+        period_cards=loop.period_cards or 0,
+        period_tricks=loop.period_tricks or 0,
+        balanced_states=len(loop.balanced_states),
+        balanced_deals=int(balanced),
+        mirrored_balanced_deals=0,
+        example=tuple(deal),
+        basin_states=0,
+        basin_complete=False,
+    )
+
+
 def _deal(row: np.ndarray, sizes: np.ndarray) -> Deal:
-    n0, n1 = int(sizes[0]), int(sizes[1])
-    return tuple(int(v) for v in row[:n0]), tuple(int(v) for v in row[n0 : n0 + n1])
+    ends = np.cumsum(sizes).tolist()
+    return tuple(
+        tuple(row[end - int(n) : end].tolist()) for n, end in zip(sizes, ends, strict=True)
+    )
 
 
 # -- the runner behind `bmn search --objective loop` -------------------------------------------
@@ -149,12 +228,31 @@ def deck_name(deal: Deal) -> str:
     return counts_text(counts_of(v for hand in deal for v in hand))
 
 
-def random_counts(rng: np.random.Generator) -> tuple[int, ...]:
-    """A random sub-deck of the standard deck with at least one court card."""
+def random_counts(rng: np.random.Generator, seats: int = 2) -> tuple[int, ...]:
+    """A random sub-deck of the standard deck with at least one court card, and at least two
+    cards (two seats, as before: a seed reproduces an older hunt) or two cards a seat."""
+    least = 2 if seats == 2 else 2 * seats
     while True:
         counts = (int(rng.integers(0, 37)), *(int(c) for c in rng.integers(0, 5, 4)))
-        if sum(counts[1:]) and sum(counts) >= 2:
+        if sum(counts[1:]) and sum(counts) >= least:
             return counts
+
+
+def check_loop_deck(deck: str, players: int) -> None:
+    """Refuse a hunt's deck ('mixed', 'standard' or N,J,Q,K,A) or seat count: DeckInputError
+    naming the setting ('deck' or 'players')."""
+    try:
+        counts = hunt_counts(deck)
+    except ValueError as err:
+        raise DeckInputError("deck", str(err)) from None
+    if not MIN_SEATS <= players <= MAX_SEATS:
+        raise DeckInputError("players", f"must be {MIN_SEATS} to {MAX_SEATS}, not {players}")
+    if counts is not None and sum(counts) < players:
+        raise DeckInputError(
+            "players",
+            f"{players} seats cannot share the deck {counts_text(counts)}: it has"
+            f" {sum(counts)} cards",
+        )
 
 
 @dataclass
@@ -170,12 +268,13 @@ class LoopOptions:
     deck: str = DEFAULT_DECK
     even: bool = True
     max_basin_states: int = DEFAULT_BASIN_STATES
+    players: int = 2
 
     def __post_init__(self) -> None:
         from bmn.search.backends.threads import default_workers
 
         self.workers = self.workers or default_workers()
-        hunt_counts(self.deck)  # refuse a bad deck before a run is created
+        check_loop_deck(self.deck, self.players)  # refuse a bad deck before a run is created
 
     @classmethod
     def from_run(cls, run) -> LoopOptions:
@@ -192,12 +291,14 @@ class LoopProgress(RunProgress):
     last: str = ""
 
     deck: str = DEFAULT_DECK
+    players: int = 2
 
     def title(self) -> str:
         return f"bmn search --objective loop, run {self.run}"
 
     def setting(self) -> str:
-        return f"deck {self.deck}, {counted(self.workers, 'thread')}, seed {self.seed}"
+        seats = f", {self.players} seats" if self.players != 2 else ""
+        return f"deck {self.deck}{seats}, {counted(self.workers, 'thread')}, seed {self.seed}"
 
     def rows(self) -> list[tuple[str, str]]:
         return [
@@ -233,11 +334,13 @@ class LoopSummary:
     seed: int
     deck: str
     store: str = DEFAULT_PATH
+    players: int = 2
 
     def text(self) -> str:
+        seats = f", {self.players} seats" if self.players != 2 else ""
         return (
             f"run {self.run} ({self.status}): {counted(self.games, 'deal')} in "
-            f"{self.seconds:,.1f} s; seed {self.seed}, deck {self.deck}\n"
+            f"{self.seconds:,.1f} s; seed {self.seed}, deck {self.deck}{seats}\n"
             f"{counted(self.loops, 'looping deal')}, {counted(self.cycles, 'distinct cycle')} "
             f"({self.new_cycles} new to the store); "
             f"list them with: bmn records loops{store_option(self.store)}"
@@ -278,27 +381,24 @@ def loop_record(find: CycleFind) -> Loop:
 
 def loop_chunk(
     stream: int, chunk: int, state: dict, options: LoopOptions, iterations: int
-) -> tuple[dict, list[tuple[Deal, str]], int]:
+) -> tuple[dict, list[tuple[Deal, str, int]], int]:
     """One batch of a hunt (see bmn.search.backends.base): `iterations` random deals drawn from the
     generator state `state` (a numpy bit generator's state, left untouched) and scored on
-    `options.workers` threads; the new state, every looping deal with its cycle's key, and the
-    deals scored."""
-    from bmn.kernels.score import score
-
+    `options.workers` threads; the new state, each cycle the batch's deals fall into (name_loops:
+    its first deal, its key, how many deals), and the deals scored."""
     rng = np.random.Generator(np.random.PCG64())
     rng.bit_generator.state = state
-    counts = hunt_counts(options.deck) or random_counts(rng)
-    rows, sizes = random_batch(rng, deck_of(counts), iterations, options.even)
-    status = score(rows, sizes, threads=options.workers).status
-    deals = [_deal(rows[i], sizes[i]) for i in np.flatnonzero(status == 1)]
-    return rng.bit_generator.state, [(deal, analyse(deal).key or "") for deal in deals], iterations
+    seats = options.players
+    counts = hunt_counts(options.deck) or random_counts(rng, seats)
+    rows, sizes = random_batch(rng, deck_of(counts), iterations, options.even, seats)
+    return rng.bit_generator.state, name_loops(rows, sizes, options.workers), iterations
 
 
 def warm_loop() -> None:
     """Compile (or load from cache) the kernel before the clock starts."""
-    from bmn.kernels.score import score
-
-    score(np.zeros((1, 2), dtype=np.uint8), np.ones((1, 2), dtype=np.int64), threads=1)
+    deal = np.array([[1, 0, 0, 0, 0, 1, 0, 0, 0]], dtype=np.uint8)  # -J-/--J/-J-: a loop
+    for seats in (2, 3):  # the two-seat kernel and the N-seat one, and cycle ids
+        name_loops(deal, np.full((1, seats), 9 // seats, dtype=np.int64), threads=1)
 
 
 class LoopHunt(RunHandler):
@@ -358,7 +458,8 @@ class LoopHunt(RunHandler):
         self.new_cycles = state["new_cycles"]
 
     def _new_progress(self) -> LoopProgress:
-        p = LoopProgress(self.run_id, deck=self.options.deck, loops=self.hunt.loops)
+        o = self.options
+        p = LoopProgress(self.run_id, deck=o.deck, loops=self.hunt.loops, players=o.players)
         p.cycles, p.new_cycles = len(self.seen), self.new_cycles
         return p
 
@@ -380,15 +481,17 @@ class LoopHunt(RunHandler):
     def _absorb(self, result: Result) -> None:
         """Count each loop of a batch under its cycle; new cycles are summarised by backward
         play, bounded by max_basin_states."""
-        for deal, key in result.finds:
+        for deal, key, seen in result.finds:
             if key in self.hunt.cycles or key in self.known:
-                self.hunt.loops += 1
+                self.hunt.loops += seen
                 if key in self.hunt.cycles:
-                    self.hunt.cycles[key].deals_seen += 1
+                    self.hunt.cycles[key].deals_seen += seen
             else:
                 find = record_loop(self.hunt, deal, self.options.max_basin_states)
+                find.deals_seen += seen - 1
+                self.hunt.loops += seen - 1
                 self.progress.last = f"period {find.summary.period_tricks} tricks: {key}"
-            self.pending[key] = self.pending.get(key, 0) + 1
+            self.pending[key] = self.pending.get(key, 0) + seen
         self.hunt.deals += result.games
         self.rng_state = result.state
 
@@ -422,4 +525,5 @@ class LoopHunt(RunHandler):
             self.options.seed,
             self.options.deck,
             str(self.store.path),
+            self.options.players,
         )

@@ -85,7 +85,13 @@ def check_deck(kind: RunKind, settings: dict[str, Any]) -> None:
 
 
 def _no_check(deck: str, sizes: Any, players: int, settings: dict[str, Any]) -> None:
-    """The loop hunt's deck is checked by its options (LoopOptions)."""
+    """A kind that takes a deck and checks it no further here."""
+
+
+def _loop_deck(deck: str, sizes: Any, players: int, settings: dict[str, Any]) -> None:
+    from bmn.search.runs.loop_hunt import check_loop_deck
+
+    check_loop_deck(deck, players)
 
 
 def _grow_deck(deck: str, sizes: Any, players: int, settings: dict[str, Any]) -> None:
@@ -116,6 +122,7 @@ def _every_cuda_deck(deck: str, sizes: Any, players: int, settings: dict[str, An
 # How each kind that takes a deck checks it (and its hand sizes and ranks) before a store.
 DECK_CHECKS: dict[str, Callable[[str, Any, int, dict[str, Any]], None]] = {
     "grow": _grow_deck,
+    "loop-hunt": _loop_deck,
     "longest": _search_deck,
     "every": _every_deck,
     "every-cuda": _every_cuda_deck,

@@ -102,6 +102,29 @@ def test_a_three_player_run_on_a_cluster_gives_the_threads_run(tmp_path, backend
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("seats, deck", [(3, "6,3,0,0,0"), (4, "mixed")])
+def test_a_loop_hunt_of_more_seats_on_a_cluster_gives_the_threads_run(
+    tmp_path, backend, seats, deck
+):
+    """A 3- or 4-seat loop hunt's chunks on the cluster's workers: the same cycles, seen as
+    often, as on threads; every cycle's deal loops in the reference engine."""
+    from bmn.kernels import reference
+    from bmn.kernels.deal import parse_deal
+    from bmn.search.runs.loop_hunt import LoopHunt, LoopOptions
+
+    options = LoopOptions(iterations=200_000, workers=1, seed=2, deck=deck, players=seats)
+    found = []
+    for name, on in (("t", ThreadBackend()), ("d", backend)):
+        with Store(tmp_path / f"{name}.sqlite") as store:
+            summary = LoopHunt(store, options, backend=on).run()
+            loops = {(r.key, r.times_seen, r.example_deal) for r in store.loops()}
+            found.append((summary.loops, summary.cycles, loops, store.get_run(summary.run).seats))
+    assert found[0] == found[1] and found[0][1] > 0 and found[0][3] == seats
+    for _, _, deal in found[0][2]:
+        assert reference.play(parse_deal(deal)).status == "loop"
+
+
+@pytest.mark.slow
 def test_a_worker_killed_mid_run_changes_nothing(tmp_path, monkeypatch, backend, threads_run):
     monkeypatch.setattr(driver, "COMMIT_SECONDS", 0.0)  # the first progress: the first chunk
     pids = backend.client.run(os.getpid)

@@ -260,7 +260,11 @@ def test_search_command_with_players(bmn, tmp_path):
     [
         (["--players", "5"], "5 is too large"),
         (["--players", "1"], "1 is too small"),
-        (["--players", "3", "--objective", "loop"], "--players must be 2 with --objective loop"),
+        (["--players", "5", "--objective", "loop"], "5 is too large"),
+        (
+            ["--players", "4", "--objective", "loop", "--deck", "2,1,0,0,0"],
+            "4 seats cannot share the deck 2,1,0,0,0: it has 3 cards",
+        ),
         (
             ["--resume", "--players", "3"],
             "--resume takes its settings from the run; drop --players",

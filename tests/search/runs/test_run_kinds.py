@@ -118,7 +118,6 @@ MATRIX = {
         " random deals",
         "--grow-from descent": "--grow-from is for --objective grow only, not loop",
         "--device-threads 8": "--device-threads is for --device cuda only",
-        "--players 3": "--players must be 2 with --objective loop: it plays two seats",
         "--device cuda": "--device cuda searches for the longest games; a loop hunt runs on the"
         " CPU",
         "--hand-sizes 27,25": "--hand-sizes is for --objective cards or tricks or grow, not loop",
