@@ -17,8 +17,11 @@ true: cycles in which every seat keeps cards for ever, grown from the smallest (
 with one card of the standard deck's remainder put anywhere in any hand, is scored by the N-seat
 kernel (the seat to lead moved to seat 0); the deals that loop are named by their cycle
 (search/runs/loop_hunt.name_loops), and those whose cycle keeps every seat in make the next
-beam (at most `--beam`, drawn at random from the new ones). Reports, deck size by deck size,
-how many such cycles were found, and the largest deck reached with its most balanced state.
+beam (at most `--beam`, drawn at random from the new ones). When no cycle one card larger is
+found, up to `--plateau` rounds move one card of a state elsewhere (the same deck) for new
+cycles to grow from. The seeds: the smallest cycles above, then, round after round, those a
+loop hunt over random sub-decks finds in `--hunt-seconds`. Reports the seeds by deck size, and
+the largest deck reached with its most balanced state.
 """
 
 from __future__ import annotations
@@ -126,70 +129,130 @@ def _gap(hands) -> int:
     return max(sizes) - min(sizes)
 
 
-def true_cycles(args) -> None:
+def _insertions(beam: dict) -> list[tuple]:
+    """Every state of every cycle with one card of the standard deck's remainder put anywhere."""
+    out = []
+    for states in beam.values():
+        held = counts_of(b"".join(bytes(h) for h in states[0]))
+        left = [v for v, (n, c) in enumerate(zip(STANDARD_COUNTS, held, strict=True)) if n > c]
+        for hands in states:
+            for seat, hand in enumerate(hands):
+                for at in range(len(hand) + 1):
+                    for value in left:
+                        new = tuple(hand[:at]) + (value,) + tuple(hand[at:])
+                        out.append(hands[:seat] + (new,) + hands[seat + 1 :])
+    return out
+
+
+def _moves(beam: dict) -> list[tuple]:
+    """Every state of every cycle with one card taken out and put back anywhere else."""
+    out = []
+    for states in beam.values():
+        for hands in states:
+            for seat, hand in enumerate(hands):
+                for at in range(len(hand)):
+                    if len(hand) == 1:
+                        continue  # every seat keeps a card
+                    rest = hands[:seat] + (tuple(hand[:at]) + tuple(hand[at + 1 :]),)
+                    rest += hands[seat + 1 :]
+                    for to, other in enumerate(rest):
+                        for put in range(len(other) + 1):
+                            new = tuple(other[:put]) + (hand[at],) + tuple(other[put:])
+                            out.append(rest[:to] + (new,) + rest[to + 1 :])
+    return out
+
+
+def _named(candidates: list[tuple], seats: int, args, seen: set) -> dict:
+    """The cycles keeping every seat in that the candidates fall into, new to `seen` (which
+    takes them): rotation key -> seated states; 'scored': how many candidates were scored."""
     from bmn.search.runs.loop_hunt import name_loops
 
+    found: dict = {"scored": len(candidates)}
+    for part in range(0, len(candidates), 200_000):
+        rows, sizes = _rows(candidates[part : part + 200_000], seats)
+        for deal, _, _ in name_loops(rows, sizes, args.threads):
+            loop = analyse(deal)
+            if loop.rotation_key in seen or any(h is None for h in loop.states[0].hands):
+                continue  # known, or a cycle left after seats went out
+            seen.add(loop.rotation_key)
+            found[loop.rotation_key] = _seated(loop)
+    return found
+
+
+def _pick(cycles: dict, rng: random.Random, n: int) -> dict:
+    keys = list(cycles)
+    rng.shuffle(keys)
+    return {k: cycles[k] for k in keys[:n]}
+
+
+def true_cycles(args) -> None:
     seats = args.players
     rng = random.Random(args.seed)
+    hunt_rng = np.random.default_rng(args.seed)
     begin = time.perf_counter()
-    seeds = {}  # rotation key -> a cycle's states (hands seated from the leader)
+    seen: set = set()
+    report = {"route": "true", "players": seats, "largest": None, "scored": 0, "seeds": {}}
+    first = {}
     for text in SEEDS[seats]:
         loop = analyse(parse_deal(text))
-        seeds[loop.rotation_key] = _seated(loop)
-    hunt_rng = np.random.default_rng(args.seed)
-    seeds.update(hunt_seeds(seats, args.seconds * args.hunt_share, hunt_rng, args.threads))
-    by_size: dict[int, dict] = {}
-    for key, states in seeds.items():
-        by_size.setdefault(sum(len(h) for h in states[0]), {})[key] = states
-    print(json.dumps({"seeds": {n: len(c) for n, c in sorted(by_size.items())}}), flush=True)
-    cards = min(by_size)
-    beam = by_size[cards]
-    largest, scored = None, 0
-    while beam and time.perf_counter() - begin < args.seconds:
-        best = min((hands for states in beam.values() for hands in states), key=_gap)
-        largest = {"cards": cards, "cycles": len(beam), "sizes": [len(h) for h in best]}
-        largest["most_balanced"] = "/".join(format_hand(h) for h in best)
-        seconds = round(time.perf_counter() - begin, 1)
-        print(json.dumps({**largest, "scored": scored, "seconds": seconds}), flush=True)
-        if cards >= 52:
-            break
-        candidates = []
-        for states in beam.values():
-            held = counts_of(b"".join(bytes(h) for h in states[0]))
-            left = [n - c for n, c in zip(STANDARD_COUNTS, held, strict=True)]
-            for hands in states:
-                for seat, hand in enumerate(hands):
-                    for at in range(len(hand) + 1):
-                        for value in (v for v, n in enumerate(left) if n):
-                            new = tuple(hand[:at]) + (value,) + tuple(hand[at:])
-                            candidates.append(hands[:seat] + (new,) + hands[seat + 1 :])
-        grown = {}
-        for part in range(0, len(candidates), 200_000):
-            rows, sizes = _rows(candidates[part : part + 200_000], seats)
-            scored += len(rows)
-            for deal, _, _ in name_loops(rows, sizes, args.threads):
-                loop = analyse(deal)
-                if loop.rotation_key in grown or any(h is None for h in loop.states[0].hands):
-                    continue  # known, or a cycle left after seats went out
-                grown[loop.rotation_key] = _seated(loop)
-            if time.perf_counter() - begin > args.seconds:
+        first[loop.rotation_key] = _seated(loop)
+    while time.perf_counter() - begin < args.seconds:  # rounds: hunt seeds, grow each
+        seeds = first or hunt_seeds(seats, args.hunt_seconds, hunt_rng, args.threads)
+        first = {}
+        seeds = {k: v for k, v in seeds.items() if k not in seen}
+        seen |= set(seeds)
+        for states in seeds.values():
+            n = sum(len(h) for h in states[0])
+            report["seeds"][n] = report["seeds"].get(n, 0) + 1
+            _note(report, min(states, key=_gap))
+        for key in sorted(seeds, key=lambda k: -sum(len(h) for h in seeds[k][0])):  # largest first
+            if time.perf_counter() - begin >= args.seconds:
                 break
-        cards += 1
-        grown.update(by_size.get(cards, {}))
-        while not grown and any(n > cards for n in by_size):  # the next size the hunt found
-            cards = min(n for n in by_size if n > cards)
-            grown = dict(by_size[cards])
-        keys = list(grown)
-        rng.shuffle(keys)
-        beam = {k: grown[k] for k in keys[: args.beam]}
+            _grow({key: seeds[key]}, seats, args, seen, rng, begin, report)
+    report["seeds"] = dict(sorted(report["seeds"].items()))  # deck size -> cycles
+    largest = report["largest"]
     if largest is not None:
         deal = parse_deal(largest["most_balanced"])
         largest["reference"] = reference.play(deal).status
         largest["every_seat_in"] = all(h is not None for h in analyse(deal).states[0].hands)
-    summary = {"route": "true", "players": seats, "largest": largest, "scored": scored}
-    summary["seeds"] = {n: len(c) for n, c in sorted(by_size.items())}
-    summary["seconds"] = round(time.perf_counter() - begin, 1)
-    print(json.dumps(summary))
+    report["seconds"] = round(time.perf_counter() - begin, 1)
+    print(json.dumps(report))
+
+
+def _note(report: dict, hands) -> None:
+    """Keep `hands` (a state of a cycle keeping every seat in) as the largest reached if its
+    deck is larger, or as large and more balanced."""
+    known = report["largest"]
+    rank = (sum(len(h) for h in hands), -_gap(hands))
+    if known is None or rank > (known["cards"], min(known["sizes"]) - max(known["sizes"])):
+        report["largest"] = {"cards": rank[0], "sizes": [len(h) for h in hands]}
+        report["largest"]["most_balanced"] = "/".join(format_hand(h) for h in hands)
+
+
+def _grow(beam: dict, seats: int, args, seen: set, rng, begin: float, report: dict) -> None:
+    """Grow from a beam of cycles of one deck size until no larger cycle is found or the time
+    is up; the largest deck reached (its most balanced state) goes into `report`."""
+    plateau = 0
+    while beam and time.perf_counter() - begin < args.seconds:
+        cards = sum(len(h) for h in next(iter(beam.values()))[0])
+        best = min((hands for states in beam.values() for hands in states), key=_gap)
+        _note(report, best)
+        seconds = round(time.perf_counter() - begin, 1)
+        line = {"cards": cards, "cycles": len(beam), "sizes": [len(h) for h in best]}
+        print(json.dumps({**line, "scored": report["scored"], "seconds": seconds}), flush=True)
+        if cards >= 52:
+            return
+        grown = _named(_insertions(beam), seats, args, seen)
+        report["scored"] += grown.pop("scored")
+        if not grown and plateau < args.plateau:  # no cycle one card larger: move a card
+            moved = _named(_moves(beam), seats, args, seen)
+            report["scored"] += moved.pop("scored")
+            if moved:
+                plateau += 1
+                beam = _pick(moved, rng, args.beam)
+                continue
+        plateau = 0
+        beam = _pick(grown, rng, args.beam)
 
 
 def main() -> None:
@@ -201,7 +264,8 @@ def main() -> None:
     parser.add_argument("--cycles", type=int, default=4, help="elimination: of the store's")
     parser.add_argument("--basin", type=int, default=5000, help="elimination: 2-seat states")
     parser.add_argument("--beam", type=int, default=200, help="true: cycles kept a deck size")
-    parser.add_argument("--hunt-share", type=float, default=0.25, help="true: seeds' share")
+    parser.add_argument("--plateau", type=int, default=20, help="true: rounds of moves")
+    parser.add_argument("--hunt-seconds", type=float, default=15.0, help="true: each hunt")
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()

@@ -86,3 +86,23 @@ def test_imbalance_and_seating():
 def test_no_predecessor_for_a_taker_without_a_court_card(extra):
     hands = (b"\x00\x00", None, b"\x00")
     assert list(predecessors(hands, 0, extra)) == []
+
+
+def test_the_endless_three_player_deals_of_the_standard_deck(bmn):
+    """bmn's 3-player table's endless games: standard 18/17/17 deals, seat 0 to lead, that the
+    reference engine plays into a cycle of 62 tricks after a seat goes out; `bmn play` says so."""
+    from bmn.kernels.decks import is_standard
+    from bmn.records.published import published_games
+
+    endless = [g for g in published_games(3) if g.status == "loop"]
+    assert len(endless) >= 1
+    for game in endless:
+        deal = parse_deal(game.deal)
+        assert is_standard(deal) and [len(h) for h in deal] == [18, 17, 17]
+        ref = reference.play(deal)
+        assert (ref.status, ref.cards, ref.tricks) == ("loop", game.cards, game.tricks)
+        assert (ref.period_tricks, ref.period_cards) == (62, 440)
+        out = [s for s, h in enumerate(analyse(deal).states[0].hands) if h is None]
+        assert len(out) == 1 and f"seat {out[0]} goes out" in game.note
+        played = bmn("play", game.deal)
+        assert played.exit_code == 0 and "loop: never ends" in played.stdout
