@@ -9,8 +9,12 @@ Backward play from the cycle's states and its two-seat basin (kernels/cycles/bac
 other seats out, where one trick back a seat out may have been in and gone out
 (search/cycles/elimination.py), best first towards the hand sizes of a standard deal seated
 from its leader. The cycles: the published one and any in `--store` (`bmn search --objective
-grow` stores them). Reports the most balanced state reached (hand sizes seated from the leader:
--1 for a seat out) and any deal found, replayed by the reference engine.
+grow` stores them), or only those of `--cycle DEAL` (repeatable), each searched for an equal
+share of the time. Reports the most balanced state reached (hand sizes seated from the leader:
+-1 for a seat out) and every deal found, replayed by the reference engine.
+
+    .venv/bin/python benchmarks/endless_nseat.py elimination --seconds 120 \
+        --cycle=----AAJ-Q----K---Q-KQAJ--J/-----KA-K-J-----------Q---
 
 true: cycles in which every seat keeps cards for ever, grown from the smallest (J--/-J-/-J-, and
 -J-/-J-/-J-/-J- shapes for 4 seats) one card at a time: every state of every cycle in the beam,
@@ -64,7 +68,7 @@ def elimination(args) -> None:
     report: dict = {"route": "elimination", "players": args.players, "sizes": sizes}
     report.update(cycles=0, states=0, best_gap=None, best_sizes=None, best_state=None, deals=[])
     begin = time.perf_counter()
-    deals = cycles_from(args.store, args.cycles)
+    deals = args.cycle or cycles_from(args.store, args.cycles)
     share = args.seconds / len(deals)
     for text in deals:
         loop = analyse(parse_deal(text))
@@ -262,6 +266,9 @@ def main() -> None:
     parser.add_argument("--players", type=int, choices=[3, 4], default=3)
     parser.add_argument("--store", default=None, help="elimination: grow's cycles from a store")
     parser.add_argument("--cycles", type=int, default=4, help="elimination: of the store's")
+    parser.add_argument(
+        "--cycle", action="append", help="elimination: a deal into a cycle (these only)"
+    )
     parser.add_argument("--basin", type=int, default=5000, help="elimination: 2-seat states")
     parser.add_argument("--beam", type=int, default=200, help="true: cycles kept a deck size")
     parser.add_argument("--plateau", type=int, default=20, help="true: rounds of moves")

@@ -136,11 +136,12 @@ def seated(hands: Hands, leader: int) -> State:
 
 def imbalance(hands: Hands, leader: int, sizes: Sequence[int]) -> int:
     """How far the state, seated from its leader, is from a deal of `sizes`: the cards to move
-    (the sum of the differences of hand sizes, halved, rounded up), past 1,000 for a seat out."""
+    (the sum of the differences of hand sizes, halved, rounded up), plus 1,000 for each seat
+    out (a seat out counts as holding nothing)."""
     turned, _ = seated(hands, leader)
-    if any(h is None for h in turned):
-        return 1000 + sum(len(h) for h in turned if h is not None)
-    return (sum(abs(len(h) - n) for h, n in zip(turned, sizes, strict=True)) + 1) // 2
+    out = sum(h is None for h in turned)
+    moved = sum(abs(len(h or ()) - n) for h, n in zip(turned, sizes, strict=True))
+    return 1000 * out + (moved + 1) // 2
 
 
 @dataclass
