@@ -178,7 +178,24 @@ def describe_loop(analysis: Any) -> list[Block]:
         f"period: {_figures(analysis.period_cards, analysis.period_tricks)}",
         f"balanced cycle states: {', '.join(balanced) if balanced else 'none'}",
         f"cycle key: {analysis.key}",
+        *(_seats_lines(analysis) if seats > 2 else []),  # two seats: never one out on a cycle
         Table(head, rows, left=range(4, 4 + seats)),
+    ]
+
+
+def _seats_lines(analysis: Any) -> list[Block]:
+    """`bmn loop` with 3 or 4 seats: which seats the cycle holds, and its seat-blind key."""
+    seats_in, out = analysis.seats_in, analysis.seats_out
+    listed = ", ".join(map(str, seats_in))
+    kind = (
+        f"{analysis.kind}, every seat keeps cards for ever"
+        if not out
+        else f"{analysis.kind}, a {len(seats_in)}-seat cycle left after seat"
+        f"{'s' if len(out) > 1 else ''} {', '.join(map(str, out))} went out"
+    )
+    return [
+        f"seats in the cycle: {len(seats_in)} of {analysis.seats} ({listed}); {kind}",
+        f"seat-blind key: {analysis.rotation_key}",
     ]
 
 
