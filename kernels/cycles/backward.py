@@ -276,13 +276,9 @@ class CycleSummary:
 def summarise_cycle(
     deal: Sequence[Sequence[int]], max_depth: int | None = None, max_states: int | None = 100_000
 ) -> CycleSummary:
-    """Describe the cycle a looping deal falls into, and count the balanced starting deals
-    reaching it (exactly, and with the seats swapped) within the search limits. Three or four
-    hands go to backward_seats.summarise_cycle (seats renumbered in place of swapped)."""
-    if len(deal) != 2:
-        from bmn.kernels.cycles import backward_seats  # it imports this module
-
-        return backward_seats.summarise_cycle(deal, max_depth, max_states)
+    """Describe the cycle a looping two-player deal falls into, and count the balanced starting
+    deals reaching it (exactly, and with the seats swapped) within the search limits (3 or 4
+    seats: backward_seats.summarise_cycle)."""
     loop = analyse(deal)
     total = sum(len(h) for h in deal)
     sizes = ((total + 1) // 2, total // 2)

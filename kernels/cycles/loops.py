@@ -233,13 +233,14 @@ def rotation_key(states: Sequence[State]) -> str:
     return min(cycle_key([turn(hands, leader, r) for hands, leader in inner]) for r in range(n))
 
 
-def analyse(deal: Sequence[Sequence[int]], leader: int = 0) -> LoopAnalysis:
+def analyse(deal: Sequence[Sequence[int] | None], leader: int = 0) -> LoopAnalysis:
     """Play a deal from `leader` to its end or its first repeated state, and describe the cycle.
 
     Counts follow reference.play exactly; for a loop, `states` lists the cycle from its first
-    state, in play order, each with the cards of the trick played from it.
+    state, in play order, each with the cards of the trick played from it. A hand may be None
+    (a seat out), to play on from any trick-boundary state.
     """
-    hands: Hands = tuple(tuple(int(v) for v in h) for h in deal)
+    hands: Hands = tuple(None if h is None else tuple(int(v) for v in h) for h in deal)
     seen: dict[State, int] = {(hands, leader): 0}
     path: list[tuple[State, int]] = []  # every state passed and the cards of its trick
     cards = 0

@@ -303,11 +303,12 @@ def loops_text(rows: Sequence[LoopRow]) -> Block:
     if not rows:
         return "no cycles in the store; hunt with: bmn search --objective loop"
     reach = {True: "yes", False: "no", None: "?"}
-    head = ["run", "deck", "period", "balanced", "seen", "example deal", "cycle key"]
+    head = ["run", "deck", "seats", "period", "balanced", "seen", "example deal", "cycle key"]
     body = [
         [
             row.run,
             row.deck,
+            _loop_seats(row.seats, row.seats_out),
             f"{row.period_cards}c/{row.period_tricks}t",
             f"{reach[row.reachable]} ({row.balanced_deals})",
             f"{row.times_seen:,}",
@@ -316,7 +317,13 @@ def loops_text(rows: Sequence[LoopRow]) -> Block:
         ]
         for row in rows
     ]
-    return Table(head, body, left=(1, 3, 5, 6))
+    return Table(head, body, left=(1, 2, 4, 6, 7))
+
+
+def _loop_seats(seats: int, out: Sequence[int]) -> str:
+    """A stored cycle's seats: '3' when every seat is in it, '2 of 3' for one left after seats
+    went out."""
+    return f"{seats - len(out)} of {seats}" if out else str(seats)
 
 
 def standard_loops_text(rows: Sequence[dict]) -> Block:
