@@ -79,8 +79,12 @@ def _pile_starts(mine: bytes) -> range:
 
 
 def _next_in(out: Sequence[bool], seat: int) -> int:
+    """The next seat after `seat` still in (a plain loop: this is backward play's inner step)."""
     n = len(out)
-    return next((seat + step) % n for step in range(1, n + 1) if not out[(seat + step) % n])
+    seat = (seat + 1) % n
+    while out[seat]:
+        seat = (seat + 1) % n
+    return seat
 
 
 @dataclass(frozen=True)
