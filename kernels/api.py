@@ -244,34 +244,42 @@ def reaching_deals(
     seat_bound: bool = False,
     report: BasinSearch | None = None,
 ) -> Iterator[PreimageDeal]:
-    """Every starting deal whose game falls into the same cycle as a looping two-seat deal,
-    nearest the cycle first, each confirmed by forward play (`bmn preimages`).
+    """Every starting deal whose game falls into the same cycle as a looping deal of 2 to 4
+    seats, nearest the cycle first, each confirmed by forward play (`bmn preimages`).
 
     Only deals with `hand_sizes` (default: the deal's own) and seat 0 to lead; seat-blind by
-    default (a deal reaching the cycle with the seats swapped is listed, `mirrored`), only
-    the same seats with `seat_bound`. Backward play stops after `max_depth` tricks or
-    `max_states` states; pass a BasinSearch as `report` to learn whether the whole basin was
-    searched (`report.complete`). DealError for a deal that finishes or has other than two
-    hands.
+    default (a deal reaching the cycle with the seats swapped is listed, `mirrored`; with 3 or
+    4 seats, any seating of the cycle among the seats still in, and `cycle_key` names the
+    seat-bound cycle each deal falls into), only the same seats with `seat_bound`. Backward
+    play stops after `max_depth` tricks or `max_states` states; pass a BasinSearch as `report`
+    to learn whether the whole basin was searched (`report.complete`). DealError for a deal
+    that finishes, hand sizes that do not fit it, or a deal of more than 104 cards (backward
+    play's cost grows steeply with the deck).
 
     >>> found = list(reaching_deals("---K---Q-KQAJ-----AAJ--J--/----------Q----KQ-J-----KA"))
     >>> len(found), sum(d.mirrored for d in found)
     (30, 12)
+    >>> [d.as_dict()["deal"] for d in reaching_deals("J--/-J-/-J-", seat_bound=True)]
+    ['J--/-J-/-J-']
     """
-    from bmn.kernels.cycles.backward import preimage_deals
+    from bmn.kernels.cycles import backward, backward_seats
 
     hands = as_deal(deal)
-    if len(hands) != 2:
-        raise DealError(f"backward play handles two hands, got {len(hands)}")
-    total = sum(len(hand) for hand in hands)
+    total, seats = sum(len(hand) for hand in hands), len(hands)
+    if total > backward.BACKWARD_MAX_CARDS:
+        raise DealError(
+            f"backward play takes deals of at most {backward.BACKWARD_MAX_CARDS} cards, this"
+            f" one has {total:,}"
+        )
     if hand_sizes is not None and (
-        len(hand_sizes) != 2 or min(hand_sizes) < 1 or sum(hand_sizes) != total
+        len(hand_sizes) != seats or min(hand_sizes) < 1 or sum(hand_sizes) != total
     ):
         raise DealError(
-            f"hand sizes {tuple(hand_sizes)}: expected two sizes of at least 1 adding up to"
+            f"hand sizes {tuple(hand_sizes)}: expected {seats} sizes of at least 1 adding up to"
             f" the deal's {total} cards"
         )
     loop = analyse(hands)
     if loop.status != "loop":
         raise DealError(f"the deal does not loop: it finishes after {loop.cards} cards")
-    return preimage_deals(hands, hand_sizes, max_depth, max_states, report, mirror=not seat_bound)
+    play_back = backward.preimage_deals if seats == 2 else backward_seats.preimage_deals
+    return play_back(hands, hand_sizes, max_depth, max_states, report, mirror=not seat_bound)

@@ -8,6 +8,7 @@ from collections.abc import Iterable
 from dataclasses import asdict, dataclass, fields
 from typing import Any
 
+from bmn.kernels.cycles.loops import ALL_IN, REDUCED, key_seats
 from bmn.records.store.columns import canonical_deal, now, plain
 from bmn.records.store.connection import Connection, sql_errors
 from bmn.records.store.errors import StoreError
@@ -19,7 +20,10 @@ class Loop:
 
     `deck` names the cards (counts of numerals, J, Q, K, A: '36,4,4,4,4' is the standard
     deck); balanced deals are starting deals split evenly, seat 0 first, found by backward
-    play within `basin_states` states (`basin_complete` when that was the whole basin)."""
+    play within `basin_states` states (`basin_complete` when that was the whole basin). The
+    seats and the kind are read from `key` (seat-bound: one hand per seat, 'x' for a seat out),
+    so 3- and 4-seat cycles need no column of their own; `rotation_key` is the seat-blind key,
+    that of the cycle among the seats still in."""
 
     key: str
     rotation_key: str
@@ -34,6 +38,21 @@ class Loop:
     basin_complete: bool
     example_deal: str
     first_deal: str
+
+    @property
+    def seats(self) -> int:
+        """The seats at the table, read from the key (one hand each, 'x' for a seat out)."""
+        return key_seats(self.key)[0]
+
+    @property
+    def seats_out(self) -> tuple[int, ...]:
+        """The seats out on the cycle (a cycle left after they went out), from the key."""
+        return key_seats(self.key)[1]
+
+    @property
+    def kind(self) -> str:
+        """'all-in' (every seat keeps cards for ever) or 'reduced' (seats went out)."""
+        return REDUCED if self.seats_out else ALL_IN
 
     @property
     def balanced_reachable(self) -> bool | None:
@@ -56,6 +75,7 @@ class LoopRow(Loop):
     def as_dict(self) -> dict[str, Any]:
         out = asdict(self)
         out["balanced_reachable"] = out.pop("reachable")
+        out.update(seats=self.seats, seats_out=list(self.seats_out), kind=self.kind)
         return out
 
 

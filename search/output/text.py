@@ -137,7 +137,24 @@ def describe_loop(analysis: Any) -> list[Block]:
         f"period: {_figures(analysis.period_cards, analysis.period_tricks)}",
         f"balanced cycle states: {', '.join(balanced) if balanced else 'none'}",
         f"cycle key: {analysis.key}",
+        *(_seats_lines(analysis) if seats > 2 else []),  # two seats: never one out on a cycle
         Table(head, rows, left=range(4, 4 + seats)),
+    ]
+
+
+def _seats_lines(analysis: Any) -> list[Block]:
+    """`bmn loop` with 3 or 4 seats: which seats the cycle holds, and its seat-blind key."""
+    seats_in, out = analysis.seats_in, analysis.seats_out
+    listed = ", ".join(map(str, seats_in))
+    kind = (
+        f"{analysis.kind}, every seat keeps cards for ever"
+        if not out
+        else f"{analysis.kind}, a {len(seats_in)}-seat cycle left after seat"
+        f"{'s' if len(out) > 1 else ''} {', '.join(map(str, out))} went out"
+    )
+    return [
+        f"seats in the cycle: {len(seats_in)} of {analysis.seats} ({listed}); {kind}",
+        f"seat-blind key: {analysis.rotation_key}",
     ]
 
 
@@ -245,11 +262,12 @@ def loops_text(rows: Sequence[LoopRow]) -> Block:
     if not rows:
         return "no cycles in the store; hunt with: bmn search --objective loop"
     reach = {True: "yes", False: "no", None: "?"}
-    head = ["run", "deck", "period", "balanced", "seen", "example deal", "cycle key"]
+    head = ["run", "deck", "seats", "period", "balanced", "seen", "example deal", "cycle key"]
     body = [
         [
             row.run,
             row.deck,
+            _loop_seats(row.seats, row.seats_out),
             f"{row.period_cards}c/{row.period_tricks}t",
             f"{reach[row.reachable]} ({row.balanced_deals})",
             f"{row.times_seen:,}",
@@ -258,7 +276,13 @@ def loops_text(rows: Sequence[LoopRow]) -> Block:
         ]
         for row in rows
     ]
-    return Table(head, body, left=(1, 3, 5, 6))
+    return Table(head, body, left=(1, 2, 4, 6, 7))
+
+
+def _loop_seats(seats: int, out: Sequence[int]) -> str:
+    """A stored cycle's seats: '3' when every seat is in it, '2 of 3' for one left after seats
+    went out."""
+    return f"{seats - len(out)} of {seats}" if out else str(seats)
 
 
 def standard_loops_text(rows: Sequence[dict]) -> Block:

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from bmn.kernels.cycles.backward import CycleSummary, summarise_cycle
+from bmn.kernels.cycles.backward_seats import summarise_cycle as summarise_seats
 from bmn.kernels.cycles.loops import LOOP, analyse
 from bmn.kernels.deal import Deal, format_deal
 from bmn.kernels.decks import (
@@ -126,7 +127,8 @@ def record_loop(hunt: Hunt, deal: Deal, max_basin_states: int = 100_000) -> Cycl
     if known is not None:
         known.deals_seen += 1
         return known
-    find = CycleFind(summarise_cycle(deal, max_states=max_basin_states), deal)
+    summarise = summarise_cycle if len(deal) == 2 else summarise_seats  # 3 or 4 seats
+    find = CycleFind(summarise(deal, max_states=max_basin_states), deal)
     hunt.cycles[loop.key] = find
     return find
 
