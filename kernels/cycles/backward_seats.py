@@ -43,7 +43,8 @@ from bmn.kernels.cycles.loops import (
     seats_in_state,
     turn,
 )
-from bmn.kernels.deal import Deal, Hand, even_sizes, format_deal
+from bmn.kernels.deal import Deal, Hand, format_deal
+from bmn.kernels.decks import even_sizes
 
 # Internally a hand is bytes of penalty values, None once the seat is out.
 Bytes = tuple[bytes | None, ...]

@@ -6,7 +6,8 @@ import json
 
 import click
 
-from bmn.kernels.deal import Deal, even_sizes, format_deal
+from bmn.kernels.deal import Deal, format_deal
+from bmn.kernels.decks import even_sizes
 from bmn.search.cli.options import (
     HANDS_ARGUMENT,
     JSON_OPTION,
