@@ -11,13 +11,13 @@ import heapq
 import sqlite3
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass, fields
-from typing import Any
+from typing import Any, Generic
 
 import numpy as np
 
 from bmn.kernels.deal import encode, parse_deal
 from bmn.records.store import bulk
-from bmn.records.store.columns import INT64_MAX, canonical_deal, now, require
+from bmn.records.store.columns import INT64_MAX, Stamp, canonical_deal, now, require
 from bmn.records.store.connection import Connection, sql_errors
 from bmn.records.store.errors import StoreError
 
@@ -50,7 +50,7 @@ class Find:
 
 
 @dataclass(frozen=True)
-class FindRow:
+class FindRow(Generic[Stamp]):
     """A stored find: the deal, its result, which run found it, when, and how far into the run."""
 
     deal: str
@@ -58,7 +58,7 @@ class FindRow:
     tricks: int
     status: str
     run: int
-    found_at: str
+    found_at: Stamp
     strategy: str = ""
     elapsed: float = 0.0
 
