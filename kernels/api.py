@@ -192,9 +192,14 @@ class Deals:
             return decode(self.rows[i], self.sizes[i])
         if isinstance(key, tuple):  # rows[i, j] would cut hands apart
             raise IndexError("index Deals along the deals only: one index, not a tuple")
-        rows, sizes = self.rows[key], self.sizes[key]
+        try:
+            rows, sizes = self.rows[key], self.sizes[key]
+        except (TypeError, ValueError):  # a ragged list: numpy's own words are no help here
+            rows = np.empty(())
         if rows.ndim != 2:  # numpy took it as something else: a tuple, None
-            raise IndexError(f"index Deals with an int, a slice, a mask or indices, not {key!r}")
+            raise IndexError(
+                f"index Deals with an int, a slice, a mask or indices, not {arguments.shown(key)}"
+            )
         return Deals(rows, sizes)
 
     def text(self, i: int) -> str:
@@ -204,7 +209,7 @@ class Deals:
         True
         """
         if not arguments.is_whole(i):
-            raise IndexError(f"Deals.text takes one deal's index, a whole number, not {i!r}")
+            raise IndexError(f"Deals.text takes one deal's index, not {arguments.shown(i)}")
         return deal_texts(self.rows[i][None], tuple(int(n) for n in self.sizes[i]))[0]
 
     def texts(self) -> list[str]:

@@ -70,6 +70,8 @@ def integer_array(value: object, name: str) -> np.ndarray:
     text or Python objects."""
     try:
         array = np.asarray(value)
+        if not isinstance(value, np.ndarray) and _holds_bool(value):  # True is not 1 here
+            array = np.asarray(None)
     except (TypeError, ValueError, OverflowError):  # ragged lists, numbers past int64
         array = np.asarray(None)
     if array.size == 0 and array.ndim and array.dtype.kind == "f":  # (): no value to cast
@@ -77,6 +79,10 @@ def integer_array(value: object, name: str) -> np.ndarray:
     if array.dtype.kind not in "iu" or (array.size == 0 and array.ndim == 0):
         raise DealError(f"{name} must be whole numbers, got {shown(value)} ({array.dtype} values)")
     return array
+
+
+def _holds_bool(value: object) -> bool:
+    return any(isinstance(v, (bool, np.bool_)) for v in np.asarray(value, dtype=object).flat)
 
 
 def hand_sizes(value: object, deals: int, cards: int | None = None) -> np.ndarray:

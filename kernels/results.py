@@ -69,9 +69,13 @@ class Scores:
             return self.result(key)
         if isinstance(key, tuple):
             raise IndexError("index Scores along the deals only: one index, not a tuple")
-        picked = [a[key] for a in self.arrays()]
+        try:
+            picked = [a[key] for a in self.arrays()]
+        except (TypeError, ValueError):  # a ragged list: numpy's own words are no help here
+            picked = [np.empty(())]
         if picked[0].ndim != 1:  # numpy took it as something else: None, a 2-d array
-            raise IndexError(f"index Scores with an int, a slice, a mask or indices, not {key!r}")
+            key = _shown(key)
+            raise IndexError(f"index Scores with an int, a slice, a mask or indices, not {key}")
         return Scores(*picked)
 
     def to_dict(self) -> dict[str, np.ndarray]:
@@ -97,7 +101,7 @@ class Scores:
     def result(self, i: int) -> reference.Result:
         """Deal i's result in the reference engine's own form (`scores[i]`)."""
         if not _is_index(i):
-            raise IndexError(f"a deal's index is a whole number, not {i!r}")
+            raise IndexError(f"a deal's index is a whole number, not {_shown(i)}")
         status = STATUS_NAMES[int(self.status[i])]
         loop = [int(a[i]) for a in self.loop_arrays()] if status == "loop" else [None] * 4
         winner = int(self.winner[i])
@@ -127,3 +131,9 @@ class Scores:
 
 def _is_index(key: object) -> bool:
     return isinstance(key, (int, np.integer)) and not isinstance(key, (bool, np.bool_))
+
+
+def _shown(value: object) -> str:
+    from bmn.kernels.arguments import shown
+
+    return shown(value)

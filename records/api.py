@@ -30,6 +30,7 @@ from bmn.records.store import (
     INT64_MAX,
     FindRow,
     LoopRow,
+    QueryError,
     Run,
     RunHeld,
     RunNotFound,
@@ -59,11 +60,6 @@ __all__ = [
 RANKS = ("cards", "tricks")  # what `top` ranks by
 STATUSES = ("finished", "loop")  # what a find's status is
 SEATS = (2, 3, 4)
-
-
-class QueryError(ValueError):
-    """An argument of a store query out of range or of the wrong type: `n`, `by`, `status`,
-    `seats`, `min_cards`, a run number."""
 
 
 class StoreReader:
