@@ -5,6 +5,7 @@ is left byte for byte as it was, and no file is made. Wrong types are refused, n
 
 import math
 import re
+import threading
 from collections.abc import Callable
 from itertools import islice
 from pathlib import Path
@@ -249,3 +250,21 @@ def test_the_bounds_hold_before_any_work(store):
         with pytest.raises(records.QueryError, match="seats is one of"):
             db.top(seats="x")  # once an empty list
         assert db.loops(run=1) == db.loops() != []  # as docs/library.md calls it
+
+
+def test_a_reader_used_from_another_thread_says_so_not_damage(store):
+    with records.open_store(store) as db:
+        seen: list[BaseException] = []
+        worker = threading.Thread(target=lambda: _catch(db.runs, seen))
+        worker.start()
+        worker.join()
+        assert len(seen) == 1 and isinstance(seen[0], records.StoreError)
+        assert "another thread" in str(seen[0]) and "damaged" not in str(seen[0])
+        assert db.runs()  # still good in its own thread
+
+
+def _catch(call: Callable[[], object], seen: list[BaseException]) -> None:
+    try:
+        call()
+    except Exception as err:  # the test looks at it
+        seen.append(err)
