@@ -241,7 +241,10 @@ def random_deals(
     `deck` is 'standard' or the counts of numerals, J, Q, K, A ('36,4,4,4,4' or a sequence
     of five); each shuffle is dealt one card at a time from seat 0 round `players` seats, or
     cut into hands of `sizes` (seat 0 first). The same seat and seed give the deal of
-    `bmn deal --seed`; `stream` picks another independent sequence for the same seed.
+    `bmn deal --seed`; `stream` picks another independent sequence for the same seed. At most
+    MAX_DEALS deals and MAX_BATCH_CARDS cards a call, a deck of 1 to MAX_DEAL_CARDS cards, a
+    seed and a stream of 0 to 2**64 - 1: DealError otherwise, as for any argument of the wrong
+    type (1.5 deals, a seed of '7').
 
     >>> deals = random_deals(3, seed=7, players=3)
     >>> len(deals), deals.sizes[0].tolist()

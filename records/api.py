@@ -108,9 +108,9 @@ class StoreReader:
         """The `n` longest distinct deals of every run, ranked `by` cards or tricks, as
         `bmn records top` lists them; only deals of `seats` seats, of `status` ('finished' or
         'loop'), of at least `min_cards` cards, if given."""
-        _choice(by, "by", RANKS)
+        _choice(by, "rank by", RANKS)
         if status is not None:
-            _choice(status, "status", STATUSES)
+            _choice(status, "status is", STATUSES)
         n, min_cards = _whole(n, "n"), _whole(min_cards, "min_cards")
         finds = self._store.top(by, n, min_cards, status, _seats(seats))
         return [_dated(find, "found_at") for find in finds]
@@ -209,9 +209,9 @@ def _whole(value: object, name: str, low: int | None = 0) -> int:
     return number
 
 
-def _choice(value: object, name: str, allowed: tuple[str, ...]) -> None:
+def _choice(value: object, phrase: str, allowed: tuple[str, ...]) -> None:
     if not isinstance(value, str) or value not in allowed:
-        raise QueryError(f"{name} is one of {', '.join(allowed)}, not {shown(value)}")
+        raise QueryError(f"{phrase} one of {', '.join(allowed)}, not {shown(value)}")
 
 
 def _seats(seats: object) -> int | None:
