@@ -47,6 +47,8 @@ def explain(path: Path, err: sqlite3.Error) -> str:
         return f"record store {path} stayed busy for {BUSY_TIMEOUT_MS / 1000:g} s ({text})"
     if "full" in text:
         return f"record store {path}: the disk is full ({text}); nothing stored was lost"
+    if "same thread" in text:  # a ProgrammingError, which the branch below would call damage
+        return f"record store {path} was opened in another thread: open it in this one too"
     if isinstance(err, sqlite3.DatabaseError) and not isinstance(err, sqlite3.OperationalError):
         return f"record store {path} is damaged or not a database ({text}); it was left as it is"
     return f"record store {path}: {text}"

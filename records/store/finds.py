@@ -11,15 +11,15 @@ import heapq
 import sqlite3
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass, fields
-from typing import Any
+from typing import Any, Generic
 
 import numpy as np
 
 from bmn.kernels.deal import encode, parse_deal
 from bmn.records.store import bulk
-from bmn.records.store.columns import INT64_MAX, canonical_deal, now, require
+from bmn.records.store.columns import INT64_MAX, Stamp, canonical_deal, now, require
 from bmn.records.store.connection import Connection, sql_errors
-from bmn.records.store.errors import StoreError
+from bmn.records.store.errors import QueryError, StoreError
 
 FIND_STATUSES = ("finished", "loop")
 _FIND_COLUMNS = "deal, cards, tricks, status, run_id, found_at, strategy, elapsed"
@@ -50,7 +50,7 @@ class Find:
 
 
 @dataclass(frozen=True)
-class FindRow:
+class FindRow(Generic[Stamp]):
     """A stored find: the deal, its result, which run found it, when, and how far into the run."""
 
     deal: str
@@ -58,13 +58,22 @@ class FindRow:
     tricks: int
     status: str
     run: int
-    found_at: str
+    found_at: Stamp
     strategy: str = ""
     elapsed: float = 0.0
 
     def as_dict(self, keys: Sequence[str] | None = None) -> dict[str, Any]:
+        """Field name to value; only `keys` (field names), in their order, if given."""
         out = asdict(self)
-        return out if keys is None else {key: out[key] for key in keys}
+        if keys is None:
+            return out
+        if not isinstance(keys, (list, tuple)) or not all(_field(k, out) for k in keys):
+            raise QueryError(f"keys are names of FindRow's fields ({', '.join(out)})")
+        return {key: out[key] for key in keys}
+
+
+def _field(key: object, row: dict[str, Any]) -> bool:
+    return isinstance(key, str) and key in row
 
 
 FIND_KEYS = tuple(f.name for f in fields(FindRow))

@@ -6,10 +6,10 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, fields
-from typing import Any
+from typing import Any, Generic
 
 from bmn.kernels.cycles.loops import ALL_IN, REDUCED, key_seats
-from bmn.records.store.columns import canonical_deal, now, plain
+from bmn.records.store.columns import Stamp, canonical_deal, now, plain
 from bmn.records.store.connection import Connection, sql_errors
 from bmn.records.store.errors import StoreError
 
@@ -64,13 +64,13 @@ class Loop:
 
 
 @dataclass(frozen=True)
-class LoopRow(Loop):
+class LoopRow(Loop, Generic[Stamp]):
     """A stored cycle: the run that first found it, when, and how often hunts have seen it."""
 
-    reachable: bool | None = None
-    run: int = 0
-    found_at: str = ""
-    times_seen: int = 0
+    reachable: bool | None
+    run: int
+    found_at: Stamp
+    times_seen: int
 
     def as_dict(self) -> dict[str, Any]:
         out = asdict(self)
