@@ -20,7 +20,7 @@ from click.core import ParameterSource
 from bmn.kernels.deal import Deal, DealError, parse_deal, parse_hand
 from bmn.kernels.decks import not_standard_warning
 from bmn.records.store import DEFAULT_PATH, INT64_MAX, Store
-from bmn.search.output import text as present
+from bmn.search.output import tables as present
 
 if TYPE_CHECKING:
     from bmn.search.backends.base import Backend
@@ -203,7 +203,7 @@ DEALS_HELP = f"at most {MAX_DEALS:,}"
 
 def echo(*blocks: present.Block) -> None:
     """Print blocks on stdout: tables drawn by rich on a terminal, plain text elsewhere (see
-    bmn.search.output.text)."""
+    bmn.search.output.tables)."""
     if not present.stdout_is_terminal():
         click.echo(present.plain(blocks))
         return

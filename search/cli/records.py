@@ -25,9 +25,9 @@ from bmn.search.cli.options import (
     store_exists,
     write_figure,
 )
-from bmn.search.output.text import (
+from bmn.search.output.games import describe
+from bmn.search.output.records import (
     compare_text,
-    describe,
     loops_text,
     published_table,
     runs_text,

@@ -24,7 +24,7 @@ from bmn.records.store import Find, Store
 from bmn.records.store.bulk import Bulk, in_bulk
 from bmn.search.backends.base import Backend
 from bmn.search.measure.odds import Odds, run_odds
-from bmn.search.output.text import odds_line
+from bmn.search.output.odds import odds_line
 from bmn.search.runs.handler import RunHandler, RunOptions
 from bmn.search.words import counted
 

@@ -1,7 +1,7 @@
 """What each page of `bmn records serve` shows, built from a store and the reference engine.
 
 Nothing here imports Datasette (plugin.py turns these into pages), so each page's content can
-be tested on its own. The tables are those `bmn records` prints (bmn.search.output.text), with
+be tested on its own. The tables are those `bmn records` prints (bmn.search.output.records), with
 links added: a deal links to the page that replays it, a run to its row on the runs page.
 
 Finds are read through the store's own reader (bmn.records.store), which merges the finds kept
@@ -24,7 +24,15 @@ from bmn.kernels.decks import is_standard
 from bmn.records.published import published_games
 from bmn.records.report import published_ranking, rank_among
 from bmn.records.store import FindRow, Store
-from bmn.search.output import text as present
+from bmn.search.output.games import describe, trace_table
+from bmn.search.output.records import (
+    describe_rank,
+    loops_text,
+    ranking_note,
+    runs_text,
+    top_text,
+)
+from bmn.search.output.tables import Block, Table
 from bmn.search.words import format_duration, short_time
 
 PREFIX = "/-/bmn"  # where bmn's pages live beside Datasette's own (its top page is "/")
@@ -86,7 +94,7 @@ class Cell:
 
 @dataclass(frozen=True)
 class LinkedTable:
-    """A text table of bmn.search.output.text for a page: its cells, some of them links."""
+    """A text table of bmn.search.output for a page: its cells, some of them links."""
 
     head: Sequence[str]
     rows: Sequence[Sequence[Cell]]
@@ -97,7 +105,7 @@ DEAL_COLUMNS = ("deal", "example deal", "best deal")
 
 
 def linked(
-    table: present.Block, links: Mapping[str, Callable[[str], str]] | None = None
+    table: Block, links: Mapping[str, Callable[[str], str]] | None = None
 ) -> LinkedTable | str:
     """`table` with its deal columns linked to their replays and the columns named in `links`
     linked by those functions of the cell's text; a line of text (nothing to list) stays so."""
@@ -145,7 +153,7 @@ class Longest:
 
 def longest(store: Store, seats: int, by: str = "cards", n: int = TOP_DEFAULT) -> Longest:
     rows = store.top(by=by, n=n, seats=seats)
-    table = linked(present.top_text(rows), {"run": run_url})
+    table = linked(top_text(rows), {"run": run_url})
     return Longest(seats, by, n, table, finds_url(seats, by, min(n * 5, TOP_MOST)))
 
 
@@ -161,18 +169,18 @@ def has_finds(found: Longest) -> bool:
 def runs(store: Store) -> LinkedTable | str:
     """Every run, as `bmn records runs` lists them, with each run's best deal."""
     found = store.runs()
-    table = present.runs_text(found)
+    table = runs_text(found)
     if isinstance(table, str):
         return table
     best = [run.best_deal or "-" for run in found]
     rows = [[*row, deal] for row, deal in zip(table.rows, best, strict=True)]
-    table = present.Table([*table.head, "best deal"], rows, {*table.left, len(table.head)})
+    table = Table([*table.head, "best deal"], rows, {*table.left, len(table.head)})
     return _anchored(linked(table), "run", lambda run: f"run-{run}")
 
 
 def loops(store: Store) -> LinkedTable | str:
     """Every cycle of a never-ending game, as `bmn records loops` lists them."""
-    return linked(present.loops_text(store.loops()), {"run": run_url})
+    return linked(loops_text(store.loops()), {"run": run_url})
 
 
 def published(players: int) -> LinkedTable | str:
@@ -182,7 +190,7 @@ def published(players: int) -> LinkedTable | str:
         return f"the {players}-player table is empty"
     head = ["name", "year", "status", "cards", "tricks", "deal", "note"]
     rows = [[g.name, g.year, g.status, g.cards, g.tricks, g.deal, g.note] for g in games]
-    return linked(present.Table(head, rows, left=(0, 2, 5, 6)))
+    return linked(Table(head, rows, left=(0, 2, 5, 6)))
 
 
 # -- one deal ------------------------------------------------------------------------------
@@ -215,18 +223,18 @@ def replay(store: Store | None, deal_text: str) -> Replay:
     if result.status == "finished" and is_standard(deal):
         ranking = published_ranking(seats)
         place = rank_among(text, result.cards, ranking)
-        rank = present.describe_rank(place, result.cards, ranking, seats)
-        note = present.ranking_note(ranking, seats)
+        rank = describe_rank(place, result.cards, ranking, seats)
+        note = ranking_note(ranking, seats)
     finds = store.finds_for(text) if store is not None else []
     return Replay(
         deal=text,
         hands=text.split("/"),
         result=result,
-        summary=present.describe(result),
+        summary=describe(result),
         rank=rank,
         rank_note=note,
         finds=found_table(finds, result),
-        tricks=linked(present.trace_table(result.trace or (), seats)),
+        tricks=linked(trace_table(result.trace or (), seats)),
         picture=picture_url(text),
     )
 
@@ -243,7 +251,7 @@ def found_table(finds: Sequence[FindRow], result: object) -> LinkedTable | str:
         + [f.cards, f.tricks, f.status, "" if agrees(f, result.as_dict()) else "differs"]
         for f in finds
     ]
-    return linked(present.Table(head, rows, left=(1, 2, 6, 7)), {"run": run_url})
+    return linked(Table(head, rows, left=(1, 2, 6, 7)), {"run": run_url})
 
 
 def trajectory_png(deal_text: str) -> bytes:

@@ -16,8 +16,8 @@ from bmn.kernels.reference import play
 from bmn.kernels.rng import seed_state
 from bmn.search.measure.odds import milestones, run_odds, shorter_share
 from bmn.search.measure.tail import UNITS, fit_tail, length_counts, tail_model, tail_models
+from bmn.search.output.odds import big_count, long_wait, luck
 from bmn.search.output.progress import Display
-from bmn.search.output.text import big_count, long_wait, luck
 from bmn.search.runs.longest import Progress
 from bmn.search.runs.loop_hunt import LoopProgress
 

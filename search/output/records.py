@@ -1,0 +1,219 @@
+"""The record store and the published records in text: `bmn records` published, top, runs,
+loops, compare and show, and a deal's rank among the published games in words (the web page
+shows the same tables, with links)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from bmn.search.output.tables import Block, Table
+from bmn.search.words import format_duration, ordinal, short_time
+
+if TYPE_CHECKING:
+    from bmn.records.published import PublishedGame, Replayed
+    from bmn.records.report import Rank
+    from bmn.records.store import FindRow, LoopRow, Run
+
+
+def published_table(rows: Sequence[Replayed]) -> Table:
+    """`bmn records published`: each record game, published and replayed."""
+    head = ["name", "year", "status", "cards", "replayed", "tricks", "replayed", ""]
+    body = [
+        [r.name, r.year, r.status, r.cards, r.replayed_cards, r.tricks, r.replayed_tricks]
+        + ["" if r.matches else "<-- differs"]
+        for r in rows
+    ]
+    return Table(head, body, left=(0, 2, 7))
+
+
+def top_text(rows: Sequence[FindRow]) -> Block:
+    if not rows:
+        return "no finds in the store match"
+    head = ["rank", "cards", "tricks", "status", "run", "found (UTC)", "deal"]
+    body = [
+        [i, r.cards, r.tricks, r.status, r.run, short_time(r.found_at), r.deal]
+        for i, r in enumerate(rows, start=1)
+    ]
+    return Table(head, body, left=(3, 5, 6))
+
+
+def runs_text(runs: Sequence[Run]) -> Block:
+    if not runs:
+        return "no runs in the store"
+    head = ["run", "strategy", "objective", "players", "status", "games", "time", "best cards"]
+    head += ["tricks", "started (UTC)", "ran on"]
+    body = [
+        [
+            r.id,
+            r.strategy,
+            r.objective,
+            r.seats,
+            r.status,
+            f"{r.games:,}",
+            format_duration(r.seconds),
+            "-" if r.best_cards is None else r.best_cards,
+            "-" if r.best_tricks is None else r.best_tricks,
+            short_time(r.started_at),
+            r.backend,
+        ]
+        for r in runs
+    ]
+    return Table(head, body, left=(1, 2, 4, 9, 10))
+
+
+def loops_text(rows: Sequence[LoopRow]) -> Block:
+    """One row per stored cycle; the balanced column is yes, no, or '?' (basin search cut)."""
+    if not rows:
+        return "no cycles in the store; hunt with: bmn search --objective loop"
+    reach = {True: "yes", False: "no", None: "?"}
+    head = ["run", "deck", "period", "balanced", "seen", "example deal", "cycle key"]
+    body = [
+        [
+            row.run,
+            row.deck,
+            f"{row.period_cards}c/{row.period_tricks}t",
+            f"{reach[row.reachable]} ({row.balanced_deals})",
+            f"{row.times_seen:,}",
+            row.example_deal,
+            row.key,
+        ]
+        for row in rows
+    ]
+    return Table(head, body, left=(1, 3, 5, 6))
+
+
+def standard_loops_text(rows: Sequence[dict]) -> Block:
+    """`records loops --standard`: one row per standard-deck cycle (report.standard_loops)."""
+    if not rows:
+        return "no standard-deck cycles in the store; grow them with: bmn search --objective grow"
+    head = ["run", "period", "deal split", "26/26", "most balanced deal", "seat-blind key"]
+    body = [
+        [
+            row["run"],
+            f"{row['period_cards']}c/{row['period_tricks']}t",
+            row["split"],
+            f"{'yes' if row['balanced'] else 'no'} "
+            f"({row['balanced_deals']}+{row['mirrored_balanced_deals']})",
+            row["deal"],
+            row["rotation_key"],
+        ]
+        for row in rows
+    ]
+    return Table(head, body, left=(3, 4, 5))
+
+
+def describe_rank(
+    rank: Rank, cards: int, ranking: Sequence[PublishedGame], players: int = 2
+) -> str:
+    """Where a deal of `cards` cards stands among the published games that finish, in words:
+    its neighbours in the list by name and length, then its place as if added to the list.
+    Three and four players rank among bmn's own table (nobody published one before)."""
+    own = players != 2
+    if rank.published and own:
+        return f"in bmn's table as {rank.published}: {ordinal(rank.rank)} of its {rank.of} games"
+    if rank.published:
+        return (
+            f"the published record {rank.published}:"
+            f" {ordinal(rank.rank)} of the {rank.of} published games that finish"
+        )
+    place = f"would rank {ordinal(rank.rank)} of {rank.of}"
+    if not ranking:
+        return f"the first of its kind, the table being empty: {place}"
+    level = [g for g in ranking if g.cards == cards]
+    longer = [g for g in ranking if g.cards > cards]
+    shorter = [g for g in ranking if g.cards < cards]
+    if level:
+        return f"as long as {level[0].name} ({cards:,} cards): {place}, level with it"
+    if not longer:
+        top = max(ranking, key=lambda g: g.cards)
+        return f"a new record, longer than {top.name} ({top.cards:,} cards): {place}"
+    if not shorter:
+        low = min(ranking, key=lambda g: g.cards)
+        start = "bmn's table starts" if own else "the published records start"
+        return f"{start} at {low.cards:,} cards ({low.name}): {place}"
+    above = min(longer, key=lambda g: g.cards)
+    below = max(shorter, key=lambda g: g.cards)
+    return f"between {above.name} ({above.cards:,}) and {below.name} ({below.cards:,}): {place}"
+
+
+def ranking_note(ranking: Sequence[PublishedGame], players: int = 2) -> str:
+    """What the ranks count: the published games that finish, plus the deal ranked."""
+    from bmn.records.published import published_games
+
+    if players != 2:
+        return (
+            f"No {players}-player games were published before bmn: that table starts empty."
+            f" Ranks are by cards among the {len(ranking)} games of bmn's own table (its"
+            f" longest {players}-player finds: bmn records published --players {players}),"
+            f" plus the deal ranked (so 'of {len(ranking) + 1}')."
+        )
+    endless = [g.name for g in published_games() if g.status != "finished"]
+    note = (
+        f"Ranks are by cards among the {len(ranking)} published games that finish, plus"
+        f" the deal ranked (so 'of {len(ranking) + 1}')"
+    )
+    if endless:
+        never = " and ".join(endless)
+        note += f"; {never} never {'ends' if len(endless) == 1 else 'end'}, so has no length"
+    return note + "."
+
+
+def compare_text(
+    rows: Sequence[FindRow], ranking: Sequence[PublishedGame], players: int = 2
+) -> list[Block]:
+    """The published records and the store's finds in one list, longest first."""
+    from bmn.records.report import rank_among
+
+    table = "published" if players == 2 else "in bmn's table"
+    entries = [
+        (g.cards, g.tricks, g.name, f"{i} of {len(ranking)} {table}", g.deal)
+        for i, g in enumerate(ranking, start=1)
+    ]
+    entries += [
+        (
+            r.cards,
+            r.tricks,
+            f"run {r.run}",
+            describe_rank(rank_among(r.deal, r.cards, ranking), r.cards, ranking, players),
+            r.deal,
+        )
+        for r in rows
+    ]
+    entries.sort(key=lambda e: -e[0])
+    blocks: list[Block] = [
+        Table(["cards", "tricks", "found by", "rank", "deal"], entries, left=(2, 3, 4)),
+        ranking_note(ranking, players),
+    ]
+    if not rows:
+        which = "" if players == 2 else f" {players}-player"
+        blocks.append(f"the store has no finished{which} finds yet")
+    return blocks
+
+
+def show_text(shown: dict[str, Any], summary: str, store: str) -> str:
+    """`bmn records show`: the replayed result, every time the deal was found, its rank."""
+    from bmn.records.report import Rank, agrees, published_ranking
+    from bmn.records.store import FindRow
+
+    lines = [f"deal: {shown['deal']}", f"replayed: {summary}"]
+    finds = shown["finds"]
+    if shown["store"] is None:
+        lines.append(f"no record store at {store}, so no finds to show")
+    elif not finds:
+        lines.append("not in the store")
+    else:
+        lines.append(f"found {len(finds)} time{'s' if len(finds) > 1 else ''}:")
+        for row in finds:
+            differs = "" if agrees(FindRow(**row), shown["result"]) else "  <-- differs from replay"
+            lines.append(
+                f"  run {row['run']} ({row['strategy']}) at {short_time(row['found_at'])} UTC,"
+                f" {format_duration(row['elapsed'])} into the run: stored {row['cards']} cards,"
+                f" {row['tricks']} tricks{differs}"
+            )
+    rank = shown["published_rank"]
+    if rank is not None:
+        cards = shown["result"]["cards"]
+        words = describe_rank(Rank(**rank), cards, published_ranking())
+        lines.append(f"against the published records ({cards:,} cards): {words}")
+    return "\n".join(lines)
