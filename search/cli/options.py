@@ -202,19 +202,19 @@ DEALS_HELP = f"at most {MAX_DEALS:,}"
 
 
 def echo(*blocks: present.Block) -> None:
-    """Print blocks on stdout: tables drawn by rich on a terminal, plain text elsewhere (see
-    bmn.search.output.tables)."""
+    """Print blocks on stdout: tables drawn by rich on a terminal, fitted to its width (see
+    bmn.search.output.tables.terminal), plain text elsewhere."""
     if not present.stdout_is_terminal():
         click.echo(present.plain(blocks))
         return
     from rich.console import Console
 
     console = Console()
-    for block in blocks:
-        if isinstance(block, present.Table):
-            console.print(block.rich())
-        else:  # lines as written: a deal or a key is not rich markup
+    for block in present.terminal(blocks, console.width):
+        if isinstance(block, str):  # lines as written: a deal or a key is not rich markup
             click.echo(block)
+        else:
+            console.print(block)
 
 
 def open_store(path: str) -> Store:

@@ -24,9 +24,10 @@ def describe(result: Any) -> str:
 
 
 def _figures(cards: int, tricks: int) -> str:
-    """'4 cards, 1 trick': a game's figures, singular for one, without separators (as game
-    results have always printed)."""
-    return f"{cards} card{'' if cards == 1 else 's'}, {tricks} trick{'' if tricks == 1 else 's'}"
+    """'4 cards, 1 trick', '8,344 cards, 1,164 tricks': a game's figures, singular for one."""
+    return (
+        f"{cards:,} card{'' if cards == 1 else 's'}, {tricks:,} trick{'' if tricks == 1 else 's'}"
+    )
 
 
 def trace_table(trace: Iterable[Any], seats: int) -> Table:

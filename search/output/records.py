@@ -12,7 +12,7 @@ from bmn.search.words import format_duration, ordinal, short_time
 
 if TYPE_CHECKING:
     from bmn.records.published import PublishedGame, Replayed
-    from bmn.records.report import Rank
+    from bmn.records.report import FindList, LeftOut, Rank
     from bmn.records.store import FindRow, LoopRow, Run
 
 
@@ -20,22 +20,47 @@ def published_table(rows: Sequence[Replayed]) -> Table:
     """`bmn records published`: each record game, published and replayed."""
     head = ["name", "year", "status", "cards", "replayed", "tricks", "replayed", ""]
     body = [
-        [r.name, r.year, r.status, r.cards, r.replayed_cards, r.tricks, r.replayed_tricks]
+        [r.name, str(r.year), r.status, r.cards, r.replayed_cards, r.tricks, r.replayed_tricks]
         + ["" if r.matches else "<-- differs"]
         for r in rows
     ]
     return Table(head, body, left=(0, 2, 7))
 
 
-def top_text(rows: Sequence[FindRow]) -> Block:
-    if not rows:
-        return "no finds in the store match"
-    head = ["rank", "cards", "tricks", "status", "run", "found (UTC)", "deal"]
+def top_text(
+    lists: Sequence[FindList], loops: Sequence[FindRow] = (), loop_count: int = 0, by: str = "cards"
+) -> list[Block]:
+    """`bmn records top`: a table for each seat count and deck (only games of one deck compare),
+    then the loops apart, in the order found: a game that never ends has no length to rank."""
+    if not lists and not loops:
+        return ["no finds in the store match"]
+    blocks: list[Block] = []
+    for found in lists:
+        blocks += [f"{found.seats} players, {found.deck}: longest by {by}", find_table(found.rows)]
+    if loops:
+        shown = f"the first {len(loops):,} of {loop_count:,}" if loop_count > len(loops) else "all"
+        blocks.append(
+            f"games that never end ({shown}), not ranked; their cycles: bmn records loops"
+        )
+        blocks.append(loop_table(loops))
+    return blocks
+
+
+def find_table(rows: Sequence[FindRow]) -> Table:
+    """One list of finished games, ranked; the time found gives way on a narrow terminal."""
+    head = ["rank", "cards", "tricks", "run", "found (UTC)", "deal"]
     body = [
-        [i, r.cards, r.tricks, r.status, r.run, short_time(r.found_at), r.deal]
+        [i, r.cards, r.tricks, str(r.run), short_time(r.found_at), r.deal]
         for i, r in enumerate(rows, start=1)
     ]
-    return Table(head, body, left=(3, 5, 6))
+    return Table(head, body, left=(4, 5), spare=(4,))
+
+
+def loop_table(rows: Sequence[FindRow]) -> Table:
+    """Looping deals, in the order found: no cards, no rank."""
+    head = ["players", "run", "found (UTC)", "deal"]
+    body = [[r.deal.count("/") + 1, str(r.run), short_time(r.found_at), r.deal] for r in rows]
+    return Table(head, body, left=(2, 3), spare=(2,))
 
 
 def runs_text(runs: Sequence[Run]) -> Block:
@@ -45,12 +70,12 @@ def runs_text(runs: Sequence[Run]) -> Block:
     head += ["tricks", "started (UTC)", "ran on"]
     body = [
         [
-            r.id,
+            str(r.id),
             r.strategy,
             r.objective,
             r.seats,
             r.status,
-            f"{r.games:,}",
+            r.games,
             format_duration(r.seconds),
             "-" if r.best_cards is None else r.best_cards,
             "-" if r.best_tricks is None else r.best_tricks,
@@ -59,7 +84,8 @@ def runs_text(runs: Sequence[Run]) -> Block:
         ]
         for r in runs
     ]
-    return Table(head, body, left=(1, 2, 4, 9, 10))
+    # On a narrow terminal: where it ran, then when it started, then the objective give way.
+    return Table(head, body, left=(1, 2, 4, 9, 10), wrap=(10,), spare=(10, 9, 2))
 
 
 def loops_text(rows: Sequence[LoopRow]) -> Block:
@@ -70,17 +96,17 @@ def loops_text(rows: Sequence[LoopRow]) -> Block:
     head = ["run", "deck", "period", "balanced", "seen", "example deal", "cycle key"]
     body = [
         [
-            row.run,
+            str(row.run),
             row.deck,
-            f"{row.period_cards}c/{row.period_tricks}t",
-            f"{reach[row.reachable]} ({row.balanced_deals})",
-            f"{row.times_seen:,}",
+            f"{row.period_cards:,}c/{row.period_tricks:,}t",
+            f"{reach[row.reachable]} ({row.balanced_deals:,})",
+            row.times_seen,
             row.example_deal,
             row.key,
         ]
         for row in rows
     ]
-    return Table(head, body, left=(1, 3, 5, 6))
+    return Table(head, body, left=(1, 3, 5, 6), wrap=(3,), spare=(6, 4, 1))
 
 
 def standard_loops_text(rows: Sequence[dict]) -> Block:
@@ -90,17 +116,17 @@ def standard_loops_text(rows: Sequence[dict]) -> Block:
     head = ["run", "period", "deal split", "26/26", "most balanced deal", "seat-blind key"]
     body = [
         [
-            row["run"],
-            f"{row['period_cards']}c/{row['period_tricks']}t",
+            str(row["run"]),
+            f"{row['period_cards']:,}c/{row['period_tricks']:,}t",
             row["split"],
             f"{'yes' if row['balanced'] else 'no'} "
-            f"({row['balanced_deals']}+{row['mirrored_balanced_deals']})",
+            f"({row['balanced_deals']:,}+{row['mirrored_balanced_deals']:,})",
             row["deal"],
             row["rotation_key"],
         ]
         for row in rows
     ]
-    return Table(head, body, left=(3, 4, 5))
+    return Table(head, body, left=(3, 4, 5), wrap=(3,), spare=(5, 2))
 
 
 def describe_rank(
@@ -160,35 +186,38 @@ def ranking_note(ranking: Sequence[PublishedGame], players: int = 2) -> str:
 
 
 def compare_text(
-    rows: Sequence[FindRow], ranking: Sequence[PublishedGame], players: int = 2
+    rows: Sequence[FindRow],
+    ranking: Sequence[PublishedGame],
+    players: int = 2,
+    left_out: LeftOut | None = None,
 ) -> list[Block]:
-    """The published records and the store's finds in one list, longest first."""
+    """The published records and the store's finds in one list, longest first; a find's rank
+    in its row, and said once in words below the table, for the best find."""
     from bmn.records.report import rank_among
 
-    table = "published" if players == 2 else "in bmn's table"
-    entries = [
-        (g.cards, g.tricks, g.name, f"{i} of {len(ranking)} {table}", g.deal)
-        for i, g in enumerate(ranking, start=1)
-    ]
-    entries += [
-        (
-            r.cards,
-            r.tricks,
-            f"run {r.run}",
-            describe_rank(rank_among(r.deal, r.cards, ranking), r.cards, ranking, players),
-            r.deal,
-        )
-        for r in rows
-    ]
+    entries = [(g.cards, g.tricks, g.name, g.deal) for g in ranking]
+    for r in rows:
+        rank = rank_among(r.deal, r.cards, ranking)
+        place = rank.published or f"would rank {ordinal(rank.rank)} of {rank.of}"
+        entries.append((r.cards, r.tricks, f"run {r.run}: {place}", r.deal))
     entries.sort(key=lambda e: -e[0])
+    # On a narrow terminal the tricks give way, so that a name or a rank needs fewer lines.
+    table = Table(["cards", "tricks", "game", "deal"], entries, left=(2, 3), wrap=(2,), spare=(1,))
     blocks: list[Block] = [
-        Table(["cards", "tricks", "found by", "rank", "deal"], entries, left=(2, 3, 4)),
+        table,
         ranking_note(ranking, players),
     ]
-    if not rows:
+    if rows:
+        best = rows[0]
+        words = describe_rank(
+            rank_among(best.deal, best.cards, ranking), best.cards, ranking, players
+        )
+        blocks.append(f"the best find (run {best.run}, {best.cards:,} cards): {words}")
+    else:
         which = "" if players == 2 else f" {players}-player"
-        blocks.append(f"the store has no finished{which} finds yet")
-    return blocks
+        blocks.append(f"the store has no finished{which} standard-deck finds yet")
+    said = left_out.text(players) if left_out is not None else None
+    return blocks + ([said] if said else [])
 
 
 def show_text(shown: dict[str, Any], summary: str, store: str) -> str:
@@ -208,8 +237,8 @@ def show_text(shown: dict[str, Any], summary: str, store: str) -> str:
             differs = "" if agrees(FindRow(**row), shown["result"]) else "  <-- differs from replay"
             lines.append(
                 f"  run {row['run']} ({row['strategy']}) at {short_time(row['found_at'])} UTC,"
-                f" {format_duration(row['elapsed'])} into the run: stored {row['cards']} cards,"
-                f" {row['tricks']} tricks{differs}"
+                f" {format_duration(row['elapsed'])} into the run: stored {row['cards']:,} cards,"
+                f" {row['tricks']:,} tricks{differs}"
             )
     rank = shown["published_rank"]
     if rank is not None:

@@ -27,12 +27,13 @@ from bmn.records.store import FindRow, Store
 from bmn.search.output.games import describe, trace_table
 from bmn.search.output.records import (
     describe_rank,
+    find_table,
+    loop_table,
     loops_text,
     ranking_note,
     runs_text,
-    top_text,
 )
-from bmn.search.output.tables import Block, Table
+from bmn.search.output.tables import Block, Table, cell_text
 from bmn.search.words import format_duration, short_time
 
 PREFIX = "/-/bmn"  # where bmn's pages live beside Datasette's own (its top page is "/")
@@ -115,7 +116,10 @@ def linked(
     head = [str(name) for name in table.head]
     rows = [
         [
-            Cell(str(cell), how[name](str(cell)) if name in how and cell not in ("", "-") else None)
+            Cell(
+                cell_text(cell),
+                how[name](str(cell)) if name in how and cell not in ("", "-") else None,
+            )
             for name, cell in zip(head, row, strict=True)
         ]
         for row in table.rows
@@ -141,29 +145,63 @@ def _anchored(
 
 
 @dataclass(frozen=True)
+class DeckList:
+    """The longest finished games of one seat count and one deck: only these compare."""
+
+    deck: str  # in words: 'standard deck', 'deck 14,2,2,2,0 dealt 10/10'
+    table: LinkedTable | str
+    id: str  # the table's element id
+
+
+@dataclass(frozen=True)
 class Longest:
-    """The longest finds of one seat count."""
+    """The longest finds of one seat count, a list for each deck (the standard deck first)."""
 
     seats: int
     by: str
     n: int
-    table: LinkedTable | str
+    decks: list[DeckList]
     more: str  # the page listing more of them
 
 
-def longest(store: Store, seats: int, by: str = "cards", n: int = TOP_DEFAULT) -> Longest:
-    rows = store.top(by=by, n=n, seats=seats)
-    table = linked(top_text(rows), {"run": run_url})
-    return Longest(seats, by, n, table, finds_url(seats, by, min(n * 5, TOP_MOST)))
+def longest(
+    store: Store, seats: int, by: str = "cards", n: int = TOP_DEFAULT, id: str = "finds"
+) -> Longest:
+    """The `n` longest finished games of `seats` seats, deck by deck; the standard deck's
+    table has the element id `id`, the others `id-1`, `id-2`, ..."""
+    from bmn.records.report import top_lists
+
+    decks = [
+        DeckList(found.deck, _top_table(found.rows), id if i == 0 else f"{id}-{i}")
+        for i, found in enumerate(top_lists(store, by, n, seats=seats))
+    ]
+    return Longest(seats, by, n, decks, finds_url(seats, by, min(n * 5, TOP_MOST)))
 
 
-def overview(store: Store, by: str = "cards", n: int = 10) -> list[Longest]:
-    """The top page: the longest finds of each seat count the store holds any of."""
-    return [found for seats in SEATS if has_finds(found := longest(store, seats, by, n))]
+def _top_table(rows: Sequence[FindRow]) -> LinkedTable | str:
+    return linked(find_table(rows), {"run": run_url})
 
 
-def has_finds(found: Longest) -> bool:
-    return not isinstance(found.table, str)  # a line of text: no finds of these seats
+@dataclass(frozen=True)
+class Overview:
+    """The top page: the longest finished games of each seat count the store holds any of,
+    then the games that never end (not ranked: the first found), and how many cycles."""
+
+    lists: list[Longest]
+    loops: LinkedTable | str
+    looping: int  # looping deals in the store
+    cycles: int  # distinct cycles in the store (loop hunts and grow runs)
+
+
+def overview(store: Store, by: str = "cards", n: int = 10) -> Overview:
+    from bmn.records.report import first_loops
+
+    lists = [
+        found for seats in SEATS if (found := longest(store, seats, by, n, f"top-{seats}")).decks
+    ]
+    loops, looping = first_loops(store, n)
+    table = linked(loop_table(loops), {"run": run_url}) if loops else "no looping deals"
+    return Overview(lists, table, looping, len(store.loops()))
 
 
 def runs(store: Store) -> LinkedTable | str:

@@ -183,8 +183,10 @@ def test_a_short_search_summary_says_its_odds(bmn, path):
     text = bmn(*args, "--quiet")
     assert text.exit_code == 0, text.output
     lines = text.stdout.splitlines()
-    best = int(lines[1].split()[1])
-    odds = lines[2]
+    best = int(lines[1].split()[1].replace(",", ""))
+    assert lines[2] == "  " + json.loads(bmn(*args, "--quiet", "--json").stdout)["best_deal"]
+    assert all(len(line) <= 80 for line in lines)  # the summary fits a narrow terminal
+    odds = " ".join(line.strip() for line in lines[3:])  # one sentence, wrapped at spaces
     assert odds.startswith("odds (an estimate from an exponential tail fitted to 40,000,000")
     assert f"{best:,} cards is one random deal in" in odds
     assert "runs of 30,000 random deals" in odds and "expect " in odds
