@@ -421,7 +421,8 @@ def upgrade(store: str) -> None:
 
     The other records commands read an older store as it is and never change it; a search
     on it, or this command, upgrades it (for `records serve`, which reads the file itself).
-    Prints the store and its schema version; a store already current is left as it is.
+    Says what it did: upgraded from one schema version to this bmn's, or already current
+    (a store already current is left as it is).
 
     \b
     Examples:
@@ -430,7 +431,11 @@ def upgrade(store: str) -> None:
     from bmn.records.store import Store
 
     with Store(store, create=False) as db:  # opening for writing runs the migrations it lacks
-        click.echo(f"{store}: schema version {db.version}")
+        before, after = db.found_version, db.version
+    if before == after:
+        click.echo(f"{store}: already current (schema version {after})")
+    else:
+        click.echo(f"{store}: upgraded from schema version {before} to {after}")
 
 
 COMMANDS = [records]
