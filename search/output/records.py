@@ -48,7 +48,7 @@ def top_text(
 
 def find_table(rows: Sequence[FindRow]) -> Table:
     """One list of finished games, ranked; the time found gives way on a narrow terminal."""
-    head = ["rank", "cards", "tricks", "run", "found (UTC)", "deal"]
+    head = ["#", "cards", "tricks", "run", "found (UTC)", "deal"]  # 80 columns hold 4 seats
     body = [
         [i, r.cards, r.tricks, str(r.run), short_time(r.found_at), r.deal]
         for i, r in enumerate(rows, start=1)

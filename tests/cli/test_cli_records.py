@@ -73,7 +73,7 @@ def test_top_options(ok, store):
     assert [r["tricks"] for r in rows] == [1000, 670, 66]
     text = ok("top", "--store", store)
     assert text.splitlines()[0] == "2 players, standard deck: longest by cards"
-    assert text.splitlines()[1].split()[:3] == ["rank", "cards", "tricks"]
+    assert text.splitlines()[1].split()[:3] == ["#", "cards", "tricks"]
     assert FAKE in text.splitlines()[2] and "7,000" in text.splitlines()[2]
     loops = text.split("games that never end (all), not ranked")[1]
     assert CASELLA in loops and "474" not in loops

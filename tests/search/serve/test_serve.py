@@ -188,6 +188,31 @@ def test_the_top_page_lists_bulk_finds_like_the_others(served, store):
     assert 'id="top-4"' not in page  # no 4-seat finds, no 4-seat list
 
 
+def test_the_top_page_lists_each_deck_apart_and_loops_unranked(served, store):
+    with Store(store) as db:
+        small = db.create_run("climb", "cards", 3, {"deck": "14,2,2,2,0", "hand_sizes": [10, 10]})
+        db.add_finds(small, [Find("Q--KKJ----/J-------Q-", 453, 76)])
+        db.add_finds(small, [Find(CASELLA, 474, 66, "loop")])
+    _, page, _ = served("/")
+    assert cells(page, "top-2-1", "deal") == ["Q--KKJ----/J-------Q-"]  # not among the 52s
+    assert "Q--KKJ----/J-------Q-" not in cells(page, "top-2", "deal")
+    assert "deck 14,2,2,2,0 dealt 10/10" in page
+    assert cells(page, "top-loops", "deal") == [CASELLA]  # listed apart, with no card rank
+    assert "cards" not in re.search(r'<table[^>]*id="top-loops".*?</thead>', page, re.S).group(0)
+
+
+def test_a_store_of_loops_and_cycles_says_so_on_its_top_page(served, path, tmp_path):
+    from bmn.search.serve.server import app
+
+    loops_only = tmp_path / "loops.sqlite"
+    with Store(loops_only) as db:
+        db.add_finds(db.create_run("walk", "loop", 1, {}), [Find(CASELLA, 474, 66, "loop")])
+    page = asyncio.run(app(loops_only).client.get("/")).text
+    assert "No finds in the store yet" not in page
+    assert "No finished games in the store yet: it holds\n1 looping deal and\n0 cycles" in page
+    assert cells(page, "top-loops", "deal") == [CASELLA]
+
+
 def test_the_longest_finds_page_by_seats_and_by_tricks(served, store):
     status, page, _ = served("/-/bmn/finds?seats=2&by=tricks&n=60")
     assert status == 200
