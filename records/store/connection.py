@@ -122,6 +122,7 @@ class Connection:
         empty = schema.check_identity(self._db, self.path)
         if empty and not self._create:
             raise StoreError(f"{self.path} is empty, not a bmn record store")
+        self.found_version = self.version  # as the file was, before any upgrade (records upgrade)
         if self._read_only:
             if self.version != schema.SCHEMA_VERSION:
                 self._read_upgraded_copy()

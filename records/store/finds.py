@@ -286,15 +286,18 @@ class Finds(FindReader):
         min_cards: int = 0,
         status: str | None = None,
         seats: int | None = None,
+        run: int | None = None,
     ) -> list[FindRow]:
         """The best distinct deals across all runs; a deal found by several runs is listed once,
-        with the run that found it first. `status` ('finished' or 'loop') and `seats` filter."""
+        with the run that found it first. `status` ('finished' or 'loop'), `seats` and `run`
+        (one run's finds) filter."""
         _check_rank(by)
         if status is not None:
             require(status, FIND_STATUSES, "find status")
         # SQLite integers are 64-bit: a bound past that selects nothing (or everything).
         min_cards = min(max(int(min_cards), -INT64_MAX), INT64_MAX)
-        which = Which(seats=seats, min_cards=min_cards, status=status)
+        run = None if run is None else int(run)
+        which = Which(run=run, seats=seats, min_cards=min_cards, status=status)
         return self._best(which, by, min(int(n), INT64_MAX))
 
     @sql_errors
@@ -331,10 +334,24 @@ class Finds(FindReader):
             require(status, FIND_STATUSES, "find status")
         return self._bests(Which(run=int(run_id), status=status), by)
 
-    def all_finds(self, batch: int = 1000, seats: int | None = None) -> Iterator[FindRow]:
-        """Every stored find (of `seats` seats only, if given), oldest first, read in batches
-        so a large store streams."""
-        return self._stream(Which(seats=seats), batch)
+    def all_finds(
+        self, batch: int = 1000, seats: int | None = None, status: str | None = None
+    ) -> Iterator[FindRow]:
+        """Every stored find (of `seats` seats, of `status`, if given), oldest first, read in
+        batches so a large store streams."""
+        if status is not None:
+            require(status, FIND_STATUSES, "find status")
+        return self._stream(Which(seats=seats, status=status), batch)
+
+    @sql_errors
+    def count_finds(
+        self, run: int | None = None, seats: int | None = None, status: str | None = None
+    ) -> int:
+        """How many finds (in rows and in bulk alike) a run, a seat count or a status holds."""
+        if status is not None:
+            require(status, FIND_STATUSES, "find status")
+        run = None if run is None else int(run)
+        return self._count(Which(run=run, seats=seats, status=status))
 
 
 def _check_rank(by: str) -> None:

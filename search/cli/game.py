@@ -20,7 +20,7 @@ from bmn.search.cli.options import (
     seed_option,
     write_figure,
 )
-from bmn.search.output.text import describe, describe_loop, trace_table
+from bmn.search.output.games import describe, describe_loop, trace_table
 
 
 @click.command(cls=HandCommand)

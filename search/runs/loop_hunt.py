@@ -36,6 +36,7 @@ from bmn.kernels.decks import (
 )
 from bmn.records.store import DEFAULT_PATH, Loop, Store
 from bmn.search.backends.base import Backend, Result
+from bmn.search.output.tables import fit_summary
 from bmn.search.runs.handler import RunHandler, RunProgress, options_from_run, store_option
 from bmn.search.words import counted, duration
 
@@ -237,12 +238,12 @@ class LoopSummary:
     store: str = DEFAULT_PATH
 
     def text(self) -> str:
-        return (
+        return fit_summary(
             f"run {self.run} ({self.status}): {counted(self.games, 'deal')} in "
             f"{self.seconds:,.1f} s; seed {self.seed}, deck {self.deck}\n"
             f"{counted(self.loops, 'looping deal')}, {counted(self.cycles, 'distinct cycle')} "
-            f"({self.new_cycles} new to the store); "
-            f"list them with: bmn records loops{store_option(self.store)}"
+            f"({self.new_cycles:,} new to the store); "
+            f"list them with:\n  bmn records loops{store_option(self.store)}"
         )
 
     def as_dict(self) -> dict:

@@ -345,7 +345,9 @@ def test_reading_an_older_store_never_migrates_it(bmn, folder, name):
     assert store.read_bytes() == data
     assert {p: v[:2] for p, v in listing(folder).items()} == {p: v[:2] for p, v in before.items()}
     upgraded = bmn("records", "upgrade", "--store", store)  # a writer still upgrades it
-    assert upgraded.stdout == f"{store}: schema version {SCHEMA_VERSION}\n"
+    assert upgraded.stdout == f"{store}: upgraded from schema version 4 to {SCHEMA_VERSION}\n"
+    again = bmn("records", "upgrade", "--store", store)  # nothing left to do, and it says so
+    assert again.stdout == f"{store}: already current (schema version {SCHEMA_VERSION})\n"
     with sqlite3.connect(store) as conn:
         assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
 
