@@ -13,12 +13,18 @@ it (the run handler, launches from a worker thread, checkpoints in a store) for 
 rate and checkpoint size, and its chunks cut two ways (mismatches must be 0); `every`: every
 deal of a small deck (6,2,1,1,0, 2,520 deals, 14 loops) enumerated on the GPU against the CPU
 enumeration (mismatches must be 0), and the enumeration's deals/s on the first ranks of the
-40-card Italian deck (28,4,4,4,0 dealt 20/20) with the whole deck's projected time. It takes
-under 5 minutes including compilation. Exit status 0 when every check passed, 1 when one failed or
-CUDA is unusable (the line says which).
+40-card Italian deck (28,4,4,4,0 dealt 20/20) with the whole deck's projected time; `compile`:
+every kernel compiled by NVVM and ptxas for sm_80, sm_90a and this GPU's own architecture
+(search/strategies/cuda_compiled.py): registers, spills, stack and shared memory per kernel, to
+read beside the speeds (`bench` gives the registers the driver reports for the launched kernels).
+It takes under 5 minutes including compilation. Exit status 0 when every check passed, 1 when one
+failed, a kernel did not compile, or CUDA is unusable (the line says which).
 
 `--quick` runs tiny sizes, so it also runs under Numba's CUDA simulator
-(NUMBA_ENABLE_CUDASIM=1), as the test suite does.
+(NUMBA_ENABLE_CUDASIM=1), as the test suite does. The `compile` section is computed there too:
+its compiler runs in child interpreters with the simulator off, and needs no GPU. It is skipped,
+with the reason in place of the figures, only where ptxas is missing (numba-cuda without its
+cu12 wheels).
 """
 
 from __future__ import annotations
@@ -231,6 +237,27 @@ def every(args, shape: dict) -> dict:
     }
 
 
+def compiled(gpu_arch: str | None) -> dict:
+    """Every kernel through NVIDIA's compiler: for sm_80, sm_90a and the GPU's own architecture."""
+    from bmn.search.strategies import cuda_compiled
+
+    reason = cuda_compiled.missing()
+    if reason is not None:
+        return {"skipped": reason}
+    architectures = list(cuda_compiled.ARCHITECTURES)
+    if gpu_arch is not None and gpu_arch not in architectures:
+        architectures.append(gpu_arch)
+    result = cuda_compiled.compile_kernels(architectures)
+    return {
+        "gpu_arch": gpu_arch,
+        "toolkit": result.toolkit,
+        "seconds": result.seconds,
+        "kernels": result.rows,
+        "unlisted": result.unlisted(),
+        "errors": result.errors(),
+    }
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     started = time.perf_counter()
@@ -246,6 +273,7 @@ def main(argv: list[str] | None = None) -> int:
     shape = {"threads": 8, "threads_per_block": 8} if args.quick else {"threads": None}
     shape.setdefault("threads_per_block", cuda_two.THREADS_PER_BLOCK)
     report = {"gpu": cuda_two.device_name(), "simulator": cuda_two.SIMULATED}
+    report["compile"] = compiled(None if cuda_two.SIMULATED else _gpu_arch(cuda_two.cuda))
     report["selfcheck"] = selfcheck(args)
     report["search_replay"] = search_replay(args, shape)
     report["bench"] = bench(args, shape)
@@ -259,10 +287,18 @@ def main(argv: list[str] | None = None) -> int:
         and report["search_run"]["best"]["verified"]
         and report["search_run"]["chunk_mismatches"] == 0
         and report["every"]["mismatches"] == 0
+        and not report["compile"].get("errors")
     )
     report["seconds"] = round(time.perf_counter() - started, 1)
     print(json.dumps(report, default=_plain))
     return 0 if report["ok"] else 1
+
+
+def _gpu_arch(cuda) -> str:
+    """The architecture numba-cuda compiles for on this GPU (sm_90a on an H100 or H200)."""
+    from bmn.search.strategies.cuda_compiled import arch_of
+
+    return arch_of(cuda.get_current_device().compute_capability)
 
 
 def _plain(value):

@@ -15,10 +15,23 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from itertools import islice
+from typing import Any, overload
 
 import numpy as np
 
-from bmn.kernels.config import MAX_DEAL_CARDS, MAX_SEATS, MIN_SEATS
+from bmn.kernels import arguments
+from bmn.kernels.config import (
+    FINISHED,
+    LIMIT,
+    LOOP,
+    MAX_BATCH_CARDS,
+    MAX_DEAL_CARDS,
+    MAX_DEALS,
+    MAX_SEATS,
+    MIN_SEATS,
+)
+from bmn.kernels.cuda.env import CudaUnavailable
 from bmn.kernels.cycles.backward import BasinSearch, PreimageDeal
 from bmn.kernels.cycles.loops import LoopAnalysis, analyse
 from bmn.kernels.deal import (
@@ -26,16 +39,24 @@ from bmn.kernels.deal import (
     Deal,
     DealError,
     deal_texts,
-    format_deal,
+    decode,
     parse_deal,
     too_many_cards,
 )
-from bmn.kernels.decks import deck_values
+from bmn.kernels.deal import format_deal as _format_deal
+from bmn.kernels.decks import deck_of
 from bmn.kernels.reference import Result, Trick
 from bmn.kernels.results import Scores
 
 __all__ = [
+    "FINISHED",
+    "LIMIT",
+    "LOOP",
+    "MAX_BATCH_CARDS",
+    "MAX_DEALS",
+    "MAX_DEAL_CARDS",
     "BasinSearch",
+    "CudaUnavailable",
     "Deal",
     "DealError",
     "DealLike",
@@ -58,6 +79,7 @@ __all__ = [
 # A deal as the API takes it: text ('-J/Q-'), its hands as texts (['-J', 'Q-']), or hands of
 # penalty values ((0, 1), (2, 0)): 0 for a numeral, 1-4 for J, Q, K, A.
 DealLike = str | Sequence[str] | Sequence[Sequence[int]]
+_DEAL_FORMS = "text ('-J/Q-'), its hands as texts, or its hands as penalty values"
 
 
 def as_deal(deal: DealLike) -> Deal:
@@ -68,23 +90,37 @@ def as_deal(deal: DealLike) -> Deal:
     >>> as_deal([[0, 1], [2, 0]])
     ((0, 1), (2, 0))
     """
-    if isinstance(deal, str) or all(isinstance(hand, str) for hand in deal):
-        return parse_deal(deal)  # type: ignore[arg-type]  # a str or a sequence of them
-    hands = tuple(tuple(_value(v, seat) for v in hand) for seat, hand in enumerate(deal))
+    if isinstance(deal, str):
+        return parse_deal(deal)
+    given = arguments.bounded_items(deal, MAX_SEATS, "a deal", _DEAL_FORMS)  # endless: unread
+    if given and all(isinstance(hand, str) for hand in given):
+        return parse_deal(given)
+    if not MIN_SEATS <= len(given) <= MAX_SEATS:
+        got = len(deal) if isinstance(deal, Sequence) else f"{len(given)} or more"
+        raise DealError(f"a deal has {MIN_SEATS} to {MAX_SEATS} hands, got {got}")
+    hands = tuple(_hand(hand, seat) for seat, hand in enumerate(given))
     if sum(map(len, hands)) > MAX_DEAL_CARDS:  # as for a deal given as text
         raise too_many_cards(sum(map(len, hands)))
-    if not MIN_SEATS <= len(hands) <= MAX_SEATS:
-        raise DealError(f"a deal has {MIN_SEATS} to {MAX_SEATS} hands, got {len(hands)}")
     if not any(hands):
         raise DealError("every hand is empty; a deal needs at least one card")
     return hands
 
 
+def _hand(hand: object, seat: int) -> tuple[int, ...]:
+    """One hand of penalty values, read no further than a deal can hold."""
+    if isinstance(hand, str):
+        raise DealError(f"hand {seat + 1}: {arguments.shown(hand)} is text among hands of values")
+    values = arguments.bounded_items(hand, MAX_DEAL_CARDS, f"hand {seat + 1}", "penalty values")
+    if len(values) > MAX_DEAL_CARDS:
+        raise too_many_cards()
+    return tuple(_value(v, seat) for v in values)
+
+
 def _value(v: object, seat: int) -> int:
-    if isinstance(v, (int, np.integer)) and not isinstance(v, bool) and 0 <= v < 5:
-        return int(v)
+    if arguments.is_whole(v) and 0 <= v < 5:  # type: ignore[operator]  # a whole number
+        return int(v)  # type: ignore[call-overload]
     raise DealError(
-        f"hand {seat + 1}: {v!r} is not a penalty value; expected 0 (numeral) to 4"
+        f"hand {seat + 1}: {arguments.shown(v)} is not a penalty value; expected 0 (numeral) to 4"
         f" ({', '.join(f'{i} {s}' for i, s in enumerate(VALUE_SYMBOL) if i)})"
     )
 
@@ -107,22 +143,74 @@ def play(deal: DealLike, *, limit: int | None = None, trace: bool = False) -> Re
     """
     from bmn.kernels.reference import play as reference_play
 
-    if limit is not None and limit < 1:
-        raise DealError(f"limit must be at least 1 card, got {limit}")
+    limit = arguments.optional_whole(limit, "limit", 1)
+    trace = arguments.flag(trace, "trace")
     return reference_play(as_deal(deal), limit=limit, trace=trace)
+
+
+def format_deal(deal: DealLike) -> str:
+    """A deal in record notation, hands joined by '/': what every bmn command reads back.
+
+    >>> format_deal([[0, 1], [2, 0]]), format_deal("AS 3H/QD 10C")
+    ('-J/Q-', 'A-/Q-')
+    """
+    return _format_deal(as_deal(deal))
 
 
 @dataclass(frozen=True)
 class Deals:
     """Deals as the compiled kernels take them: `rows`, uint8 (N, W), each deal's hands
     concatenated in seat order (penalty values, zero padded), and `sizes`, int64 (N, S), each
-    deal's hand sizes."""
+    deal's hand sizes ((S,) is taken for every deal). Checked when made, as a deal given as
+    text is. Indexed like a numpy array: an int gives one `Deal`; a slice, a boolean mask or
+    an array of indices gives `Deals`.
+
+    >>> deals = random_deals(5, seed=1)
+    >>> deals[0] == parse_deal(deals.text(0)), len(deals[1:3]), len(deals[[4, 0]])
+    (True, 2, 2)
+    """
 
     rows: np.ndarray
     sizes: np.ndarray
 
+    def __post_init__(self) -> None:
+        rows, sizes = arguments.deal_rows(self.rows, self.sizes)
+        object.__setattr__(self, "rows", rows)  # frozen: set once, here
+        object.__setattr__(self, "sizes", sizes)
+
     def __len__(self) -> int:
         return len(self.rows)
+
+    @overload
+    def __getitem__(self, key: int | np.integer) -> Deal: ...
+    @overload
+    def __getitem__(self, key: slice | np.ndarray | Sequence[int] | Sequence[bool]) -> Deals: ...
+    def __getitem__(self, key: Any) -> Deal | Deals:
+        """Deal `key` (an int), or the deals `key` picks (as numpy picks rows)."""
+        if arguments.is_whole(key):
+            i = int(key)  # type: ignore[call-overload]
+            return decode(self.rows[i], self.sizes[i])
+        if isinstance(key, tuple):  # rows[i, j] would cut hands apart
+            raise IndexError("index Deals along the deals only: one index, not a tuple")
+        try:
+            rows, sizes = self.rows[key], self.sizes[key]
+        except (TypeError, ValueError):  # a ragged list: numpy's own words are no help here
+            rows = np.empty(())
+        if rows.ndim != 2:  # numpy took it as something else: a tuple, None
+            raise IndexError(
+                f"index Deals with an int, a slice, a mask or indices, not {arguments.shown(key)}"
+            )
+        return Deals(rows, sizes)
+
+    def text(self, i: int) -> str:
+        """Deal i in record notation, without formatting the others.
+
+        >>> random_deals(1, seed=1).text(0) == random_deals(1, seed=1).texts()[0]
+        True
+        """
+        if not arguments.is_whole(i):
+            raise IndexError(f"Deals.text takes one deal's index, not {arguments.shown(i)}")
+        return deal_texts(self.rows[i][None], tuple(int(n) for n in self.sizes[i]))[0]
 
     def texts(self) -> list[str]:
         """Every deal in record notation, hands joined by '/'.
@@ -132,7 +220,7 @@ class Deals:
         """
         if len(self) and (self.sizes == self.sizes[0]).all():  # one shape: all at once
             return deal_texts(self.rows, tuple(int(n) for n in self.sizes[0]))
-        return [deal_texts(row[None], tuple(map(int, n)))[0] for row, n in self]
+        return [self.text(i) for i in range(len(self))]
 
     def __iter__(self) -> Iterator[tuple[np.ndarray, np.ndarray]]:
         """(row, hand sizes) of each deal."""
@@ -153,7 +241,10 @@ def random_deals(
     `deck` is 'standard' or the counts of numerals, J, Q, K, A ('36,4,4,4,4' or a sequence
     of five); each shuffle is dealt one card at a time from seat 0 round `players` seats, or
     cut into hands of `sizes` (seat 0 first). The same seat and seed give the deal of
-    `bmn deal --seed`; `stream` picks another independent sequence for the same seed.
+    `bmn deal --seed`; `stream` picks another independent sequence for the same seed. At most
+    MAX_DEALS deals and MAX_BATCH_CARDS cards a call, a deck of 1 to MAX_DEAL_CARDS cards, a
+    seed and a stream of 0 to 2**64 - 1: DealError otherwise, as for any argument of the wrong
+    type (1.5 deals, a seed of '7').
 
     >>> deals = random_deals(3, seed=7, players=3)
     >>> len(deals), deals.sizes[0].tolist()
@@ -164,16 +255,18 @@ def random_deals(
     from bmn.kernels.dealer import random_deals as deal_random
     from bmn.kernels.rng import seed_state
 
-    if n < 0:
-        raise DealError(f"the number of deals must be at least 0, got {n}")
-    if not 0 <= seed < 2**64:
-        raise DealError(f"seed must be 0 to 2**64 - 1, got {seed}")
-    rows, hands = deal_random(n, seed_state(seed, stream), players, deck_values(deck), sizes)
+    n = arguments.whole(n, "the number of deals", 0, MAX_DEALS)
+    state = seed_state(arguments.seed(seed), arguments.seed(stream, "stream"))
+    players = arguments.whole(players, "players", MIN_SEATS, MAX_SEATS)
+    cards = deck_of(arguments.deck_counts(deck))
+    arguments.count(n, n * len(cards))
+    hands = None if sizes is None else arguments.hand_sizes(sizes, n, len(cards))
+    rows, hands = deal_random(n, state, players, cards, hands)
     return Deals(rows, hands)
 
 
 def score_deals(
-    deals: Deals | np.ndarray | Iterable[DealLike],
+    deals: Deals | np.ndarray | DealLike | Iterable[DealLike],
     sizes: np.ndarray | Sequence[int] | None = None,
     *,
     threads: int | None = None,
@@ -181,45 +274,76 @@ def score_deals(
 ) -> Scores:
     """Score many deals at once with the compiled kernels, as `bmn score` does.
 
-    `deals` is a Deals (from random_deals), a uint8 array of rows (hands concatenated, zero
-    padded) with `sizes` (one row of hand sizes for every deal, or one per deal), or any
-    iterable of deals in the forms `play` takes. `threads` caps the CPU threads; `device`
-    'cuda' scores two-seat deals on an NVIDIA GPU. Returns a Scores of numpy arrays, one slot
-    per deal: cards, tricks, status (0 finished, 1 loop, 2 limit), winner (-1 for none) and
-    the loop figures; `scores.result(i)` is deal i's result as `play` gives it. Deals too long
-    for a kernel, and seat counts a device has no kernel for, are played by the reference
-    engine: slower, never refused.
+    `deals` is a Deals (from random_deals), an integer array of rows (hands concatenated,
+    zero padded) with `sizes` (one row of hand sizes for every deal, or one per deal), any
+    iterable of deals in the forms `play` takes, or one deal (text, or hands of penalty
+    values, as a `Deal`): at most MAX_DEALS deals and MAX_BATCH_CARDS cards a call. `threads`
+    caps the CPU threads; `device` 'cuda' scores two-seat deals on an NVIDIA GPU. Returns a
+    Scores of numpy arrays, one slot per deal: cards, tricks, status (FINISHED, LOOP or
+    LIMIT), winner (-1 for none) and the loop figures; `scores[i]` is deal i's result as
+    `play` gives it. Deals too long for a kernel (past 64 cards), and seat counts a device has
+    no kernel for, are played by the reference engine: slower, never refused.
 
     >>> scores = score_deals(["-J/Q-", "--K/J-/---"])
     >>> scores.cards.tolist(), scores.winner.tolist()
     ([4, 10], [0, 1])
+    >>> score_deals("-J/Q-")[0].cards
+    4
     >>> int(score_deals(random_deals(1000, seed=1)).cards.max()) > 0
     True
     """
     from bmn.kernels.score import score, score_values
 
-    if device not in ("cpu", "cuda"):
-        raise DealError(f"device must be 'cpu' or 'cuda', got {device!r}")
-    if isinstance(deals, Deals):
-        return score(deals.rows, deals.sizes, threads, device)
-    if isinstance(deals, np.ndarray):
-        if sizes is None:
+    device = arguments.one_of(device, "device", ("cpu", "cuda"))
+    threads = arguments.optional_whole(threads, "threads", 1)
+    if isinstance(deals, (Deals, np.ndarray)):
+        if isinstance(deals, np.ndarray) and sizes is None:
             raise DealError("an array of deals needs their hand sizes: sizes=(26, 26), say")
-        hands = np.asarray(sizes, dtype=np.int64)
-        if hands.ndim == 1:
-            hands = np.broadcast_to(hands, (len(deals), len(hands)))
-        return score(deals, hands, threads, device)
+        given = deals if isinstance(deals, Deals) else Deals(deals, sizes)  # type: ignore[arg-type]
+        return score(given.rows, given.sizes, threads, device)
     if sizes is not None:
         raise DealError("sizes are for an array of deals; deals given as text carry their own")
-    values, shapes = [], []
-    for i, deal in enumerate(deals):
+    values, shapes = _deal_values(deals)
+    return score_values(values, shapes, threads, device)
+
+
+def _deal_values(deals: object) -> tuple[list[bytes], list[tuple[int, ...]]]:
+    """Each deal of `deals` (or `deals` itself, one deal) as its values and hand sizes."""
+    if _one_deal(deals):
+        deals = [deals]
+    values: list[bytes] = []
+    shapes: list[tuple[int, ...]] = []
+    cards = 0
+    given = arguments.bounded_items(deals, MAX_DEALS, "deals", f"one deal or many ({_DEAL_FORMS})")
+    arguments.count(len(given), 0)
+    for i, deal in enumerate(given):
         try:
             hands_of = as_deal(deal)
         except DealError as err:
             raise DealError(f"deal {i + 1}: {err}") from None
         values.append(bytes(v for hand in hands_of for v in hand))
         shapes.append(tuple(len(hand) for hand in hands_of))
-    return score_values(values, shapes, threads, device)
+        cards += len(values[-1])
+        arguments.count(len(values), cards)
+    return values, shapes
+
+
+def _one_deal(deals: object) -> bool:
+    """Text, or hands of penalty values (a Deal): one deal, not an iterable of them."""
+    if isinstance(deals, str):
+        return True
+    if not isinstance(deals, Sequence) or not deals:
+        return False
+    hands = list(islice(deals, MAX_SEATS + 1))
+    return all(_values_hand(hand) for hand in hands)
+
+
+def _values_hand(hand: object) -> bool:
+    if isinstance(hand, np.ndarray):
+        return hand.ndim == 1 and hand.dtype.kind in "iu"
+    if isinstance(hand, str) or not isinstance(hand, Sequence):
+        return False
+    return all(arguments.is_whole(v) for v in islice(hand, MAX_DEAL_CARDS + 1))
 
 
 def cycle(deal: DealLike) -> LoopAnalysis:
@@ -244,34 +368,60 @@ def reaching_deals(
     seat_bound: bool = False,
     report: BasinSearch | None = None,
 ) -> Iterator[PreimageDeal]:
-    """Every starting deal whose game falls into the same cycle as a looping two-seat deal,
-    nearest the cycle first, each confirmed by forward play (`bmn preimages`).
+    """Every starting deal whose game falls into the same cycle as a looping deal of 2 to 4
+    seats, nearest the cycle first, each confirmed by forward play (`bmn preimages`).
 
     Only deals with `hand_sizes` (default: the deal's own) and seat 0 to lead; seat-blind by
-    default (a deal reaching the cycle with the seats swapped is listed, `mirrored`), only
-    the same seats with `seat_bound`. Backward play stops after `max_depth` tricks or
-    `max_states` states; pass a BasinSearch as `report` to learn whether the whole basin was
-    searched (`report.complete`). DealError for a deal that finishes or has other than two
-    hands.
+    default (a deal reaching the cycle with the seats swapped is listed, `mirrored`; with 3 or
+    4 seats, any seating of the cycle among the seats still in, and `cycle_key` names the
+    seat-bound cycle each deal falls into), only the same seats with `seat_bound`. Backward
+    play stops after `max_depth` tricks or `max_states` states; pass a BasinSearch as `report`
+    to learn whether the whole basin was searched (`report.complete`). DealError for a deal
+    that finishes, hand sizes that do not fit it, or a deal of more than 104 cards (backward
+    play's cost grows steeply with the deck).
 
     >>> found = list(reaching_deals("---K---Q-KQAJ-----AAJ--J--/----------Q----KQ-J-----KA"))
     >>> len(found), sum(d.mirrored for d in found)
     (30, 12)
+    >>> [d.as_dict()["deal"] for d in reaching_deals("J--/-J-/-J-", seat_bound=True)]
+    ['J--/-J-/-J-']
     """
-    from bmn.kernels.cycles.backward import preimage_deals
+    from bmn.kernels.cycles import backward, backward_seats
 
     hands = as_deal(deal)
-    if len(hands) != 2:
-        raise DealError(f"backward play handles two hands, got {len(hands)}")
-    total = sum(len(hand) for hand in hands)
+    hand_sizes = _basin_arguments(hand_sizes, max_depth, max_states, seat_bound, report)
+    total, seats = sum(len(hand) for hand in hands), len(hands)
+    if total > backward.BACKWARD_MAX_CARDS:
+        raise DealError(
+            f"backward play takes deals of at most {backward.BACKWARD_MAX_CARDS} cards, this"
+            f" one has {total:,}"
+        )
     if hand_sizes is not None and (
-        len(hand_sizes) != 2 or min(hand_sizes) < 1 or sum(hand_sizes) != total
+        len(hand_sizes) != seats or min(hand_sizes) < 1 or sum(hand_sizes) != total
     ):
         raise DealError(
-            f"hand sizes {tuple(hand_sizes)}: expected two sizes of at least 1 adding up to"
+            f"hand sizes {tuple(hand_sizes)}: expected {seats} sizes of at least 1 adding up to"
             f" the deal's {total} cards"
         )
     loop = analyse(hands)
     if loop.status != "loop":
         raise DealError(f"the deal does not loop: it finishes after {loop.cards} cards")
-    return preimage_deals(hands, hand_sizes, max_depth, max_states, report, mirror=not seat_bound)
+    play_back = backward.preimage_deals if seats == 2 else backward_seats.preimage_deals
+    return play_back(hands, hand_sizes, max_depth, max_states, report, mirror=not seat_bound)
+
+
+def _basin_arguments(
+    hand_sizes: object, max_depth: object, max_states: object, seat_bound: object, report: object
+) -> tuple[int, ...] | None:
+    """reaching_deals' arguments but the deal, checked; the hand sizes as a tuple."""
+    arguments.optional_whole(max_depth, "max_depth", 0)
+    arguments.optional_whole(max_states, "max_states", 0)
+    arguments.flag(seat_bound, "seat_bound")
+    if report is not None and not isinstance(report, BasinSearch):
+        raise DealError(f"report must be a BasinSearch or None, got {arguments.shown(report)}")
+    if hand_sizes is None:
+        return None
+    sizes = arguments.bounded_items(
+        hand_sizes, MAX_SEATS, "hand_sizes", "two to four whole numbers"
+    )
+    return tuple(arguments.whole(n, "a hand size", 0, MAX_DEAL_CARDS) for n in sizes)

@@ -41,6 +41,10 @@ MIN_SEATS, MAX_SEATS = 2, 4
 # until the game repeats one, so its memory grows with tricks times cards (a 120,000-card deal
 # grew past 19 GB).
 MAX_DEAL_CARDS = 1_000
+# The most deals, and cards in all, one library call makes or scores (10 million standard deals,
+# about 0.5 GB of rows): more is a MemoryError or minutes of waiting; call again, another stream.
+MAX_DEALS = 10_000_000
+MAX_BATCH_CARDS = 520_000_000
 # The compiled kernels' limit: one uint64 mask per hand; a hand's mask keeps a sentinel bit
 # past its bottom card, so one hand holds one card fewer.
 MAX_CARDS = 64

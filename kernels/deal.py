@@ -85,6 +85,13 @@ def parse_deal(args: Sequence[str] | str, typed: bool = False) -> Deal:
     there are at most MAX_DEAL_CARDS. `typed` (a deal a person wrote: the command line, a file
     of deals) refuses an empty hand not written as '.', the trace of a stray '/' or an empty
     argument."""
+    if not isinstance(args, str) and not (
+        isinstance(args, Sequence) and all(isinstance(arg, str) for arg in args)
+    ):
+        raise DealError(
+            "a deal is text ('-J/Q-') or its hands as texts (['-J', 'Q-']),"
+            f" got a value of type {type(args).__name__}"
+        )
     texts = split_deal(args)
     if not MIN_SEATS <= len(texts) <= MAX_SEATS:
         raise DealError(

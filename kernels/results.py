@@ -7,16 +7,29 @@ its code from kernels/config.py and -1 where the reference has None.
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
+from typing import TYPE_CHECKING, Any, overload
 
 import numpy as np
 
 from bmn.kernels import reference
-from bmn.kernels.config import STATUS_CODES, STATUS_NAMES
+from bmn.kernels.config import MAX_DEALS, STATUS_CODES, STATUS_NAMES
+
+if TYPE_CHECKING:
+    import pandas
 
 
 @dataclass
 class Scores:
-    """Per-deal results as numpy arrays; loop fields are -1 unless the status is loop."""
+    """Per-deal results as numpy arrays; loop fields are -1 unless the status is loop.
+
+    Indexed like a numpy array: an int gives one deal's `Result`; a slice, a boolean mask or
+    an array of indices gives `Scores` of those deals (views, as numpy gives).
+
+    >>> from bmn.kernels.api import score_deals
+    >>> scores = score_deals(["-J/Q-", "--K/J-/---", "-/J"])
+    >>> scores[1].cards, len(scores[scores.cards > 3]), list(scores.to_dict())[:3]
+    (10, 2, ['cards', 'tricks', 'status'])
+    """
 
     cards: np.ndarray  # int64
     tricks: np.ndarray  # int64
@@ -29,6 +42,10 @@ class Scores:
 
     @classmethod
     def empty(cls, n: int) -> Scores:
+        """Room for n deals' results, before a kernel writes them."""
+        from bmn.kernels.arguments import whole
+
+        n = whole(n, "the number of deals", 0, MAX_DEALS)
         longs = [np.full(n, -1, dtype=np.int64) for _ in range(6)]
         status = np.zeros(n, dtype=np.uint8)
         winner = np.full(n, -1, dtype=np.int8)
@@ -42,13 +59,49 @@ class Scores:
         """Every field's array in field order, as compiled kernels take them."""
         return tuple(getattr(self, f.name) for f in fields(self))
 
-    def take(self, rows: np.ndarray, part: Scores) -> None:
+    @overload
+    def __getitem__(self, key: int | np.integer) -> reference.Result: ...
+    @overload
+    def __getitem__(self, key: slice | np.ndarray | list) -> Scores: ...
+    def __getitem__(self, key: Any) -> reference.Result | Scores:
+        """Deal `key`'s result (an int), or the results `key` picks (as numpy picks)."""
+        if _is_index(key):
+            return self.result(key)
+        if isinstance(key, tuple):
+            raise IndexError("index Scores along the deals only: one index, not a tuple")
+        try:
+            picked = [a[key] for a in self.arrays()]
+        except (TypeError, ValueError):  # a ragged list: numpy's own words are no help here
+            picked = [np.empty(())]
+        if picked[0].ndim != 1:  # numpy took it as something else: None, a 2-d array
+            key = _shown(key)
+            raise IndexError(f"index Scores with an int, a slice, a mask or indices, not {key}")
+        return Scores(*picked)
+
+    def to_dict(self) -> dict[str, np.ndarray]:
+        """Column name to array, field by field: a table's columns (pandas takes it as is)."""
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+    def to_pandas(self) -> pandas.DataFrame:
+        """The results as a pandas DataFrame, one row per deal, status as its name. ImportError
+        (naming the install) where pandas is not installed: bmn does not need it."""
+        try:
+            import pandas
+        except ImportError:
+            raise ImportError("Scores.to_pandas needs pandas: pip install pandas") from None
+        table = pandas.DataFrame(self.to_dict())
+        table["status"] = pandas.Categorical.from_codes(self.status, STATUS_NAMES)
+        return table
+
+    def _take(self, rows: np.ndarray, part: Scores) -> None:
         """Copy `part`'s results into slots `rows` (part[k] goes to rows[k])."""
         for mine, theirs in zip(self.arrays(), part.arrays(), strict=True):
             mine[rows] = theirs
 
     def result(self, i: int) -> reference.Result:
-        """Deal i's result in the reference engine's own form."""
+        """Deal i's result in the reference engine's own form (`scores[i]`)."""
+        if not _is_index(i):
+            raise IndexError(f"a deal's index is a whole number, not {_shown(i)}")
         status = STATUS_NAMES[int(self.status[i])]
         loop = [int(a[i]) for a in self.loop_arrays()] if status == "loop" else [None] * 4
         winner = int(self.winner[i])
@@ -63,7 +116,7 @@ class Scores:
     def loop_arrays(self) -> tuple[np.ndarray, ...]:
         return self.loop_start_cards, self.loop_start_tricks, self.period_cards, self.period_tricks
 
-    def set_from(self, i: int, result: reference.Result) -> None:
+    def _set_from(self, i: int, result: reference.Result) -> None:
         """Store a reference engine result as deal i."""
         self.status[i] = STATUS_CODES[result.status]
         self.cards[i] = result.cards
@@ -74,3 +127,13 @@ class Scores:
             self.loop_start_tricks[i] = result.loop_start_tricks
             self.period_cards[i] = result.period_cards
             self.period_tricks[i] = result.period_tricks
+
+
+def _is_index(key: object) -> bool:
+    return isinstance(key, (int, np.integer)) and not isinstance(key, (bool, np.bool_))
+
+
+def _shown(value: object) -> str:
+    from bmn.kernels.arguments import shown
+
+    return shown(value)

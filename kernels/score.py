@@ -80,7 +80,7 @@ def score(
         deal = tuple(
             tuple(int(v) for v in row[e - s : e]) for s, e in zip(sizes[i], ends, strict=True)
         )
-        out.set_from(int(i), reference.play(deal))
+        out._set_from(int(i), reference.play(deal))
     return out
 
 
@@ -111,7 +111,7 @@ def score_values(
             for r, v in enumerate(part):
                 rows[r, : len(v)] = np.frombuffer(v, dtype=np.uint8)
         hands = np.array([sizes[i] for i in idx], dtype=np.int64).reshape(len(idx), seats)
-        out.take(np.array(idx), score(rows, hands, threads, device))
+        out._take(np.array(idx), score(rows, hands, threads, device))
     return out
 
 

@@ -3,8 +3,11 @@
 
 `open_store` opens a store to read: its runs, its longest finds, every find of a deal, every
 find streamed oldest first, its cycles; each as a typed record (Run, FindRow, LoopRow, frozen
-dataclasses with `as_dict()`). The published record games come back as PublishedGame and,
-replayed by the reference engine, as Replayed. Reading needs nothing compiled.
+dataclasses with `as_dict()`), its time stamps as datetimes in UTC (the store keeps them as
+ISO-8601 text, which the command line shows). The published record games come back as
+PublishedGame and, replayed by the reference engine, as Replayed. Reading needs nothing
+compiled. Bad arguments raise QueryError (a ValueError), a bad deal DealError, a store that
+cannot be used StoreError.
 
 >>> max(game.cards for game in published_games())
 8344
@@ -14,12 +17,25 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from dataclasses import replace
+from datetime import datetime, timezone
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
+from bmn.kernels.arguments import is_whole, shown
 from bmn.kernels.deal import DealError, parse_deal
 from bmn.records.published import FILES, PublishedGame, Replayed
-from bmn.records.store import DEFAULT_PATH, FindRow, LoopRow, Run, RunHeld, RunNotFound, StoreError
+from bmn.records.store import (
+    DEFAULT_PATH,
+    INT64_MAX,
+    FindRow,
+    LoopRow,
+    QueryError,
+    Run,
+    RunHeld,
+    RunNotFound,
+    StoreError,
+)
 
 if TYPE_CHECKING:
     from bmn.records.store import Store
@@ -29,6 +45,7 @@ __all__ = [
     "FindRow",
     "LoopRow",
     "PublishedGame",
+    "QueryError",
     "Replayed",
     "Run",
     "RunHeld",
@@ -42,6 +59,7 @@ __all__ = [
 
 RANKS = ("cards", "tricks")  # what `top` ranks by
 STATUSES = ("finished", "loop")  # what a find's status is
+SEATS = (2, 3, 4)
 
 
 class StoreReader:
@@ -53,7 +71,7 @@ class StoreReader:
     def __init__(self, path: str | os.PathLike[str] = DEFAULT_PATH):
         from bmn.records.store import Store
 
-        self.path = Path(path)
+        self.path = _store_path(path)
         self._store: Store = Store(self.path, create=False, read_only=True)  # writes nothing
 
     def close(self) -> None:
@@ -65,17 +83,18 @@ class StoreReader:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def runs(self) -> list[Run]:
+    def runs(self) -> list[Run[datetime]]:
         """Every run, oldest first."""
-        return self._store.runs()
+        return [_dated_run(run) for run in self._store.runs()]
 
-    def run(self, run_id: int) -> Run:
+    def run(self, run_id: int) -> Run[datetime]:
         """One run by number; RunNotFound if the store holds none."""
-        return self._store.get_run(self._run_id(run_id))
+        return _dated_run(self._store.get_run(self._run_id(run_id)))
 
-    def latest_run(self) -> Run | None:
+    def latest_run(self) -> Run[datetime] | None:
         """The most recently started run; None in a store without runs."""
-        return self._store.latest_run()
+        run = self._store.latest_run()
+        return None if run is None else _dated_run(run)
 
     def top(
         self,
@@ -85,43 +104,48 @@ class StoreReader:
         seats: int | None = None,
         status: str | None = None,
         min_cards: int = 0,
-    ) -> list[FindRow]:
+    ) -> list[FindRow[datetime]]:
         """The `n` longest distinct deals of every run, ranked `by` cards or tricks, as
         `bmn records top` lists them; only deals of `seats` seats, of `status` ('finished' or
         'loop'), of at least `min_cards` cards, if given."""
-        if by not in RANKS:
-            raise ValueError(f"rank by one of {', '.join(RANKS)}, not {by!r}")
-        if status is not None and status not in STATUSES:
-            raise ValueError(f"status is one of {', '.join(STATUSES)}, not {status!r}")
-        if n < 0:
-            raise ValueError(f"n must be at least 0, got {n}")
-        return self._store.top(by, n, min_cards, status, seats)
+        _choice(by, "rank by", RANKS)
+        if status is not None:
+            _choice(status, "status is", STATUSES)
+        n, min_cards = _whole(n, "n"), _whole(min_cards, "min_cards")
+        finds = self._store.top(by, n, min_cards, status, _seats(seats))
+        return [_dated(find, "found_at") for find in finds]
 
-    def finds_of(self, deal: str) -> list[FindRow]:
+    def finds_of(self, deal: str) -> list[FindRow[datetime]]:
         """Every time a deal (in any notation bmn reads) was found, by any run, earliest
         first; DealError for a deal bmn cannot read."""
+        if not isinstance(deal, str):
+            raise DealError(f"a deal here is text ('-J/Q-'), got {shown(deal)}")
         parse_deal(deal)  # DealError naming what is wrong, before any query
-        return self._store.finds_for(deal)
+        return [_dated(find, "found_at") for find in self._store.finds_for(deal)]
 
-    def run_finds(self, run_id: int) -> list[FindRow]:
+    def run_finds(self, run_id: int) -> list[FindRow[datetime]]:
         """A run's finds in the order it found them; RunNotFound if there is no such run."""
-        return self._store.run_finds(self._run_id(run_id))
+        finds = self._store.run_finds(self._run_id(run_id))
+        return [_dated(find, "found_at") for find in finds]
 
-    def all_finds(self, seats: int | None = None) -> Iterator[FindRow]:
+    def all_finds(self, seats: int | None = None) -> Iterator[FindRow[datetime]]:
         """Every find (of `seats` seats only, if given), oldest first, read a page at a time:
         a store of millions of finds streams."""
-        return self._store.all_finds(seats=seats)
+        finds = self._store.all_finds(seats=_seats(seats))  # checked now, not when first read
+        return (_dated(find, "found_at") for find in finds)
 
-    def loops(self, run_id: int | None = None) -> list[LoopRow]:
-        """Every cycle of a never-ending game the store holds (or those a run found first),
+    def loops(self, run: int | None = None) -> list[LoopRow[datetime]]:
+        """Every cycle of a never-ending game the store holds (or those `run` found first),
         in the order found."""
-        return self._store.loops(None if run_id is None else self._run_id(run_id))
+        loops = self._store.loops(None if run is None else self._run_id(run))
+        return [_dated(loop, "found_at") for loop in loops]
 
-    def _run_id(self, run_id: int) -> int:
+    def _run_id(self, run_id: object) -> int:
         """`run_id`, once the store is known to hold it."""
-        if not any(run.id == run_id for run in self._store.runs()):
-            raise RunNotFound(f"no run {run_id} in record store {self.path}")
-        return int(run_id)
+        number = _whole(run_id, "a run number", low=None)
+        if not any(run.id == number for run in self._store.runs()):
+            raise RunNotFound(f"no run {number} in record store {self.path}")
+        return number
 
 
 def open_store(path: str | os.PathLike[str] = DEFAULT_PATH) -> StoreReader:
@@ -160,6 +184,56 @@ def replay_published(players: int = 2) -> list[Replayed]:
 
 
 def _players(players: int) -> int:
-    if players not in FILES:
-        raise DealError(f"players must be {min(FILES)} to {max(FILES)}, got {players}")
-    return players
+    if not is_whole(players) or players not in FILES:
+        raise DealError(f"players must be {min(FILES)} to {max(FILES)}, got {shown(players)}")
+    return int(players)
+
+
+def _store_path(path: object) -> Path:
+    """A store's path, or StoreError: a path is text or os.PathLike, and holds no NUL."""
+    if not isinstance(path, (str, os.PathLike)) or not isinstance(os.fspath(path), str):
+        raise StoreError(f"a store's path is text or a path, got {type(path).__name__}")
+    if "\0" in os.fspath(path):
+        raise StoreError(f"a store's path cannot hold a NUL character: {os.fspath(path)!r}")
+    return Path(path)
+
+
+def _whole(value: object, name: str, low: int | None = 0) -> int:
+    """A whole number (Python or numpy; not a bool) the store's columns can hold."""
+    if not is_whole(value):
+        raise QueryError(f"{name} must be a whole number, got {shown(value)}")
+    number = int(value)  # type: ignore[call-overload]  # is_whole: an int or numpy integer
+    if (low is not None and number < low) or abs(number) > INT64_MAX:
+        span = f"at least {low} and " if low is not None else ""
+        raise QueryError(f"{name} must be {span}at most 2**63 - 1, got {number:,}")
+    return number
+
+
+def _choice(value: object, phrase: str, allowed: tuple[str, ...]) -> None:
+    if not isinstance(value, str) or value not in allowed:
+        raise QueryError(f"{phrase} one of {', '.join(allowed)}, not {shown(value)}")
+
+
+def _seats(seats: object) -> int | None:
+    if seats is None:
+        return None
+    if not is_whole(seats) or seats not in SEATS:
+        raise QueryError(f"seats is one of 2, 3, 4 or None, not {shown(seats)}")
+    return int(seats)  # type: ignore[call-overload]  # is_whole: an int or numpy integer
+
+
+def _dated_run(run: Run[str]) -> Run[datetime]:
+    return _dated(run, "started_at", "updated_at")
+
+
+def _dated(row: Any, *names: str) -> Any:
+    """A stored row with its time stamps (ISO-8601 UTC text) as datetimes in UTC."""
+    return replace(row, **{name: _stamp(getattr(row, name)) for name in names})
+
+
+def _stamp(text: str) -> datetime:
+    try:  # bmn writes '2026-12-02T02:00:54.123Z'; Python 3.10 reads no 'Z'
+        stamp = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except (TypeError, ValueError, AttributeError):
+        raise StoreError(f"a time stamp the store holds is not ISO-8601: {text!r}") from None
+    return stamp if stamp.tzinfo else stamp.replace(tzinfo=timezone.utc)  # the store's is UTC

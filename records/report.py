@@ -1,6 +1,6 @@
 """The data behind `bmn records`: JSON lists, CSV export, and ranking against the published
-record games. Pure functions over store rows; no SQL here, and no text layout (search/output/text.py
-draws the tables)."""
+record games. Pure functions over store rows; no SQL here, and no text layout
+(search/output/records.py draws the tables)."""
 
 from __future__ import annotations
 
@@ -8,17 +8,148 @@ import csv
 import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import IO, Any
+from itertools import islice
+from typing import IO, TYPE_CHECKING, Any
 
-from bmn.kernels.decks import STANDARD_COUNTS_TEXT
+from bmn.kernels.deal import DealError
+from bmn.kernels.decks import STANDARD_COUNTS, STANDARD_COUNTS_TEXT, counts_text, even_sizes
 from bmn.records.published import PublishedGame, published_games
 from bmn.records.store import FIND_KEYS, TOP_KEYS, FindRow, LoopRow, Run
+
+if TYPE_CHECKING:
+    from bmn.records.store import Store
+
+# -- finds that compare: one seat count, one deck --------------------------------------------
+
+STANDARD_LABEL = "standard deck"  # 52 cards dealt as evenly as possible, as published games
+
+
+def run_deck(run: Run) -> str:
+    """The deck a run dealt, in words: 'standard deck', or its counts N,J,Q,K,A and hands,
+    'deck 14,2,2,2,0 dealt 10/10'; a loop hunt's 'mixed' deck as it is."""
+    from bmn.kernels.decks import parse_deck
+
+    deck = str(run.params.get("deck", "standard"))
+    try:
+        counts = parse_deck(deck)
+    except DealError:
+        return f"{deck} deck"
+    sizes = tuple(run.params.get("hand_sizes") or even_sizes(sum(counts), run.seats))
+    if counts == STANDARD_COUNTS and sizes == even_sizes(sum(counts), len(sizes)):
+        return STANDARD_LABEL
+    return f"deck {counts_text(counts)} dealt {'/'.join(map(str, sizes))}"
+
+
+@dataclass(frozen=True)
+class FindList:
+    """The longest finished games of one seat count and deck, best first."""
+
+    seats: int
+    deck: str  # run_deck's words
+    rows: list[FindRow]
+
+
+def top_lists(
+    store: Store, by: str = "cards", n: int = 10, min_cards: int = 0, seats: int | None = None
+) -> list[FindList]:
+    """The `n` longest finished games of each seat count and deck (the standard deck first):
+    only games of one list compare. Each run's best, merged: a deal is listed once, as the
+    run that found it first."""
+    groups: dict[tuple[int, str], list[int]] = {}
+    for run in store.runs():
+        if seats is None or run.seats == seats:
+            groups.setdefault((run.seats, run_deck(run)), []).append(run.id)
+    lists = []
+    for key in sorted(groups, key=lambda k: (k[0], k[1] != STANDARD_LABEL, k[1])):
+        found = [
+            row
+            for run in groups[key]
+            for row in store.top(by, n, min_cards, status="finished", run=run)
+        ]
+        rows = _best_first(found, by)[:n]
+        if rows:
+            lists.append(FindList(key[0], key[1], rows))
+    return lists
+
+
+def first_loops(store: Store, n: int = 10, seats: int | None = None) -> tuple[list[FindRow], int]:
+    """The first `n` looping deals found (a loop has no length to rank), and how many in all."""
+    loops = list(islice(store.all_finds(seats=seats, status="loop"), n))
+    return loops, store.count_finds(seats=seats, status="loop")
+
+
+def _best_first(rows: Iterable[FindRow], by: str) -> list[FindRow]:
+    """Distinct deals, each as first found (by time, then run), longest first."""
+    first: dict[str, FindRow] = {}
+    for row in rows:
+        known = first.get(row.deal)
+        if known is None or (row.found_at, row.run) < (known.found_at, known.run):
+            first[row.deal] = row
+    if by == "cards":
+        return sorted(first.values(), key=lambda r: (-r.cards, -r.tricks))
+    return sorted(first.values(), key=lambda r: (-r.tricks, -r.cards))
+
+
+@dataclass(frozen=True)
+class LeftOut:
+    """What `records compare` does not rank: finds of other seat counts, other decks, loops."""
+
+    seats: dict[int, int]
+    decks: dict[str, int]
+    loops: int
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"seats": self.seats, "decks": self.decks, "loops": self.loops}
+
+    def text(self, players: int) -> str | None:
+        """'left out: 12 finds of 3 players; 4 of deck 14,2,2,2,0 dealt 10/10; 3 loops'."""
+        parts = [(n, f"of {s} players") for s, n in self.seats.items() if n]
+        parts += [(n, f"of the {deck}") for deck, n in self.decks.items() if n]
+        words = [
+            f"{n:,} {'find' if n == 1 else 'finds'} {what}" if i == 0 else f"{n:,} {what}"
+            for i, (n, what) in enumerate(parts)
+        ]
+        if self.loops:
+            words.append(f"{self.loops:,} loop{'' if self.loops == 1 else 's'}")
+        if not words:
+            return None
+        return f"left out: {'; '.join(words)}"
+
+
+def comparable(store: Store, n: int, players: int = 2) -> tuple[list[FindRow], LeftOut]:
+    """The `n` longest finished games of `players` seats and the standard deck (those that
+    compare with the published games), and what the store holds that does not compare."""
+    standard = [
+        found for found in top_lists(store, "cards", n, seats=players)
+        if found.deck == STANDARD_LABEL
+    ]  # fmt: skip
+    decks: dict[str, int] = {}
+    for run in store.runs():
+        deck = run_deck(run)
+        if run.seats == players and deck != STANDARD_LABEL:
+            found = store.count_finds(run=run.id, status="finished")
+            decks[deck] = decks.get(deck, 0) + found
+    seats = {s: store.count_finds(seats=s, status="finished") for s in (2, 3, 4) if s != players}
+    left = LeftOut(seats, decks, store.count_finds(status="loop"))
+    return (standard[0].rows if standard else []), left
+
 
 # -- top, runs, loops, export ----------------------------------------------------------------
 
 
-def top_json(rows: Sequence[FindRow]) -> str:
-    return json.dumps([row.as_dict(TOP_KEYS) for row in rows])
+def top_json(lists: Sequence[FindList], loops: Sequence[FindRow] = ()) -> str:
+    """`records top --json`: each list's finds, with its seats and deck, then the loops."""
+    from bmn.kernels.deal import parse_deal
+
+    rows = [
+        row.as_dict(TOP_KEYS) | {"seats": found.seats, "deck": found.deck}
+        for found in lists
+        for row in found.rows
+    ]
+    rows += [
+        row.as_dict(TOP_KEYS) | {"seats": len(parse_deal(row.deal)), "deck": None} for row in loops
+    ]
+    return json.dumps(rows)
 
 
 def runs_json(runs: Sequence[Run]) -> str:
@@ -145,7 +276,10 @@ def rank_among(deal: str, cards: int, ranking: Sequence[PublishedGame]) -> Rank:
 
 
 def compare_json(
-    rows: Sequence[FindRow], ranking: Sequence[PublishedGame], players: int = 2
+    rows: Sequence[FindRow],
+    ranking: Sequence[PublishedGame],
+    players: int = 2,
+    left_out: LeftOut | None = None,
 ) -> str:
     published = [
         {"rank": i, "name": g.name, "year": g.year, "deal": g.deal}
@@ -155,7 +289,10 @@ def compare_json(
     finds = [
         row.as_dict(TOP_KEYS) | rank_among(row.deal, row.cards, ranking).as_dict() for row in rows
     ]
-    return json.dumps({"players": players, "published": published, "finds": finds})
+    left = left_out.as_dict() if left_out is not None else None
+    return json.dumps(
+        {"players": players, "published": published, "finds": finds, "left_out": left}
+    )
 
 
 # -- show ------------------------------------------------------------------------------------

@@ -2,14 +2,17 @@
 reference engine, bmn's own exceptions for bad input, the docstrings' examples as doctests,
 a search from Python interrupted and resumed, and the walkthrough's code run as written."""
 
+import dataclasses
 import doctest
 import importlib
+import importlib.util
 import json
 import os
 import re
 import signal
 import subprocess
 import sys
+from datetime import datetime, timedelta
 from pathlib import Path
 
 import numpy as np
@@ -20,6 +23,7 @@ import bmn.kernels as game
 import bmn.records as records
 import bmn.search as searching
 from bmn.kernels.reference import play as reference_play
+from bmn.records.store import Find, Store
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = {"bmn.kernels": game, "bmn.records": records, "bmn.search": searching}
@@ -45,6 +49,18 @@ def test_every_exported_name_resolves_and_dir_lists_it(name):
         assert export in dir(package)
     with pytest.raises(AttributeError, match=f"module '{name}' has no attribute 'nothing'"):
         package.nothing  # noqa: B018
+
+
+def test_a_submodule_imported_first_is_not_taken_for_an_export():
+    """`from bmn.kernels import reference` in a fresh process asks the package's __getattr__
+    first: it must leave the submodule to the import system, not import the API (whose own
+    imports would then run in a circle)."""
+    code = (
+        "from bmn.kernels import reference; from bmn.search import words;"
+        " from bmn.records import report; import bmn.kernels as k; print(k.play('-J/Q-').cards)"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert (done.returncode, done.stdout, done.stderr) == (0, "4\n", "")
 
 
 def test_play_is_bmn_play(bmn):
@@ -117,6 +133,68 @@ def test_the_cycle_and_the_deals_that_reach_it_are_bmn_loop_and_preimages(bmn):
 def test_bad_deals_raise_deal_error(call, message):
     with pytest.raises(game.DealError, match=re.escape(message)):
         call()
+
+
+def test_deals_and_scores_index_like_numpy():
+    deals = game.random_deals(40, seed=3, players=3)
+    scores = game.score_deals(deals)
+    texts = deals.texts()
+    for i in (0, 17, -1):
+        assert deals.text(i) == texts[i] and deals[i] == game.parse_deal(texts[i])
+        assert scores[i] == scores.result(i) == reference_play(deals[i])
+    mask = scores.cards > np.median(scores.cards)
+    assert deals[mask].texts() == [t for t, long in zip(texts, mask, strict=True) if long]
+    assert (scores[mask].cards == game.score_deals(deals[mask]).cards).all()
+    assert deals[np.array([5, 2, 5])].texts() == [texts[5], texts[2], texts[5]]
+    assert deals[[5, 2]].texts() == [texts[5], texts[2]] and deals[3:6].texts() == texts[3:6]
+    assert scores[3:6].tricks.tolist() == scores.tricks[3:6].tolist()
+    for bad in (40, -41, 1.5, "cards", (0, 1), None, [[1], [2, 3]]):
+        with pytest.raises(IndexError):
+            deals[bad]
+        with pytest.raises(IndexError):
+            scores[bad]
+    assert not hasattr(scores, "take") and not hasattr(scores, "set_from")  # private now
+
+
+def test_scores_as_columns():
+    scores = game.score_deals([RECORD, CASELLA, "-J/Q-"])
+    columns = scores.to_dict()
+    assert list(columns) == [f.name for f in dataclasses.fields(scores)]
+    assert columns["cards"].tolist() == [
+        reference_play(game.as_deal(d)).cards for d in (RECORD, CASELLA, "-J/Q-")
+    ]
+    assert columns["status"].tolist() == [game.FINISHED, game.LOOP, game.FINISHED]
+    if importlib.util.find_spec("pandas") is None:
+        with pytest.raises(ImportError, match="pip install pandas"):
+            scores.to_pandas()
+    else:
+        table = scores.to_pandas()
+        assert table["cards"].tolist() == columns["cards"].tolist()
+        assert table["status"].astype(str).tolist() == ["finished", "loop", "finished"]
+
+
+def test_score_deals_takes_one_deal_as_well_as_many():
+    for one in (CASELLA, game.as_deal(RECORD), game.random_deals(1, seed=9)[0]):
+        scores = game.score_deals(one)
+        assert len(scores) == 1 and scores[0] == reference_play(game.as_deal(one))
+    assert len(game.score_deals([CASELLA, RECORD])) == 2
+    assert len(game.score_deals([game.as_deal(CASELLA), game.as_deal(RECORD)])) == 2
+
+
+def test_store_time_stamps_are_datetimes_in_the_library_and_text_in_the_store(tmp_path, bmn):
+    path = tmp_path / "stamps.sqlite"
+    with Store(path) as db:
+        run = db.create_run("walk", "cards", 1, {})
+        db.add_finds(run, [Find("-J/Q-", 4, 1)])
+        text = db.get_run(run).started_at
+    with records.open_store(path) as reader:
+        started = reader.run(run).started_at
+        found = reader.top(1)[0].found_at
+    assert isinstance(started, datetime) and started.utcoffset() == timedelta(0)
+    assert started.isoformat(timespec="milliseconds").replace("+00:00", "Z") == text
+    assert isinstance(found, datetime) and found >= started
+    cli = json.loads(bmn("records", "runs", "--json", "--store", str(path)).stdout)
+    assert cli[0]["started_at"] == text  # the command line shows the stored text
 
 
 def test_bad_stores_and_runs_raise_store_errors(tmp_path):

@@ -27,6 +27,11 @@ from bmn.kernels.deal import Deal, Hand, format_deal
 # Internally a hand is bytes of penalty values (fast to slice, join and hash).
 State2 = tuple[bytes, bytes, int]
 
+# Backward play's cost per state grows steeply with the deck (measured on two-seat loops of a J
+# against a court card: 100 cards 3 s for the whole basin, 200 cards 18 s, 400 cards past 2
+# minutes, 1,000 cards hours), so `bmn preimages` and reaching_deals take two decks at most.
+BACKWARD_MAX_CARDS = 104
+
 
 def _forward(h0: bytes, h1: bytes, leader: int) -> tuple[State2, int] | None:
     """One two-player trick (the rules in loops.lay_trick); None if the game ends in it (a seat
@@ -151,21 +156,26 @@ def basin(
 @dataclass(frozen=True)
 class PreimageDeal:
     """A starting deal (seat 0 leads) whose game falls into the cycle, or, when `mirrored`, into
-    the cycle with the seats swapped (the same cycle up to seat numbering)."""
+    the cycle with the seats swapped (the same cycle up to seat numbering). With 3 or 4 seats
+    (backward_seats.py) `mirrored` means another seating of the cycle, and `cycle_key` names the
+    seat-bound cycle the deal falls into; two-seat deals leave it None."""
 
     deal: Deal
     pre_tricks: int
     pre_cards: int
     mirrored: bool = False
+    cycle_key: str | None = None
 
     def as_dict(self) -> dict:
-        out = {
+        out: dict = {
             "deal": format_deal(self.deal),
             "pre_tricks": self.pre_tricks,
             "pre_cards": self.pre_cards,
         }
         if self.mirrored:
             out["mirrored"] = True
+        if self.cycle_key is not None:
+            out["cycle_key"] = self.cycle_key
         return out
 
 
@@ -267,7 +277,8 @@ def summarise_cycle(
     deal: Sequence[Sequence[int]], max_depth: int | None = None, max_states: int | None = 100_000
 ) -> CycleSummary:
     """Describe the cycle a looping two-player deal falls into, and count the balanced starting
-    deals reaching it (exactly, and with the seats swapped) within the search limits."""
+    deals reaching it (exactly, and with the seats swapped) within the search limits (3 or 4
+    seats: backward_seats.summarise_cycle)."""
     loop = analyse(deal)
     total = sum(len(h) for h in deal)
     sizes = ((total + 1) // 2, total // 2)

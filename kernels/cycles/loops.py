@@ -5,6 +5,13 @@ seat to lead) repeats (docs/rules.md, "Counting"). This module plays a game one 
 time, keeps every state it passes, and describes the cycle it falls into: where it starts, its
 period, every state on it, which of them are balanced, and a canonical key that names the cycle
 whatever deal led into it. Plain Python, any number of seats, checked against the reference engine.
+
+With 3 or 4 seats a cycle may hold every seat (kind ALL_IN: every seat keeps cards for ever) or
+only the seats left after others went out (kind REDUCED: out is for ever, so a cycle's out seats
+are the same on every state of it, and every seat still in holds cards on every state). Its
+seat-blind key (`rotation_key`) is the key of the cycle among the seats still in, so a two-seat
+cycle reached from a 3-seat deal has the two-seat key, and the number of hands in the key is the
+number of seats in the cycle.
 """
 
 from __future__ import annotations
@@ -19,6 +26,10 @@ from bmn.kernels.reference import FINISHED, LOOP, Result
 # A trick-boundary state: every hand (None once a seat is out) and the seat to lead.
 Hands = tuple[Hand | None, ...]
 State = tuple[Hands, int]
+
+# The kinds of cycle: every seat in it, or the seats left after the others went out.
+ALL_IN = "all-in"
+REDUCED = "reduced"
 
 
 @dataclass(frozen=True)
@@ -124,12 +135,36 @@ class LoopAnalysis(Result):
     def balanced_states(self) -> tuple[CycleState, ...]:
         return tuple(s for s in self.states if s.balanced)
 
+    @property
+    def seats(self) -> int:
+        """The seats at the table (the deal's hands); 0 for a game that finished."""
+        return len(self.states[0].hands) if self.states else 0
+
+    @property
+    def seats_out(self) -> tuple[int, ...]:
+        """The seats out on the cycle (the same on every state of it: out is for ever)."""
+        return out_seats(self.states[0].hands) if self.states else ()
+
+    @property
+    def seats_in(self) -> tuple[int, ...]:
+        """The seats that keep cards for ever on the cycle."""
+        return tuple(s for s in range(self.seats) if s not in self.seats_out)
+
+    @property
+    def kind(self) -> str | None:
+        """ALL_IN or REDUCED for a loop, None for a game that finished."""
+        return cycle_kind(self.states[0].hands) if self.states else None
+
     def as_dict(self) -> dict:
         out = super().as_dict()
         if self.status == LOOP:
             out.update(
                 key=self.key,
                 rotation_key=self.rotation_key,
+                seats=self.seats,
+                seats_in=list(self.seats_in),
+                seats_out=list(self.seats_out),
+                kind=self.kind,
                 balanced_states=len(self.balanced_states),
                 states=[s.as_dict() for s in self.states],
             )
@@ -160,23 +195,53 @@ def cycle_key(states: Sequence[State]) -> str:
     return min(state_text(hands, leader) for hands, leader in states)
 
 
+def out_seats(hands: Hands) -> tuple[int, ...]:
+    """The seats out of the game in a state."""
+    return tuple(s for s, hand in enumerate(hands) if hand is None)
+
+
+def cycle_kind(hands: Hands) -> str:
+    """ALL_IN if no seat is out in a cycle's state, else REDUCED."""
+    return REDUCED if out_seats(hands) else ALL_IN
+
+
+def key_seats(key: str) -> tuple[int, tuple[int, ...]]:
+    """The seats at the table and the seats out, read back from a cycle key (cycle_key's form:
+    'leader:hand/hand/...', 'x' for a seat out), so a stored key needs no other column."""
+    hands = key.split(":", 1)[1].split("/")
+    return len(hands), tuple(s for s, hand in enumerate(hands) if hand == "x")
+
+
+def turn(hands: Hands, leader: int, r: int) -> State:
+    """The state with the seats renumbered round the table: seat s + r becomes seat s."""
+    return hands[r:] + hands[:r], (leader - r) % len(hands)
+
+
+def seats_in_state(hands: Hands, leader: int) -> State:
+    """The state among the seats still in: out seats dropped, the others renumbered in seat
+    order (play skips out seats, so this is the same game with fewer seats)."""
+    kept = [s for s, hand in enumerate(hands) if hand is not None]
+    return tuple(hands[s] for s in kept), kept.index(leader)
+
+
 def rotation_key(states: Sequence[State]) -> str:
     """The cycle's key up to renumbering the seats round the table (seat s becomes s + r): play
-    is the same under that renaming, so a cycle and its rotations are one cycle up to seats."""
-    n = len(states[0][0])
-    return min(
-        cycle_key([(hands[r:] + hands[:r], (leader - r) % n) for hands, leader in states])
-        for r in range(n)
-    )
+    is the same under that renaming, so a cycle and its rotations are one cycle up to seats.
+    With seats out it is the key of the cycle among the seats still in (seats_in_state): out
+    seats take no part in play, so every way of seating that smaller cycle is one cycle."""
+    inner = [seats_in_state(hands, leader) for hands, leader in states]
+    n = len(inner[0][0])
+    return min(cycle_key([turn(hands, leader, r) for hands, leader in inner]) for r in range(n))
 
 
-def analyse(deal: Sequence[Sequence[int]], leader: int = 0) -> LoopAnalysis:
+def analyse(deal: Sequence[Sequence[int] | None], leader: int = 0) -> LoopAnalysis:
     """Play a deal from `leader` to its end or its first repeated state, and describe the cycle.
 
     Counts follow reference.play exactly; for a loop, `states` lists the cycle from its first
-    state, in play order, each with the cards of the trick played from it.
+    state, in play order, each with the cards of the trick played from it. A hand may be None
+    (a seat out), to play on from any trick-boundary state.
     """
-    hands: Hands = tuple(tuple(int(v) for v in h) for h in deal)
+    hands: Hands = tuple(None if h is None else tuple(int(v) for v in h) for h in deal)
     seen: dict[State, int] = {(hands, leader): 0}
     path: list[tuple[State, int]] = []  # every state passed and the cards of its trick
     cards = 0

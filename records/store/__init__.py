@@ -28,7 +28,7 @@ from bmn.records.store import bulk
 from bmn.records.store.checkpoints import Checkpoints
 from bmn.records.store.columns import INT64_MAX, canonical_deal, now
 from bmn.records.store.connection import BUSY_TIMEOUT_MS, DEFAULT_PATH
-from bmn.records.store.errors import RunHeld, RunNotFound, StoreError
+from bmn.records.store.errors import QueryError, RunHeld, RunNotFound, StoreError
 from bmn.records.store.finds import FIND_KEYS, FIND_STATUSES, TOP_KEYS, Find, FindRow
 from bmn.records.store.loops import Loop, LoopRow
 from bmn.records.store.runs import (
@@ -59,6 +59,7 @@ __all__ = [
     "FindRow",
     "Loop",
     "LoopRow",
+    "QueryError",
     "Run",
     "RunHeld",
     "RunNotFound",

@@ -6,9 +6,12 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from datetime import datetime, timezone
-from typing import Any
+from typing import Any, TypeVar
 
 INT64_MAX = 2**63 - 1
+# A time stamp: ISO-8601 UTC text as the store keeps it (and the command line shows it), or the
+# datetime the library reads it as (records/api.py): Run[datetime], Run[str].
+Stamp = TypeVar("Stamp", str, datetime)
 _CANONICAL = re.compile(r"[-JQKA]*(/[-JQKA]*){1,3}")
 
 

@@ -47,6 +47,8 @@ def explain(path: Path, err: sqlite3.Error) -> str:
         return f"record store {path} stayed busy for {BUSY_TIMEOUT_MS / 1000:g} s ({text})"
     if "full" in text:
         return f"record store {path}: the disk is full ({text}); nothing stored was lost"
+    if "same thread" in text:  # a ProgrammingError, which the branch below would call damage
+        return f"record store {path} was opened in another thread: open it in this one too"
     if isinstance(err, sqlite3.DatabaseError) and not isinstance(err, sqlite3.OperationalError):
         return f"record store {path} is damaged or not a database ({text}); it was left as it is"
     return f"record store {path}: {text}"
@@ -120,6 +122,7 @@ class Connection:
         empty = schema.check_identity(self._db, self.path)
         if empty and not self._create:
             raise StoreError(f"{self.path} is empty, not a bmn record store")
+        self.found_version = self.version  # as the file was, before any upgrade (records upgrade)
         if self._read_only:
             if self.version != schema.SCHEMA_VERSION:
                 self._read_upgraded_copy()

@@ -13,3 +13,8 @@ class RunHeld(StoreError):
 
 class RunNotFound(StoreError, LookupError):
     """The store holds no run of that number."""
+
+
+class QueryError(ValueError):
+    """An argument of a store query out of range or of the wrong type: `n`, `by`, `status`,
+    `seats`, `min_cards`, a run number, a column name."""

@@ -11,15 +11,15 @@ import heapq
 import sqlite3
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass, fields
-from typing import Any
+from typing import Any, Generic
 
 import numpy as np
 
 from bmn.kernels.deal import encode, parse_deal
 from bmn.records.store import bulk
-from bmn.records.store.columns import INT64_MAX, canonical_deal, now, require
+from bmn.records.store.columns import INT64_MAX, Stamp, canonical_deal, now, require
 from bmn.records.store.connection import Connection, sql_errors
-from bmn.records.store.errors import StoreError
+from bmn.records.store.errors import QueryError, StoreError
 
 FIND_STATUSES = ("finished", "loop")
 _FIND_COLUMNS = "deal, cards, tricks, status, run_id, found_at, strategy, elapsed"
@@ -50,7 +50,7 @@ class Find:
 
 
 @dataclass(frozen=True)
-class FindRow:
+class FindRow(Generic[Stamp]):
     """A stored find: the deal, its result, which run found it, when, and how far into the run."""
 
     deal: str
@@ -58,13 +58,22 @@ class FindRow:
     tricks: int
     status: str
     run: int
-    found_at: str
+    found_at: Stamp
     strategy: str = ""
     elapsed: float = 0.0
 
     def as_dict(self, keys: Sequence[str] | None = None) -> dict[str, Any]:
+        """Field name to value; only `keys` (field names), in their order, if given."""
         out = asdict(self)
-        return out if keys is None else {key: out[key] for key in keys}
+        if keys is None:
+            return out
+        if not isinstance(keys, (list, tuple)) or not all(_field(k, out) for k in keys):
+            raise QueryError(f"keys are names of FindRow's fields ({', '.join(out)})")
+        return {key: out[key] for key in keys}
+
+
+def _field(key: object, row: dict[str, Any]) -> bool:
+    return isinstance(key, str) and key in row
 
 
 FIND_KEYS = tuple(f.name for f in fields(FindRow))
@@ -277,15 +286,18 @@ class Finds(FindReader):
         min_cards: int = 0,
         status: str | None = None,
         seats: int | None = None,
+        run: int | None = None,
     ) -> list[FindRow]:
         """The best distinct deals across all runs; a deal found by several runs is listed once,
-        with the run that found it first. `status` ('finished' or 'loop') and `seats` filter."""
+        with the run that found it first. `status` ('finished' or 'loop'), `seats` and `run`
+        (one run's finds) filter."""
         _check_rank(by)
         if status is not None:
             require(status, FIND_STATUSES, "find status")
         # SQLite integers are 64-bit: a bound past that selects nothing (or everything).
         min_cards = min(max(int(min_cards), -INT64_MAX), INT64_MAX)
-        which = Which(seats=seats, min_cards=min_cards, status=status)
+        run = None if run is None else int(run)
+        which = Which(run=run, seats=seats, min_cards=min_cards, status=status)
         return self._best(which, by, min(int(n), INT64_MAX))
 
     @sql_errors
@@ -322,10 +334,24 @@ class Finds(FindReader):
             require(status, FIND_STATUSES, "find status")
         return self._bests(Which(run=int(run_id), status=status), by)
 
-    def all_finds(self, batch: int = 1000, seats: int | None = None) -> Iterator[FindRow]:
-        """Every stored find (of `seats` seats only, if given), oldest first, read in batches
-        so a large store streams."""
-        return self._stream(Which(seats=seats), batch)
+    def all_finds(
+        self, batch: int = 1000, seats: int | None = None, status: str | None = None
+    ) -> Iterator[FindRow]:
+        """Every stored find (of `seats` seats, of `status`, if given), oldest first, read in
+        batches so a large store streams."""
+        if status is not None:
+            require(status, FIND_STATUSES, "find status")
+        return self._stream(Which(seats=seats, status=status), batch)
+
+    @sql_errors
+    def count_finds(
+        self, run: int | None = None, seats: int | None = None, status: str | None = None
+    ) -> int:
+        """How many finds (in rows and in bulk alike) a run, a seat count or a status holds."""
+        if status is not None:
+            require(status, FIND_STATUSES, "find status")
+        run = None if run is None else int(run)
+        return self._count(Which(run=run, seats=seats, status=status))
 
 
 def _check_rank(by: str) -> None:

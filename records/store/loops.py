@@ -6,15 +6,12 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, fields
-from typing import Any
+from typing import Any, Generic
 
-from bmn.records.store.columns import canonical_deal, now, plain
+from bmn.kernels.cycles.loops import ALL_IN, REDUCED, key_seats
+from bmn.records.store.columns import Stamp, canonical_deal, now, plain
 from bmn.records.store.connection import Connection, sql_errors
 from bmn.records.store.errors import StoreError
-
-# The kinds of cycle: every seat in it, or the seats left after the others went out.
-ALL_IN = "all-in"
-REDUCED = "reduced"
 
 
 @dataclass(frozen=True)
@@ -25,7 +22,8 @@ class Loop:
     deck); balanced deals are starting deals split evenly, seat 0 first, found by backward
     play within `basin_states` states (`basin_complete` when that was the whole basin). The
     seats and the kind are read from `key` (seat-bound: one hand per seat, 'x' for a seat out),
-    so 3- and 4-seat cycles need no column of their own."""
+    so 3- and 4-seat cycles need no column of their own; `rotation_key` is the seat-blind key,
+    that of the cycle among the seats still in."""
 
     key: str
     rotation_key: str
@@ -66,26 +64,19 @@ class Loop:
 
 
 @dataclass(frozen=True)
-class LoopRow(Loop):
+class LoopRow(Loop, Generic[Stamp]):
     """A stored cycle: the run that first found it, when, and how often hunts have seen it."""
 
-    reachable: bool | None = None
-    run: int = 0
-    found_at: str = ""
-    times_seen: int = 0
+    reachable: bool | None
+    run: int
+    found_at: Stamp
+    times_seen: int
 
     def as_dict(self) -> dict[str, Any]:
         out = asdict(self)
         out["balanced_reachable"] = out.pop("reachable")
         out.update(seats=self.seats, seats_out=list(self.seats_out), kind=self.kind)
         return out
-
-
-def key_seats(key: str) -> tuple[int, tuple[int, ...]]:
-    """The seats at the table and the seats out, read back from a cycle key (kernels/cycles/
-    loops.cycle_key's form: 'leader:hand/hand/...', 'x' for a seat out)."""
-    hands = key.split(":", 1)[1].split("/")
-    return len(hands), tuple(s for s, hand in enumerate(hands) if hand == "x")
 
 
 _LOOP_FIELDS = tuple(f.name for f in fields(Loop))

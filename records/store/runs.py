@@ -10,9 +10,9 @@ import socket
 import sqlite3
 import time
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import Any, Generic
 
-from bmn.records.store.columns import INT64_MAX, canonical_deal, now, plain, require
+from bmn.records.store.columns import INT64_MAX, Stamp, canonical_deal, now, plain, require
 from bmn.records.store.connection import Connection, sql_errors
 from bmn.records.store.errors import RunHeld, StoreError
 
@@ -30,12 +30,12 @@ _RUN_FIELDS = ("status", "games", "seconds", "best_deal", "best_cards", "best_tr
 
 
 @dataclass(frozen=True)
-class Run:
-    """One search run, as stored."""
+class Run(Generic[Stamp]):
+    """One search run, as stored (its time stamps as text; the library's, as datetimes)."""
 
     id: int
-    started_at: str
-    updated_at: str
+    started_at: Stamp
+    updated_at: Stamp
     strategy: str
     objective: str
     seed: int

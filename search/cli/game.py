@@ -7,6 +7,7 @@ import json
 import click
 
 from bmn.kernels.deal import Deal, format_deal
+from bmn.kernels.decks import even_sizes
 from bmn.search.cli.options import (
     HANDS_ARGUMENT,
     JSON_OPTION,
@@ -19,7 +20,7 @@ from bmn.search.cli.options import (
     seed_option,
     write_figure,
 )
-from bmn.search.output.text import describe, describe_loop, trace_table
+from bmn.search.output.games import describe, describe_loop, trace_table
 
 
 @click.command(cls=HandCommand)
@@ -139,28 +140,40 @@ def loop(hands: tuple[str, ...], as_json: bool) -> None:
     echo(f"deal: {format_deal(deal)}", *describe_loop(analysis))
 
 
-# Backward play's cost per state grows steeply with the deck (measured on loops of a J against
-# a court card: 100 cards 3 s for the whole basin, 200 cards 18 s, 400 cards past 2 minutes,
-# 1,000 cards hours), so it takes two decks at most.
-BACKWARD_MAX_CARDS = 104
+SEATS_WORD = {2: "two", 3: "three", 4: "four"}
 
 
-def read_hand_sizes(text: str | None, deal: Deal) -> tuple[int, int]:
-    """'26,26' for two hands whose sizes add up to the deal's cards; default: the deal's own."""
+def read_hand_sizes(text: str | None, deal: Deal) -> tuple[int, ...]:
+    """'26,26' (or '3,3,3' for three hands) for as many hands as the deal's, each of at least 1
+    card, adding up to the deal's cards; default: the deal's own."""
     if text is None:
-        return len(deal[0]), len(deal[1])
-    total = sum(len(hand) for hand in deal)
+        return tuple(len(hand) for hand in deal)
+    total, seats = sum(len(hand) for hand in deal), len(deal)
     try:
         sizes = tuple(int(part) for part in text.split(","))
     except ValueError:
         sizes = ()
-    if len(sizes) != 2 or min(sizes) < 1 or sum(sizes) != total:
+    if len(sizes) != seats or min(sizes) < 1 or sum(sizes) != total:
+        example = ",".join(map(str, even_sizes(total, seats)))
         raise click.BadParameter(
-            f"{text!r}: expected two sizes of at least 1 adding up to the deal's {total} cards,"
-            " like 26,26",
+            f"{text!r}: expected {SEATS_WORD[seats]} sizes of at least 1 adding up to the"
+            f" deal's {total} cards, like {example}",
             param_hint="--hand-sizes",
         )
-    return sizes[0], sizes[1]
+    return sizes
+
+
+def check_backward_deal(deal: Deal) -> None:
+    """Backward play takes deals of at most BACKWARD_MAX_CARDS cards: a usage error otherwise."""
+    from bmn.kernels.cycles.backward import BACKWARD_MAX_CARDS
+
+    cards = sum(map(len, deal))
+    if cards > BACKWARD_MAX_CARDS:
+        raise click.BadParameter(
+            f"backward play takes deals of at most {BACKWARD_MAX_CARDS} cards (two decks; its"
+            f" cost grows steeply with the deck: 400 cards take minutes), this one has {cards:,}",
+            param_hint="HAND...",
+        )
 
 
 @click.command(cls=HandCommand)
@@ -190,50 +203,86 @@ def preimages(
 ) -> None:
     """List the starting deals whose games fall into the same cycle as a looping deal.
 
-    Plays backwards from every state of the cycle (two players), breadth first, and lists
-    each deal found with seat 0 to lead and the requested hand sizes, with the tricks and
-    cards it plays before entering the cycle. Every deal is confirmed by forward play before
-    it is printed. The summary says whether the whole basin of the cycle was searched. The
-    default hand sizes are the given deal's; a deal holds at most 104 cards (two decks:
-    the cost grows steeply with the deck). --json prints one document when the search
-    ends: the deals ("deals", each with "mirrored"), the summary's figures ("complete",
-    "states", "depth") and the hand sizes; the summary line goes to stderr.
+    Plays backwards from every state of the cycle (2 to 4 players, seats going out
+    included), breadth first, and lists each deal found with seat 0 to lead and the
+    requested hand sizes, with the tricks and cards it plays before entering the cycle.
+    Every deal is confirmed by forward play before it is printed. The summary says whether
+    the whole basin of the cycle was searched. The default hand sizes are the given deal's;
+    a deal holds at most 104 cards (two decks: the cost grows steeply with the deck).
+    --json prints one document when the search ends: the deals ("deals", each with
+    "mirrored"), the summary's figures ("complete", "states", "depth") and the hand sizes;
+    the summary line goes to stderr.
 
     The list is seat-blind by default: a deal whose game reaches the cycle with the seats
     swapped plays the same game, so it is listed too, marked 'mirrored' ("mirrored": true in
     JSON). --seat-bound lists only the deals reaching the cycle with the same seats. For the
-    published loop that is 18 deals; seat-blind, the 30 of the published count.
+    published loop that is 18 deals; seat-blind, the 30 of the published count. With 3 or 4
+    hands, seat-blind means any seating of the cycle among the seats still in (seats
+    renumbered round the table, or a cycle left after seats went out put at other seats:
+    one seat-blind key); such deals are marked '(seats renumbered)', and in JSON each deal
+    carries "cycle_key", the seat-bound key of the cycle it falls into.
 
     \b
     Examples:
       bmn preimages ---K---Q-KQAJ-----AAJ--J-- ----------Q----KQ-J-----KA
       bmn preimages '---K---Q-KQAJ-----AAJ--J--/----------Q----KQ-J-----KA' --json
       bmn preimages --J--Q/J- --hand-sizes 4,4 --max-depth 20 --seat-bound
+      bmn preimages J--/-J-/-J- --hand-sizes 3,3,3
     """
-    from bmn.kernels.cycles.backward import BasinSearch, preimage_deals
-    from bmn.search.output.progress import count_progress, stderr_is_terminal
+    from bmn.kernels.cycles.backward import BasinSearch
 
     deal = read_deal(hands)
-    if len(deal) != 2:
-        raise click.BadParameter("backward play handles two hands", param_hint="HAND...")
-    cards = sum(map(len, deal))
-    if cards > BACKWARD_MAX_CARDS:
-        raise click.BadParameter(
-            f"backward play takes deals of at most {BACKWARD_MAX_CARDS} cards (two decks; its"
-            f" cost grows steeply with the deck: 400 cards take minutes), this one has {cards:,}",
-            param_hint="HAND...",
-        )
+    check_backward_deal(deal)
     sizes = read_hand_sizes(hand_sizes, deal)
     report = BasinSearch()
+    rows, mirrored = _list_preimages(
+        deal, sizes, max_depth, max_states, seat_bound, as_json, report
+    )
+    extent = "the whole basin" if report.complete else "stopped at a limit, basin not complete"
+    if len(deal) == 2:
+        which = (
+            "the cycle" if seat_bound else f"the cycle or its mirror image ({mirrored} mirrored)"
+        )
+    else:
+        which = (
+            "the cycle" if seat_bound else f"the cycle or another seating ({mirrored} renumbered)"
+        )
+    summary = (
+        f"{len(rows)} deals of sizes {'/'.join(map(str, sizes))} fall into {which}; "
+        f"{report.states:,} basin states visited to depth {report.depth} ({extent})"
+    )
+    if as_json:
+        figures = {"complete": report.complete, "states": report.states, "depth": report.depth}
+        whole = {"hand_sizes": list(sizes), "seat_bound": seat_bound, **figures}
+        click.echo(json.dumps({"deals": rows, "mirrored": mirrored, **whole}))
+    click.echo(summary, err=as_json)
+
+
+def _list_preimages(
+    deal: Deal,
+    sizes: tuple[int, ...],
+    max_depth: int | None,
+    max_states: int,
+    seat_bound: bool,
+    as_json: bool,
+    report,
+) -> tuple[list[dict], int]:
+    """Run backward play (two seats: backward.py; 3 or 4: backward_seats.py), printing each
+    deal as it is confirmed unless --json; the JSON rows and how many were mirrored."""
+    from bmn.kernels.cycles import backward, backward_seats
+    from bmn.search.output.progress import count_progress, stderr_is_terminal
+
     terminal = stderr_is_terminal()
 
-    def progress(r: BasinSearch) -> None:
+    def progress(r) -> None:
         if terminal:  # a bar up to --max-states; off a terminal, a log line per depth
             bar.reach(r.states)
         else:
             click.echo(f"depth {r.depth}: {r.frontier:,} states; {r.states:,} visited", err=True)
 
-    found = preimage_deals(deal, sizes, max_depth, max_states, report, progress, not seat_bound)
+    play_back = backward.preimage_deals if len(deal) == 2 else backward_seats.preimage_deals
+    found = play_back(deal, sizes, max_depth, max_states, report, progress, not seat_bound)
+    marker = "  (mirrored)" if len(deal) == 2 else "  (seats renumbered)"
     rows: list[dict] = []  # --json: printed as one document at the end
     mirrored = 0
     with count_progress("backward play", max_states, "states") as bar:
@@ -244,24 +293,14 @@ def preimages(
                 if not as_json:  # text streams: each deal as it is confirmed
                     text = f"{format_deal(item.deal)}  {item.pre_tricks} tricks,"
                     text += f" {item.pre_cards} cards"
-                    click.echo(text + ("  (mirrored)" if item.mirrored else ""))
+                    click.echo(text + (marker if item.mirrored else ""))
         except ValueError as err:
             raise click.BadParameter(str(err), param_hint="HAND...") from err
         except RuntimeError as err:
             raise click.ClickException(str(err)) from err
         if report.complete:  # the whole basin, before --max-states
             bar.finish(report.states)
-    extent = "the whole basin" if report.complete else "stopped at a limit, basin not complete"
-    which = "the cycle" if seat_bound else f"the cycle or its mirror image ({mirrored} mirrored)"
-    summary = (
-        f"{len(rows)} deals of sizes {sizes[0]}/{sizes[1]} fall into {which}; "
-        f"{report.states:,} basin states visited to depth {report.depth} ({extent})"
-    )
-    if as_json:
-        figures = {"complete": report.complete, "states": report.states, "depth": report.depth}
-        whole = {"hand_sizes": list(sizes), "seat_bound": seat_bound, **figures}
-        click.echo(json.dumps({"deals": rows, "mirrored": mirrored, **whole}))
-    click.echo(summary, err=as_json)
+    return rows, mirrored
 
 
 COMMANDS = [play, deal, loop, preimages, plot]

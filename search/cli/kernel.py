@@ -23,7 +23,8 @@ from bmn.search.cli.options import (
     seed_option,
     write_figure,
 )
-from bmn.search.output.text import describe, format_stats
+from bmn.search.output.games import describe
+from bmn.search.output.measures import format_stats
 
 
 class DealFile(click.File):

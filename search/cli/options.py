@@ -20,7 +20,7 @@ from click.core import ParameterSource
 from bmn.kernels.deal import Deal, DealError, parse_deal, parse_hand
 from bmn.kernels.decks import not_standard_warning
 from bmn.records.store import DEFAULT_PATH, INT64_MAX, Store
-from bmn.search.output import text as present
+from bmn.search.output import tables as present
 
 if TYPE_CHECKING:
     from bmn.search.backends.base import Backend
@@ -202,19 +202,19 @@ DEALS_HELP = f"at most {MAX_DEALS:,}"
 
 
 def echo(*blocks: present.Block) -> None:
-    """Print blocks on stdout: tables drawn by rich on a terminal, plain text elsewhere (see
-    bmn.search.output.text)."""
+    """Print blocks on stdout: tables drawn by rich on a terminal, fitted to its width (see
+    bmn.search.output.tables.terminal), plain text elsewhere."""
     if not present.stdout_is_terminal():
         click.echo(present.plain(blocks))
         return
     from rich.console import Console
 
     console = Console()
-    for block in blocks:
-        if isinstance(block, present.Table):
-            console.print(block.rich())
-        else:  # lines as written: a deal or a key is not rich markup
+    for block in present.terminal(blocks, console.width):
+        if isinstance(block, str):  # lines as written: a deal or a key is not rich markup
             click.echo(block)
+        else:
+            console.print(block)
 
 
 def open_store(path: str) -> Store:

@@ -25,9 +25,9 @@ from bmn.search.cli.options import (
     store_exists,
     write_figure,
 )
-from bmn.search.output.text import (
+from bmn.search.output.games import describe
+from bmn.search.output.records import (
     compare_text,
-    describe,
     loops_text,
     published_table,
     runs_text,
@@ -177,10 +177,12 @@ def nothing_drawn(
 def top(
     by: str, count: int, min_cards: int, players: int | None, store: str, as_json: bool
 ) -> None:
-    """The longest distinct deals found by any run in the store.
+    """The longest distinct deals found by any run in the store, for each seat count and deck.
 
-    A deal found by several runs is listed once, with the run that found it first. Deals
-    of every seat count are listed together unless --players picks one.
+    Only games of one seat count and one deck compare, so each has its own list (the
+    standard deck first) of at most -n deals; --players picks one seat count. A deal found by
+    several runs is listed once, with the run that found it first. Games that never end have
+    no length to rank: they are listed apart, the first found first (not with --min-cards).
 
     \b
     Examples:
@@ -189,11 +191,15 @@ def top(
       bmn records top --min-cards 4000 --json --store night.sqlite
       bmn records top --players 3
     """
-    from bmn.records.report import top_json
+    from bmn.records.report import first_loops, top_json, top_lists
 
     with open_store(store) as db:
-        rows = db.top(by=by, n=count, min_cards=min_cards, seats=players)
-    echo(top_json(rows) if as_json else top_text(rows))
+        lists = top_lists(db, by, count, min_cards, players)
+        loops, looping = first_loops(db, count, players) if not min_cards else ([], 0)
+    if as_json:
+        click.echo(top_json(lists, loops))
+    else:
+        echo(*top_text(lists, loops, looping, by))
 
 
 @records.command()
@@ -346,9 +352,11 @@ def compare(count: int, players: int, store: str, as_json: bool) -> None:
     """The store's longest finished deals beside the published record games, by cards.
 
     Each find is ranked as if added to the published list ("would rank 4th of 10"). Only
-    finds of --players seats are ranked. Nobody published 3- or 4-player records before
-    bmn, so those tables start empty: 3 and 4 players rank among bmn's own table (its
-    longest finds, `bmn records published --players 3`), and the text says so.
+    finished games of --players seats and the standard deck dealt evenly compare with the
+    published ones; one line says what else the store holds (other seat counts, other
+    decks, loops). Nobody published 3- or 4-player records before bmn, so those tables
+    start empty: 3 and 4 players rank among bmn's own table (its longest finds, `bmn
+    records published --players 3`), and the text says so.
 
     \b
     Examples:
@@ -356,15 +364,15 @@ def compare(count: int, players: int, store: str, as_json: bool) -> None:
       bmn records compare -n 3 --json --store night.sqlite
       bmn records compare --players 3
     """
-    from bmn.records.report import compare_json, published_ranking
+    from bmn.records.report import comparable, compare_json, published_ranking
 
     with open_store(store) as db:
-        rows = db.top(by="cards", n=count, status="finished", seats=players)
+        rows, left_out = comparable(db, count, players)
     ranking = published_ranking(players)
     if as_json:
-        click.echo(compare_json(rows, ranking, players))
+        click.echo(compare_json(rows, ranking, players, left_out))
     else:
-        echo(*compare_text(rows, ranking, players))
+        echo(*compare_text(rows, ranking, players, left_out))
 
 
 @records.command()
@@ -423,7 +431,8 @@ def upgrade(store: str) -> None:
 
     The other records commands read an older store as it is and never change it; a search
     on it, or this command, upgrades it (for `records serve`, which reads the file itself).
-    Prints the store and its schema version; a store already current is left as it is.
+    Says what it did: upgraded from one schema version to this bmn's, or already current
+    (a store already current is left as it is).
 
     \b
     Examples:
@@ -432,7 +441,11 @@ def upgrade(store: str) -> None:
     from bmn.records.store import Store
 
     with Store(store, create=False) as db:  # opening for writing runs the migrations it lacks
-        click.echo(f"{store}: schema version {db.version}")
+        before, after = db.found_version, db.version
+    if before == after:
+        click.echo(f"{store}: already current (schema version {after})")
+    else:
+        click.echo(f"{store}: upgraded from schema version {before} to {after}")
 
 
 COMMANDS = [records]

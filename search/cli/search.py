@@ -27,7 +27,7 @@ from bmn.search.cli.options import (
     refuse,
     seed_option,
 )
-from bmn.search.output.text import bench_table
+from bmn.search.output.measures import bench_table
 from bmn.search.runs import start
 from bmn.search.runs.kinds import CLUSTER_OPTIONS, SETTINGS, RunKind
 from bmn.search.strategies.registry import (

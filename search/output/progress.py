@@ -21,7 +21,7 @@ from rich.live import Live
 from rich.table import Table
 from rich.text import Text
 
-from bmn.search.output.text import odds_row
+from bmn.search.output.odds import odds_row
 
 if TYPE_CHECKING:
     from bmn.search.measure.odds import Odds

@@ -34,6 +34,7 @@ from bmn.kernels.decks import (
 from bmn.kernels.ranks import arrangements, unrank
 from bmn.records.store import DEFAULT_PATH, Find, Loop, Store
 from bmn.search.backends.base import Backend, Result
+from bmn.search.output.tables import fit_summary
 from bmn.search.runs.handler import RunHandler, RunProgress, options_from_run, store_option
 from bmn.search.runs.longest_base import sized_chunk, split_finds, stream_quota
 from bmn.search.runs.loop_hunt import DEFAULT_BASIN_STATES, Hunt, loop_record, record_loop
@@ -292,24 +293,24 @@ class EverySummary:
         lines = [
             f"run {self.run} ({self.status}): {done} of deck {self.deck}, hands {sizes}, ranks"
             f" {self.from_rank:,} to {self.to_rank - 1:,}, in {self.seconds:,.1f} s",
-            f"longest finished game: {self.best_cards:,} cards, {self.best_tricks:,} tricks:"
-            f" {self.best_deal} (rank {self.best_rank})"
+            f"longest finished game: {self.best_cards:,} cards, {self.best_tricks:,} tricks,"
+            f" rank {self.best_rank:,}:\n  {self.best_deal}"
             if self.best_deal
             else "no finished game",
             f"{counted(self.loops, 'looping deal')}; {counted(self.finds, 'find')} kept",
         ]
         if self.cycles:
             lines[-1] += (
-                f"; {counted(self.cycles, 'distinct cycle')} ({self.seat_blind_cycles}"
-                f" seat-blind, {self.new_cycles} new to the store); list them with: bmn"
-                f" records loops{store_option(self.store)}"
+                f"; {counted(self.cycles, 'distinct cycle')} ({self.seat_blind_cycles:,}"
+                f" seat-blind, {self.new_cycles:,} new to the store); list them with:\n"
+                f"  bmn records loops{store_option(self.store)}"
             )
         if self.status == "stopped":
             lines.append(
-                f"stopped at its --time or --iterations; resume goes on from the next rank: bmn"
-                f" search --resume {self.run}{store_option(self.store)}"
+                f"stopped at its --time or --iterations; resume goes on from the next rank:\n"
+                f"  bmn search --resume {self.run}{store_option(self.store)}"
             )
-        return "\n".join(lines)
+        return fit_summary("\n".join(lines))
 
 
 @dataclass

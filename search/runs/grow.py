@@ -50,6 +50,7 @@ from bmn.records.store import DEFAULT_PATH, Loop, Store
 from bmn.search.backends.base import Backend, Result
 from bmn.search.cycles.piece_hunt import HuntFind, HuntOptions, HuntState, hunt_chunk, known_pieces
 from bmn.search.cycles.pieces import PUBLISHED_CONTROL, Control, controls_for
+from bmn.search.output.tables import fit_summary
 from bmn.search.runs.handler import RunHandler, RunProgress, store_option
 from bmn.search.words import counted, duration
 
@@ -315,14 +316,14 @@ class GrowSummary:
 
     def text(self) -> str:
         listing = "bmn records loops" + (" --standard" if self.deck == "standard" else "")
-        return (
+        return fit_summary(
             f"run {self.run} ({self.status}): {counted(self.games, 'round')} in "
             f"{self.seconds:,.1f} s; "
             f"seed {self.seed}, from {self.grow_from} pieces\n"
             f"{cycles_of(self.deck, self.cycles, 'distinct ')} "
-            f"({self.new_cycles} new to the store), {self.balanced} "
+            f"({self.new_cycles:,} new to the store), {self.balanced:,} "
             f"reached from a {self.sizes} deal{self._most_balanced()}; "
-            f"list them with: {listing}{store_option(self.store)}"
+            f"list them with:\n  {listing}{store_option(self.store)}"
         )
 
     def _most_balanced(self) -> str:

@@ -24,7 +24,8 @@ from bmn.records.store import Find, Store
 from bmn.records.store.bulk import Bulk, in_bulk
 from bmn.search.backends.base import Backend
 from bmn.search.measure.odds import Odds, run_odds
-from bmn.search.output.text import odds_line
+from bmn.search.output.odds import odds_line
+from bmn.search.output.tables import fit_summary
 from bmn.search.runs.handler import RunHandler, RunOptions
 from bmn.search.words import counted
 
@@ -52,14 +53,15 @@ class Summary:
         return fields
 
     def text(self) -> str:
-        best = f"{self.best_cards} cards, {self.best_tricks} tricks: {self.best_deal}"
+        best = f"{self.best_cards:,} cards, {self.best_tricks:,} tricks:\n  {self.best_deal}"
         if self.best_cards < 0:
             best = "none, nothing was searched yet"
         text = (
             f"run {self.run} ({self.status}): {counted(self.games, 'game')} in "
             f"{self.seconds:,.1f} s; seed {self.seed}{self._deck_text()}\nbest: {best}"
         )
-        return text if self.odds is None else f"{text}\n{odds_line(self.odds)}"
+        text = text if self.odds is None else f"{text}\n{odds_line(self.odds)}"
+        return fit_summary(text)  # the deal on its own line: never wrapped
 
     def _deck_text(self) -> str:
         """'; deck 14,2,2,2,0, hands 10/10' off the standard deck dealt evenly; else ''."""

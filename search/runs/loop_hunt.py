@@ -9,8 +9,8 @@ it.
 
 With 3 or 4 seats (`--players`) the deals are dealt as evenly as possible round the table, seat 0
 first, and a cycle may hold every seat (every seat keeps cards for ever) or only the seats left
-after others went out; both are stored, the seats out written in the cycle's key ('x'). Backward
-play handles two seats, so a 3- or 4-seat cycle is summarised by the deal that found it.
+after others went out; both are stored, the seats out written in the cycle's key ('x'), and a
+new one is summarised by backward play with seats going out (kernels/cycles/backward_seats.py).
 Naming a looping deal's cycle in Python costs far more than scoring it, so each batch names its
 loops in compiled code first (kernels/cpu/cycle_ids.py) and analyses one deal per cycle.
 
@@ -34,6 +34,7 @@ import numpy as np
 
 from bmn.kernels.config import MAX_SEATS, MIN_SEATS
 from bmn.kernels.cycles.backward import CycleSummary, summarise_cycle
+from bmn.kernels.cycles.backward_seats import summarise_cycle as summarise_seats
 from bmn.kernels.cycles.loops import LOOP, analyse
 from bmn.kernels.deal import Deal, format_deal
 from bmn.kernels.decks import (
@@ -46,6 +47,7 @@ from bmn.kernels.decks import (
 )
 from bmn.records.store import DEFAULT_PATH, Loop, Store
 from bmn.search.backends.base import Backend, Result
+from bmn.search.output.tables import fit_summary
 from bmn.search.runs.handler import RunHandler, RunProgress, options_from_run, store_option
 from bmn.search.words import counted, duration
 
@@ -187,27 +189,6 @@ def record_loop(hunt: Hunt, deal: Deal, max_basin_states: int = 100_000) -> Cycl
     return find
 
 
-def summarise_seats(deal: Deal, max_states: int | None = None) -> CycleSummary:
-    """A 3- or 4-seat cycle without backward play (which plays two seats): its key and period,
-    and the deal itself as its one known starting deal, balanced if dealt evenly (seat 0
-    first). The basin is not searched: `basin_complete` is False."""
-    loop = analyse(deal)
-    sizes = tuple(len(h) for h in deal)
-    balanced = sizes == even_sizes(sum(sizes), len(sizes))
-    return CycleSummary(
-        key=loop.key or "",
-        rotation_key=loop.rotation_key or "",
-        period_cards=loop.period_cards or 0,
-        period_tricks=loop.period_tricks or 0,
-        balanced_states=len(loop.balanced_states),
-        balanced_deals=int(balanced),
-        mirrored_balanced_deals=0,
-        example=tuple(deal),
-        basin_states=0,
-        basin_complete=False,
-    )
-
-
 def _deal(row: np.ndarray, sizes: np.ndarray) -> Deal:
     ends = np.cumsum(sizes).tolist()
     return tuple(
@@ -338,12 +319,12 @@ class LoopSummary:
 
     def text(self) -> str:
         seats = f", {self.players} seats" if self.players != 2 else ""
-        return (
+        return fit_summary(
             f"run {self.run} ({self.status}): {counted(self.games, 'deal')} in "
             f"{self.seconds:,.1f} s; seed {self.seed}, deck {self.deck}{seats}\n"
             f"{counted(self.loops, 'looping deal')}, {counted(self.cycles, 'distinct cycle')} "
-            f"({self.new_cycles} new to the store); "
-            f"list them with: bmn records loops{store_option(self.store)}"
+            f"({self.new_cycles:,} new to the store); "
+            f"list them with:\n  bmn records loops{store_option(self.store)}"
         )
 
     def as_dict(self) -> dict:

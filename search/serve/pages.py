@@ -1,7 +1,7 @@
 """What each page of `bmn records serve` shows, built from a store and the reference engine.
 
 Nothing here imports Datasette (plugin.py turns these into pages), so each page's content can
-be tested on its own. The tables are those `bmn records` prints (bmn.search.output.text), with
+be tested on its own. The tables are those `bmn records` prints (bmn.search.output.records), with
 links added: a deal links to the page that replays it, a run to its row on the runs page.
 
 Finds are read through the store's own reader (bmn.records.store), which merges the finds kept
@@ -24,7 +24,16 @@ from bmn.kernels.decks import is_standard
 from bmn.records.published import published_games
 from bmn.records.report import published_ranking, rank_among
 from bmn.records.store import FindRow, Store
-from bmn.search.output import text as present
+from bmn.search.output.games import describe, trace_table
+from bmn.search.output.records import (
+    describe_rank,
+    find_table,
+    loop_table,
+    loops_text,
+    ranking_note,
+    runs_text,
+)
+from bmn.search.output.tables import Block, Table, cell_text
 from bmn.search.words import format_duration, short_time
 
 PREFIX = "/-/bmn"  # where bmn's pages live beside Datasette's own (its top page is "/")
@@ -86,7 +95,7 @@ class Cell:
 
 @dataclass(frozen=True)
 class LinkedTable:
-    """A text table of bmn.search.output.text for a page: its cells, some of them links."""
+    """A text table of bmn.search.output for a page: its cells, some of them links."""
 
     head: Sequence[str]
     rows: Sequence[Sequence[Cell]]
@@ -97,7 +106,7 @@ DEAL_COLUMNS = ("deal", "example deal", "best deal")
 
 
 def linked(
-    table: present.Block, links: Mapping[str, Callable[[str], str]] | None = None
+    table: Block, links: Mapping[str, Callable[[str], str]] | None = None
 ) -> LinkedTable | str:
     """`table` with its deal columns linked to their replays and the columns named in `links`
     linked by those functions of the cell's text; a line of text (nothing to list) stays so."""
@@ -107,7 +116,10 @@ def linked(
     head = [str(name) for name in table.head]
     rows = [
         [
-            Cell(str(cell), how[name](str(cell)) if name in how and cell not in ("", "-") else None)
+            Cell(
+                cell_text(cell),
+                how[name](str(cell)) if name in how and cell not in ("", "-") else None,
+            )
             for name, cell in zip(head, row, strict=True)
         ]
         for row in table.rows
@@ -133,46 +145,80 @@ def _anchored(
 
 
 @dataclass(frozen=True)
+class DeckList:
+    """The longest finished games of one seat count and one deck: only these compare."""
+
+    deck: str  # in words: 'standard deck', 'deck 14,2,2,2,0 dealt 10/10'
+    table: LinkedTable | str
+    id: str  # the table's element id
+
+
+@dataclass(frozen=True)
 class Longest:
-    """The longest finds of one seat count."""
+    """The longest finds of one seat count, a list for each deck (the standard deck first)."""
 
     seats: int
     by: str
     n: int
-    table: LinkedTable | str
+    decks: list[DeckList]
     more: str  # the page listing more of them
 
 
-def longest(store: Store, seats: int, by: str = "cards", n: int = TOP_DEFAULT) -> Longest:
-    rows = store.top(by=by, n=n, seats=seats)
-    table = linked(present.top_text(rows), {"run": run_url})
-    return Longest(seats, by, n, table, finds_url(seats, by, min(n * 5, TOP_MOST)))
+def longest(
+    store: Store, seats: int, by: str = "cards", n: int = TOP_DEFAULT, id: str = "finds"
+) -> Longest:
+    """The `n` longest finished games of `seats` seats, deck by deck; the standard deck's
+    table has the element id `id`, the others `id-1`, `id-2`, ..."""
+    from bmn.records.report import top_lists
+
+    decks = [
+        DeckList(found.deck, _top_table(found.rows), id if i == 0 else f"{id}-{i}")
+        for i, found in enumerate(top_lists(store, by, n, seats=seats))
+    ]
+    return Longest(seats, by, n, decks, finds_url(seats, by, min(n * 5, TOP_MOST)))
 
 
-def overview(store: Store, by: str = "cards", n: int = 10) -> list[Longest]:
-    """The top page: the longest finds of each seat count the store holds any of."""
-    return [found for seats in SEATS if has_finds(found := longest(store, seats, by, n))]
+def _top_table(rows: Sequence[FindRow]) -> LinkedTable | str:
+    return linked(find_table(rows), {"run": run_url})
 
 
-def has_finds(found: Longest) -> bool:
-    return not isinstance(found.table, str)  # a line of text: no finds of these seats
+@dataclass(frozen=True)
+class Overview:
+    """The top page: the longest finished games of each seat count the store holds any of,
+    then the games that never end (not ranked: the first found), and how many cycles."""
+
+    lists: list[Longest]
+    loops: LinkedTable | str
+    looping: int  # looping deals in the store
+    cycles: int  # distinct cycles in the store (loop hunts and grow runs)
+
+
+def overview(store: Store, by: str = "cards", n: int = 10) -> Overview:
+    from bmn.records.report import first_loops
+
+    lists = [
+        found for seats in SEATS if (found := longest(store, seats, by, n, f"top-{seats}")).decks
+    ]
+    loops, looping = first_loops(store, n)
+    table = linked(loop_table(loops), {"run": run_url}) if loops else "no looping deals"
+    return Overview(lists, table, looping, len(store.loops()))
 
 
 def runs(store: Store) -> LinkedTable | str:
     """Every run, as `bmn records runs` lists them, with each run's best deal."""
     found = store.runs()
-    table = present.runs_text(found)
+    table = runs_text(found)
     if isinstance(table, str):
         return table
     best = [run.best_deal or "-" for run in found]
     rows = [[*row, deal] for row, deal in zip(table.rows, best, strict=True)]
-    table = present.Table([*table.head, "best deal"], rows, {*table.left, len(table.head)})
+    table = Table([*table.head, "best deal"], rows, {*table.left, len(table.head)})
     return _anchored(linked(table), "run", lambda run: f"run-{run}")
 
 
 def loops(store: Store) -> LinkedTable | str:
     """Every cycle of a never-ending game, as `bmn records loops` lists them."""
-    return linked(present.loops_text(store.loops()), {"run": run_url})
+    return linked(loops_text(store.loops()), {"run": run_url})
 
 
 def published(players: int) -> LinkedTable | str:
@@ -182,7 +228,7 @@ def published(players: int) -> LinkedTable | str:
         return f"the {players}-player table is empty"
     head = ["name", "year", "status", "cards", "tricks", "deal", "note"]
     rows = [[g.name, g.year, g.status, g.cards, g.tricks, g.deal, g.note] for g in games]
-    return linked(present.Table(head, rows, left=(0, 2, 5, 6)))
+    return linked(Table(head, rows, left=(0, 2, 5, 6)))
 
 
 # -- one deal ------------------------------------------------------------------------------
@@ -215,18 +261,18 @@ def replay(store: Store | None, deal_text: str) -> Replay:
     if result.status == "finished" and is_standard(deal):
         ranking = published_ranking(seats)
         place = rank_among(text, result.cards, ranking)
-        rank = present.describe_rank(place, result.cards, ranking, seats)
-        note = present.ranking_note(ranking, seats)
+        rank = describe_rank(place, result.cards, ranking, seats)
+        note = ranking_note(ranking, seats)
     finds = store.finds_for(text) if store is not None else []
     return Replay(
         deal=text,
         hands=text.split("/"),
         result=result,
-        summary=present.describe(result),
+        summary=describe(result),
         rank=rank,
         rank_note=note,
         finds=found_table(finds, result),
-        tricks=linked(present.trace_table(result.trace or (), seats)),
+        tricks=linked(trace_table(result.trace or (), seats)),
         picture=picture_url(text),
     )
 
@@ -243,7 +289,7 @@ def found_table(finds: Sequence[FindRow], result: object) -> LinkedTable | str:
         + [f.cards, f.tricks, f.status, "" if agrees(f, result.as_dict()) else "differs"]
         for f in finds
     ]
-    return linked(present.Table(head, rows, left=(1, 2, 6, 7)), {"run": run_url})
+    return linked(Table(head, rows, left=(1, 2, 6, 7)), {"run": run_url})
 
 
 def trajectory_png(deal_text: str) -> bytes:

@@ -13,7 +13,7 @@ from samples import CASELLA, PAULHUS, RECORD
 
 from bmn.records.store import Find, Loop, Store
 from bmn.search.cli.main import cli
-from bmn.search.output import text as present
+from bmn.search.output import tables as present
 
 # Examples too slow to run in the suite (a one-minute search, a million deals): these are
 # parsed with their options and checked, not run.

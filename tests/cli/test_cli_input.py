@@ -19,7 +19,7 @@ from bmn.records.report import published_ranking, rank_among
 from bmn.records.store import Find, Store
 from bmn.search.cli.options import Seed, Whole
 from bmn.search.output.plots import seats_out, trajectory
-from bmn.search.output.text import describe_rank
+from bmn.search.output.records import describe_rank
 
 FIVE_ACES = PAULHUS + "A"  # 53 cards: the published deal and one more ace
 

@@ -146,7 +146,7 @@ def test_score_answers_each_line_of_a_slow_fifo(tmp_path):
     child = bmn_child("score", str(fifo), stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     try:
         with open(fifo, "w") as feed:
-            for deal, result in [("-J/Q-", "finished: 4 cards"), (RECORD, "8344 cards")]:
+            for deal, result in [("-J/Q-", "finished: 4 cards"), (RECORD, "8,344 cards")]:
                 feed.write(deal + "\n")
                 feed.flush()
                 line = read_line(child.stdout)  # the feed is still open: no end of input

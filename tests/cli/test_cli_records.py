@@ -55,24 +55,28 @@ def test_fake_deal_is_standard():
 
 def test_top_json_keys_and_order(ok, store):
     rows = json.loads(ok("top", "--json", "--store", store))
-    assert all(tuple(row) == TOP_KEYS for row in rows)
-    assert [(r["deal"], r["cards"], r["run"]) for r in rows] == [
-        (FAKE, 7000, 2),
-        (PAULHUS, 4791, 1),
-        (CASELLA, 474, 1),
+    assert all(tuple(row) == (*TOP_KEYS, "seats", "deck") for row in rows)
+    assert [(r["deal"], r["cards"], r["run"], r["deck"]) for r in rows] == [
+        (FAKE, 7000, 2, "standard deck"),
+        (PAULHUS, 4791, 1, "standard deck"),
+        (CASELLA, 474, 1, None),  # a loop comes after the finished games, not by its cards
     ]
-    assert rows[2]["status"] == "loop"
+    assert rows[2]["status"] == "loop" and {r["seats"] for r in rows} == {2}
 
 
 def test_top_options(ok, store):
-    assert len(json.loads(ok("top", "-n", "1", "--json", "--store", store))) == 1
+    one = json.loads(ok("top", "-n", "1", "--json", "--store", store))
+    assert [r["deal"] for r in one] == [FAKE, CASELLA]  # one of each list: finished, loops
     rows = json.loads(ok("top", "--min-cards", "1000", "--json", "--store", store))
     assert [r["cards"] for r in rows] == [7000, 4791]
     rows = json.loads(ok("top", "--by", "tricks", "--json", "--store", store))
     assert [r["tricks"] for r in rows] == [1000, 670, 66]
     text = ok("top", "--store", store)
-    assert text.splitlines()[0].split()[:3] == ["rank", "cards", "tricks"]
-    assert FAKE in text.splitlines()[1]
+    assert text.splitlines()[0] == "2 players, standard deck: longest by cards"
+    assert text.splitlines()[1].split()[:3] == ["#", "cards", "tricks"]
+    assert FAKE in text.splitlines()[2] and "7,000" in text.splitlines()[2]
+    loops = text.split("games that never end (all), not ranked")[1]
+    assert CASELLA in loops and "474" not in loops
 
 
 def test_store_from_environment(records, store):
@@ -100,7 +104,7 @@ def test_show_found_deal_in_other_notation(ok, store):
     assert shown["matches"] is True
     assert shown["published_rank"] == {"rank": 9, "of": 9, "published": "Paulhus 1999"}
     text = ok("show", PAULHUS, "--store", store)
-    assert "replayed: finished: 4791 cards, 670 tricks" in text
+    assert "replayed: finished: 4,791 cards, 670 tricks" in text
     assert "found 2 times" in text
 
 
@@ -141,8 +145,10 @@ def test_compare_ranks_finds_among_published(ok, store):
     ranks = {f["deal"]: (f["rank"], f["of"], f["published"]) for f in out["finds"]}
     assert ranks == {FAKE: (7, 10, None), PAULHUS: (9, 9, "Paulhus 1999")}  # no loops
     text = ok("compare", "--store", store)
-    assert "would rank 7th of 10" in text and "Nessler 2022" in text
-    assert "the published record Paulhus 1999" in text
+    assert "run 2: would rank 7th of 10" in text and "Nessler 2022" in text
+    assert "run 1: Paulhus 1999" in text  # a find that is a published game says which
+    best = "the best find (run 2, 7,000 cards): between Mann and Wu 2007 (7,157) and Collins"
+    assert best in text and text.endswith("\nleft out: 1 loop\n")
 
 
 def test_compare_finds_below_all_records(ok, tmp_path):
@@ -155,7 +161,8 @@ def test_compare_finds_below_all_records(ok, tmp_path):
     assert "the 9 published games that finish" in text and "Casella 2024 never ends" in text
     with Store(tmp_path / "empty.sqlite"):
         pass
-    assert "no finished finds yet" in ok("compare", "--store", str(tmp_path / "empty.sqlite"))
+    empty = ok("compare", "--store", str(tmp_path / "empty.sqlite"))
+    assert "no finished standard-deck finds yet" in empty and "left out" not in empty
 
 
 def test_canonical_fixture_deals():

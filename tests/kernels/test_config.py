@@ -59,13 +59,18 @@ class Module:
             return self.from_config(self.assigned[expr.id], seen)
         return False
 
+    def from_typing(self, expr: ast.expr) -> bool:
+        """typing's @overload: type hints for a checker, no compiler."""
+        name = getattr(expr, "id", None)
+        return name in self.imported and self.imported[name][0] == "typing"
+
     def hard_coded(self) -> list[str]:
         """Each compiler call or decorator whose flags are not kernels/config.py's."""
         found = []
         for node in ast.walk(self.tree):
             decorators = getattr(node, "decorator_list", [])
             for bare in decorators:  # `@njit` without flags: numba's defaults, not config's
-                if _compiler(bare):
+                if _compiler(bare) and not self.from_typing(bare):
                     found.append(f"{self.path}:{bare.lineno}: bare @{ast.unparse(bare)}")
             if not isinstance(node, ast.Call) or not _compiler(node.func):
                 continue

@@ -121,7 +121,7 @@ def batch(deals: list[Deal], seats: int) -> tuple[np.ndarray, np.ndarray]:
 def reference_scores(deals: list[Deal]) -> Scores:
     want = Scores.empty(len(deals))
     for i, deal in enumerate(deals):
-        want.set_from(i, play(deal))
+        want._set_from(i, play(deal))
     return want
 
 

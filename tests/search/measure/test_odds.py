@@ -16,8 +16,8 @@ from bmn.kernels.reference import play
 from bmn.kernels.rng import seed_state
 from bmn.search.measure.odds import milestones, run_odds, shorter_share
 from bmn.search.measure.tail import UNITS, fit_tail, length_counts, tail_model, tail_models
+from bmn.search.output.odds import big_count, long_wait, luck
 from bmn.search.output.progress import Display
-from bmn.search.output.text import big_count, long_wait, luck
 from bmn.search.runs.longest import Progress
 from bmn.search.runs.loop_hunt import LoopProgress
 
@@ -183,8 +183,10 @@ def test_a_short_search_summary_says_its_odds(bmn, path):
     text = bmn(*args, "--quiet")
     assert text.exit_code == 0, text.output
     lines = text.stdout.splitlines()
-    best = int(lines[1].split()[1])
-    odds = lines[2]
+    best = int(lines[1].split()[1].replace(",", ""))
+    assert lines[2] == "  " + json.loads(bmn(*args, "--quiet", "--json").stdout)["best_deal"]
+    assert all(len(line) <= 80 for line in lines)  # the summary fits a narrow terminal
+    odds = " ".join(line.strip() for line in lines[3:])  # one sentence, wrapped at spaces
     assert odds.startswith("odds (an estimate from an exponential tail fitted to 40,000,000")
     assert f"{best:,} cards is one random deal in" in odds
     assert "runs of 30,000 random deals" in odds and "expect " in odds

@@ -18,7 +18,8 @@ from bmn.search.measure.stats import (
     summary,
     tail_fit,
 )
-from bmn.search.output.text import format_stats, plain
+from bmn.search.output.measures import format_stats
+from bmn.search.output.tables import plain
 
 STATUS = {"finished": 0, "loop": 1, "limit": 2}
 

@@ -187,9 +187,10 @@ def test_log_lines_say_the_same_briefly(tmp_path, capsys):
 
 def test_the_loop_hunt_summary_names_its_store(tmp_path):
     summary = LoopSummary(1, "finished", 0, 0, 0, 10, 1.0, 1, "mixed", "night runs.sqlite")
-    assert summary.text().endswith("list them with: bmn records loops --store 'night runs.sqlite'")
+    text = summary.text()
+    assert text.endswith("list them with:\n  bmn records loops --store 'night runs.sqlite'")
     summary.store = DEFAULT_PATH
-    assert summary.text().endswith("list them with: bmn records loops")
+    assert summary.text().endswith("list them with:\n  bmn records loops")
     path = tmp_path / "h.sqlite"
     with Store(path) as store:
         hunt = LoopHunt(store, LoopOptions(iterations=500, workers=1, seed=1, deck="5,2,2,0,0"))

@@ -145,9 +145,9 @@ def test_iterations_cap_the_deals_and_each_resume_visits_the_next_slice(tmp_path
     path = tmp_path / "i.sqlite"
     summary, finds, _ = enumerate_deck(path, iterations=1000, workers=2)
     assert summary.deals == 1000 and not summary.complete and summary.status == "stopped"
-    assert f"resume goes on from the next rank: bmn search --resume {summary.run}" in (
-        summary.text()
-    )
+    text = summary.text()  # the command on a line of its own, whole, to be copied
+    assert f"resume goes on from the next rank:\n  bmn search --resume {summary.run}" in text
+    assert all(len(line) <= 80 for line in text.splitlines() if not line.startswith("  bmn "))
     slices = [summary.deals]
     with Store(path) as store:
         while summary.status == "stopped":

@@ -180,12 +180,37 @@ def test_the_top_page_lists_bulk_finds_like_the_others(served, store):
     with Store(store, create=False) as db:
         two = db.top(n=10, seats=2)
     assert cells(page, "top-2", "deal") == [f.deal for f in two]  # `bmn records top`'s order
-    assert cells(page, "top-2", "cards") == [str(f.cards) for f in two]
+    assert cells(page, "top-2", "cards") == [f"{f.cards:,}" for f in two]
     assert cells(page, "top-3", "deal") == [THREE]
     bulk_only = {f.deal for f in two} - {PAULHUS}
     assert len(bulk_only) == 9  # nine of the ten are only in find_batches
     assert f'href="{pages.deal_url(two[1].deal).replace("&", "&amp;")}"' in page
     assert 'id="top-4"' not in page  # no 4-seat finds, no 4-seat list
+
+
+def test_the_top_page_lists_each_deck_apart_and_loops_unranked(served, store):
+    with Store(store) as db:
+        small = db.create_run("climb", "cards", 3, {"deck": "14,2,2,2,0", "hand_sizes": [10, 10]})
+        db.add_finds(small, [Find("Q--KKJ----/J-------Q-", 453, 76)])
+        db.add_finds(small, [Find(CASELLA, 474, 66, "loop")])
+    _, page, _ = served("/")
+    assert cells(page, "top-2-1", "deal") == ["Q--KKJ----/J-------Q-"]  # not among the 52s
+    assert "Q--KKJ----/J-------Q-" not in cells(page, "top-2", "deal")
+    assert "deck 14,2,2,2,0 dealt 10/10" in page
+    assert cells(page, "top-loops", "deal") == [CASELLA]  # listed apart, with no card rank
+    assert "cards" not in re.search(r'<table[^>]*id="top-loops".*?</thead>', page, re.S).group(0)
+
+
+def test_a_store_of_loops_and_cycles_says_so_on_its_top_page(served, path, tmp_path):
+    from bmn.search.serve.server import app
+
+    loops_only = tmp_path / "loops.sqlite"
+    with Store(loops_only) as db:
+        db.add_finds(db.create_run("walk", "loop", 1, {}), [Find(CASELLA, 474, 66, "loop")])
+    page = asyncio.run(app(loops_only).client.get("/")).text
+    assert "No finds in the store yet" not in page
+    assert "No finished games in the store yet: it holds\n1 looping deal and\n0 cycles" in page
+    assert cells(page, "top-loops", "deal") == [CASELLA]
 
 
 def test_the_longest_finds_page_by_seats_and_by_tricks(served, store):
@@ -218,14 +243,14 @@ def test_runs_loops_and_published_pages(served):
 def test_a_deal_replayed(served):
     status, page, _ = served(pages.deal_url(RECORD))
     assert status == 200
-    assert re.search(r'id="bmn-cards">8344<', page) and re.search(r'id="bmn-tricks">1164<', page)
-    assert 'data-seat="1"' in page and "finished: 8344 cards, 1164 tricks; seat 1 wins" in page
+    assert re.search(r'id="bmn-cards">8,344<', page) and re.search(r'id="bmn-tricks">1,164<', page)
+    assert 'data-seat="1"' in page and "finished: 8,344 cards, 1,164 tricks; seat 1 wins" in page
     assert "the published record Nessler 2022: 1st of the 9 published games" in page
     assert len(cells(page, "bmn-tricks-table", "trick")) == 1164
     assert "not in the store" in page
     status, page, _ = served(pages.deal_url(PAULHUS))
     assert cells(page, "bmn-finds", "run") == ["1"] and cells(page, "bmn-finds", "cards") == [
-        "4791"
+        "4,791"
     ]
     status, page, _ = served(pages.deal_url(CASELLA))
     assert "loop: never ends" in page and "440 cards, 62 tricks" in page
@@ -239,8 +264,8 @@ def test_a_bulk_find_replays_with_its_run(served, store):
         find = db.top(n=2, seats=2)[1]
     _, page, _ = served(pages.deal_url(find.deal))
     assert cells(page, "bmn-finds", "run") == ["1"]
-    assert cells(page, "bmn-finds", "cards") == [str(find.cards)]
-    assert re.search(rf'id="bmn-cards">{find.cards}<', page)
+    assert cells(page, "bmn-finds", "cards") == [f"{find.cards:,}"]
+    assert re.search(rf'id="bmn-cards">{find.cards:,}<', page)
 
 
 def test_the_trajectory_picture_and_bad_deals(served):
@@ -417,13 +442,14 @@ def test_a_find_in_the_browser_replays_as_bmn_play_does(bmn, tmp_path):
         text = bmn("play", deal).stdout.splitlines()
         assert figures["deal"] == deal == text[0].removeprefix("deal: ")
         assert figures["summary"] == text[1]
-        assert (figures["status"], int(figures["cards"]), int(figures["tricks"])) == (
+        cards, tricks = (int(figures[name].replace(",", "")) for name in ("cards", "tricks"))
+        assert (figures["status"], cards, tricks) == (
             played["status"],
             played["cards"],
             played["tricks"],
         )
         assert int(winner) == played["winner"]
-        assert int(figures["cards"]) == best["best_cards"]
+        assert cards == best["best_cards"]
         rows = browser.find_elements(By.CSS_SELECTOR, "#bmn-tricks-table tbody tr")
         assert len(rows) == played["tricks"]
         found = browser.find_elements(By.CSS_SELECTOR, "#bmn-finds tbody tr")

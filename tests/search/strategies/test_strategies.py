@@ -93,7 +93,7 @@ def test_registry_sends_each_kernel_only_the_deals_it_takes(monkeypatch):
     def score_rows(deals, sizes, rows, out, cap):
         seen.extend(rows.tolist())
         for i in rows:  # this stand-in kernel plays each deal with the reference engine
-            out.set_from(i, reference.play(decode(deals[i], sizes[i])))
+            out._set_from(i, reference.play(decode(deals[i], sizes[i])))
 
     monkeypatch.setitem(KERNELS, (3, "cpu"), types.SimpleNamespace(score_rows=score_rows))
     assert kernel_for(3) is KERNELS[(3, "cpu")] and kernel_for(2, "tpu") is None

@@ -1,0 +1,54 @@
+"""Many games measured, in text: `bmn stats`' distribution and `bmn search-bench`'s table."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from bmn.search.output.tables import Block, Table
+
+
+def format_stats(figures: dict) -> list[Block]:
+    """`bmn stats`: the deals line, a table of cards and tricks, the fitted tails."""
+    from bmn.search.measure.stats import PERCENTILES, percentile_key
+
+    looped = figures["looping"]
+    heading = (
+        f"deals: {figures['deals']:,} ({figures.get('players', 2)} players, seed "
+        f"{figures.get('seed')}); finished {figures['finished']:,}; looping {looped:,} "
+        f"({figures['loop_fraction']:.4%})"
+    )
+    head = ["", "mean", "median"] + [percentile_key(q) for q in PERCENTILES[1:]] + ["longest"]
+    keys = ["mean"] + [percentile_key(q) for q in PERCENTILES] + ["longest"]
+    rows, tails = [], []
+    for name in ("cards", "tricks"):
+        s = figures[name]
+        rows.append([name] + [_number(s[k], 1 if k == "mean" else 0) for k in keys])
+        if s["tail"] is not None:
+            t = s["tail"]
+            tails.append(
+                f"{name} tail above {t['threshold']:,.0f}: tenfold rarer every "
+                f"{t['tenfold']:,.1f} {name} (decay {t['rate']:.5f} per {name[:-1]})"
+            )
+    return [heading, Table(head, rows, left=(0,)), *tails]
+
+
+def _number(value: float | None, decimals: int) -> str:
+    """Table cells: the mean to a decimal, percentiles rounded (JSON keeps them exact)."""
+    return "-" if value is None else f"{value:,.{decimals}f}"
+
+
+def bench_table(rows: Sequence[dict], thresholds: Sequence[int]) -> Table:
+    """`bmn search-bench`: each strategy's rate and far-tail finds (rows of quality.table)."""
+    head = ["strategy", "games/s", "vs bench", "best (median)"]
+    head += [name for t in thresholds for name in (f">={t}/M", f">={t}/min")]
+    body = [
+        [
+            row["strategy"],
+            f"{row['rate']:,.0f}",
+            f"{row['rate_vs_bench']:.2f}",
+            f"{row['best_cards_median']:,.0f}",
+        ]
+        + [f"{row[f'per_{unit}_{t}']:.2f}" for t in thresholds for unit in ("million", "minute")]
+        for row in rows
+    ]
+    return Table(head, body, left=(0,))

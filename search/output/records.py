@@ -1,0 +1,255 @@
+"""The record store and the published records in text: `bmn records` published, top, runs,
+loops, compare and show, and a deal's rank among the published games in words (the web page
+shows the same tables, with links)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from bmn.search.output.tables import Block, Table
+from bmn.search.words import format_duration, ordinal, short_time
+
+if TYPE_CHECKING:
+    from bmn.records.published import PublishedGame, Replayed
+    from bmn.records.report import FindList, LeftOut, Rank
+    from bmn.records.store import FindRow, LoopRow, Run
+
+
+def published_table(rows: Sequence[Replayed]) -> Table:
+    """`bmn records published`: each record game, published and replayed."""
+    head = ["name", "year", "status", "cards", "replayed", "tricks", "replayed", ""]
+    body = [
+        [r.name, str(r.year), r.status, r.cards, r.replayed_cards, r.tricks, r.replayed_tricks]
+        + ["" if r.matches else "<-- differs"]
+        for r in rows
+    ]
+    return Table(head, body, left=(0, 2, 7))
+
+
+def top_text(
+    lists: Sequence[FindList], loops: Sequence[FindRow] = (), loop_count: int = 0, by: str = "cards"
+) -> list[Block]:
+    """`bmn records top`: a table for each seat count and deck (only games of one deck compare),
+    then the loops apart, in the order found: a game that never ends has no length to rank."""
+    if not lists and not loops:
+        return ["no finds in the store match"]
+    blocks: list[Block] = []
+    for found in lists:
+        blocks += [f"{found.seats} players, {found.deck}: longest by {by}", find_table(found.rows)]
+    if loops:
+        shown = f"the first {len(loops):,} of {loop_count:,}" if loop_count > len(loops) else "all"
+        blocks.append(
+            f"games that never end ({shown}), not ranked; their cycles: bmn records loops"
+        )
+        blocks.append(loop_table(loops))
+    return blocks
+
+
+def find_table(rows: Sequence[FindRow]) -> Table:
+    """One list of finished games, ranked; the time found gives way on a narrow terminal."""
+    head = ["#", "cards", "tricks", "run", "found (UTC)", "deal"]  # 80 columns hold 4 seats
+    body = [
+        [i, r.cards, r.tricks, str(r.run), short_time(r.found_at), r.deal]
+        for i, r in enumerate(rows, start=1)
+    ]
+    return Table(head, body, left=(4, 5), spare=(4,))
+
+
+def loop_table(rows: Sequence[FindRow]) -> Table:
+    """Looping deals, in the order found: no cards, no rank."""
+    head = ["players", "run", "found (UTC)", "deal"]
+    body = [[r.deal.count("/") + 1, str(r.run), short_time(r.found_at), r.deal] for r in rows]
+    return Table(head, body, left=(2, 3), spare=(2,))
+
+
+def runs_text(runs: Sequence[Run]) -> Block:
+    if not runs:
+        return "no runs in the store"
+    head = ["run", "strategy", "objective", "players", "status", "games", "time", "best cards"]
+    head += ["tricks", "started (UTC)", "ran on"]
+    body = [
+        [
+            str(r.id),
+            r.strategy,
+            r.objective,
+            r.seats,
+            r.status,
+            r.games,
+            format_duration(r.seconds),
+            "-" if r.best_cards is None else r.best_cards,
+            "-" if r.best_tricks is None else r.best_tricks,
+            short_time(r.started_at),
+            r.backend,
+        ]
+        for r in runs
+    ]
+    # On a narrow terminal: where it ran, then when it started, then the objective give way.
+    return Table(head, body, left=(1, 2, 4, 9, 10), wrap=(10,), spare=(10, 9, 2))
+
+
+def loops_text(rows: Sequence[LoopRow]) -> Block:
+    """One row per stored cycle; the balanced column is yes, no, or '?' (basin search cut)."""
+    if not rows:
+        return "no cycles in the store; hunt with: bmn search --objective loop"
+    reach = {True: "yes", False: "no", None: "?"}
+    head = ["run", "deck", "seats", "period", "balanced", "seen", "example deal", "cycle key"]
+    body = [
+        [
+            str(row.run),
+            row.deck,
+            _loop_seats(row.seats, row.seats_out),
+            f"{row.period_cards:,}c/{row.period_tricks:,}t",
+            f"{reach[row.reachable]} ({row.balanced_deals:,})",
+            row.times_seen,
+            row.example_deal,
+            row.key,
+        ]
+        for row in rows
+    ]
+    return Table(head, body, left=(1, 2, 4, 6, 7), wrap=(4,), spare=(7, 5, 1, 2))
+
+
+def _loop_seats(seats: int, out: Sequence[int]) -> str:
+    """A stored cycle's seats: '3' when every seat is in it, '2 of 3' for one left after seats
+    went out."""
+    return f"{seats - len(out)} of {seats}" if out else str(seats)
+
+
+def standard_loops_text(rows: Sequence[dict]) -> Block:
+    """`records loops --standard`: one row per standard-deck cycle (report.standard_loops)."""
+    if not rows:
+        return "no standard-deck cycles in the store; grow them with: bmn search --objective grow"
+    head = ["run", "period", "deal split", "26/26", "most balanced deal", "seat-blind key"]
+    body = [
+        [
+            str(row["run"]),
+            f"{row['period_cards']:,}c/{row['period_tricks']:,}t",
+            row["split"],
+            f"{'yes' if row['balanced'] else 'no'} "
+            f"({row['balanced_deals']:,}+{row['mirrored_balanced_deals']:,})",
+            row["deal"],
+            row["rotation_key"],
+        ]
+        for row in rows
+    ]
+    return Table(head, body, left=(3, 4, 5), wrap=(3,), spare=(5, 2))
+
+
+def describe_rank(
+    rank: Rank, cards: int, ranking: Sequence[PublishedGame], players: int = 2
+) -> str:
+    """Where a deal of `cards` cards stands among the published games that finish, in words:
+    its neighbours in the list by name and length, then its place as if added to the list.
+    Three and four players rank among bmn's own table (nobody published one before)."""
+    own = players != 2
+    if rank.published and own:
+        return f"in bmn's table as {rank.published}: {ordinal(rank.rank)} of its {rank.of} games"
+    if rank.published:
+        return (
+            f"the published record {rank.published}:"
+            f" {ordinal(rank.rank)} of the {rank.of} published games that finish"
+        )
+    place = f"would rank {ordinal(rank.rank)} of {rank.of}"
+    if not ranking:
+        return f"the first of its kind, the table being empty: {place}"
+    level = [g for g in ranking if g.cards == cards]
+    longer = [g for g in ranking if g.cards > cards]
+    shorter = [g for g in ranking if g.cards < cards]
+    if level:
+        return f"as long as {level[0].name} ({cards:,} cards): {place}, level with it"
+    if not longer:
+        top = max(ranking, key=lambda g: g.cards)
+        return f"a new record, longer than {top.name} ({top.cards:,} cards): {place}"
+    if not shorter:
+        low = min(ranking, key=lambda g: g.cards)
+        start = "bmn's table starts" if own else "the published records start"
+        return f"{start} at {low.cards:,} cards ({low.name}): {place}"
+    above = min(longer, key=lambda g: g.cards)
+    below = max(shorter, key=lambda g: g.cards)
+    return f"between {above.name} ({above.cards:,}) and {below.name} ({below.cards:,}): {place}"
+
+
+def ranking_note(ranking: Sequence[PublishedGame], players: int = 2) -> str:
+    """What the ranks count: the published games that finish, plus the deal ranked."""
+    from bmn.records.published import published_games
+
+    if players != 2:
+        return (
+            f"No {players}-player games were published before bmn: that table starts empty."
+            f" Ranks are by cards among the {len(ranking)} games of bmn's own table (its"
+            f" longest {players}-player finds: bmn records published --players {players}),"
+            f" plus the deal ranked (so 'of {len(ranking) + 1}')."
+        )
+    endless = [g.name for g in published_games() if g.status != "finished"]
+    note = (
+        f"Ranks are by cards among the {len(ranking)} published games that finish, plus"
+        f" the deal ranked (so 'of {len(ranking) + 1}')"
+    )
+    if endless:
+        never = " and ".join(endless)
+        note += f"; {never} never {'ends' if len(endless) == 1 else 'end'}, so has no length"
+    return note + "."
+
+
+def compare_text(
+    rows: Sequence[FindRow],
+    ranking: Sequence[PublishedGame],
+    players: int = 2,
+    left_out: LeftOut | None = None,
+) -> list[Block]:
+    """The published records and the store's finds in one list, longest first; a find's rank
+    in its row, and said once in words below the table, for the best find."""
+    from bmn.records.report import rank_among
+
+    entries = [(g.cards, g.tricks, g.name, g.deal) for g in ranking]
+    for r in rows:
+        rank = rank_among(r.deal, r.cards, ranking)
+        place = rank.published or f"would rank {ordinal(rank.rank)} of {rank.of}"
+        entries.append((r.cards, r.tricks, f"run {r.run}: {place}", r.deal))
+    entries.sort(key=lambda e: -e[0])
+    # On a narrow terminal the tricks give way, so that a name or a rank needs fewer lines.
+    table = Table(["cards", "tricks", "game", "deal"], entries, left=(2, 3), wrap=(2,), spare=(1,))
+    blocks: list[Block] = [
+        table,
+        ranking_note(ranking, players),
+    ]
+    if rows:
+        best = rows[0]
+        words = describe_rank(
+            rank_among(best.deal, best.cards, ranking), best.cards, ranking, players
+        )
+        blocks.append(f"the best find (run {best.run}, {best.cards:,} cards): {words}")
+    else:
+        which = "" if players == 2 else f" {players}-player"
+        blocks.append(f"the store has no finished{which} standard-deck finds yet")
+    said = left_out.text(players) if left_out is not None else None
+    return blocks + ([said] if said else [])
+
+
+def show_text(shown: dict[str, Any], summary: str, store: str) -> str:
+    """`bmn records show`: the replayed result, every time the deal was found, its rank."""
+    from bmn.records.report import Rank, agrees, published_ranking
+    from bmn.records.store import FindRow
+
+    lines = [f"deal: {shown['deal']}", f"replayed: {summary}"]
+    finds = shown["finds"]
+    if shown["store"] is None:
+        lines.append(f"no record store at {store}, so no finds to show")
+    elif not finds:
+        lines.append("not in the store")
+    else:
+        lines.append(f"found {len(finds)} time{'s' if len(finds) > 1 else ''}:")
+        for row in finds:
+            differs = "" if agrees(FindRow(**row), shown["result"]) else "  <-- differs from replay"
+            lines.append(
+                f"  run {row['run']} ({row['strategy']}) at {short_time(row['found_at'])} UTC,"
+                f" {format_duration(row['elapsed'])} into the run: stored {row['cards']:,} cards,"
+                f" {row['tricks']:,} tricks{differs}"
+            )
+    rank = shown["published_rank"]
+    if rank is not None:
+        cards = shown["result"]["cards"]
+        words = describe_rank(Rank(**rank), cards, published_ranking())
+        lines.append(f"against the published records ({cards:,} cards): {words}")
+    return "\n".join(lines)
