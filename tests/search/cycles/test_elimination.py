@@ -88,21 +88,24 @@ def test_no_predecessor_for_a_taker_without_a_court_card(extra):
     assert list(predecessors(hands, 0, extra)) == []
 
 
-def test_the_endless_three_player_deals_of_the_standard_deck(bmn):
-    """bmn's 3-player table's endless games: standard 18/17/17 deals, seat 0 to lead, that the
-    reference engine plays into a cycle of 62 tricks after a seat goes out; `bmn play` says so."""
-    from bmn.kernels.decks import is_standard
+@pytest.mark.parametrize("players", [3, 4])
+def test_the_endless_deals_of_the_standard_deck(bmn, players):
+    """bmn's 3- and 4-player tables' endless games: standard deals dealt evenly (18/17/17, 13
+    each), seat 0 to lead, that the reference engine plays into a cycle of 62 tricks once all
+    but two seats went out; `bmn play` says so."""
+    from bmn.kernels.decks import even_sizes, is_standard
     from bmn.records.published import published_games
 
-    endless = [g for g in published_games(3) if g.status == "loop"]
+    endless = [g for g in published_games(players) if g.status == "loop"]
     assert len(endless) >= 1
     for game in endless:
         deal = parse_deal(game.deal)
-        assert is_standard(deal) and [len(h) for h in deal] == [18, 17, 17]
+        assert is_standard(deal) and tuple(len(h) for h in deal) == even_sizes(52, players)
         ref = reference.play(deal)
         assert (ref.status, ref.cards, ref.tricks) == ("loop", game.cards, game.tricks)
         assert (ref.period_tricks, ref.period_cards) == (62, 440)
         out = [s for s, h in enumerate(analyse(deal).states[0].hands) if h is None]
-        assert len(out) == 1 and f"seat {out[0]} goes out" in game.note
+        assert len(out) == players - 2
+        assert all(f"seat {s} goes out" in game.note or f"seat {s} after" in game.note for s in out)
         played = bmn("play", game.deal)
         assert played.exit_code == 0 and "loop: never ends" in played.stdout

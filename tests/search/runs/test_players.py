@@ -336,7 +336,8 @@ def test_records_compare_takes_players(bmn, mixed_store):
         assert f"No {seats}-player games were published before bmn: that table starts empty" in text
         assert f"bmn records published --players {seats}" in text
         for game in published_games(seats):
-            assert game.name in text and f"{game.cards:,}" in text
+            if game.status == "finished":  # endless games are not ranked by length
+                assert game.name in text and f"{game.cards:,}" in text
 
 
 def test_records_plot_takes_players(bmn, mixed_store, tmp_path):
