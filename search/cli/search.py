@@ -224,7 +224,7 @@ if TYPE_CHECKING:
     type=Whole(1),
     default=None,
     help="loop, grow: backward-play states to visit per new cycle, in search of its most "
-    "balanced starting deal [default: 20,000; grow: 100,000].",
+    "balanced starting deal [default: 20,000; loop with 3 or 4 players: 1,000; grow: 100,000].",
 )
 @click.option(
     "--grow-from",

@@ -200,6 +200,10 @@ def _deal(row: np.ndarray, sizes: np.ndarray) -> Deal:
 
 DEFAULT_DECK = "mixed"
 DEFAULT_BASIN_STATES = 20_000
+# With 3 or 4 seats backward play costs about 70 microseconds a state (kernels/cycles/
+# backward_seats.py), and a hunt of the mixed deck meets a new cycle every million deals or so:
+# 20,000 states a cycle would cost it most of its time.
+DEFAULT_BASIN_STATES_SEATS = 1_000
 COMMIT_SECONDS = 2.0
 BATCH = 20_000  # deals per batch, fixed so that a seed and --iterations reproduce a hunt
 
@@ -248,7 +252,7 @@ class LoopOptions:
     seed: int = 0
     deck: str = DEFAULT_DECK
     even: bool = True
-    max_basin_states: int = DEFAULT_BASIN_STATES
+    max_basin_states: int | None = None  # None: DEFAULT_BASIN_STATES, with 3 or 4 seats _SEATS
     players: int = 2
 
     def __post_init__(self) -> None:
@@ -256,6 +260,9 @@ class LoopOptions:
 
         self.workers = self.workers or default_workers()
         check_loop_deck(self.deck, self.players)  # refuse a bad deck before a run is created
+        if self.max_basin_states is None:
+            seats = self.players > 2
+            self.max_basin_states = DEFAULT_BASIN_STATES_SEATS if seats else DEFAULT_BASIN_STATES
 
     @classmethod
     def from_run(cls, run) -> LoopOptions:
@@ -468,7 +475,8 @@ class LoopHunt(RunHandler):
                 if key in self.hunt.cycles:
                     self.hunt.cycles[key].deals_seen += seen
             else:
-                find = record_loop(self.hunt, deal, self.options.max_basin_states)
+                states = self.options.max_basin_states or DEFAULT_BASIN_STATES
+                find = record_loop(self.hunt, deal, states)
                 find.deals_seen += seen - 1
                 self.hunt.loops += seen - 1
                 self.progress.last = f"period {find.summary.period_tricks} tricks: {key}"
