@@ -215,7 +215,7 @@ def test_bad_stores_and_runs_raise_store_errors(tmp_path):
     [
         ({"objective": "loop", "keep_above": 10}, "keep_above"),
         ({"strategy": "walk", "patience": 3}, "patience"),
-        ({"players": 3, "objective": "loop"}, "players"),
+        ({"players": 4, "objective": "loop", "deck": "2,1,0,0,0"}, "players"),  # 3 cards
         ({"iterations": 0}, "iterations"),
         ({"seconds": -1}, "seconds"),
         ({"workers": 1.5}, "workers"),
