@@ -10,6 +10,7 @@ imported when one of its names (or the package's `__all__`, or `dir()`) is first
 from __future__ import annotations
 
 import importlib
+import importlib.util
 from collections.abc import Callable
 from typing import Any
 
@@ -23,6 +24,11 @@ def lazy_exports(
     def __getattr__(name: str) -> Any:
         if name.startswith("_") and name != "__all__":  # dunders asked by tools: never the API
             raise AttributeError(f"module {package!r} has no attribute {name!r}")
+        if importlib.util.find_spec(f"{package}.{name}") is not None:
+            # `from bmn.kernels import reference` before the submodule is loaded asks here
+            # first: AttributeError lets the import system load it, where importing the API
+            # module could come back round to a module only half imported.
+            raise AttributeError(f"module {package!r} has not imported {name!r} yet")
         module = importlib.import_module(api)
         if name == "__all__":
             value: Any = list(module.__all__)

@@ -21,55 +21,31 @@ from bmn.kernels.deal import Deal, DealError, parse_deal, parse_hand
 from bmn.kernels.decks import not_standard_warning
 from bmn.records.store import DEFAULT_PATH, INT64_MAX, Store
 from bmn.search.output import text as present
+from bmn.search.runs.settings import MAX_WORKERS, Refused, read_duration, read_whole
 
 if TYPE_CHECKING:
     from bmn.search.backends.base import Backend
 
 # -- numbers, seeds, durations -----------------------------------------------------------------
 
-MAX_WORKERS = 1024  # threads or processes: far above any machine bmn runs on, far below a crash
 MAX_DEALS = 10**9  # deals scored in one command (bench holds them all in memory at once)
-MAX_SECONDS = 365 * 86400  # a search checkpoints and resumes: longer runs go in parts
-_WHOLE = re.compile(r"[+-]?\d+(_\d+)*", re.ASCII)
-
-
-def _limit(n: int) -> str:
-    return "2**63 - 1" if n == INT64_MAX else f"{n:,}"
 
 
 class Whole(click.ParamType):
     """A whole number from `low` to `high`; `high` is at most 2**63 - 1, the largest number
-    the store and the compiled kernels hold, so no value can overflow past the command line."""
+    the store and the compiled kernels hold, so no value can overflow past the command line.
+    Read as a run's whole-number settings are (search/runs/settings.py)."""
 
     name = "integer"
 
     def __init__(self, low: int = 0, high: int = INT64_MAX, what: str | None = None):
         self.low, self.high, self.what = low, min(high, INT64_MAX), what
 
-    def expected(self) -> str:
-        if self.what:
-            return self.what
-        if self.high == INT64_MAX:
-            return f"a whole number of at least {self.low:,}"
-        return f"a whole number from {self.low:,} to {_limit(self.high)}"
-
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> int:
-        if isinstance(value, int) and not isinstance(value, bool):
-            number = value
-        else:
-            text = str(value).strip()
-            if not _WHOLE.fullmatch(text):
-                self.fail(f"{value!r} is not {self.expected()}", param, ctx)
-            digits = text.lstrip("+-").replace("_", "")
-            sign = -1 if text.startswith("-") else 1
-            # Python refuses to read ints of thousands of digits: anything this long is out of
-            # range anyway.
-            number = sign * (INT64_MAX + 1) if len(digits) > 30 else sign * int(digits)
-        if number < self.low:
-            self.fail(f"{value} is too small: expected {self.expected()}", param, ctx)
-        if number > self.high:
-            self.fail(f"{value} is too large: expected at most {_limit(self.high)}", param, ctx)
-        return number
+        try:
+            return read_whole(value, self.low, self.high, self.what)
+        except Refused as err:
+            self.fail(str(err), param, ctx)
 
 
 class Seed(Whole):
@@ -137,39 +113,18 @@ class NameList(click.ParamType):
 
 
 class Duration(click.ParamType):
-    """A length of time: 90s, 10m, 8h, 1h30m, 2d, or plain seconds; positive, at most a year."""
+    """A length of time: 90s, 10m, 8h, 1h30m, 2d, or plain seconds; positive, at most a year
+    (read as a run's --time is: search/runs/settings.py)."""
 
     name = "duration"
-    units = {"s": 1, "m": 60, "h": 3600, "d": 86400}
 
     def convert(
         self, value: Any, param: click.Parameter | None, ctx: click.Context | None
     ) -> float:
-        if isinstance(value, (int, float)) and not isinstance(value, bool):
-            seconds = float(value)
-        else:
-            text = str(value).strip().lower()
-            if re.fullmatch(r"\d+(\.\d+)?", text, re.ASCII):
-                seconds = float(text)
-            elif re.fullmatch(r"(\d+(\.\d+)?[smhd])+", text, re.ASCII):
-                seconds = sum(
-                    float(n) * self.units[u]
-                    for n, u in re.findall(r"(\d+(?:\.\d+)?)([smhd])", text, re.ASCII)
-                )
-            else:
-                self.fail(
-                    f"{value!r} is not a duration; use e.g. 90s, 10m, 8h or 1h30m", param, ctx
-                )
-        if not seconds > 0:
-            self.fail(f"{value!r}: a duration must be positive", param, ctx)
-        if seconds > MAX_SECONDS:
-            self.fail(
-                f"{value!r} is more than a year (365d), the longest bmn takes; a search"
-                " resumes where it stopped, so run a longer one in parts",
-                param,
-                ctx,
-            )
-        return seconds
+        try:
+            return read_duration(value)
+        except Refused as err:
+            self.fail(str(err), param, ctx)
 
 
 # -- options every command family shares -----------------------------------------------------

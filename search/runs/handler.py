@@ -16,6 +16,7 @@ crash or kill loses at most the chunks in flight, and a resumed run replays them
 from __future__ import annotations
 
 import contextlib
+import os
 import shlex
 import threading
 import time
@@ -24,7 +25,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any, ClassVar, Protocol, TypeVar
 
-from bmn.records.store import DEFAULT_PATH, Run, Store, StoreError, holder_name
+from bmn.records.store import DEFAULT_PATH, Run, RunHeld, Store, StoreError, holder_name
 from bmn.search.backends.base import Backend, BackendError, Result, Task
 from bmn.search.backends.registry import get_backend
 from bmn.search.words import counted, duration
@@ -35,6 +36,29 @@ STOP_POLL_SECONDS = 0.1  # how often a start under way looks for a stop
 # store's STALE_SECONDS, a minute, is taken for dead); commits refresh it too.
 HEARTBEAT_SECONDS = 10.0
 H = TypeVar("H", bound="RunHandler")
+# The runs this process holds, by store file and run number: a store's lease names a process,
+# so a second thread of the same one must be refused here (it would store every find twice).
+_HELD: set[tuple[str, int]] = set()
+_HELD_LOCK = threading.Lock()
+
+
+def _hold(store: Store, run_id: int) -> tuple[str, int]:
+    """Note a run as held by this process; RunHeld if another of its threads holds it."""
+    key = (os.path.realpath(store.path), run_id)
+    with _HELD_LOCK:
+        if key in _HELD:
+            raise RunHeld(
+                f"run {run_id} is being searched by this process already, in another thread;"
+                " stop that search first"
+            )
+        _HELD.add(key)
+    return key
+
+
+def forget(store: str | os.PathLike[str], run_id: int) -> None:
+    """Note a run as no longer held by this process (released without its handler's run)."""
+    with _HELD_LOCK:
+        _HELD.discard((os.path.realpath(store), run_id))
 
 
 class RunOptions(Protocol):
@@ -51,6 +75,13 @@ class RunOptions(Protocol):
 def options_from_run(cls: type, run: Run):
     """A run's stored options as an options dataclass (unknown keys ignored)."""
     return cls(**{k: v for k, v in run.params.items() if k in cls.__dataclass_fields__})
+
+
+def unreadable(run_id: int, err: BaseException) -> StoreError:
+    """A stored run whose settings this bmn cannot read: never resumed (a store edited by
+    hand, or written by a bmn that checked less)."""
+    why = " ".join(str(err).split()) or type(err).__name__
+    return StoreError(f"run {run_id} cannot be resumed: its stored settings cannot be read ({why})")
 
 
 def store_option(store: str) -> str:
@@ -156,12 +187,19 @@ class RunHandler:
                 backend=self.backend.where,
                 kind=self.kind,
             )
+            self._held = _hold(store, self.run_id)
             self.spent = 0.0
             self._restore({})
         else:
             self.run_id = run_id
-            # First of all: RunHeld (naming the holder) if another live process searches it.
-            run = store.claim_run(run_id, self.holder, backend=self.backend.where)
+            # First of all: RunHeld (naming the holder) if another live process, or another
+            # thread of this one, searches it.
+            self._held = _hold(store, run_id)
+            try:
+                run = store.claim_run(run_id, self.holder, backend=self.backend.where)
+            except BaseException:
+                self._unhold()
+                raise
             self.spent = run.seconds or 0.0
             self._restore(store.load_checkpoints(run_id))
         self.progress = self._new_progress()
@@ -178,8 +216,12 @@ class RunHandler:
     @classmethod
     def resume(cls: type[H], store: Store, run_id: int, backend: Backend | None = None) -> H:
         """Run `run_id` of the store, with its stored options, to continue it; claimed for
-        this process first (RunHeld if another live process is searching it)."""
-        options = options_from_run(cls.options_type, store.claim_run(run_id, holder_name()))
+        this process (RunHeld if another live process, or another thread of this one, is
+        searching it)."""
+        try:
+            options = options_from_run(cls.options_type, store.get_run(run_id))
+        except (ValueError, TypeError, KeyError, AttributeError, OverflowError) as err:
+            raise unreadable(run_id, err) from None
         return cls(store, options, run_id, backend)
 
     # -- the loop ------------------------------------------------------------------------------
@@ -271,8 +313,13 @@ class RunHandler:
     def _release(self) -> None:
         """Give the run up, keeping any error already on its way out (if this fails, the run
         reads as not held once this process exits)."""
+        self._unhold()
         with contextlib.suppress(StoreError):
             self.store.release_run(self.run_id, self.holder)
+
+    def _unhold(self) -> None:
+        with _HELD_LOCK:
+            _HELD.discard(self._held)
 
     def elapsed(self) -> float:
         """Seconds since this session's clock started."""
