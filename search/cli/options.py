@@ -21,7 +21,13 @@ from bmn.kernels.deal import Deal, DealError, parse_deal, parse_hand
 from bmn.kernels.decks import not_standard_warning
 from bmn.records.store import DEFAULT_PATH, INT64_MAX, Store
 from bmn.search.output import text as present
-from bmn.search.runs.settings import MAX_WORKERS, Refused, read_duration, read_whole
+from bmn.search.runs.settings import (
+    MAX_WORKERS,
+    SEED_WORDS,
+    Refused,
+    read_duration,
+    read_whole,
+)
 
 if TYPE_CHECKING:
     from bmn.search.backends.base import Backend
@@ -54,7 +60,7 @@ class Seed(Whole):
     name = "seed"
 
     def __init__(self) -> None:
-        super().__init__(0, INT64_MAX, "a seed: a whole number from 0 to 2**63 - 1")
+        super().__init__(0, INT64_MAX, SEED_WORDS)
 
 
 SEED = Seed()
@@ -350,10 +356,11 @@ def write_figure(draw: Callable[..., object], *args: Any) -> None:
 
 
 class SchedulerAddress(click.ParamType):
-    """A Dask scheduler's address: tcp://host:8786, tls://host:8786, or host:port."""
+    """A Dask scheduler's address: a scheme, a host and a port, tcp://host:8786 or
+    tls://host:8786; anything else is bad input, refused before a connection is tried."""
 
     name = "address"
-    pattern = re.compile(r"((tcp|tls|ucx|ws|wss)://)?([\w.-]+|\[[0-9a-fA-F:]+\])(:\d{1,5})?")
+    pattern = re.compile(r"(tcp|tls|ucx|ws|wss)://([\w.-]+|\[[0-9a-fA-F:]+\]):(\d{1,5})", re.ASCII)
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> str:
         text = str(value).strip()
@@ -361,8 +368,16 @@ class SchedulerAddress(click.ParamType):
             self.fail(
                 f"{text!r} is a dashboard link; give the scheduler, tcp://host:8786", param, ctx
             )
-        if not self.pattern.fullmatch(text):
-            self.fail(f"{text!r} is not a scheduler address; use e.g. tcp://host:8786", param, ctx)
+        found = self.pattern.fullmatch(text)
+        if not found:
+            self.fail(
+                f"{text!r} is not a scheduler address: a scheme, a host and a port, like"
+                " tcp://host:8786",
+                param,
+                ctx,
+            )
+        if not 1 <= int(found.group(3)) <= 65535:
+            self.fail(f"{text!r}: a port is 1 to 65535, like tcp://host:8786", param, ctx)
         return text
 
 

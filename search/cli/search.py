@@ -15,6 +15,7 @@ from bmn.kernels.cuda.env import CudaUnavailable
 from bmn.search.cli.options import (
     JSON_OPTION,
     MAX_WORKERS,
+    SEED,
     STORE_OPTION,
     Duration,
     NameList,
@@ -68,6 +69,8 @@ def setting_options(command: Callable) -> Callable:
         kind: click.ParamType = (
             click.Choice(setting.choices) if setting.choices else SettingType(setting)
         )
+        if setting.name == "seed":
+            kind = SEED  # the one seed rule of every command (settings.SEED_WORDS)
         names = [setting.option] if not setting.flag else [setting.option, setting.name]
         command = click.option(
             *names,

@@ -33,6 +33,7 @@ MAX_SECONDS = 365 * 86400  # a search checkpoints and resumes: longer runs go in
 MAX_HISTORY = 10_000_000  # lahc keeps this many scores per worker in memory
 MAX_DEVICE_THREADS = 1 << 22  # 16 times the threads an H200 keeps resident; 200 bytes each
 MAX_RANK_DIGITS = 100  # a rank past any deck the kernels play (64 cards: 90 digits at most)
+SEED_WORDS = "a seed: a whole number from 0 to 2**63 - 1"  # one seed rule in every command
 _WHOLE = re.compile(r"[+-]?\d+(_\d+)*", re.ASCII)
 _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
 
@@ -164,7 +165,7 @@ def _rank(setting: Setting, value: Any) -> int:
 
 
 def _whole(setting: Setting, value: Any) -> int:
-    number = read_whole(value, setting.low, setting.high)
+    number = read_whole(value, setting.low, setting.high, setting.what)
     if setting.rule is not None:
         setting.rule(number)
     return number
@@ -208,6 +209,7 @@ class Setting:
     choices: tuple[str, ...] = ()
     flag: str = ""
     rule: Callable[[int], None] | None = None  # a further check of a whole number
+    what: str | None = None  # what a whole number is, in words, where not its range
 
     @property
     def option(self) -> str:
@@ -281,6 +283,7 @@ DECLARED = (
         "seed",
         "whole",
         "Seed, 0 to 2**63 - 1; drawn at random and stored with the run if omitted.",
+        what=SEED_WORDS,
     ),
     Setting(
         "keep_above",
