@@ -434,6 +434,7 @@ def start_local_cluster(workers: int | None) -> LocalCluster:
             host=LOCAL_HOST,
             dashboard_address=f"{LOCAL_HOST}:{DASHBOARD_PORT if _free(DASHBOARD_PORT) else 0}",
             silence_logs=logging.ERROR,
+            preload=["bmn.search.backends.worker_signals"],  # Ctrl-C: no worker tracebacks
         )
     except Exception as err:
         raise BackendError(f"cannot start a local Dask cluster: {err}") from None

@@ -158,21 +158,23 @@ def search(
     from bmn.search.backends.base import BackendError
 
     asked = check_settings(ctx, resume, options)
-    backend = None  # connected before a store is made: a cluster's problem makes no store
-    if asked.kind is None or asked.kind.on_backend:
-        backend = cluster_backend(scheduler, scheduler_file, cluster, options["workers"])
+    backend = None
     try:
-        # A signal before the run begins (the store opening, the kernels compiling) stops at
-        # once; later ones stop the run after a checkpoint.
-        with start.Stopping(store) as stopping, Store(store, create=resume is None) as db:
-            job = open_run(db, asked, backend)  # --resume never makes a store
-            try:
-                summary = run_with_signals(stopping, job, quiet)
-            except BackendError as err:
-                raise click.ClickException(
-                    f"{err}; run {job.run_id} is checkpointed, resume with: "
-                    f"{resume_line(job.run_id, store)}"
-                ) from None
+        # A signal before the run begins (a cluster starting, the store opening, the kernels
+        # compiling) stops at once; later ones stop the run after a checkpoint.
+        with start.Stopping(store) as stopping:
+            if asked.kind is None or asked.kind.on_backend:  # before a store: a cluster's
+                backend = cluster_backend(scheduler, scheduler_file, cluster, options["workers"])
+            stopping.check()  # problem makes no store, and Ctrl-C while it starts is kept
+            with Store(store, create=resume is None) as db:
+                job = open_run(db, asked, backend)  # --resume never makes a store
+                try:
+                    summary = run_with_signals(stopping, job, quiet)
+                except BackendError as err:
+                    raise click.ClickException(
+                        f"{err}; run {job.run_id} is checkpointed, resume with: "
+                        f"{resume_line(job.run_id, store)}"
+                    ) from None
     except start.StoppedBeforeRun as stopped:
         said = "stopped before the search began: nothing was searched yet"
         if stopped.run is not None:

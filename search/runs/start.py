@@ -341,6 +341,7 @@ class Stopping:
     def __init__(self, store: str | os.PathLike[str]):
         self.store = store
         self.job: RunHandler | None = None
+        self.requested = False  # a signal came
         self._previous: dict[int, Any] = {}
 
     def __enter__(self) -> Stopping:
@@ -349,9 +350,16 @@ class Stopping:
         return self
 
     def _signal(self, signum: int, frame: object) -> None:
+        self.requested = True
         if self.job is None:
             raise StoppedBeforeRun()
         self.job.stop.set()
+
+    def check(self) -> None:
+        """StoppedBeforeRun if a signal came while code that swallows KeyboardInterrupt ran
+        (a Dask cluster starting)."""
+        if self.requested:
+            raise StoppedBeforeRun()
 
     def run(self, job: RunHandler, on_progress: Callable[[Any], None]) -> Any:
         """Run `job` to its end or until a signal stops it."""
