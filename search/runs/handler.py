@@ -28,6 +28,7 @@ from typing import Any, ClassVar, Protocol, TypeVar
 from bmn.records.store import DEFAULT_PATH, Run, RunHeld, Store, StoreError, holder_name
 from bmn.search.backends.base import Backend, BackendError, Result, Task
 from bmn.search.backends.registry import get_backend
+from bmn.search.runs.clock import SearchClock
 from bmn.search.words import counted, duration
 
 POLL_SECONDS = 0.5  # the longest wait for a result, so signal handlers run promptly
@@ -207,7 +208,7 @@ class RunHandler:
         p.store, p.strategy, p.seed = str(store.path), options.strategy, options.seed
         p.workers, p.games, p.seconds = options.workers, self.games, self.spent
         p.done = self._done(p.games, p.seconds)
-        self._start = time.monotonic()
+        self._clock = SearchClock()  # this session's search time (not while stopped)
         self._streams: list[Stream] = []
         self._dirty = False
         self._cores = 1  # how many chunks the backend runs at once, once started
@@ -243,6 +244,7 @@ class RunHandler:
                 self._lost(on_progress)
                 raise
             finally:
+                self._clock.stop()
                 self.backend.close()
         finally:
             self._release()
@@ -257,7 +259,8 @@ class RunHandler:
     def _run(self, on_progress: Callable[[Any], None]):
         self.store.update_run(self.run_id, status="running")
         self.store.heartbeat(self.run_id, self.holder)
-        self._start = self._saved = self._beaten = time.monotonic()
+        self._saved = self._beaten = time.monotonic()
+        self._clock.start()
         self._games_at_start = self.games
         self._dirty = False
         self._streams = [Stream(self._stream_games(s)) for s in range(self.streams)]
@@ -307,7 +310,7 @@ class RunHandler:
 
     def _stopped_while_starting(self):
         """Stopped before a chunk was run: the run as it was, marked interrupted."""
-        self._start = time.monotonic()  # this session searched for no time at all
+        self._clock = SearchClock()  # this session searched for no time at all
         return self._finish()
 
     def _release(self) -> None:
@@ -322,8 +325,9 @@ class RunHandler:
             _HELD.discard(self._held)
 
     def elapsed(self) -> float:
-        """Seconds since this session's clock started."""
-        return time.monotonic() - self._start
+        """Seconds this session has searched: since its clock started, less any time the
+        process was stopped (SIGSTOP: see clock.py)."""
+        return self._clock.seconds()
 
     def _receive_all(self, on_progress: Callable[[Any], None]) -> None:
         cancelled = False
@@ -419,7 +423,8 @@ class RunHandler:
         """When this session's time is up (time.monotonic()), or None without a time limit."""
         if self.options.seconds is None:
             return None
-        return self._start + max(self.options.seconds - self.spent, 0.0)
+        left = self.options.seconds - self.spent - self.elapsed()
+        return time.monotonic() + max(left, 0.0)
 
     def complete(self, seconds: float) -> bool:
         """Whether the run has used all its iterations or all its time."""
