@@ -14,8 +14,8 @@ import sys
 
 def main() -> None:
     """Console entry point."""
-    signal.signal(signal.SIGTERM, signal.default_int_handler)  # as Ctrl-C: KeyboardInterrupt
     try:
+        signal.signal(signal.SIGTERM, signal.default_int_handler)  # as Ctrl-C
         from bmn.search.cli.main import main as bmn
     except KeyboardInterrupt:
         sys.stderr.write("Aborted!\n")

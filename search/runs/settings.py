@@ -77,9 +77,14 @@ def read_whole(value: Any, low: int = 0, high: int = INT64_MAX, what: str | None
     else:
         raise Refused(f"{_shown(value)} is not {expected}")
     if number < low:
-        raise Refused(f"{_shown(value)} is too small: expected {expected}")
+        raise Refused(
+            f"{_shown(str(value).strip(), quote=False)} is too small: expected {expected}"
+        )
     if number > high:
-        raise Refused(f"{_shown(value)} is too large: expected at most {limit(high)}")
+        raise Refused(
+            f"{_shown(str(value).strip(), quote=False)} is too large: expected at most"
+            f" {limit(high)}"
+        )
     return number
 
 
@@ -109,9 +114,9 @@ def read_duration(value: Any) -> float:
     return seconds
 
 
-def _shown(value: Any) -> str:
+def _shown(value: Any, quote: bool = True) -> str:
     """A value as an error line quotes it: text in quotes, at most 60 characters of it."""
-    text = repr(value) if isinstance(value, str) else str(value)
+    text = repr(value) if isinstance(value, str) and quote else str(value)
     return text if len(text) <= 60 else f"{text[:40]}... ({len(text):,} characters)"
 
 
