@@ -13,6 +13,7 @@ import threading
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from tiers import sizes
 
 import bmn.search as searching
 from bmn.kernels.cuda import env
@@ -163,9 +164,16 @@ class Accepted(Exception):
     """The settings were taken: the run would be made now."""
 
 
-@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(chosen=st.dictionaries(NAMES, HOSTILE, min_size=1, max_size=3))
-def test_hostile_settings_raise_only_documented_errors_and_make_no_store(tmp_path_factory, chosen):
+@pytest.mark.parametrize("examples", sizes(60, 400))
+def test_hostile_settings_raise_only_documented_errors_and_make_no_store(
+    tmp_path_factory, examples
+):
+    settings(max_examples=examples, deadline=None, suppress_health_check=[HealthCheck.too_slow])(
+        given(chosen=st.dictionaries(NAMES, HOSTILE, min_size=1, max_size=3))(hostile_settings)
+    )(tmp_path_factory)
+
+
+def hostile_settings(tmp_path_factory, chosen):
     folder = tmp_path_factory.mktemp("hostile")
     store = folder / "s.sqlite"
 
