@@ -45,6 +45,11 @@ def parse_counts(text: str) -> Counts:
         counts = ()
     if len(counts) != len(VALUE_SYMBOL) or min(counts) < 0:
         raise DealError(f"{text!r}: expected five counts N,J,Q,K,A of numerals and court cards")
+    if max(counts) > MAX_CARDS:  # past any deck the kernels play (and past what ints index)
+        raise DealError(
+            f"{text[:60]!r} counts {max(counts):.3g} cards of one value; the compiled kernels"
+            f" play at most {MAX_CARDS} cards"
+        )
     return counts
 
 

@@ -26,6 +26,11 @@ def lazy_exports(
         # reference` asks here first, maybe while api.py itself is importing): never the API.
         if name.startswith("_") and name != "__all__" or _submodule(package, name):
             raise AttributeError(f"module {package!r} has no attribute {name!r}")
+        if importlib.util.find_spec(f"{package}.{name}") is not None:
+            # `from bmn.kernels import reference` before the submodule is loaded asks here
+            # first: AttributeError lets the import system load it, where importing the API
+            # module could come back round to a module only half imported.
+            raise AttributeError(f"module {package!r} has not imported {name!r} yet")
         module = importlib.import_module(api)
         if name == "__all__":
             value: Any = list(module.__all__)

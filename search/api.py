@@ -16,9 +16,10 @@ import os
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Union
 
+from bmn.kernels.cuda.env import CudaUnavailable
 from bmn.records.store import DEFAULT_PATH, RunHeld, RunNotFound, StoreError
-from bmn.search.runs.kinds import SETTINGS
-from bmn.search.runs.start import NothingToResume, SearchOptionError, StoppedBeforeRun
+from bmn.search.runs.settings import SearchOptionError, check_settings, python_words
+from bmn.search.runs.start import NothingToResume, StoppedBeforeRun
 
 if TYPE_CHECKING:
     from bmn.search.backends.base import Backend
@@ -28,6 +29,7 @@ if TYPE_CHECKING:
     from bmn.search.runs.loop_hunt import LoopSummary
 
 __all__ = [
+    "CudaUnavailable",
     "NothingToResume",
     "RunHeld",
     "RunNotFound",
@@ -39,18 +41,6 @@ __all__ = [
 
 # What a run returns when it stops: `as_dict()` is `bmn search --json`, `text()` its lines.
 SearchSummary = Union["Summary", "LoopSummary", "GrowSummary"]
-# The least value of each whole-number setting (the command line's types say the same).
-AT_LEAST = {
-    "iterations": 1,
-    "workers": 1,
-    "players": 2,
-    "seed": 0,
-    "keep_above": 0,
-    "patience": 1,
-    "history": 1,
-    "basin_states": 1,
-    "device_threads": 1,
-}
 
 
 def search(
@@ -58,7 +48,7 @@ def search(
     *,
     objective: str | None = None,
     strategy: str | None = None,
-    seconds: float | None = None,
+    seconds: float | str | None = None,
     iterations: int | None = None,
     workers: int | None = None,
     players: int | None = None,
@@ -81,8 +71,13 @@ def search(
     seconds, rate, its best, ...); `display` draws bmn search's live display on stderr.
     `backend` runs the chunks elsewhere (a Dask backend from bmn.search.backends.registry).
 
-    Raises SearchOptionError for a bad or conflicting setting, RunNotFound, NothingToResume
-    or RunHeld for a run that cannot be resumed, StoreError for a store that cannot be used.
+    Every setting is read and checked as the command line reads it (a duration as 90, 90.0
+    or '90s'; a whole number as 5 or '5'), and the run's kind refuses the settings it has no
+    use for, before a store is opened or made. Raises SearchOptionError for a bad or
+    conflicting setting, CudaUnavailable for a GPU run where CUDA cannot run; RunNotFound,
+    NothingToResume or RunHeld (also for a run another thread of this process searches) for a
+    run that cannot be resumed; StoreError for a store that cannot be used, or a stored run
+    whose settings cannot be read.
 
     >>> summary = search("doctest.sqlite", iterations=20_000, seed=1, workers=1)
     >>> summary.status, summary.games
@@ -90,68 +85,49 @@ def search(
     >>> search("doctest.sqlite", objective="loop", keep_above=10)
     Traceback (most recent call last):
     ...
-    bmn.search.runs.start.SearchOptionError: keep_above does nothing with --objective loop: ...
+    bmn.search.runs.settings.SearchOptionError: keep_above does nothing with objective='loop': ...
     """
     from bmn.records.store import Store
     from bmn.search.runs import start
 
-    given = _given(locals(), settings)
-    if resume is not None:
-        if given:
-            name = sorted(given)[0]
-            raise SearchOptionError(name, "is stored with the run; resume takes no setting")
-        target = _resume_target(resume)
-        with start.Stopping(store) as stopping, Store(store, create=False) as db:
-            run_id, kind = start.stored_run(db, target)  # resuming never makes a store
-            job = start.resumed_run(db, run_id, kind, backend)
-            return _run(stopping, job, on_progress, display)
-    kind = start.check_new_run(
-        objective or "cards", device or "cpu", strategy or "walk", players or 2, set(given)
-    )
-    start.check_deck(kind, given)  # before a store is made
-    with start.Stopping(store) as stopping, Store(store) as db:
-        return _run(stopping, start.new_run(db, kind, given, backend), on_progress, display)
+    named = dict(objective=objective, strategy=strategy, seconds=seconds, iterations=iterations)
+    named.update(workers=workers, players=players, seed=seed, device=device)
+    try:
+        _check_call(store, on_progress)
+        given = check_settings({**named, **settings})
+        asked = start.request(given, set(given), resume)
+    except SearchOptionError as err:
+        raise _in_python(err) from None
+    with start.Stopping(store) as stopping, Store(store, create=resume is None) as db:
+        try:
+            job = start.open_run(db, asked, backend)  # resuming never makes a store
+        except SearchOptionError as err:
+            raise _in_python(err) from None
+        return _run(stopping, job, on_progress, display)
 
 
-def _resume_target(resume: int | str) -> int | str:
-    """A run number (1 or more) or 'latest'."""
-    if resume == "latest":
-        return resume
-    if isinstance(resume, int) and not isinstance(resume, bool) and resume >= 1:
-        return resume
-    raise SearchOptionError("resume", f"is a run number (1 or more) or 'latest', not {resume!r}")
+def _check_call(store: Any, on_progress: Any) -> None:
+    """The arguments of `search` that are no setting of the run: a store path, a callable."""
+    if not isinstance(store, (str, os.PathLike)) or not str(os.fspath(store)).strip():
+        raise SearchOptionError("store", f"is the path of a record store file, not {store!r}")
+    if on_progress is not None and not callable(on_progress):
+        raise SearchOptionError("on_progress", f"is a function or None, not {on_progress!r}")
 
 
-def _given(arguments: dict[str, Any], settings: dict[str, Any]) -> dict[str, Any]:
-    """The settings the caller gave (None: bmn search's default), checked by name and range."""
-    named = ("objective", "strategy", "seconds", "iterations", "workers", "players", "seed")
-    given = {name: arguments[name] for name in (*named, "device") if arguments[name] is not None}
-    for name, value in settings.items():
-        if name not in SETTINGS:
-            known = ", ".join(sorted(SETTINGS))
-            raise SearchOptionError(name, f"is not a setting of a search; the settings: {known}")
-        if value is not None:
-            given[name] = value
-    for name, value in given.items():
-        if name in AT_LEAST and (isinstance(value, bool) or not isinstance(value, int)):
-            raise SearchOptionError(name, f"must be a whole number, got {value!r}")
-        if name in AT_LEAST and value < AT_LEAST[name]:
-            raise SearchOptionError(name, f"must be at least {AT_LEAST[name]}, got {value}")
-    if given.get("seed", 0) >= 2**63:
-        raise SearchOptionError("seed", f"must be 0 to 2**63 - 1, got {given['seed']}")
-    seconds = given.get("seconds")
-    if seconds is not None and not 0 < seconds <= 365 * 86400:
-        raise SearchOptionError("seconds", f"must be more than 0 and at most 365 days: {seconds}")
-    return given
+def _in_python(err: SearchOptionError) -> SearchOptionError:
+    """The same error, of the same class, in Python's words."""
+    return type(err)(err.option, python_words(err.why))
 
 
 def _run(stopping: Any, job: Any, on_progress: Callable[[Any], None] | None, display: bool) -> Any:
-    """Run `job` until done or stopped, with the callback and, if asked, the live display."""
+    """Run `job` until done or stopped, with the callback and, if asked, the live display;
+    the run's notes (warnings) in Python's words."""
     from bmn.search.output.progress import Display
 
     with Display(quiet=not display) as shown:
 
         def progress(p: Any) -> None:
+            p.notes[:] = [python_words(note) for note in p.notes]
             shown.update(p)
             if on_progress is not None:
                 on_progress(p)

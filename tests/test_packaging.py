@@ -55,4 +55,4 @@ def test_wheel_holds_every_module_and_the_package_data(tmp_path):
     assert stray == set()  # no caches, no tests
     (entry_points,) = [n for n in names if n.endswith(".dist-info/entry_points.txt")]
     scripts = zipfile.ZipFile(wheel).read(entry_points).decode()
-    assert "bmn = bmn.search.cli.main:main" in scripts
+    assert "bmn = bmn.search.cli.entry:main" in scripts

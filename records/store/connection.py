@@ -85,6 +85,15 @@ def use_wal(db: sqlite3.Connection) -> None:
             time.sleep(0.01)
 
 
+def _identity(path: Path) -> tuple[int, int] | None:
+    """The file at `path` as (device, inode); None where there is none."""
+    try:
+        found = os.stat(path)
+    except (OSError, ValueError):
+        return None
+    return found.st_dev, found.st_ino
+
+
 @contextmanager
 def _in(db: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
     """One write transaction on `db`: all of it is committed, or none of it."""
@@ -111,6 +120,7 @@ class Connection:
         self._read_only = read_only
         self._conn: sqlite3.Connection | None = None
         self._conn = connect(self.path, self._create, read_only)
+        self._file = _identity(self.path)  # what a write checks is still at the path
         try:
             self._open()
         except BaseException:
@@ -173,7 +183,14 @@ class Connection:
         self.close()
 
     def transaction(self) -> AbstractContextManager[sqlite3.Connection]:
-        """One write transaction: all of it is committed, or none of it."""
+        """One write transaction: all of it is committed, or none of it. StoreError if the
+        file was deleted or replaced since it was opened: what is written would go to a file
+        no one can open again (a search stops there instead of saying 'finished')."""
+        if self._file is not None and _identity(self.path) != self._file:
+            raise StoreError(
+                f"record store {self.path} was deleted or replaced while in use: nothing more"
+                " can be stored in it (what was stored went with the file)"
+            )
         return _in(self._db)
 
     @sql_errors

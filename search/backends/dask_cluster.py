@@ -376,6 +376,7 @@ def connect(address: str, seconds: float) -> Client:
     A handshake comes first, on a thread of its own under a deadline: Dask's client waits
     without end for the handshake of a server that never sends one (a dashboard's port)."""
     try:
+        _listening(address, seconds)
         with ThreadPoolExecutor(1) as pool:
             pool.submit(asyncio.run, _handshake(address, seconds)).result()
         return Client(address, timeout=seconds, set_as_default=False)
@@ -386,6 +387,19 @@ def connect(address: str, seconds: float) -> Client:
     except Exception:
         reason = "what answers there is not a Dask scheduler"
     raise BackendError(f"cannot reach a Dask scheduler at {address}: {reason}")
+
+
+def _listening(address: str, seconds: float) -> None:
+    """Refused at once where nothing listens (Dask would retry a refused connection until
+    its time-out, and then call it one): a TCP connection to a tcp:// or tls:// address."""
+    scheme, _, rest = address.rpartition("://")
+    host, _, port = rest.rpartition(":")
+    if scheme not in ("", "tcp", "tls") or not port.isdecimal():
+        return
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=seconds).close()
+    except ConnectionRefusedError:
+        raise OSError(f"connection refused: nothing listens on port {port} of {host}") from None
 
 
 async def _handshake(address: str, seconds: float) -> None:
@@ -420,6 +434,7 @@ def start_local_cluster(workers: int | None) -> LocalCluster:
             host=LOCAL_HOST,
             dashboard_address=f"{LOCAL_HOST}:{DASHBOARD_PORT if _free(DASHBOARD_PORT) else 0}",
             silence_logs=logging.ERROR,
+            preload=["bmn.search.backends.worker_signals"],  # Ctrl-C: no worker tracebacks
         )
     except Exception as err:
         raise BackendError(f"cannot start a local Dask cluster: {err}") from None

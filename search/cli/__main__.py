@@ -1,5 +1,5 @@
 """`python -m bmn.search.cli`: the `bmn` command."""
 
-from bmn.search.cli.main import main
+from bmn.search.cli.entry import main
 
 main()

@@ -14,9 +14,8 @@ import click
 
 from bmn.kernels.cuda.env import THREADS_PER_BLOCK
 from bmn.search.cli.options import Whole, given, refuse
+from bmn.search.runs.settings import DEVICES, MAX_DEVICE_THREADS
 
-DEVICES = ("cpu", "cuda")
-MAX_DEVICE_THREADS = 1 << 22  # 16 times the threads an H200 keeps resident; 200 bytes each
 DEVICE_BENCH_DEALS = 10**9  # about a second at the GPU target (bench caps it at about 20 s)
 
 DEVICE_OPTION = click.option(

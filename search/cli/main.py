@@ -101,6 +101,15 @@ class BmnGroup(click.Group):
             raise click.ClickException(
                 "out of memory: ask for less (fewer deals or states)"
             ) from None
+        except OSError as err:  # a file that cannot be read (`bmn score /proc/self/mem`)
+            if isinstance(err, BrokenPipeError):
+                raise  # the reader went away: main ends quietly
+            if debug():
+                traceback.print_exc()
+            where = f" {err.filename}" if err.filename else ""
+            raise click.ClickException(
+                f"could not read or write{where}: {err.strerror or err}"
+            ) from None
 
 
 class OutputError(click.ClickException):
@@ -201,6 +210,28 @@ def cli(ctx: click.Context, debug: bool) -> None:
 for family in (game, kernel, search, records):
     for command in family.COMMANDS:
         cli.add_command(command)
+
+
+def name_the_command(command: click.Command) -> None:
+    """Give click's own parsing errors (an option missing its value, a flag given one) the
+    command they are about, as its other usage errors have, so that the `Try` line names it;
+    for `command` and every command under it."""
+    parse = command.parse_args
+
+    def parse_args(ctx: click.Context, args: list[str]) -> list[str]:
+        try:
+            return parse(ctx, args)
+        except click.UsageError as err:
+            if err.ctx is None:
+                err.ctx = ctx
+            raise
+
+    command.parse_args = parse_args  # type: ignore[method-assign]
+    for sub in getattr(command, "commands", {}).values():
+        name_the_command(sub)
+
+
+name_the_command(cli)
 
 
 def main() -> None:

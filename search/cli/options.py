@@ -21,55 +21,37 @@ from bmn.kernels.deal import Deal, DealError, parse_deal, parse_hand
 from bmn.kernels.decks import not_standard_warning
 from bmn.records.store import DEFAULT_PATH, INT64_MAX, Store
 from bmn.search.output import tables as present
+from bmn.search.runs.settings import (
+    MAX_WORKERS,
+    SEED_WORDS,
+    Refused,
+    read_duration,
+    read_whole,
+)
 
 if TYPE_CHECKING:
     from bmn.search.backends.base import Backend
 
 # -- numbers, seeds, durations -----------------------------------------------------------------
 
-MAX_WORKERS = 1024  # threads or processes: far above any machine bmn runs on, far below a crash
 MAX_DEALS = 10**9  # deals scored in one command (bench holds them all in memory at once)
-MAX_SECONDS = 365 * 86400  # a search checkpoints and resumes: longer runs go in parts
-_WHOLE = re.compile(r"[+-]?\d+(_\d+)*", re.ASCII)
-
-
-def _limit(n: int) -> str:
-    return "2**63 - 1" if n == INT64_MAX else f"{n:,}"
 
 
 class Whole(click.ParamType):
     """A whole number from `low` to `high`; `high` is at most 2**63 - 1, the largest number
-    the store and the compiled kernels hold, so no value can overflow past the command line."""
+    the store and the compiled kernels hold, so no value can overflow past the command line.
+    Read as a run's whole-number settings are (search/runs/settings.py)."""
 
     name = "integer"
 
     def __init__(self, low: int = 0, high: int = INT64_MAX, what: str | None = None):
         self.low, self.high, self.what = low, min(high, INT64_MAX), what
 
-    def expected(self) -> str:
-        if self.what:
-            return self.what
-        if self.high == INT64_MAX:
-            return f"a whole number of at least {self.low:,}"
-        return f"a whole number from {self.low:,} to {_limit(self.high)}"
-
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> int:
-        if isinstance(value, int) and not isinstance(value, bool):
-            number = value
-        else:
-            text = str(value).strip()
-            if not _WHOLE.fullmatch(text):
-                self.fail(f"{value!r} is not {self.expected()}", param, ctx)
-            digits = text.lstrip("+-").replace("_", "")
-            sign = -1 if text.startswith("-") else 1
-            # Python refuses to read ints of thousands of digits: anything this long is out of
-            # range anyway.
-            number = sign * (INT64_MAX + 1) if len(digits) > 30 else sign * int(digits)
-        if number < self.low:
-            self.fail(f"{value} is too small: expected {self.expected()}", param, ctx)
-        if number > self.high:
-            self.fail(f"{value} is too large: expected at most {_limit(self.high)}", param, ctx)
-        return number
+        try:
+            return read_whole(value, self.low, self.high, self.what)
+        except Refused as err:
+            self.fail(str(err), param, ctx)
 
 
 class Seed(Whole):
@@ -78,7 +60,7 @@ class Seed(Whole):
     name = "seed"
 
     def __init__(self) -> None:
-        super().__init__(0, INT64_MAX, "a seed: a whole number from 0 to 2**63 - 1")
+        super().__init__(0, INT64_MAX, SEED_WORDS)
 
 
 SEED = Seed()
@@ -137,39 +119,18 @@ class NameList(click.ParamType):
 
 
 class Duration(click.ParamType):
-    """A length of time: 90s, 10m, 8h, 1h30m, 2d, or plain seconds; positive, at most a year."""
+    """A length of time: 90s, 10m, 8h, 1h30m, 2d, or plain seconds; positive, at most a year
+    (read as a run's --time is: search/runs/settings.py)."""
 
     name = "duration"
-    units = {"s": 1, "m": 60, "h": 3600, "d": 86400}
 
     def convert(
         self, value: Any, param: click.Parameter | None, ctx: click.Context | None
     ) -> float:
-        if isinstance(value, (int, float)) and not isinstance(value, bool):
-            seconds = float(value)
-        else:
-            text = str(value).strip().lower()
-            if re.fullmatch(r"\d+(\.\d+)?", text, re.ASCII):
-                seconds = float(text)
-            elif re.fullmatch(r"(\d+(\.\d+)?[smhd])+", text, re.ASCII):
-                seconds = sum(
-                    float(n) * self.units[u]
-                    for n, u in re.findall(r"(\d+(?:\.\d+)?)([smhd])", text, re.ASCII)
-                )
-            else:
-                self.fail(
-                    f"{value!r} is not a duration; use e.g. 90s, 10m, 8h or 1h30m", param, ctx
-                )
-        if not seconds > 0:
-            self.fail(f"{value!r}: a duration must be positive", param, ctx)
-        if seconds > MAX_SECONDS:
-            self.fail(
-                f"{value!r} is more than a year (365d), the longest bmn takes; a search"
-                " resumes where it stopped, so run a longer one in parts",
-                param,
-                ctx,
-            )
-        return seconds
+        try:
+            return read_duration(value)
+        except Refused as err:
+            self.fail(str(err), param, ctx)
 
 
 # -- options every command family shares -----------------------------------------------------
@@ -395,10 +356,11 @@ def write_figure(draw: Callable[..., object], *args: Any) -> None:
 
 
 class SchedulerAddress(click.ParamType):
-    """A Dask scheduler's address: tcp://host:8786, tls://host:8786, or host:port."""
+    """A Dask scheduler's address: a scheme, a host and a port, tcp://host:8786 or
+    tls://host:8786; anything else is bad input, refused before a connection is tried."""
 
     name = "address"
-    pattern = re.compile(r"((tcp|tls|ucx|ws|wss)://)?([\w.-]+|\[[0-9a-fA-F:]+\])(:\d{1,5})?")
+    pattern = re.compile(r"(tcp|tls|ucx|ws|wss)://([\w.-]+|\[[0-9a-fA-F:]+\]):(\d{1,5})", re.ASCII)
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> str:
         text = str(value).strip()
@@ -406,8 +368,16 @@ class SchedulerAddress(click.ParamType):
             self.fail(
                 f"{text!r} is a dashboard link; give the scheduler, tcp://host:8786", param, ctx
             )
-        if not self.pattern.fullmatch(text):
-            self.fail(f"{text!r} is not a scheduler address; use e.g. tcp://host:8786", param, ctx)
+        found = self.pattern.fullmatch(text)
+        if not found:
+            self.fail(
+                f"{text!r} is not a scheduler address: a scheme, a host and a port, like"
+                " tcp://host:8786",
+                param,
+                ctx,
+            )
+        if not 1 <= int(found.group(3)) <= 65535:
+            self.fail(f"{text!r}: a port is 1 to 65535, like tcp://host:8786", param, ctx)
         return text
 
 

@@ -4,15 +4,18 @@ and `bmn search-bench` (the strategies compared)."""
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING
+import shlex
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 import click
 from click.core import ParameterSource
 
-from bmn.search.cli.device import DEVICE_OPTION, DEVICE_THREADS_OPTION, check_device_threads
+from bmn.kernels.cuda.env import CudaUnavailable
 from bmn.search.cli.options import (
     JSON_OPTION,
     MAX_WORKERS,
+    SEED,
     STORE_OPTION,
     Duration,
     NameList,
@@ -25,71 +28,13 @@ from bmn.search.cli.options import (
     given,
     param,
     refuse,
-    seed_option,
 )
 from bmn.search.output.measures import bench_table
 from bmn.search.runs import start
-from bmn.search.runs.kinds import CLUSTER_OPTIONS, SETTINGS, RunKind
-from bmn.search.strategies.registry import (
-    CHOICES,
-    DEFAULT_HISTORY,
-    DEFAULT_PATIENCE,
-    DEFAULT_STRATEGY,
-    STRATEGIES,
-    strategy_help,
-)
+from bmn.search.runs.kinds import CLUSTER_OPTIONS
+from bmn.search.runs.settings import SETTINGS, Refused, Setting
+from bmn.search.strategies.registry import STRATEGIES
 from bmn.search.words import counted
-
-MAX_HISTORY = 10_000_000  # lahc keeps this many scores per worker in memory
-
-
-class DeckSpec(click.ParamType):
-    """A deck: 'standard', 'mixed' (the loop hunt's) or counts N,J,Q,K,A; spaces dropped and
-    counts written plainly, as the run stores it (' 36, 4,4,4,4 ' is '36,4,4,4,4')."""
-
-    name = "deck"
-
-    def convert(self, value, param, ctx) -> str:
-        from bmn.kernels.deal import DealError
-        from bmn.kernels.decks import counts_text, parse_counts
-
-        text = "".join(str(value).split())
-        if text.lower() in ("standard", "mixed"):
-            return text.lower()
-        try:
-            return counts_text(parse_counts(text))
-        except DealError as err:
-            self.fail(f"{err}, or 'standard' (36,4,4,4,4)", param, ctx)
-
-
-class HandSizes(click.ParamType):
-    """Hand sizes A,B[,C[,D]]: seat 0's first, as many as seats."""
-
-    name = "sizes"
-
-    def convert(self, value, param, ctx) -> tuple[int, ...]:
-        if isinstance(value, tuple):
-            return value
-        try:
-            sizes = tuple(int(part) for part in str(value).replace(" ", "").split(","))
-        except ValueError:
-            sizes = ()
-        if not 2 <= len(sizes) <= 4 or min(sizes) < 0:
-            self.fail(f"{value!r}: expected 2 to 4 hand sizes >= 0, like 10,10", param, ctx)
-        return sizes
-
-
-class Rank(click.ParamType):
-    """A rank of a deck's deals: a whole number >= 0, as large as the deck's (past 64 bits)."""
-
-    name = "rank"
-
-    def convert(self, value, param, ctx) -> int:
-        text = str(value).strip().replace("_", "").replace(",", "")
-        if not text.isdigit() or len(text) > 100:
-            self.fail(f"{value!r} is not a rank: a whole number of at least 0", param, ctx)
-        return int(text)
-
 
 if TYPE_CHECKING:
     from bmn.records.store import Store
@@ -100,140 +45,47 @@ if TYPE_CHECKING:
     from bmn.search.runs.loop_hunt import LoopSummary
 
 
+class SettingType(click.ParamType):
+    """A run's setting as its declaration reads it (search/runs/settings.py): the value
+    `bmn.search.search` would take, or click's usage error saying why not."""
+
+    names = {"whole": "integer", "sizes": "sizes", "rank": "rank", "deck": "deck"}
+
+    def __init__(self, setting: Setting):
+        self.setting = setting
+        self.name = self.names.get(setting.type, setting.type)
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        try:
+            return self.setting.read(value)
+        except Refused as err:
+            self.fail(str(err), param, ctx)
+
+
+def setting_options(command: Callable) -> Callable:
+    """Every setting of a run as an option of `bmn search`, in the order declared: its type,
+    default and help from the declaration."""
+    for setting in reversed(tuple(SETTINGS.values())):
+        kind: click.ParamType = (
+            click.Choice(setting.choices) if setting.choices else SettingType(setting)
+        )
+        if setting.name == "seed":
+            kind = SEED  # the one seed rule of every command (settings.SEED_WORDS)
+        names = [setting.option] if not setting.flag else [setting.option, setting.name]
+        command = click.option(
+            *names,
+            type=kind,
+            default=setting.default,
+            show_default=setting.default is not None,
+            metavar="DECK" if setting.name == "loop_deck" else None,
+            help=setting.means,
+        )(command)
+    return command
+
+
 @click.command()
-@click.option(
-    "--strategy",
-    type=click.Choice(list(CHOICES)),
-    default=DEFAULT_STRATEGY,
-    show_default=True,
-    help=strategy_help(),
-)
-@click.option(
-    "--objective",
-    type=click.Choice(["cards", "tricks", "loop", "grow"]),
-    default="cards",
-    show_default=True,
-    help="What makes a deal better; loop: hunt non-terminating "
-    "deals instead (random even deals of --loop-deck; every cycle found is stored "
-    "once under its canonical key, with its period and whether a balanced deal "
-    "reaches it, by backward play; see `bmn records loops`); grow: build standard-deck "
-    "cycles from closed pieces (see --grow-from) and store each with its most balanced "
-    "starting deal (see `bmn records loops --standard`).",
-)
-@click.option(
-    "--time",
-    "seconds",
-    type=Duration(),
-    default=None,
-    help="How long to search: 90s, 10m, 8h, 1h30m, at most 365d [default: 1m, unless "
-    "--iterations is given]. With --iterations too, the run stops at whichever comes first.",
-)
-@click.option(
-    "--iterations",
-    type=Whole(1),
-    default=None,
-    help="Score this many deals (reproducible with --seed); with --time too, the run stops "
-    "at whichever comes first. grow: this many rounds (each: 200,000 random descents for "
-    "closed pieces, then 8 standard deals assembled from them and judged).",
-)
-@click.option(
-    "--workers",
-    type=Whole(1, MAX_WORKERS),
-    default=None,
-    help=f"Search streams, at most {MAX_WORKERS:,}: threads, or tasks at once on a Dask "
-    "cluster [default: every core, or every worker thread of the cluster]. grow: independent "
-    "piece hunts, one per thread [default: 1; its work is mostly Python, so more threads "
-    "gain little].",
-)
-@click.option(
-    "--players",
-    type=Whole(2, 4),
-    default=2,
-    show_default=True,
-    help="Seats at the table, 2 to 4: the deck dealt one card at a time from seat 0 (the "
-    "standard deck: 26/26, 18/17/17, 13 each); stored with the run.",
-)
-@seed_option("Seed, 0 to 2**63 - 1; drawn at random and stored with the run if omitted.")
+@setting_options
 @STORE_OPTION
-@click.option(
-    "--keep-above",
-    type=Whole(0),
-    default=3000,
-    show_default=True,
-    help="Store every deal of at least this many cards, not only the best (a threshold "
-    "that keeps more than 20 a second, on two cores about 2,000 or less, is warned of).",
-)
-@click.option(
-    "--patience",
-    type=Whole(1),
-    default=DEFAULT_PATIENCE,
-    show_default=True,
-    help="climb only: deals without improvement before a restart.",
-)
-@click.option(
-    "--history",
-    type=Whole(1, MAX_HISTORY),
-    default=DEFAULT_HISTORY,
-    show_default=True,
-    help=f"lahc only: length of the late-acceptance history (at most {MAX_HISTORY:,}).",
-)
-@click.option(
-    "--deck",
-    type=DeckSpec(),
-    default=None,
-    help="The deck, 'standard' or counts N,J,Q,K,A of numerals and court cards like "
-    "14,2,2,2,0 (two card values at least). walk, random, climb, lahc: the deck searched, on "
-    "the CPU [default: standard]; every: the deck enumerated [default: standard]; grow: the deck "
-    "whose cycles are built [default: standard]; loop: 'mixed' "
-    "[default] (a random sub-deck of the standard deck per batch: measured to find the most "
-    "cycles; full random deals almost never loop), 'standard' or counts like 36,1,1,0,0.",
-)
-@click.option(
-    "--loop-deck",
-    type=DeckSpec(),
-    default=None,
-    metavar="DECK",
-    help="The first name of --deck, kept.",
-)
-@click.option(
-    "--hand-sizes",
-    type=HandSizes(),
-    default=None,
-    help="walk, random, climb, lahc, every: the hands, seat 0's first, adding up to the deck, "
-    "like 10,10 or 7,7,6 [default: as even as possible, seat 0 first, over --players seats]; "
-    "stored with the run. grow: the two hand "
-    "sizes each cycle's stored starting deal comes nearest to [default: even].",
-)
-@click.option(
-    "--from-rank",
-    type=Rank(),
-    default=None,
-    help="every: the first rank visited [default: 0]. A deal's rank is its place in "
-    "lexicographic order of its cards, seat 0's hand first, top card first, numeral < J < Q "
-    "< K < A, from 0 (docs/searching.md).",
-)
-@click.option(
-    "--to-rank",
-    type=Rank(),
-    default=None,
-    help="every: the first rank not visited [default: the deck's number of deals]; ranks "
-    "--from-rank to --to-rank - 1 are visited, so ranges split a deck by hand.",
-)
-@click.option(
-    "--basin-states",
-    type=Whole(1),
-    default=None,
-    help="loop, grow: backward-play states to visit per new cycle, in search of its most "
-    "balanced starting deal [default: 20,000; loop with 3 or 4 players: 1,000; grow: 100,000].",
-)
-@click.option(
-    "--grow-from",
-    type=click.Choice(["known", "descent"]),
-    default=None,
-    help="grow: 'known' [default]: start from the pieces of the known standard-deck cycles "
-    "(the published one and the store's), recombined and mixed with new pieces; 'descent': "
-    "from nothing but random descents.",
-)
 @click.option(
     "--resume",
     is_flag=False,
@@ -244,8 +96,6 @@ if TYPE_CHECKING:
     "stopped or killed); its settings come from the store, so no other search setting may "
     "be given; a run another process is searching is refused.",
 )
-@DEVICE_OPTION
-@DEVICE_THREADS_OPTION
 @cluster_options
 @click.option("--quiet", is_flag=True, help="No progress display on stderr.")
 @JSON_OPTION
@@ -306,128 +156,93 @@ def search(
     """
     from bmn.records.store import Store
     from bmn.search.backends.base import BackendError
-    from bmn.search.runs.handler import resume_command
 
-    kind = check_settings(ctx, resume, options)  # None: --resume, whose run says its kind
-    if kind is not None and kind.device == "cuda":
-        from bmn.search.cli.device import require_cuda
-
-        require_cuda()  # before a store is made
-    backend = None  # connected before a store is made: a cluster's problem makes no store
-    if kind is None or kind.on_backend:
-        backend = cluster_backend(scheduler, scheduler_file, cluster, options["workers"])
+    asked = check_settings(ctx, resume, options)
+    backend = None
     try:
-        # A signal before the run begins (the store opening, the kernels compiling) stops at
-        # once; later ones stop the run after a checkpoint.
-        with start.Stopping(store) as stopping, Store(store, create=resume is None) as db:
-            if kind is None:  # --resume never makes a store
-                job = resumed_run(db, resume, backend)
-            else:
-                job = new_run(db, kind, options, backend)
-            try:
-                summary = run_with_signals(stopping, job, quiet)
-            except BackendError as err:
-                raise click.ClickException(
-                    f"{err}; run {job.run_id} is checkpointed, resume with: "
-                    f"{resume_command(job.run_id, store)}"
-                ) from None
+        # A signal before the run begins (a cluster starting, the store opening, the kernels
+        # compiling) stops at once; later ones stop the run after a checkpoint.
+        with start.Stopping(store) as stopping:
+            if asked.kind is None or asked.kind.on_backend:  # before a store: a cluster's
+                backend = cluster_backend(scheduler, scheduler_file, cluster, options["workers"])
+            stopping.check()  # problem makes no store, and Ctrl-C while it starts is kept
+            with Store(store, create=resume is None) as db:
+                job = open_run(db, asked, backend)  # --resume never makes a store
+                try:
+                    summary = run_with_signals(stopping, job, quiet)
+                except BackendError as err:
+                    raise click.ClickException(
+                        f"{err}; run {job.run_id} is checkpointed, resume with: "
+                        f"{resume_line(job.run_id, store)}"
+                    ) from None
     except start.StoppedBeforeRun as stopped:
         said = "stopped before the search began: nothing was searched yet"
         if stopped.run is not None:
-            said += f"; resume with: bmn search --resume {stopped.run} --store {store}"
+            said += f"; resume with: {resume_line(stopped.run, store)}"
         click.echo(said, err=True)
         raise SystemExit(130) from None
     finally:
         if backend is not None:
             backend.close()
     if summary.status == "interrupted":  # said first: a summary that cannot be written loses it
-        click.echo(
-            f"stopped; resume with: bmn search --resume {summary.run} --store {store}", err=True
-        )
+        click.echo(f"stopped; resume with: {resume_line(summary.run, store)}", err=True)
     click.echo(json.dumps(summary.as_dict()) if as_json else summary.text())
     if summary.status == "interrupted":
         raise SystemExit(130)
 
 
-RUN_NUMBER = Whole(1, what="a run number (see bmn records runs)")
+def resume_line(run: int, store: str) -> str:
+    """The command that resumes a run, its store quoted for the shell."""
+    return f"bmn search --resume {run} --store {shlex.quote(store)}"
 
 
-def check_settings(ctx: click.Context, resume: str | None, options: dict) -> RunKind | None:
-    """The kind of the new run these options ask for, after refusing every option it does not
-    take, saying why (the registry of run kinds says what each takes); None with --resume,
-    which takes no setting of a run."""
-    if resume is not None:
-        for name in (p.name for p in ctx.command.params):
-            if name in SETTINGS and given(ctx, name):
-                raise click.UsageError(
-                    f"--resume takes its settings from the run; drop {flag(ctx, name)}", ctx
-                )
-        if resume != "latest":
-            RUN_NUMBER.convert(resume, param(ctx, "resume"), ctx)  # not a number: exit 2
-        return None
+def check_settings(ctx: click.Context, resume: str | None, options: dict) -> start.Request:
+    """The run these options ask for, checked by the library before a store is opened (as
+    `bmn.search.search` checks it): each option the run's kind does not take is refused,
+    saying why (the registry of run kinds says what each takes); a bad deck is a bad value;
+    a GPU run where CUDA cannot run is one line, exit 1. --resume takes no setting of a run."""
     names = [p.name for p in ctx.command.params]
     typed = {n for n in names if ctx.get_parameter_source(n) == ParameterSource.COMMANDLINE}
-    o = options
-    try:
-        kind = start.check_new_run(
-            o["objective"],
-            o["device"],
-            o["strategy"],
-            o["players"],
-            given={n for n in names if given(ctx, n)},
-            typed=typed,
+    chosen = {n for n in names if n in SETTINGS and given(ctx, n)}
+    if resume is not None and chosen:
+        name = min(chosen, key=names.index)
+        raise click.UsageError(
+            f"--resume takes its settings from the run; drop {flag(ctx, name)}", ctx
         )
-    except start.SearchOptionError as err:
-        refuse(ctx, err.option, err.why)
-    if "device_threads" in kind.takes:
-        check_device_threads(ctx, o["device"], o["device_threads"])  # whole blocks
-    if "deck" in kind.takes:
-        check_deck(ctx, kind, o)
-    return kind
-
-
-def check_deck(ctx: click.Context, kind: RunKind, o: dict) -> None:
-    """--deck (or its first name --loop-deck), hand sizes and ranks, checked by the library
-    before a store is made: a bad value is a bad parameter, a conflict a refusal."""
-    settings = dict(o, players=o["players"] if given(ctx, "players") else None)
     try:
-        start.check_deck(kind, settings)
+        return start.request(options, chosen, resume, typed)
     except start.DeckValueError as err:
         raise click.BadParameter(err.why, ctx, param(ctx, err.option)) from None
     except start.SearchOptionError as err:
+        if err.option == "resume":
+            raise click.BadParameter(err.why, ctx, param(ctx, "resume")) from None
         refuse(ctx, err.option, err.why)
+        raise  # refuse raised
+    except CudaUnavailable as err:  # one line saying what is missing
+        raise click.ClickException(str(err)) from None
 
 
-def refuse_cluster(what: str) -> None:
-    """A usage error if the command line names a Dask cluster for a run that takes none (a
-    scheduler named only by DASK_SCHEDULER_ADDRESS is ignored for it)."""
+def open_run(db: Store, asked: start.Request, backend: Backend | None) -> RunHandler:
+    """The run asked for, new or resumed, made by the library (search/runs/start.py) as
+    `bmn.search.search` makes it. A run the store does not hold is bad input, like a bad
+    number (exit 2); so is plain --resume with no run to resume, unless the run is being
+    searched (RunHeld: exit 1)."""
     ctx = click.get_current_context()
-    for name in CLUSTER_OPTIONS:
-        if ctx.get_parameter_source(name) == ParameterSource.COMMANDLINE:
-            refuse(ctx, name, f"runs on a Dask cluster; {what} runs on this machine")
-
-
-def resumed_run(db: Store, resume: str, backend: Backend | None) -> RunHandler:
-    """The stored run --resume names, made by the handler of its kind; a kind that runs on
-    this machine only refuses a cluster named on the command line."""
-    run_id, kind = resume_target(db, resume)  # a stored run of unknown kind: StoreError
-    if not kind.on_backend:
-        refuse_cluster(f"run {run_id}, {kind.what},")
-    if kind.device == "cuda":
-        from bmn.search.cli.device import require_cuda
-
-        require_cuda()
-    return start.resumed_run(db, run_id, kind, backend)
-
-
-def new_run(db: Store, kind: RunKind, options: dict, backend: Backend | None) -> RunHandler:
-    """A new run of `kind` from the command line's options, made by the library
-    (search/runs/start.py) as `bmn.search.search` makes it; a value only the run's options
-    can judge (a deck) is bad input."""
     try:
-        return start.new_run(db, kind, options, backend)
+        return start.open_run(db, asked, backend)
+    except start.RunNotFound as err:
+        raise click.BadParameter(
+            f"{err}; list the runs with: bmn records runs --store {shlex.quote(str(db.path))}",
+            param_hint="--resume",
+        ) from None
+    except start.NothingToResume as err:
+        raise click.BadParameter(err.why, param_hint="--resume") from None
     except start.SearchOptionError as err:
-        raise click.BadParameter(err.why, param_hint=f"--{err.option.replace('_', '-')}") from None
+        if err.option in CLUSTER_OPTIONS:
+            refuse(ctx, err.option, err.why)
+        raise click.BadParameter(err.why, param_hint=flag(ctx, err.option)) from None
+    except CudaUnavailable as err:  # a GPU run resumed where CUDA cannot run
+        raise click.ClickException(str(err)) from None
 
 
 @click.command("search-bench")
@@ -504,23 +319,6 @@ def search_bench(
         )
         return
     echo(bench_table(rows, THRESHOLDS))
-
-
-def resume_target(db: Store, resume: str) -> tuple[int, RunKind]:
-    """The run to resume, and its kind: a number (already checked to be one), or the latest
-    run not finished nor searched now (search/runs/start.py finds it).
-
-    A run the store does not hold is bad input, like a bad number (exit 2); so is plain
-    --resume with no run to resume, unless the run is being searched (RunHeld: exit 1)."""
-    try:
-        return start.stored_run(db, resume if resume == "latest" else int(resume))
-    except start.RunNotFound as err:
-        raise click.BadParameter(
-            f"{err}; list the runs with: bmn records runs --store {db.path}",
-            param_hint="--resume",
-        ) from err
-    except start.NothingToResume as err:
-        raise click.BadParameter(err.why, param_hint="--resume") from None
 
 
 def run_with_signals(

@@ -267,7 +267,7 @@ class EverySummary:
     to_rank: int
     deals: int  # visited
     complete: bool  # every rank of the range visited
-    best_deal: str  # '' (and None figures) when no deal finished
+    best_deal: str | None  # None (and None figures) when no deal finished
     best_cards: int | None
     best_tricks: int | None
     best_rank: int | None
@@ -350,7 +350,9 @@ class EveryRun(RunHandler):
         self._stored_best: int | None = None  # the best score stored with the run
         self._warned = False
         super().__init__(store, options, run_id, backend)
-        if run_id is not None:
+        if run_id is not None:  # its finds in the store, every sitting's, as its deals are
+            self.totals.finds = store.run_tally(run_id)[0]
+            self._show_totals(self.progress)
             self._next_slice()
 
     def _next_slice(self) -> None:
@@ -459,9 +461,8 @@ class EveryRun(RunHandler):
         finds, bulks = split_finds(self._finds, o.strategy, o.hand_sizes, seconds)
         t = self.totals
         update: dict = {"games": self.games, "seconds": seconds}
-        if t.best is not None and t.best[0] != self._stored_best:
+        if t.best is not None and t.best[0] != self._stored_best:  # the run's, not a find yet
             self._stored_best = t.best[0]
-            finds.append(Find(t.best[4], t.best[2], t.best[3], "finished", None, seconds))
             update.update(best_deal=t.best[4], best_cards=t.best[2], best_tricks=t.best[3])
         loops = self._pending_loops()
         rows = [
@@ -474,6 +475,22 @@ class EveryRun(RunHandler):
         )
         self._finds = []
         self._show_totals(self.progress)
+
+    def _finish(self) -> EverySummary:
+        self._store_best()
+        return super()._finish()
+
+    def _store_best(self) -> None:
+        """The run's longest game as a find, once, when a sitting ends. A deal of at least
+        --keep-above cards is stored already (in bulk or as a row, with its chunk), and a best
+        that a later chunk beats is no find: so the finds do not depend on how the range is
+        cut into streams (--workers) nor on when commits come."""
+        t = self.totals
+        if t.best is None or t.best[2] >= self.options.keep_above:
+            return
+        seconds = self.spent + self.elapsed()
+        best = Find(t.best[4], t.best[2], t.best[3], "finished", None, seconds)
+        t.finds += self.store.add_finds(self.run_id, [best])
 
     def _pending_loops(self) -> list[tuple[Loop, int]]:
         loops = []
@@ -527,7 +544,7 @@ class EveryRun(RunHandler):
 
     def _summary(self, status: str, seconds: float) -> EverySummary:
         o, t, p = self.options, self.totals, self.progress
-        best = (None, None, None, None, "") if t.best is None else t.best  # no finished game
+        best = (None,) * 5 if t.best is None else t.best  # no finished game: no best deal
         rate = p.rate or (self.games / seconds if seconds else 0.0)
         return EverySummary(
             self.run_id, status, o.deck, list(o.hand_sizes), o.from_rank, o.to_rank,

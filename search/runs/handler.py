@@ -16,6 +16,7 @@ crash or kill loses at most the chunks in flight, and a resumed run replays them
 from __future__ import annotations
 
 import contextlib
+import os
 import shlex
 import threading
 import time
@@ -24,9 +25,10 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any, ClassVar, Protocol, TypeVar
 
-from bmn.records.store import DEFAULT_PATH, Run, Store, StoreError, holder_name
+from bmn.records.store import DEFAULT_PATH, Run, RunHeld, Store, StoreError, holder_name
 from bmn.search.backends.base import Backend, BackendError, Result, Task
 from bmn.search.backends.registry import get_backend
+from bmn.search.runs.clock import SearchClock
 from bmn.search.words import counted, duration
 
 POLL_SECONDS = 0.5  # the longest wait for a result, so signal handlers run promptly
@@ -35,6 +37,29 @@ STOP_POLL_SECONDS = 0.1  # how often a start under way looks for a stop
 # store's STALE_SECONDS, a minute, is taken for dead); commits refresh it too.
 HEARTBEAT_SECONDS = 10.0
 H = TypeVar("H", bound="RunHandler")
+# The runs this process holds, by store file and run number: a store's lease names a process,
+# so a second thread of the same one must be refused here (it would store every find twice).
+_HELD: set[tuple[str, int]] = set()
+_HELD_LOCK = threading.Lock()
+
+
+def _hold(store: Store, run_id: int) -> tuple[str, int]:
+    """Note a run as held by this process; RunHeld if another of its threads holds it."""
+    key = (os.path.realpath(store.path), run_id)
+    with _HELD_LOCK:
+        if key in _HELD:
+            raise RunHeld(
+                f"run {run_id} is being searched by this process already, in another thread;"
+                " stop that search first"
+            )
+        _HELD.add(key)
+    return key
+
+
+def forget(store: str | os.PathLike[str], run_id: int) -> None:
+    """Note a run as no longer held by this process (released without its handler's run)."""
+    with _HELD_LOCK:
+        _HELD.discard((os.path.realpath(store), run_id))
 
 
 class RunOptions(Protocol):
@@ -51,6 +76,13 @@ class RunOptions(Protocol):
 def options_from_run(cls: type, run: Run):
     """A run's stored options as an options dataclass (unknown keys ignored)."""
     return cls(**{k: v for k, v in run.params.items() if k in cls.__dataclass_fields__})
+
+
+def unreadable(run_id: int, err: BaseException) -> StoreError:
+    """A stored run whose settings this bmn cannot read: never resumed (a store edited by
+    hand, or written by a bmn that checked less)."""
+    why = " ".join(str(err).split()) or type(err).__name__
+    return StoreError(f"run {run_id} cannot be resumed: its stored settings cannot be read ({why})")
 
 
 def store_option(store: str) -> str:
@@ -156,12 +188,19 @@ class RunHandler:
                 backend=self.backend.where,
                 kind=self.kind,
             )
+            self._held = _hold(store, self.run_id)
             self.spent = 0.0
             self._restore({})
         else:
             self.run_id = run_id
-            # First of all: RunHeld (naming the holder) if another live process searches it.
-            run = store.claim_run(run_id, self.holder, backend=self.backend.where)
+            # First of all: RunHeld (naming the holder) if another live process, or another
+            # thread of this one, searches it.
+            self._held = _hold(store, run_id)
+            try:
+                run = store.claim_run(run_id, self.holder, backend=self.backend.where)
+            except BaseException:
+                self._unhold()
+                raise
             self.spent = run.seconds or 0.0
             self._restore(store.load_checkpoints(run_id))
         self.progress = self._new_progress()
@@ -169,7 +208,7 @@ class RunHandler:
         p.store, p.strategy, p.seed = str(store.path), options.strategy, options.seed
         p.workers, p.games, p.seconds = options.workers, self.games, self.spent
         p.done = self._done(p.games, p.seconds)
-        self._start = time.monotonic()
+        self._clock = SearchClock()  # this session's search time (not while stopped)
         self._streams: list[Stream] = []
         self._dirty = False
         self._cores = 1  # how many chunks the backend runs at once, once started
@@ -178,8 +217,12 @@ class RunHandler:
     @classmethod
     def resume(cls: type[H], store: Store, run_id: int, backend: Backend | None = None) -> H:
         """Run `run_id` of the store, with its stored options, to continue it; claimed for
-        this process first (RunHeld if another live process is searching it)."""
-        options = options_from_run(cls.options_type, store.claim_run(run_id, holder_name()))
+        this process (RunHeld if another live process, or another thread of this one, is
+        searching it)."""
+        try:
+            options = options_from_run(cls.options_type, store.get_run(run_id))
+        except (ValueError, TypeError, KeyError, AttributeError, OverflowError) as err:
+            raise unreadable(run_id, err) from None
         return cls(store, options, run_id, backend)
 
     # -- the loop ------------------------------------------------------------------------------
@@ -201,6 +244,7 @@ class RunHandler:
                 self._lost(on_progress)
                 raise
             finally:
+                self._clock.stop()
                 self.backend.close()
         finally:
             self._release()
@@ -215,7 +259,8 @@ class RunHandler:
     def _run(self, on_progress: Callable[[Any], None]):
         self.store.update_run(self.run_id, status="running")
         self.store.heartbeat(self.run_id, self.holder)
-        self._start = self._saved = self._beaten = time.monotonic()
+        self._saved = self._beaten = time.monotonic()
+        self._clock.start()
         self._games_at_start = self.games
         self._dirty = False
         self._streams = [Stream(self._stream_games(s)) for s in range(self.streams)]
@@ -265,18 +310,24 @@ class RunHandler:
 
     def _stopped_while_starting(self):
         """Stopped before a chunk was run: the run as it was, marked interrupted."""
-        self._start = time.monotonic()  # this session searched for no time at all
+        self._clock = SearchClock()  # this session searched for no time at all
         return self._finish()
 
     def _release(self) -> None:
         """Give the run up, keeping any error already on its way out (if this fails, the run
         reads as not held once this process exits)."""
+        self._unhold()
         with contextlib.suppress(StoreError):
             self.store.release_run(self.run_id, self.holder)
 
+    def _unhold(self) -> None:
+        with _HELD_LOCK:
+            _HELD.discard(self._held)
+
     def elapsed(self) -> float:
-        """Seconds since this session's clock started."""
-        return time.monotonic() - self._start
+        """Seconds this session has searched: since its clock started, less any time the
+        process was stopped (SIGSTOP: see clock.py)."""
+        return self._clock.seconds()
 
     def _receive_all(self, on_progress: Callable[[Any], None]) -> None:
         cancelled = False
@@ -372,7 +423,8 @@ class RunHandler:
         """When this session's time is up (time.monotonic()), or None without a time limit."""
         if self.options.seconds is None:
             return None
-        return self._start + max(self.options.seconds - self.spent, 0.0)
+        left = self.options.seconds - self.spent - self.elapsed()
+        return time.monotonic() + max(left, 0.0)
 
     def complete(self, seconds: float) -> bool:
         """Whether the run has used all its iterations or all its time."""

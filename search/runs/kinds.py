@@ -25,6 +25,8 @@ CLUSTER_OPTIONS = ("scheduler", "scheduler_file", "cluster")
 STRATEGY_OPTIONS = {"patience": "does not restart", "history": "keeps no history"}
 # Why the GPU search refuses a deck: its kernel deals the standard deck, 26/26.
 GPU_DECK = "is for the CPU search: --device cuda deals the standard deck 26/26 only"
+# An enumeration traces a cycle back only with --objective loop.
+EVERY_BASIN = (("loop",), "only --objective loop traces cycles back")
 # The order in which a new run's options are checked: the first refused is the one named.
 CHECK_ORDER = (
     "grow_from",
@@ -66,6 +68,8 @@ class RunKind:
     idle_options: tuple[str, ...] | None = None
     refuses: dict[str, str] = field(default_factory=dict)  # option -> a reason of its own
     strategy: str | None = None  # the --strategy that selects it, with any of its objectives
+    # Settings it takes with some of its objectives only: setting -> (objectives, why not).
+    only_with: dict[str, tuple[tuple[str, ...], str]] = field(default_factory=dict)
     timed: bool = True  # without --time or --iterations: a minute; False: until its work is done
 
     def handler_class(self) -> type:
@@ -189,6 +193,7 @@ KINDS: dict[str, RunKind] = {
             seats=(2, 3, 4),
             strategy="every",
             timed=False,
+            only_with={"basin_states": EVERY_BASIN},
         ),
         RunKind(
             "every-cuda",
@@ -215,6 +220,7 @@ KINDS: dict[str, RunKind] = {
             refuses={"workers": "sets CPU threads; with --device cuda use --device-threads"},
             strategy="every",
             timed=False,
+            only_with={"basin_states": EVERY_BASIN},
         ),
     )
 }
@@ -273,6 +279,9 @@ def _why_not(kind: RunKind, option: str, objective: str, strategy: str) -> str |
         ]  # fmt: skip
         also = f" and --objective {' or '.join(others)}" if others else " only"
         return f"is for --strategy {users}{also}; {strategy} {STRATEGY_OPTIONS[option]}"
+    if option in kind.only_with and objective not in kind.only_with[option][0]:
+        why = kind.only_with[option][1]
+        return f"does nothing with {kind.selector()} --objective {objective}: {why}"
     if option in kind.takes:
         return None
     if option in kind.refuses:

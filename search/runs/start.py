@@ -15,10 +15,20 @@ import secrets
 import signal
 import threading
 from collections.abc import Callable, Collection
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from bmn.records.store import RunHeld, RunNotFound, StoreError
-from bmn.search.runs.kinds import RunKind, UnknownKind, get_kind, kind_for, refusal
+from bmn.search.runs.kinds import (
+    CLUSTER_OPTIONS,
+    RunKind,
+    UnknownKind,
+    get_kind,
+    kind_for,
+    refusal,
+)
+from bmn.search.runs.settings import SearchOptionError, read_whole
+from bmn.search.runs.settings import check_stored as check_stored_setting
 from bmn.search.strategies.registry import DEFAULT_STRATEGY
 
 if TYPE_CHECKING:
@@ -27,22 +37,84 @@ if TYPE_CHECKING:
     from bmn.search.runs.handler import RunHandler
 
 
-class SearchOptionError(ValueError):
-    """A setting of a search that is bad or conflicts with others: `option` names it (as the
-    command line's parameter, 'seconds' for --time), the message says why."""
-
-    def __init__(self, option: str, why: str):
-        super().__init__(f"{option} {why}")
-        self.option = option
-        self.why = why
-
-
 class DeckValueError(SearchOptionError):
     """A deck, hand sizes or rank range a run cannot take (a bad value, not a conflict)."""
 
 
 class NothingToResume(SearchOptionError):
     """Resuming the latest unfinished run, where every run finished or there is none."""
+
+
+@dataclass(frozen=True)
+class Request:
+    """A run asked for, its settings checked: a new run of `kind` from `settings`, or with
+    `resume` ('latest' or a run number) a stored one. `typed`: the settings given on a
+    command line (a cluster named only by the environment is ignored)."""
+
+    kind: RunKind | None
+    settings: dict[str, Any] = field(default_factory=dict)
+    resume: int | str | None = None
+    typed: frozenset[str] = frozenset()
+
+
+def request(
+    settings: dict[str, Any],
+    given: Collection[str],
+    resume: int | str | None = None,
+    typed: Collection[str] = (),
+) -> Request:
+    """Check a run's settings before any store is opened: the kind they ask for, each setting
+    it does not take refused (saying why), its deck, and for a GPU run that CUDA runs here.
+    `settings`: values read by their declarations (settings.py), None for a default; `given`:
+    those the user set. SearchOptionError, or CudaUnavailable; nothing is written."""
+    if resume is not None:
+        if given:
+            name = sorted(given)[0]
+            raise SearchOptionError(name, "is stored with the run; resume takes no setting")
+        if resume != "latest":
+            what = "a run number (1 or more) or 'latest'"
+            try:
+                resume = read_whole(resume, 1, what=what)
+            except ValueError as err:
+                raise SearchOptionError("resume", str(err)) from None
+        return Request(None, resume=resume, typed=frozenset(typed))
+    s = settings
+    kind = check_new_run(
+        s.get("objective") or "cards",
+        s.get("device") or "cpu",
+        s.get("strategy") or DEFAULT_STRATEGY,
+        s.get("players") or 2,
+        given,
+        typed,
+    )
+    check_deck(kind, {name: s.get(name) for name in given})
+    require_device(kind)
+    return Request(kind, dict(settings), typed=frozenset(typed))
+
+
+def open_run(db: Store, asked: Request, backend: Backend | None) -> RunHandler:
+    """The run a request asks for, in the open store: made new, or the stored one claimed to
+    continue it (RunNotFound, NothingToResume or RunHeld if it cannot be; StoreError for one
+    whose stored settings cannot be read; CudaUnavailable for a GPU run where CUDA cannot
+    run). A kind that runs on this machine only takes no backend, and refuses a cluster
+    named on the command line."""
+    if asked.kind is not None:
+        return new_run(db, asked.kind, asked.settings, backend)
+    run_id, kind = stored_run(db, asked.resume or "latest")
+    named = [option for option in CLUSTER_OPTIONS if option in asked.typed]
+    if named and not kind.on_backend:
+        why = f"runs on a Dask cluster; run {run_id}, {kind.what}, runs on this machine"
+        raise SearchOptionError(named[0], why)
+    require_device(kind)
+    return resumed_run(db, run_id, kind, backend)
+
+
+def require_device(kind: RunKind) -> None:
+    """CudaUnavailable (one line saying what is missing) for a GPU run where CUDA cannot run."""
+    if kind.device == "cuda":
+        from bmn.kernels.cuda.env import require
+
+        require()
 
 
 def check_new_run(
@@ -79,16 +151,13 @@ def check_deck(kind: RunKind, settings: dict[str, Any]) -> None:
     if sizes is not None and players is not None and len(sizes) != players:
         raise SearchOptionError("hand_sizes", f"gives {len(sizes)} hands; --players is {players}")
     try:
-        DECK_CHECKS.get(kind.name, _no_check)(deck, sizes, players or 2, settings)
+        DECK_CHECKS[kind.name](deck, sizes, players or 2, settings)
     except DeckInputError as err:
         raise DeckValueError(named if err.option == "deck" else err.option, str(err)) from None
 
 
-def _no_check(deck: str, sizes: Any, players: int, settings: dict[str, Any]) -> None:
-    """A kind that takes a deck and checks it no further here."""
-
-
 def _loop_deck(deck: str, sizes: Any, players: int, settings: dict[str, Any]) -> None:
+    """The loop hunt's deck ('mixed', 'standard' or counts with a court card) and its seats."""
     from bmn.search.runs.loop_hunt import check_loop_deck
 
     check_loop_deck(deck, players)
@@ -225,9 +294,28 @@ def nothing_to_resume(db: Store) -> NoReturn:
 
 def resumed_run(db: Store, run_id: int, kind: RunKind, backend: Backend | None) -> RunHandler:
     """Stored run `run_id` of `kind`, claimed for this process to continue it (RunHeld if
-    another live process searches it); a kind that runs on this machine takes no backend."""
+    another process, or another thread of this one, searches it); a kind that runs on this
+    machine takes no backend. A run whose stored settings this bmn cannot read (a store
+    edited by hand, or written wrong) is StoreError, one line: never resumed."""
+    check_stored(db, run_id, kind)
     handler: Any = kind.handler_class()  # a RunHandler subclass, imported now
     return handler.resume(db, run_id, backend if kind.on_backend else None)
+
+
+def check_stored(db: Store, run_id: int, kind: RunKind) -> None:
+    """Read a stored run's settings back by their declarations (settings.py), as a new run's
+    are checked; StoreError saying why it cannot be resumed (its options, made when it is
+    resumed, say the same of what only they can judge: handler.RunHandler.resume)."""
+    from bmn.search.runs.handler import unreadable
+
+    params = db.get_run(run_id).params
+    try:
+        if not isinstance(params, dict):
+            raise TypeError(f"they are {type(params).__name__}, not a mapping")
+        for setting, name in kind.takes.items():
+            check_stored_setting(setting, params.get(name))
+    except (ValueError, TypeError) as err:
+        raise unreadable(run_id, err) from None
 
 
 class StoppedBeforeRun(KeyboardInterrupt):
@@ -250,6 +338,7 @@ class Stopping:
     def __init__(self, store: str | os.PathLike[str]):
         self.store = store
         self.job: RunHandler | None = None
+        self.requested = False  # a signal came
         self._previous: dict[int, Any] = {}
 
     def __enter__(self) -> Stopping:
@@ -258,9 +347,16 @@ class Stopping:
         return self
 
     def _signal(self, signum: int, frame: object) -> None:
+        self.requested = True
         if self.job is None:
             raise StoppedBeforeRun()
         self.job.stop.set()
+
+    def check(self) -> None:
+        """StoppedBeforeRun if a signal came while code that swallows KeyboardInterrupt ran
+        (a Dask cluster starting)."""
+        if self.requested:
+            raise StoppedBeforeRun()
 
     def run(self, job: RunHandler, on_progress: Callable[[Any], None]) -> Any:
         """Run `job` to its end or until a signal stops it."""
@@ -282,6 +378,7 @@ def _release_ours(store: str | os.PathLike[str]) -> int | None:
     claimed before a signal stopped it), so `--resume` takes them at once; the latest's
     number, or None."""
     from bmn.records.store import Store, holder_name
+    from bmn.search.runs.handler import forget
 
     try:
         with Store(store, create=False) as db:
@@ -290,6 +387,7 @@ def _release_ours(store: str | os.PathLike[str]) -> int | None:
                 if run.status == "running":
                     db.update_run(run.id, status="interrupted")
                 db.release_run(run.id, holder_name())
+                forget(store, run.id)
     except StoreError:
         return None
     return ours[-1].id if ours else None

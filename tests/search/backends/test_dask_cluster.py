@@ -310,8 +310,8 @@ def test_an_unreachable_scheduler_is_one_line_and_exit_1(tmp_path, bmn):
     result = bmn("search", "--store", store, env={"DASK_SCHEDULER_ADDRESS": "tcp://127.0.0.1:9"})
     assert result.exit_code == 1 and result.stdout == "" and result.stderr.count("\n") == 1
     assert result.stderr.startswith("Error: cannot reach a Dask scheduler at tcp://127.0.0.1:9: ")
-    # bmn's bound, not Dask's default of 30 s, is how long it tried (no clock to race)
-    assert f"after {dask_backend.CONNECT_SECONDS:g} s" in result.stderr
+    # nothing listens there: refused at once, said so, not taken for a time-out
+    assert "connection refused" in result.stderr and "Timed out" not in result.stderr
     assert not store.exists()  # nothing was written
     missing = bmn("search", "--scheduler-file", tmp_path / "none.json")
     assert missing.exit_code == 1 and "no scheduler file at" in missing.stderr

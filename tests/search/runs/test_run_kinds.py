@@ -97,7 +97,7 @@ MATRIX = {
         "--strategy climb": "--strategy climb runs on the CPU only; with --device cuda choose"
         " walk or random",
         "--players 3": "--players must be 2 with --device cuda: the GPU kernel plays two seats",
-        "--device-threads 200": "--device-threads must be 1 to 128 or a multiple of 128",
+        "--device-threads 200": "'--device-threads': must be 1 to 128 or a multiple of 128",
         "--objective loop": "--device cuda searches for the longest games; a loop hunt runs on"
         " the CPU",
         "--deck 14,2,2,2,0": "--deck is for the CPU search: --device cuda deals the standard"
@@ -171,17 +171,15 @@ KIND_OF |= {("--objective", "loop"): "loop-hunt", ("--objective", "grow"): "grow
 def made(monkeypatch):
     """`bmn search` up to the run it would make: every new run's kind and options (nothing
     connects to a cluster, CUDA is taken as present, nothing runs)."""
-    from bmn.search.cli import device
-
     runs = []
 
     def new_run(db, kind, options, backend):
         runs.append((kind.name, options))
         raise SystemExit(0)
 
-    monkeypatch.setattr(search_cli, "new_run", new_run)
+    monkeypatch.setattr(start, "new_run", new_run)
     monkeypatch.setattr(search_cli, "cluster_backend", lambda *args: None)
-    monkeypatch.setattr(device, "require_cuda", lambda: None)
+    monkeypatch.setattr(start, "require_device", lambda kind: None)
     return runs
 
 
@@ -230,11 +228,11 @@ def command_options(**chosen) -> dict:
 def test_a_new_run_gets_its_kinds_typed_options_and_is_stored_with_its_kind(tmp_path):
     with Store(tmp_path / "s.sqlite") as db:
         chosen = dict(iterations=500, workers=1, seed=3, loop_deck="5,2,2,0,0", basin_states=7)
-        hunt = search_cli.new_run(db, KINDS["loop-hunt"], command_options(**chosen), None)
+        hunt = start.new_run(db, KINDS["loop-hunt"], command_options(**chosen), None)
         assert hunt.options == LoopOptions(
             seconds=None, iterations=500, workers=1, seed=3, deck="5,2,2,0,0", max_basin_states=7
         )
-        grow = search_cli.new_run(db, KINDS["grow"], command_options(seed=4), None)
+        grow = start.new_run(db, KINDS["grow"], command_options(seed=4), None)
         assert (grow.options.seconds, grow.options.seed, grow.options.workers) == (60.0, 4, 1)
         assert grow.options.grow_from == "known" and grow.options.known  # the published cycle
         assert [run.kind for run in db.runs()] == ["loop-hunt", "grow"]
@@ -264,7 +262,6 @@ class FakeJob:
 @pytest.fixture
 def resumed(monkeypatch):
     """Which handler each --resume asks to resume which run (CUDA taken as present)."""
-    from bmn.search.cli import device
 
     def resume(cls, db, run, backend=None):
         return FakeJob(cls, run, backend)
@@ -272,16 +269,22 @@ def resumed(monkeypatch):
     FakeJob.made = []
     for kind in KINDS.values():
         monkeypatch.setattr(kind.handler_class(), "resume", classmethod(resume))
-    monkeypatch.setattr(device, "require_cuda", lambda: None)
+    monkeypatch.setattr(start, "require_device", lambda kind: None)
     monkeypatch.setattr(search_cli, "cluster_backend", lambda *args: None)
     return FakeJob.made
+
+
+# What a stored run of each kind needs beyond its options' defaults (the GPU enumerates a deck
+# whose ranks fit in 63 bits).
+STORED = {"every-cuda": {"deck": "14,2,2,2,0"}}
 
 
 def test_resume_dispatches_on_the_stored_kind(bmn, resumed, tmp_path):
     store = tmp_path / "s.sqlite"
     with Store(store) as db:
         for name in NAMES:
-            db.update_run(db.create_run("walk", "cards", 1, {}, kind=name), status="interrupted")
+            run = db.create_run("walk", "cards", 1, STORED.get(name, {}), kind=name)
+            db.update_run(run, status="interrupted")
     for run in range(1, len(NAMES) + 1):
         result = bmn("search", "--resume", run, "--store", store)
         assert result.exit_code == 0, result.output

@@ -6,6 +6,7 @@ refused before a store is made."""
 import json
 
 import pytest
+from tiers import diagonal
 
 from bmn.kernels import reference
 from bmn.kernels.deal import parse_deal
@@ -57,8 +58,9 @@ def assert_of_the_deck(deal: str, deck: str, sizes: tuple[int, ...]) -> None:
     assert counts_of(card for hand in hands for card in hand) == counts(deck)
 
 
-@pytest.mark.parametrize("sizes", [(5, 5), (4, 3, 3), (2, 8)])
-@pytest.mark.parametrize("strategy", sorted(STRATEGIES))
+@pytest.mark.parametrize(
+    "strategy, sizes", diagonal(sorted(STRATEGIES), [(5, 5), (4, 3, 3), (2, 8)])
+)
 def test_finds_are_deals_of_the_deck_as_the_reference_plays_them(
     tmp_path, enumerated, strategy, sizes
 ):
