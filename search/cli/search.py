@@ -122,7 +122,8 @@ def search(
     hunt, which takes no --strategy, --keep-above, --patience or --history;
     --grow-from is for --objective grow, which takes --basin-states too.
     --players 3 or 4 searches the standard deck dealt round three or four seats,
-    with every strategy, on the CPU (loop hunts and grow runs play two seats);
+    with every strategy, on the CPU, and hunts loops round them (grow runs play
+    two seats);
     --deck and --hand-sizes search any other deck, on the CPU (--strategy every
     on a GPU too, two seats).
 
