@@ -40,6 +40,11 @@ PLAYERS = pages.SEATS
 View = Callable[[Any, Any], Awaitable[Response]]
 
 
+class StoreChanged(RuntimeError):
+    """The store is no longer one this bmn reads: a 503 page (the exception handler's check
+    of the store says how it changed)."""
+
+
 class Unanswerable(ValueError):
     """A request naming something no page can show (a deal bmn cannot read, a bad choice):
     a 400 page saying what is wrong. Raised here and turned into the page by `answers`, not
@@ -49,17 +54,12 @@ class Unanswerable(ValueError):
 def answers(view: View) -> View:
     @functools.wraps(view)
     async def answer(datasette: Any, request: Any) -> Response:
-        if request.method not in ("GET", "HEAD"):
-            return await _error(datasette, request, 405, f"{PAGES_ONLY_GET} not {request.method}")
         try:
             return await view(datasette, request)
         except (Unanswerable, DealError) as err:
             return await _error(datasette, request, 400, str(err))
 
     return answer
-
-
-PAGES_ONLY_GET = "the store is read-only here: its pages answer GET,"
 
 
 @hookimpl
@@ -85,10 +85,17 @@ def handle_exception(datasette: Any, request: Any, exception: Exception) -> Any:
 
 
 @hookimpl
+def forbidden(datasette: Any, request: Any, message: str) -> Callable[[], Awaitable[Response]]:
+    """A 403 (a write the read-only store refuses) on bmn's error page too."""
+    return lambda: _error(datasette, request, 403, message)
+
+
+@hookimpl
 def asgi_wrapper(datasette: Any) -> Callable[[Any], Any]:
-    """Before each request, whether the store is still the file serving began with (a 503
-    page if not); and a last net for any error raised outside a view, which uvicorn would
-    print with its traceback."""
+    """Before each request: a 405 page for any method but GET (the store is read-only here,
+    and some of Datasette's views fail when posted to), a 503 page once the store is not the
+    file serving began with; and a last net for any error raised outside a view, which
+    uvicorn would print with its traceback."""
     watch = _WATCHES[datasette] = Watch(Path(datasette.get_database().path))
 
     def wrap(app: Any) -> Any:
@@ -103,10 +110,11 @@ def asgi_wrapper(datasette: Any) -> Callable[[Any], Any]:
                 await send(message)
 
             try:
-                if (gone := watch.problem(deep=False)) is None:
+                # Outside Datasette's CSRF layer, which gives its pages a token; ours post nothing.
+                request = Request({"csrftoken": lambda: ""} | scope, receive)
+                response = await _refused(datasette, watch, request)
+                if response is None:
                     return await app(scope, receive, sending)
-                watch.say(gone)
-                response = await _error(datasette, Request(scope, receive), 503, gone, GONE)
             except Exception as err:  # noqa: BLE001 - the last net: one line, never a traceback
                 _say(f"{scope.get('method')} {scope['path']}: {_what(err)}")
                 if started:
@@ -175,6 +183,8 @@ async def _read(datasette: Any, read: Callable[[Store], Any]) -> Any:
     db = datasette.get_database()
 
     def in_snapshot(conn: Any) -> Any:
+        if store_schema.version(conn) != SCHEMA_VERSION:  # copied over by another release's
+            raise StoreChanged(f"{db.path} is no longer at schema version {SCHEMA_VERSION}")
         return pages.SnapshotReader(conn, db.path).snapshot(read)
 
     return await db.execute_fn(in_snapshot)
@@ -272,11 +282,23 @@ class Watch:
 _WATCHES: weakref.WeakKeyDictionary[Any, Watch] = weakref.WeakKeyDictionary()
 
 
+async def _refused(datasette: Any, watch: Watch, request: Any) -> Response | None:
+    """The page refusing a request before Datasette sees it, or None to let it through."""
+    if request.method not in ("GET", "HEAD"):
+        message = f"the store is read-only here: its pages answer GET, not {request.method}"
+        return await _error(datasette, request, 405, message)
+    if (gone := watch.problem(deep=False)) is not None:
+        watch.say(gone)
+        return await _error(datasette, request, 503, gone, GONE)
+    return None
+
+
 async def _refusal(datasette: Any, request: Any, exception: Exception) -> Response:
     """The error page for an exception a view raised: what was asked, or what went wrong."""
     if isinstance(exception, Base400):
         message = str(exception.args[0]) if exception.args else ""
-        if isinstance(exception, NotFound) and message in ("", "404"):
+        # One store served: a first part of a path that names no page is no database either.
+        if isinstance(exception, NotFound) and message in ("", "404", "Database not found"):
             message = f"no page at {shorten(request.path)}"
         return await _error(datasette, request, exception.status, message)
     watch = _WATCHES.get(datasette) or Watch(Path(datasette.get_database().path))
@@ -288,8 +310,11 @@ async def _refusal(datasette: Any, request: Any, exception: Exception) -> Respon
         message = Markup(exception.message) if exception.message_is_html else exception.message
         status = exception.status if exception.status < 500 else 400
         return await _error(datasette, request, status, message, exception.title)
-    if request.method not in ("GET", "HEAD"):  # Datasette's views assert they are not posted
-        return await _error(datasette, request, 405, f"{PAGES_ONLY_GET} not {request.method}")
+    if request.query_string and not _ours(request.path):
+        # Datasette's pages fail on some malformed parameters with a bare exception
+        # (`_through=` a JSONDecodeError): with the store found sound, the request's doing.
+        message = f"Datasette cannot read this request's parameters: {_what(exception)}"
+        return await _error(datasette, request, 400, message)
     _say(f"{request.method} {shorten(request.path)}: {_what(exception)}")
     return await _error(datasette, request, 500, f"bmn records serve failed: {_what(exception)}")
 
@@ -309,6 +334,11 @@ async def _error(
         _say(f"cannot render the error page: {_what(err)}")
         return Response.text(f"{status}: {message}", status=status)
     return Response.html(page, status=status)
+
+
+def _ours(path: str) -> bool:
+    """Whether `path` is one of bmn's pages (the others are Datasette's)."""
+    return path == "/" or path.startswith(f"{pages.PREFIX}/")
 
 
 def _what(err: BaseException) -> str:
