@@ -19,6 +19,7 @@ import errno
 import functools
 import ipaddress
 import os
+import signal
 import socket
 import sqlite3
 from dataclasses import dataclass
@@ -215,9 +216,17 @@ def _quiet(execute: Any) -> Any:
     return quietly
 
 
+class _Stopped(Exception):
+    """SIGTERM, raised where Ctrl-C raises KeyboardInterrupt."""
+
+
+def _stopped(signum: int, frame: object) -> None:
+    raise _Stopped
+
+
 def run(datasette: Any, sock: socket.socket) -> None:
-    """Serve on the socket `listen` bound until Ctrl-C (then return) or SIGTERM; then leave
-    the store's folder as it was."""
+    """Serve on the socket `listen` bound until Ctrl-C or SIGTERM, then return, leaving the
+    store's folder as it was."""
     import uvicorn
 
     path = Path(datasette.get_database().path)
@@ -225,11 +234,14 @@ def run(datasette: Any, sock: socket.socket) -> None:
     # "error": uvicorn's warnings are about what clients sent (an invalid request), and every
     # error a page meets is answered by the plugin, in one line on stderr at most.
     config = uvicorn.Config(datasette.app(), log_level="error", lifespan="on")
+    # uvicorn stops on Ctrl-C or SIGTERM, then raises the signal again, which would kill the
+    # process before it tidies: here stopping is what was asked for.
+    previous = signal.signal(signal.SIGTERM, _stopped)
     try:
-        # uvicorn stops on Ctrl-C, then raises it again: here stopping is what it asked for.
-        with contextlib.suppress(KeyboardInterrupt):
+        with contextlib.suppress(KeyboardInterrupt, _Stopped):
             uvicorn.Server(config).run(sockets=[sock])
     finally:
+        signal.signal(signal.SIGTERM, previous)
         for database in datasette.databases.values():
             database.close()
         if _beside(path) - before:

@@ -237,9 +237,9 @@ def fetch(url: str, method: str = "GET") -> tuple[int, str]:
 
 
 @contextmanager
-def serving(*args: object) -> Iterator[tuple[str, dict]]:
-    """`bmn records serve ARGS --port 0` in a child: (its URL, what it printed once stopped,
-    filled in on leaving: {"out": ..., "err": ..., "code": ...})."""
+def serving(*args: object, stop: int = signal.SIGINT) -> Iterator[tuple[str, dict]]:
+    """`bmn records serve ARGS --port 0` in a child, stopped by the signal `stop`: (its URL,
+    what it printed once stopped, filled in on leaving: {"out": ..., "err": ..., "code": ...})."""
     command = [sys.executable, "-m", "bmn.search.cli", "records", "serve", *map(str, args)]
     child = subprocess.Popen(
         [*command, "--port", "0"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
@@ -253,7 +253,7 @@ def serving(*args: object) -> Iterator[tuple[str, dict]]:
         said["url"] = url
         yield url.strip(), said
     finally:
-        child.send_signal(signal.SIGINT)
+        child.send_signal(stop)
         try:
             out, err = child.communicate(timeout=HANG_SECONDS)
         finally:
@@ -264,7 +264,7 @@ def serving(*args: object) -> Iterator[tuple[str, dict]]:
 def test_a_served_store_answers_hostile_requests_and_prints_only_its_url(store, monkeypatch):
     folder = sorted(store.parent.iterdir())
     monkeypatch.setenv("BMN_STORE", str(store))  # as every records command finds its store
-    with serving() as (url, said):
+    with serving(stop=signal.SIGTERM) as (url, said):  # stopped as a service manager stops it
         assert fetch(url)[0] == 200  # the pages read the store: SQLite's -wal and -shm
         urls = [f"{route}?{query}" for route in ROUTES for query in ("n=%C2%B2&_sort=x", RAW[0])]
         for path in urls + [f"/{NAME}?sql=select+zz", "/-/bmn/deal?deal=-J/Q-/"]:
