@@ -32,7 +32,8 @@ from datasette.views.base import DatasetteError
 from markupsafe import Markup
 
 from bmn.kernels.deal import DealError, parse_deal, shorten
-from bmn.records.store import SCHEMA_VERSION, Store
+from bmn.records.store import SCHEMA_VERSION, Store, StoreError
+from bmn.records.store import connection as store_connection
 from bmn.records.store import schema as store_schema
 from bmn.search.serve import pages
 
@@ -227,7 +228,7 @@ def _count(request: Any, name: str, default: int, most: int) -> int:
 
 # -- errors --------------------------------------------------------------------------------
 
-GONE = "The store is gone"
+GONE = "The store is gone or changed"
 
 
 class Watch:
@@ -256,13 +257,13 @@ class Watch:
             return f"the record store {self.path} was replaced since serving began{restart}"
         if not deep:
             return None
-        try:
-            conn = sqlite3.connect(f"{self.path.absolute().as_uri()}?mode=ro", uri=True)
+        try:  # the store's own reader: it makes nothing beside an archived store
+            conn = store_connection.connect(self.path, create=False, read_only=True)
             try:
                 version = store_schema.version(conn)
             finally:
                 conn.close()
-        except sqlite3.Error as err:
+        except (StoreError, sqlite3.Error) as err:
             return f"cannot read the record store {self.path} any more: {err}"
         if version != SCHEMA_VERSION:
             return (

@@ -200,6 +200,24 @@ def test_a_store_made_read_only_is_still_read(served, store):
         store.chmod(0o644)
 
 
+def test_an_archived_store_refuses_a_bad_request_as_any_other(store, monkeypatch):
+    """A store in a read-only folder is read as immutable; checking it after an error makes
+    nothing beside it either, and a bad request stays a 400, not a store gone."""
+    pytest.importorskip("datasette")
+    from bmn.records.store import paths as store_paths
+    from bmn.search.serve.server import app
+
+    folder = store.parent
+    before = sorted(folder.iterdir())
+    real = store_paths.writable
+    monkeypatch.setattr(store_paths, "writable", lambda p: p != folder and real(p))
+    datasette = app(store)
+    assert not datasette.get_database().is_mutable
+    for url, status in ((f"/{NAME}/finds?_sort=nope", 400), ("/-/bmn/runs", 200)):
+        assert asyncio.run(datasette.client.get(url)).status_code == status, url
+    assert sorted(folder.iterdir()) == before
+
+
 # -- what one request may cost ---------------------------------------------------------------
 
 
