@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 
 import click
+from click.core import ParameterSource
 
 from bmn.kernels.deal import format_deal
-from bmn.records.store import DEFAULT_PATH
 from bmn.search.cli.options import (
     HANDS_ARGUMENT,
     JSON_OPTION,
@@ -376,7 +376,8 @@ def compare(count: int, players: int, store: str, as_json: bool) -> None:
 
 
 @records.command()
-@click.argument("store", default=DEFAULT_PATH, envvar="BMN_STORE", metavar="[STORE]")
+@click.argument("named", required=False, metavar="[STORE]")
+@STORE_OPTION
 @click.option(
     "--host",
     default="127.0.0.1",
@@ -391,7 +392,7 @@ def compare(count: int, players: int, store: str, as_json: bool) -> None:
     show_default=True,
     help="The port to listen on (0: any free port).",
 )
-def serve(store: str, host: str, port: int) -> None:
+def serve(named: str | None, store: str, host: str, port: int) -> None:
     """Open the store in a web browser, read-only, on Datasette (the `serve` extra).
 
     Pages: the longest finds of each seat count (finds kept in bulk among them), runs,
@@ -399,17 +400,19 @@ def serve(store: str, host: str, port: int) -> None:
     picture of its course, the trick table, where the store found it, its rank among the
     published games); Datasette's table browser beside them. Nothing can change the store
     from the browser, and a search may write to it meanwhile. Prints the URL to open; Ctrl-C
-    stops. STORE: the file named by BMN_STORE, else bmn-records.sqlite.
+    stops. STORE: the store, as an argument or with --store as every records command takes
+    it; else the file named by BMN_STORE, else bmn-records.sqlite.
 
     \b
     Examples:
       bmn records serve night.sqlite
-      bmn records serve night.sqlite --port 8080
+      bmn records serve --store night.sqlite --port 8080
       bmn records serve night.sqlite --host 0.0.0.0   # anyone on the network can read it
     """
     from bmn.search.serve import ServeError, check_datasette, check_store, listen, listening
     from bmn.search.serve.server import app, run
 
+    store = _served_store(named, store)
     path = check_store(store)  # StoreError: one line, exit 1
     try:
         check_datasette()
@@ -422,6 +425,17 @@ def serve(store: str, host: str, port: int) -> None:
     click.echo(where.who_can_read(), err=True)
     run(server, sock)
     click.echo(f"stopped serving {store}", err=True)
+
+
+def _served_store(named: str | None, store: str) -> str:
+    """The store `serve` was given: as its argument, or as --store (or BMN_STORE) as every
+    records command takes it; a usage error when the command line names two."""
+    if named is None:
+        return store
+    ctx = click.get_current_context()
+    if ctx.get_parameter_source("store") is ParameterSource.COMMANDLINE and store != named:
+        raise click.UsageError(f"two stores named: {named} and --store {store}; serve one")
+    return named
 
 
 @records.command()

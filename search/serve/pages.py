@@ -17,9 +17,10 @@ import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlencode
 
-from bmn.kernels.deal import format_deal, parse_deal
+from bmn.kernels.deal import DealError, format_deal, parse_deal
 from bmn.kernels.decks import is_standard
 from bmn.records.published import published_games
 from bmn.records.report import published_ranking, rank_among
@@ -40,6 +41,12 @@ PREFIX = "/-/bmn"  # where bmn's pages live beside Datasette's own (its top page
 SEATS = (2, 3, 4)
 RANKS = ("cards", "tricks")
 TOP_DEFAULT, TOP_MOST = 20, 1000  # finds a list shows: by default, and at most
+# What one deal's page may cost. A 1,000-card deal can play for hundreds of thousands of
+# cards, and the reference engine keeps every state it has seen: unbounded, its page took
+# 17 s, 6.4 MB of HTML and 870 MB. Every standard-deck game ends (or loops) far sooner.
+REPLAY_CARDS = 50_000  # cards of play replayed (`bmn play --limit-cards`), page and picture
+TRICKS_SHOWN = 2_000  # rows of the trick table
+PICTURE_CARDS = 208  # a deal's cards for its picture (four decks: the title grows with it)
 
 
 def deal_url(deal: str) -> str:
@@ -246,16 +253,18 @@ class Replay:
     rank_note: str
     finds: LinkedTable | str
     tricks: LinkedTable | str
-    picture: str  # the URL of its trajectory picture
+    picture: str | None  # the URL of its trajectory picture; None past PICTURE_CARDS
+    bounds: Mapping[str, str]  # a note for each part the page's bounds cut: result, tricks, picture
 
 
 def replay(store: Store | None, deal_text: str) -> Replay:
-    """Replay `deal_text` (any notation bmn reads; DealError otherwise)."""
+    """Replay `deal_text` (any notation bmn reads; DealError otherwise), within the page's
+    bounds (REPLAY_CARDS, TRICKS_SHOWN, PICTURE_CARDS), each one it reaches said in `bounds`."""
     from bmn.kernels.reference import play
 
     deal = parse_deal(deal_text)
     text = format_deal(deal)
-    result = play(deal, trace=True)
+    result = play(deal, limit=REPLAY_CARDS, trace=True)
     seats = len(deal)
     rank, note = None, "ranked only when it finishes with the standard deck dealt evenly"
     if result.status == "finished" and is_standard(deal):
@@ -272,9 +281,35 @@ def replay(store: Store | None, deal_text: str) -> Replay:
         rank=rank,
         rank_note=note,
         finds=found_table(finds, result),
-        tricks=linked(trace_table(result.trace or (), seats)),
-        picture=picture_url(text),
+        tricks=linked(trace_table((result.trace or ())[:TRICKS_SHOWN], seats)),
+        picture=picture_url(text) if _pictured(deal) else None,
+        bounds=_bounds(deal, result),
     )
+
+
+def _pictured(deal: Sequence[Sequence[int]]) -> bool:
+    return sum(map(len, deal)) <= PICTURE_CARDS
+
+
+def _bounds(deal: Sequence[Sequence[int]], result: Any) -> dict[str, str]:
+    """What the page leaves to the command line, and why: what one request may cost."""
+    notes = {}
+    if result.status == "limit":
+        notes["result"] = (
+            f"This page plays at most {REPLAY_CARDS:,} cards of a game:"
+            " bmn play DEAL (the deal above) plays it to its end."
+        )
+    if result.tricks > TRICKS_SHOWN:
+        notes["tricks"] = (
+            f"The first {TRICKS_SHOWN:,} tricks of {result.tricks:,}:"
+            " bmn play DEAL --trace lists them all."
+        )
+    if not _pictured(deal):
+        notes["picture"] = (
+            f"No picture for a deal of more than {PICTURE_CARDS} cards (this one has"
+            f" {sum(map(len, deal)):,}): bmn plot DEAL draws it."
+        )
+    return notes
 
 
 def found_table(finds: Sequence[FindRow], result: object) -> LinkedTable | str:
@@ -293,8 +328,12 @@ def found_table(finds: Sequence[FindRow], result: object) -> LinkedTable | str:
 
 
 def trajectory_png(deal_text: str) -> bytes:
-    """The deal's trajectory picture (`bmn plot`'s) as PNG bytes."""
-    return _trajectory_png(format_deal(parse_deal(deal_text)))
+    """The deal's trajectory picture (`bmn plot`'s, up to REPLAY_CARDS) as PNG bytes;
+    DealError past PICTURE_CARDS."""
+    deal = parse_deal(deal_text)
+    if not _pictured(deal):
+        raise DealError(f"no picture for a deal of more than {PICTURE_CARDS} cards")
+    return _trajectory_png(format_deal(deal))
 
 
 _PLOTTING = threading.Lock()  # pyplot keeps global state: one picture at a time
@@ -307,5 +346,5 @@ def _trajectory_png(deal_text: str) -> bytes:
     deal = parse_deal(deal_text)
     with _PLOTTING, tempfile.TemporaryDirectory(prefix="bmn-serve-") as folder:
         path = Path(folder) / "trajectory.png"  # plot_game writes files: a name says the format
-        plot_game(deal, trajectory(deal), path)
+        plot_game(deal, trajectory(deal, limit=REPLAY_CARDS), path)
         return path.read_bytes()

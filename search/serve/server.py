@@ -16,14 +16,19 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import functools
 import ipaddress
+import os
+import signal
 import socket
 import sqlite3
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from bmn.records.store import SCHEMA_VERSION, StoreError
+from bmn.records.store import connection as store_connection
 from bmn.records.store import paths as store_paths
 from bmn.records.store import schema as store_schema
 from bmn.records.store.connection import explain
@@ -50,11 +55,9 @@ def check_store(path: str | Path) -> Path:
         raise StoreError(
             f"no record store at {path}; run `bmn search` to make one, or name an existing store"
         )
-    store_schema.check_header(path)
-    try:
-        conn = sqlite3.connect(path.absolute().as_uri() + "?mode=ro", uri=True)
-    except sqlite3.Error as err:
-        raise StoreError(explain(path, err)) from err
+    # The store's own reader: it leaves no -wal or -shm beside the store (a mode=ro
+    # connection would), and reads a store it may not write as every bmn reader does.
+    conn = store_connection.connect(path, create=False, read_only=True)
     try:
         empty = store_schema.check_identity(conn, path)
         version = store_schema.version(conn)
@@ -191,19 +194,80 @@ def app(path: Path) -> Any:
     # needs no -shm beside it (the store's own readers decide the same way).
     frozen = "immutable" in store_paths.open_mode(path, create=False, read_only=True)
     where = {"immutables" if frozen else "files": [str(path.absolute())]}
-    return Datasette(
+    datasette = Datasette(
         **where,
         metadata=metadata,
         template_dir=str(TEMPLATES),
         settings={"default_allow_sql": True, "sql_time_limit_ms": 3000},
     )
+    # A visitor's bad SQL is answered on its error page; serve's stderr is for the server's
+    # own problems, not one line per query a visitor got wrong.
+    db = datasette.get_database()
+    db.execute = _quiet(db.execute)
+    return datasette
+
+
+def _quiet(execute: Any) -> Any:
+    """Datasette's Database.execute, never logging a failed query (its callers ask it to)."""
+
+    @functools.wraps(execute)
+    async def quietly(*args: Any, **kwargs: Any) -> Any:
+        return await execute(*args, **(kwargs | {"log_sql_errors": False}))
+
+    return quietly
+
+
+class _Stopped(Exception):
+    """SIGTERM, raised where Ctrl-C raises KeyboardInterrupt."""
+
+
+def _stopped(signum: int, frame: object) -> None:
+    raise _Stopped
 
 
 def run(datasette: Any, sock: socket.socket) -> None:
-    """Serve on the socket `listen` bound until Ctrl-C (then return) or SIGTERM."""
+    """Serve on the socket `listen` bound until Ctrl-C or SIGTERM, then return, leaving the
+    store's folder as it was."""
     import uvicorn
 
-    config = uvicorn.Config(datasette.app(), log_level="warning", lifespan="on")
-    # uvicorn stops on Ctrl-C, then raises it again: here stopping is what it asked for.
-    with contextlib.suppress(KeyboardInterrupt):
-        uvicorn.Server(config).run(sockets=[sock])
+    path = Path(datasette.get_database().path)
+    before = _beside(path)
+    # "error": uvicorn's warnings are about what clients sent (an invalid request), and every
+    # error a page meets is answered by the plugin, in one line on stderr at most.
+    config = uvicorn.Config(datasette.app(), log_level="error", lifespan="on")
+    # uvicorn stops on Ctrl-C or SIGTERM, then raises the signal again, which would kill the
+    # process before it tidies: here stopping is what was asked for.
+    previous = signal.signal(signal.SIGTERM, _stopped)
+    try:
+        with contextlib.suppress(KeyboardInterrupt, _Stopped), warnings.catch_warnings():
+            # Datasette leaves a failed facet's other queries unawaited (`?_facet=nothing`):
+            # not worth three lines on serve's stderr for each such request.
+            warnings.filterwarnings("ignore", "coroutine .* was never awaited", RuntimeWarning)
+            uvicorn.Server(config).run(sockets=[sock])
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+        for database in datasette.databases.values():
+            database.close()
+        if _beside(path) - before:
+            _tidy(path)
+
+
+def _beside(path: Path) -> set[Path]:
+    """The files SQLite keeps beside the store that are there now."""
+    real = os.path.realpath(path)
+    return {Path(f"{real}{end}") for end in store_paths.BESIDE if os.path.lexists(f"{real}{end}")}
+
+
+def _tidy(path: Path) -> None:
+    """Remove the -wal and -shm that Datasette's read-only connections leave: the store's own
+    reader (read-write, kept query-only) removes them as it closes, when no other connection
+    (a search's) has the store open, and SQLite keeps them while one has."""
+    try:
+        conn = store_connection.connect(path, create=False, read_only=True)
+    except StoreError:
+        return  # gone, replaced or read-only: nothing serving may tidy
+    try:
+        with contextlib.suppress(sqlite3.Error):
+            conn.execute("PRAGMA user_version")  # opens the WAL: closing is what tidies
+    finally:
+        conn.close()

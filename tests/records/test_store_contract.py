@@ -28,7 +28,7 @@ from bmn.records.store import SCHEMA_VERSION, Find, Store, StoreError, paths
 
 # The commands that take --store, with what makes each run quickly. A new one must be added
 # here (test_every_store_command_is_walked); `records serve` serves a store until stopped, so
-# tests/records/test_serve.py holds it to this contract.
+# tests/search/serve/ holds it to this contract.
 READERS = {
     ("records", "top"): [],
     ("records", "runs"): [],

@@ -53,6 +53,16 @@ def test_a_missing_store_is_one_line(bmn, failed, tmp_path):
     assert not missing.exists()
 
 
+def test_the_store_as_an_argument_as_store_or_from_bmn_store(bmn, failed, tmp_path):
+    missing, other = tmp_path / "none.sqlite", tmp_path / "other.sqlite"
+    failed(bmn("records", "serve", "--store", missing), 1, f"no record store at {missing}")
+    env = {"BMN_STORE": str(missing)}
+    failed(bmn("records", "serve", env=env), 1, f"no record store at {missing}")
+    failed(bmn("records", "serve", other, env=env), 1, f"no record store at {other}")
+    failed(bmn("records", "serve", other, "--store", missing), 2, "two stores named")
+    assert not missing.exists() and not other.exists()
+
+
 def test_a_file_that_is_not_a_bmn_store_is_one_line_and_untouched(bmn, failed, tmp_path):
     text = tmp_path / "notes.txt"
     text.write_text("not a database\n")
@@ -463,6 +473,13 @@ def test_a_find_in_the_browser_replays_as_bmn_play_does(bmn, tmp_path):
         )
         shot = Path(os.environ.get("BMN_SERVE_SCREENSHOT", tmp_path / "find.png"))
         assert browser.save_screenshot(str(shot)) and shot.stat().st_size > 10_000
+        browser.get(f"{url}-/bmn/published")  # the notes wrap: no table scrolls sideways
+        for players in (2, 3, 4):
+            wide, seen = browser.execute_script(
+                f"const t = document.getElementById('published-{players}');"
+                " const w = t.closest('.table-wrapper'); return [w.scrollWidth, w.clientWidth];"
+            )
+            assert wide <= seen, (players, wide, seen)
     finally:
         if browser is not None:
             browser.quit()
