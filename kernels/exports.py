@@ -10,6 +10,7 @@ imported when one of its names (or the package's `__all__`, or `dir()`) is first
 from __future__ import annotations
 
 import importlib
+import importlib.util
 from collections.abc import Callable
 from typing import Any
 
@@ -21,7 +22,9 @@ def lazy_exports(
     module `api`'s `__all__` is taken from it on first use and kept in `namespace`."""
 
     def __getattr__(name: str) -> Any:
-        if name.startswith("_") and name != "__all__":  # dunders asked by tools: never the API
+        # Dunders asked by tools, and submodules not imported yet (`from bmn.kernels import
+        # reference` asks here first, maybe while api.py itself is importing): never the API.
+        if name.startswith("_") and name != "__all__" or _submodule(package, name):
             raise AttributeError(f"module {package!r} has no attribute {name!r}")
         module = importlib.import_module(api)
         if name == "__all__":
@@ -37,3 +40,7 @@ def lazy_exports(
         return sorted(set(namespace) | set(importlib.import_module(api).__all__))
 
     return __getattr__, __dir__
+
+
+def _submodule(package: str, name: str) -> bool:
+    return name != "__all__" and importlib.util.find_spec(f"{package}.{name}") is not None

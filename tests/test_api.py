@@ -47,6 +47,18 @@ def test_every_exported_name_resolves_and_dir_lists_it(name):
         package.nothing  # noqa: B018
 
 
+def test_a_submodule_imported_first_is_not_taken_for_an_export():
+    """`from bmn.kernels import reference` in a fresh process asks the package's __getattr__
+    first: it must leave the submodule to the import system, not import the API (whose own
+    imports would then run in a circle)."""
+    code = (
+        "from bmn.kernels import reference; from bmn.search import words;"
+        " from bmn.records import report; import bmn.kernels as k; print(k.play('-J/Q-').cards)"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert (done.returncode, done.stdout, done.stderr) == (0, "4\n", "")
+
+
 def test_play_is_bmn_play(bmn):
     for deal in (RECORD, CASELLA, "--K/J-/---"):
         out = bmn("play", deal, "--json", "--trace")
