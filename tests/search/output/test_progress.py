@@ -293,3 +293,24 @@ def test_a_default_threshold_gives_no_warning(bmn, tmp_path, monkeypatch):
     assert result.exit_code == 0, result.output
     assert "warning" not in result.stderr
     assert json.loads(result.stdout)["games"] == 2_000_000
+
+
+def test_the_live_panel_silences_the_terminal_and_restores_it():
+    """While the panel is live the terminal echoes nothing (Ctrl-C's '^C' would push the panel
+    a line down); afterwards it is as it was. A pseudo-terminal stands in for the user's."""
+    import os
+    import pty
+    import termios
+
+    master, slave = pty.openpty()
+    try:
+        with os.fdopen(os.dup(slave), "rb", buffering=0) as tty:
+            before = termios.tcgetattr(slave)
+            with display.no_echo(tty):
+                assert not termios.tcgetattr(slave)[3] & (termios.ECHO | termios.ECHOCTL)
+            assert termios.tcgetattr(slave) == before
+        with display.no_echo(io.BytesIO()):  # not a terminal: nothing to do
+            pass
+    finally:
+        os.close(master)
+        os.close(slave)
