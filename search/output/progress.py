@@ -30,6 +30,19 @@ if TYPE_CHECKING:
 LOG_EVERY = 30.0  # seconds between log lines when stderr is not a terminal
 
 
+def starts_too(update: Callable) -> Callable:
+    """Mark a progress callback as one that takes the start's updates too (a progress whose
+    `starting` is set, several a second while the kernels compile or load); an unmarked
+    callback is called after every commit only, as the library promises."""
+    update.starts_too = True  # type: ignore[attr-defined]
+    return update
+
+
+def takes_start(update: Callable) -> bool:
+    """Whether a progress callback was marked with `starts_too` (a bound method's too)."""
+    return bool(getattr(update, "starts_too", False))
+
+
 class Display:
     """Shows progress; use as a context manager and pass `update` to the run loop.
 
@@ -60,6 +73,7 @@ class Display:
             self.live.__exit__(None, None, None)
             self._echo.__exit__(None, None, None)
 
+    @starts_too
     def update(self, p) -> None:
         for note in getattr(p, "notes", [])[self._noted :]:
             self._print(note)

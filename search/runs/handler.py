@@ -282,12 +282,16 @@ class RunHandler:
     def _started(self, on_progress: Callable[[Any], None]) -> bool:
         """Start the backend (a first compile takes tens of seconds, holding the GIL for
         much of it) on a thread of its own while this one keeps the run's heartbeat fresh,
-        shows the progress (what the start is doing) and watches `stop`, so a signal is acted
-        on at once; True once started, False if `stop` came first (the start, which cannot be
-        cut short, is left to end unseen: a backend's `close` may come before it ends). The
-        start's own error is raised here."""
+        shows the progress (what the start is doing, to a callback marked `starts_too`, as
+        the display is) and watches `stop`, so a signal is acted on at once; True once
+        started, False if `stop` came first (the start, which cannot be cut short, is left to
+        end unseen: a backend's `close` may come before it ends). The start's own error is
+        raised here."""
+        from bmn.search.output.progress import takes_start
+
+        show = on_progress if takes_start(on_progress) else lambda p: None
         with watching_compiles() as compiling:
-            started = self._start_backend(on_progress, compiling)
+            started = self._start_backend(show, compiling)
         self.progress.starting, self.progress.compiling = None, False
         return started
 

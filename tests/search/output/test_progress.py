@@ -100,7 +100,7 @@ def test_improvements_count_rises_of_the_run_best(tmp_path, monkeypatch):
     with Store(tmp_path / "i.sqlite") as store:
         job = Search(store, SearchOptions(**{**OPTIONS, "workers": 3}))
         seen = []
-        job.run(lambda p: p.starting is None and seen.append((p.best_cards, p.improvements)))
+        job.run(lambda p: seen.append((p.best_cards, p.improvements)))
         assert store.run_tally(job.run_id) == (job.progress.finds, job.progress.improvements)
     assert seen[-1][1] > 0
     for (best, count), (next_best, next_count) in zip(seen, seen[1:], strict=False):
@@ -203,11 +203,13 @@ class CompilingSearch(Search):
 
 
 def test_a_first_run_says_it_compiles_before_its_first_figures(tmp_path, capsys):
-    """Off a terminal: the compile line comes first, then the header, then the figures."""
+    """Off a terminal: the compile line comes first, then the header, then the figures; a
+    callback not marked `starts_too` hears of commits only."""
     CompilingSearch.told.clear()
     with Store(tmp_path / "c.sqlite") as store, Display() as shown:
         job = CompilingSearch(store, SearchOptions(**OPTIONS))
 
+        @display.starts_too
         def update(p) -> None:
             shown.update(p)
             if p.compiling:
@@ -219,6 +221,10 @@ def test_a_first_run_says_it_compiles_before_its_first_figures(tmp_path, capsys)
     assert lines[0] == f"bmn search, run 1: compiling the kernels for this machine, once: {about}"
     assert lines[1].startswith("bmn search, run 1: walk, 2 workers, seed 3, store")
     assert lines[2].startswith("run 1: ") and "games/s" in lines[2]
+    starts = []  # an unmarked callback: commits only (the start is let through at once now)
+    with Store(tmp_path / "d.sqlite") as store:
+        CompilingSearch(store, SearchOptions(**OPTIONS)).run(lambda p: starts.append(p.starting))
+    assert starts and set(starts) == {None}
 
 
 def test_the_panel_says_what_the_start_does_and_a_resumed_run_says_so():
