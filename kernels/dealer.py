@@ -25,7 +25,10 @@ def _shuffles(n: int, deck: np.ndarray, state: np.ndarray) -> np.ndarray:
     """n shuffles of deck, one per row; `state` advances."""
     out = np.empty((n, deck.shape[0]), dtype=np.uint8)
     for i in range(n):
-        out[i] = deck
+        # Card by card: a row assignment brings numpy's shape-mismatch error into the
+        # function, whose message formatting costs seconds of a first compile.
+        for k in range(deck.shape[0]):
+            out[i, k] = deck[k]
         shuffle(out[i], state)
     return out
 
@@ -36,7 +39,8 @@ def _deal_round(rows: np.ndarray, seats: int) -> None:
     rewritten in place as its hands in seat order (seat s gets cards s, s + seats, ...)."""
     deck = np.empty(rows.shape[1], dtype=np.uint8)
     for i in range(rows.shape[0]):
-        deck[:] = rows[i]
+        for k in range(deck.shape[0]):  # card by card, as in _shuffles
+            deck[k] = rows[i, k]
         at = 0
         for seat in range(seats):
             for k in range(seat, deck.shape[0], seats):

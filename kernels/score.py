@@ -11,7 +11,7 @@ no kernel takes goes through the reference engine: slower, never refused.
 from __future__ import annotations
 
 import importlib
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from types import ModuleType
 
@@ -41,6 +41,14 @@ def kernel_for(seats: int, device: str = "cpu") -> ModuleType | None:
     if isinstance(kernel, str):
         kernel = KERNELS[(seats, device)] = importlib.import_module(kernel)
     return kernel
+
+
+def per_deal(kernel: ModuleType, sizes: Sequence[int]) -> tuple[Callable, Callable]:
+    """A kernel's per-deal functions (play_fast_at, play_exact_at) for deals cut into `sizes`:
+    its `play_fast_for(sizes)` where it has one (two seats: the 26/26 deal's own)."""
+    fast_for = getattr(kernel, "play_fast_for", None)
+    fast = kernel.play_fast_at if fast_for is None else fast_for(tuple(sizes))
+    return fast, kernel.play_exact_at
 
 
 def _check(deals: np.ndarray, sizes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

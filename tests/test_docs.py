@@ -199,9 +199,9 @@ def test_readme_is_a_front_page():
     readme = (ROOT / "README.md").read_text()
     assert len(readme.splitlines()) <= 250
     for command in (
-        "python3 -m venv .venv && .venv/bin/pip install -e '.[test]' && .venv/bin/bmn search"
+        "python3 -m venv .venv && .venv/bin/pip install -e . && .venv/bin/bmn search"
         " && .venv/bin/bmn records compare",
-        ".venv/bin/python -m pytest -q",
+        ".venv/bin/pip install -e '.[test]' && .venv/bin/python -m pytest -q -n auto",
     ):
         assert f"\n{command}\n" in readme, command
     for page in DOCS[1:]:

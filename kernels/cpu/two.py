@@ -13,7 +13,9 @@ The module offers what every kernel module offers (kernels/score.py registers it
 - `score_rows(deals, sizes, rows, out, cap)`: the batch entry point, in parallel;
 - `play_fast_at(buf, offset, sizes, cap)` and `play_exact_at(buf, offset, sizes)`: per-deal
   compiled functions for the search loop, hand sizes as a 1-d int64 array. They wrap this
-  kernel's own (n0, n1) functions `fast_at` and `exact_at`.
+  kernel's own (n0, n1) functions `fast_at` and `exact_at`. A kernel may add
+  `play_fast_for(sizes)`, a play_fast_at compiled for those sizes (kernels/score.py's
+  `per_deal` picks it).
 """
 
 from __future__ import annotations
@@ -213,6 +215,12 @@ def exact_at(buf: np.ndarray, offset: int, n0: int, n1: int) -> tuple:
 # -- the interface every kernel module offers (notes in kernels/score.py) -----------------------
 
 
+@njit(**JIT)
+def play_fast_at(buf: np.ndarray, offset: int, sizes: np.ndarray, cap: int) -> tuple:
+    """fast_at with the hand sizes as an array (sizes[0], sizes[1]): the search's signature."""
+    return _fast(buf, offset, sizes[0], sizes[1], cap)
+
+
 # The standard deal's hands (26/26) are what a search scores all day: with their sizes known when
 # compiling, the hand loads unroll and the size checks fold away (measured: about 10% more deals
 # a second in the search loop than with the sizes read at run time).
@@ -220,12 +228,16 @@ _HALF_DECK = 26
 
 
 @njit(**JIT)
-def play_fast_at(buf: np.ndarray, offset: int, sizes: np.ndarray, cap: int) -> tuple:
-    """fast_at with the hand sizes as an array (sizes[0], sizes[1]): the search's signature."""
-    n0, n1 = sizes[0], sizes[1]
-    if n0 == _HALF_DECK and n1 == _HALF_DECK:
-        return _fast(buf, offset, _HALF_DECK, _HALF_DECK, cap)
-    return _fast(buf, offset, n0, n1, cap)
+def play_fast_even(buf: np.ndarray, offset: int, sizes: np.ndarray, cap: int) -> tuple:
+    """play_fast_at for hands of 26 and 26 cards, the standard deal's (`sizes` is not read)."""
+    return _fast(buf, offset, _HALF_DECK, _HALF_DECK, cap)
+
+
+def play_fast_for(sizes: tuple[int, ...]):
+    """The play_fast_at a search of deals cut into `sizes` runs: the standard deal's own for
+    26/26. Two functions, not one that branches on the sizes: a run compiles only the one it
+    runs (each is seconds of a first compile)."""
+    return play_fast_even if tuple(sizes) == (_HALF_DECK, _HALF_DECK) else play_fast_at
 
 
 @njit(**JIT)

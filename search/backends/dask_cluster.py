@@ -95,6 +95,14 @@ class WarmUp(WorkerPlugin):
         await asyncio.get_running_loop().run_in_executor(None, self.warm)
 
 
+def plugin_name(warm: Callable[[], object]) -> str:
+    """The warm-up's name on the workers: its function and the arguments bound to it (a
+    search warms its own strategy and seats), the same in every process."""
+    func, args = getattr(warm, "func", warm), getattr(warm, "args", ())
+    bound = f"({', '.join(map(repr, args))})" if args else ""
+    return f"bmn-warm-{func.__module__}.{func.__qualname__}{bound}"
+
+
 @dataclass
 class _Stream:
     """The backend's book of one stream."""
@@ -168,7 +176,7 @@ class DaskBackend:
 
     def start(self, streams: int, warm: Callable[[], object]) -> None:
         self._nthreads()  # waits for a first worker
-        self._plugin = f"bmn-warm-{warm.__module__}.{warm.__qualname__}"
+        self._plugin = plugin_name(warm)
         try:
             self.client.register_plugin(WarmUp(warm), name=self._plugin)
         except Exception as err:

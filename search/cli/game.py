@@ -66,23 +66,44 @@ def play(hands: tuple[str, ...], as_json: bool, limit_cards: int | None, trace: 
         echo(trace_table(result.trace or (), len(deal)))
 
 
+DEALS_AT_ONCE = 65_536  # deals made and printed together: memory stays small for any --count
+
+
 @click.command()
 @click.option("--players", type=Whole(2, 4), default=2, show_default=True, help="Number of seats.")
 @seed_option("Seed for a reproducible shuffle (0 to 2**63 - 1).")
-def deal(players: int, seed: int | None) -> None:
+@click.option(
+    "--count",
+    "-n",
+    type=Whole(1),
+    default=1,
+    show_default=True,
+    help="Deals to print, one per line (the first is the deal --seed alone gives).",
+)
+def deal(players: int, seed: int | None, count: int) -> None:
     """Shuffle the standard deck and deal it, one card at a time from seat 0.
 
-    Prints the deal in record notation, ready for `bmn play`.
+    Prints the deal in record notation, ready for `bmn play`; with --count, that many
+    deals, one per line, ready for `bmn score`.
 
     \b
     Examples:
       bmn deal
       bmn deal --players 4 --seed 1
       bmn play $(bmn deal --seed 3)
+      bmn deal --count 1000 --seed 1 | bmn score --json
     """
-    from bmn.kernels.dealer import shuffled_deal
+    import secrets
 
-    click.echo(format_deal(shuffled_deal(players, seed)))
+    from bmn.kernels.deal import decode
+    from bmn.kernels.dealer import random_deals
+    from bmn.kernels.rng import seed_state
+
+    # One generator for every deal: the first is shuffled_deal's for the same seed.
+    state = seed_state(secrets.randbits(64) if seed is None else seed)
+    for start in range(0, count, DEALS_AT_ONCE):
+        rows, sizes = random_deals(min(DEALS_AT_ONCE, count - start), state, players)
+        click.echo("\n".join(format_deal(decode(r, s)) for r, s in zip(rows, sizes, strict=True)))
 
 
 @click.command(cls=HandCommand)

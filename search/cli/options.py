@@ -221,14 +221,15 @@ def refuse(ctx: click.Context, name: str, why: str) -> None:
 
 # -- deals on the command line ---------------------------------------------------------------
 
-DASHES = "bmn.dashes"  # ctx.meta key: a bare '--' was among the arguments
+DASHES = "bmn.dashes"  # ctx.meta key: the arguments after a bare '--', when one was given
 
 
 class HandCommand(click.Command):
     """A command whose arguments are hands. Hands in record notation start with '-', so an
     argument that is no option of the command is kept as a hand (read_deal sorts out the ones
-    that are neither), and a bare '--' (click's end of options) is noted so read_deal can
-    explain it."""
+    that are neither), and a bare '--' (click's end of options) is noted: before every hand
+    it ends the options (`bmn play -- -J Q-`); after a hand it may be meant as a hand of two
+    numerals, which click drops, so read_deal explains it."""
 
     def __init__(self, *args: Any, **kwargs: Any):
         settings = kwargs.setdefault("context_settings", {})
@@ -236,7 +237,8 @@ class HandCommand(click.Command):
         super().__init__(*args, **kwargs)
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
-        ctx.meta[DASHES] = "--" in args
+        if "--" in args:
+            ctx.meta[DASHES] = len(args) - args.index("--") - 1
         return super().parse_args(ctx, args)
 
 
@@ -250,14 +252,15 @@ def read_deal(hands: Sequence[str]) -> Deal:
     '--' and a suited card given twice; one warning on stderr for a deal that is not the
     standard 52-card deck."""
     ctx = click.get_current_context()
-    if ctx.meta.get(DASHES):
+    after = ctx.meta.get(DASHES)  # the hands after a '--': hands, whatever they look like
+    if after is not None and after != len(hands):  # a hand came before the '--'
         raise click.BadParameter(
             "a bare '--' is read as the end of options, not as a hand of two numerals;"
             " join the deal with '/' instead, as in '-J/--/Q-'",
             ctx,
             param_hint="HAND...",
         )
-    for text in hands:
+    for text in hands[: len(hands) - (after or 0)]:
         if text.startswith("-"):
             check_option(ctx, text)
     try:

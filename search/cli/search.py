@@ -260,7 +260,9 @@ def open_run(db: Store, asked: start.Request, backend: Backend | None) -> RunHan
     type=Duration(),
     default="1m",
     show_default=True,
-    help="Search time per strategy and seed.",
+    help="Search time of each trial. A trial is one strategy on one seed, so the bench runs "
+    "strategies x seeds trials (4 x 3 = 12 by default: 12 minutes) and takes that many times "
+    "--time, plus compiling and the kernel's own speed; it says how many on stderr first.",
 )
 @click.option(
     "--seeds",
@@ -283,15 +285,26 @@ def search_bench(
     """Compare search strategies: speed inside the search and how often each reaches the
     far tail (deals of 2,000 / 2,500 / 3,000+ cards), against the kernel's own speed.
 
+    Each strategy runs once per seed for --time: the whole bench is strategies x seeds
+    trials of --time each (by default 12 trials of a minute).
+
     \b
     Examples:
-      bmn search-bench --time 20s --seeds 1
-      bmn search-bench --strategies walk,random --time 10m --json
+      bmn search-bench --time 20s --seeds 1     # 4 trials of 20 s
+      bmn search-bench --strategies walk,random --time 10m --json   # 6 trials of 10 min
     """
     from bmn.kernels.benchmark import bench
     from bmn.search.runs.quality import THRESHOLDS, compare, table
+    from bmn.search.words import duration
 
     names, seed_list = strategies, seeds
+    trials_n = len(names) * len(seed_list)
+    each = f"{counted(len(names), 'strategy', 'strategies')} x {counted(len(seed_list), 'seed')}"
+    click.echo(
+        f"search-bench: {counted(trials_n, 'trial')} ({each}) of {duration(seconds)} each:"
+        f" about {duration(trials_n * seconds)} of search, after the kernel's bench",
+        err=True,
+    )
     kernel = bench(2_000_000, workers).games_per_s
     on = counted(workers, "thread")
     click.echo(f"kernel (bmn bench) on {on}: {kernel:,.0f} games/s", err=True)

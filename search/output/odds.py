@@ -42,17 +42,18 @@ def odds_line(odds: Odds) -> str:
 
 
 def luck(shorter: float) -> str:
-    """'luckier than 80% of', or 'less lucky than 95% of': `shorter` is the share of runs
-    whose best is shorter; a share near 0 or 1 gets the digits that tell it apart."""
-    if shorter >= 0.5:
-        return f"luckier than {_percent(shorter)} of"
-    return f"less lucky than {_percent(1 - shorter)} of"
+    """'luckier than 80% of': `shorter` is the share of runs whose best is shorter. One
+    phrasing whatever the share, so a live row does not flip between two as the run goes on;
+    a share near 0 or 1 gets the digits that tell it apart."""
+    return f"luckier than {_percent(shorter)} of"
 
 
 def _percent(share: float) -> str:
     if share > 0.9999:
         return "over 99.99%"
-    return f"{share:.0%}" if share <= 0.99 else f"{share:.2%}"
+    if share < 0.0001:
+        return "under 0.01%"
+    return f"{share:.0%}" if 0.01 <= share <= 0.99 else f"{share:.2%}"
 
 
 def big_count(n: float) -> str:

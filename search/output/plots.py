@@ -16,6 +16,8 @@ from pathlib import Path
 
 import numpy as np
 
+from bmn.search.words import counted
+
 FORMATS = (".png", ".svg")
 SEAT_COLOURS = ("tab:blue", "tab:orange", "tab:green", "tab:red")
 
@@ -81,16 +83,15 @@ def seats_out(traj: Trajectory) -> list[tuple[int, int]]:
 
 
 def result_text(result) -> str:
-    """A short line for a figure title."""
+    """A short line for a figure title (one card, one trick: singular)."""
+    cards, tricks = counted(result.cards, "card"), counted(result.tricks, "trick")
     if result.status == "loop":
-        return (
-            f"loop: repeats at {result.cards:,} cards, {result.tricks:,} tricks; "
-            f"period {result.period_cards:,} cards, {result.period_tricks:,} tricks"
-        )
+        period = f"{counted(result.period_cards, 'card')}, {counted(result.period_tricks, 'trick')}"
+        return f"loop: repeats at {cards}, {tricks}; period {period}"
     if result.status == "limit":
         who = "tie" if result.winner is None else f"seat {result.winner} ahead"
-        return f"limit: stopped at {result.cards:,} cards, {result.tricks:,} tricks; {who}"
-    return f"finished: {result.cards:,} cards, {result.tricks:,} tricks; seat {result.winner} wins"
+        return f"limit: stopped at {cards}, {tricks}; {who}"
+    return f"finished: {cards}, {tricks}; seat {result.winner} wins"
 
 
 def _pyplot():

@@ -22,11 +22,25 @@ from rich.table import Table
 from rich.text import Text
 
 from bmn.search.output.odds import odds_row
+from bmn.search.words import duration
 
 if TYPE_CHECKING:
     from bmn.search.measure.odds import Odds
 
 LOG_EVERY = 30.0  # seconds between log lines when stderr is not a terminal
+
+
+def starts_too(update: Callable) -> Callable:
+    """Mark a progress callback as one that takes the start's updates too (a progress whose
+    `starting` is set, several a second while the kernels compile or load); an unmarked
+    callback is called after every commit only, as the library promises."""
+    update.starts_too = True  # type: ignore[attr-defined]
+    return update
+
+
+def takes_start(update: Callable) -> bool:
+    """Whether a progress callback was marked with `starts_too` (a bound method's too)."""
+    return bool(getattr(update, "starts_too", False))
 
 
 class Display:
@@ -42,11 +56,14 @@ class Display:
         self.quiet = quiet
         self.live: Live | None = None
         self._last_log = 0.0
+        self._start_logged = 0.0
         self._headed = False
         self._noted = 0
 
     def __enter__(self) -> Display:
         if not self.quiet and self.console.is_terminal:
+            self._echo = no_echo(sys.stdin)
+            self._echo.__enter__()
             self.live = Live(console=self.console, refresh_per_second=2, transient=False)
             self.live.__enter__()
         return self
@@ -54,7 +71,9 @@ class Display:
     def __exit__(self, *exc: object) -> None:
         if self.live is not None:
             self.live.__exit__(None, None, None)
+            self._echo.__exit__(None, None, None)
 
+    @starts_too
     def update(self, p) -> None:
         for note in getattr(p, "notes", [])[self._noted :]:
             self._print(note)
@@ -64,7 +83,10 @@ class Display:
         if self.live is not None:
             self.live.update(self._panel(p))
             return
-        if not self._headed and hasattr(p, "header"):
+        if getattr(p, "starting", None) is not None:
+            self._log_start(p)
+            return
+        if not self._headed and hasattr(p, "header"):  # once started: it names the backend
             self._headed = True
             self._print(p.header())
         if time.monotonic() - self._last_log >= LOG_EVERY:
@@ -74,6 +96,13 @@ class Display:
             if odds is not None:
                 self._print(f"run {p.run} odds: {odds_row(odds)}")
 
+    def _log_start(self, p) -> None:
+        """While a run starts: a line once it is seen to compile (a cache load is quick and
+        says nothing), then one every LOG_EVERY seconds until it runs."""
+        if p.compiling and time.monotonic() - self._start_logged >= LOG_EVERY:
+            self._start_logged = time.monotonic()
+            self._print(f"{_heading(p)}: {p.starting_text()}")
+
     def _print(self, text: str) -> None:
         if self.live is not None:  # above the live panel
             self.console.print(text, markup=False, highlight=False)
@@ -81,7 +110,13 @@ class Display:
             print(text, file=sys.stderr, flush=True)
 
     def _panel(self, p) -> Table:
-        table = Table(title=p.title(), show_header=False, min_width=48)
+        table = Table(title=_heading(p), show_header=False, min_width=48)
+        if getattr(p, "starting", None) is not None:  # nothing to count yet
+            table.add_row("store", p.store)
+            table.add_row("run", p.setting())
+            table.add_row("starting", p.starting_text())
+            table.add_row("Ctrl-C", "stops at once; nothing is searched yet", style="dim")
+            return table
         if getattr(p, "done", None) is not None:
             table.add_row("progress", progress_bar(p.done))
         for label, value in p.rows():
@@ -92,6 +127,34 @@ class Display:
         if hasattr(p, "hint"):
             table.add_row("Ctrl-C", p.hint().removeprefix("Ctrl-C "), style="dim")
         return table
+
+
+@contextmanager
+def no_echo(stream: IO) -> Iterator[None]:
+    """The terminal on `stream` echoes nothing typed meanwhile, Ctrl-C's '^C' included: an
+    echo lands below the live panel, and when the panel is as wide as the terminal it takes a
+    line of its own, so the next refresh redraws one line low and leaves the title above it
+    twice. Nothing is done where `stream` is no terminal."""
+    try:
+        import termios
+
+        fd = stream.fileno()
+        before = termios.tcgetattr(fd)
+    except (ImportError, OSError, ValueError, AttributeError):  # not a terminal, or Windows
+        yield
+        return
+    quiet = list(before)
+    quiet[3] &= ~(termios.ECHO | termios.ECHOCTL)  # the local modes
+    termios.tcsetattr(fd, termios.TCSANOW, quiet)
+    try:
+        yield
+    finally:
+        termios.tcsetattr(fd, termios.TCSANOW, before)
+
+
+def _heading(p) -> str:
+    """A progress object's panel title: its heading (a resumed run says so) or its title."""
+    return p.heading() if hasattr(p, "heading") else p.title()
 
 
 def odds_of(p) -> Odds | None:
@@ -143,10 +206,16 @@ def stderr_is_terminal() -> bool:
 
 
 @contextmanager
-def count_progress(label: str, total: int | None, unit: str = "deals") -> Iterator[Bar]:
+def count_progress(
+    label: str, total: int | None, unit: str = "deals", log_every: float | None = None
+) -> Iterator[Bar | LogBar]:
     """A progress bar on stderr over `total` items (None: of unknown length, a pulsing bar
-    with the time), drawn only when stderr is a terminal; nothing otherwise, and never
-    anything on stdout. Yields a `Bar`: `advance(n)`, or `reach(done)`."""
+    with the time), drawn only when stderr is a terminal; off a terminal, a line every
+    `log_every` seconds if given, else nothing; never anything on stdout. Yields a bar:
+    `advance(n)`, or `reach(done)`."""
+    if log_every is not None and not stderr_is_terminal():
+        yield LogBar(label, total, unit, log_every)
+        return
     from rich.progress import (
         BarColumn,
         MofNCompleteColumn,
@@ -175,6 +244,32 @@ def count_progress(label: str, total: int | None, unit: str = "deals") -> Iterat
         redirect_stderr=False,
     ) as progress:
         yield Bar(progress, progress.add_task(label, total=total))
+
+
+class LogBar:
+    """A bar's progress as log lines on stderr, for a pipe: 'checking: 40,960 of 200,000
+    deals (20%), 0m12s elapsed', at most one every `every` seconds."""
+
+    def __init__(self, label: str, total: int | None, unit: str, every: float) -> None:
+        self.label, self.total, self.unit, self.every = label, total, unit, every
+        self.done = 0
+        self._start = self._logged = time.monotonic()
+
+    def advance(self, n: int) -> None:
+        self.reach(self.done + n)
+
+    def reach(self, done: int) -> None:
+        self.done = done
+        if time.monotonic() - self._logged >= self.every:
+            self._logged = time.monotonic()
+            of = "" if self.total is None else f" of {self.total:,}"
+            share = "" if not self.total else f" ({done / self.total:.0%})"
+            elapsed = duration(time.monotonic() - self._start)
+            line = f"{self.label}: {done:,}{of} {self.unit}{share}, {elapsed} elapsed"
+            print(line, file=sys.stderr, flush=True)
+
+    def finish(self, done: int) -> None:
+        self.done = done
 
 
 class Bar:

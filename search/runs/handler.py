@@ -21,7 +21,7 @@ import shlex
 import threading
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field
 from typing import Any, ClassVar, Protocol, TypeVar
 
@@ -111,6 +111,24 @@ class RunProgress:
     seed: int = 0
     notes: list[str] = field(default_factory=list)  # warnings, for the display to show once
     backend: str = ""  # where the chunks run: workers, threads, a dashboard link
+    # While the run starts (its kernels compiled or loaded): the seconds so far; None once it runs.
+    starting: float | None = None
+    compiling: bool = False  # the start compiles kernels here (a first run on this machine)
+    compile_seconds: float | None = None  # about how long a first compile takes (measured)
+    resumed: str = ""  # a resumed run: what it had done before this session, in words
+
+    def heading(self) -> str:
+        """The title, and for a resumed run what it had done before."""
+        return f"{self.title()}, resuming {self.resumed}" if self.resumed else self.title()
+
+    def starting_text(self) -> str:
+        """What the start is doing, with the time so far (after the first second)."""
+        starting = self.starting or 0.0
+        so_far = f" ({duration(starting)} so far)" if starting >= 1.0 else ""
+        if not self.compiling:
+            return f"starting the workers{so_far}"
+        about = f": about {self.compile_seconds:.0f} s" if self.compile_seconds else ""
+        return f"compiling the kernels for this machine, once{about}{so_far}"
 
     def setting(self) -> str:
         """How the run searches, in a few words."""
@@ -122,7 +140,7 @@ class RunProgress:
     def header(self) -> str:
         """The first log line: what every later line leaves out."""
         on = f", on {self.backend}" if self.backend else ""
-        return f"{self.title()}: {self.setting()}, store {self.store}{on}. {self.hint()}"
+        return f"{self.heading()}: {self.setting()}, store {self.store}{on}. {self.hint()}"
 
     def title(self) -> str:
         raise NotImplementedError
@@ -133,6 +151,29 @@ class RunProgress:
         share = "" if self.done is None else f"{self.done:.0%}, "
         left = "" if self.remaining is None else f", {duration(self.remaining)} left"
         return f"{share}{duration(self.seconds)} elapsed{left}"
+
+
+@contextlib.contextmanager
+def watching_compiles() -> Iterator[threading.Event]:
+    """An event set once numba compiles a function in this process while inside: a start that
+    only loads its kernels from the cache compiles none (numba announces compiles, not loads)."""
+    from numba.core import event
+
+    seen = threading.Event()
+
+    class Seen(event.Listener):
+        def on_start(self, ev: event.Event) -> None:
+            seen.set()
+
+        def on_end(self, ev: event.Event) -> None:
+            pass
+
+    listener = Seen()
+    event.register("numba:compile", listener)
+    try:
+        yield seen
+    finally:
+        event.unregister("numba:compile", listener)
 
 
 @dataclass
@@ -165,6 +206,8 @@ class RunHandler:
     kind: ClassVar[str]  # its name in the registry of run kinds (kinds.py), stored with a run
     options_type: ClassVar[type]  # the options dataclass stored with the run
     in_flight: ClassVar[int] = 2  # chunks queued per stream: 2 hides the commit's latency
+    # About how long a first run's compile takes on a two-core machine (None: not measured).
+    compile_seconds: ClassVar[float | None] = None
 
     def __init__(
         self,
@@ -208,6 +251,10 @@ class RunHandler:
         p.store, p.strategy, p.seed = str(store.path), options.strategy, options.seed
         p.workers, p.games, p.seconds = options.workers, self.games, self.spent
         p.done = self._done(p.games, p.seconds)
+        p.compile_seconds = self.compile_seconds
+        if run_id is not None:
+            share = "" if p.done is None else f", {p.done:.0%} done"
+            p.resumed = f"after {duration(self.spent)} searched before{share}"
         self._clock = SearchClock()  # this session's search time (not while stopped)
         self._streams: list[Stream] = []
         self._dirty = False
@@ -236,9 +283,9 @@ class RunHandler:
         again for the user."""
         try:
             try:
-                if not self._started():
+                if not self._started(on_progress):
                     return self._stopped_while_starting()
-                self.progress.backend = f"{self.backend.where}: {self.backend.details()}"
+                self.progress.backend = self._backend_text()
                 return self._run(on_progress)
             except BackendError:
                 self._lost(on_progress)
@@ -277,28 +324,46 @@ class RunHandler:
         on_progress(self.progress)  # the run's last word: its time and share done at the end
         return summary
 
-    def _started(self) -> bool:
-        """Start the backend (a first compile takes up to half a minute, holding the GIL for
-        much of it) on a thread of its own while this one keeps the run's heartbeat fresh and
-        watches `stop`, so a signal is acted on at once; True once started, False if `stop`
-        came first (the start, which cannot be cut short, is left to end unseen: a backend's
-        `close` may come before it ends). The start's own error is raised here."""
+    def _started(self, on_progress: Callable[[Any], None]) -> bool:
+        """Start the backend (a first compile takes tens of seconds, holding the GIL for
+        much of it) on a thread of its own while this one keeps the run's heartbeat fresh,
+        shows the progress (what the start is doing, to a callback marked `starts_too`, as
+        the display is) and watches `stop`, so a signal is acted on at once; True once
+        started, False if `stop` came first (the start, which cannot be cut short, is left to
+        end unseen: a backend's `close` may come before it ends). The start's own error is
+        raised here."""
+        from bmn.search.output.progress import takes_start
+
+        show = on_progress if takes_start(on_progress) else lambda p: None
+        with watching_compiles() as compiling:
+            started = self._start_backend(show, compiling)
+        self.progress.starting, self.progress.compiling = None, False
+        return started
+
+    def _start_backend(
+        self, on_progress: Callable[[Any], None], compiling: threading.Event
+    ) -> bool:
         done = threading.Event()
         failed: list[BaseException] = []
 
         def start() -> None:
             try:
-                self.backend.start(self.streams, self.warm)
+                self.backend.start(self.streams, self._warm())
             except BaseException as err:  # raised again by the thread that waits
                 failed.append(err)
             finally:
                 done.set()
 
         threading.Thread(target=start, daemon=True, name="bmn-start").start()
-        beaten = time.monotonic()
+        began = beaten = time.monotonic()
+        p = self.progress
+        p.starting = 0.0
+        on_progress(p)  # at once: the display says the run is starting
         while not done.wait(STOP_POLL_SECONDS):
             if self.stop.is_set():
                 return False
+            p.starting, p.compiling = time.monotonic() - began, compiling.is_set()
+            on_progress(p)
             if time.monotonic() - beaten >= HEARTBEAT_SECONDS:
                 with contextlib.suppress(StoreError):  # a failing store: the first commit says
                     self.store.heartbeat(self.run_id, self.holder)
@@ -307,6 +372,10 @@ class RunHandler:
             raise failed[0]
         self._cores = max(self.backend.default_streams(), 1)
         return True
+
+    def _backend_text(self) -> str:
+        """Where the chunks run, for the display, once the backend has started."""
+        return f"{self.backend.where}: {self.backend.details()}"
 
     def _stopped_while_starting(self):
         """Stopped before a chunk was run: the run as it was, marked interrupted."""
@@ -468,6 +537,11 @@ class RunHandler:
     def warm() -> None:
         """Compile or load the kernels `work` runs: a module-level function too."""
         raise NotImplementedError
+
+    def _warm(self) -> Callable[[], object]:
+        """`warm` as the backend calls it, with no arguments (a kind of run whose kernels
+        depend on its options binds them here, so it compiles only what it runs)."""
+        return self.warm
 
     def commit_seconds(self) -> float:
         """The least time between commits; 0 commits every chunk as it comes."""

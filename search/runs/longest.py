@@ -15,6 +15,7 @@ import copy
 import functools
 import secrets
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -296,15 +297,13 @@ def _finds_buffer(width: int) -> Finds:
     return buffers[width]
 
 
-def warm_search() -> None:
-    """Compile (or load from cache) the search loop and every seat count's kernel in it: a
-    zero-iteration chunk each (a plain function: a backend may run it on other machines)."""
-    for players in SEATS:
-        sizes = even_sizes(len(STANDARD_DECK), players)
-        run_chunk("walk", new_worker(0, 0, sizes=sizes), Finds.empty(), 0, 0, 0, 1)
-
-
-SEATS = (2, 3, 4)  # what `bmn search --players` takes
+def warm_search(strategy: str = DEFAULT_STRATEGY, players: int = 2) -> None:
+    """Compile (or load from the cache) what a search of `strategy` on `players` seats runs:
+    its strategy's loop and its seat count's kernel, nothing else (a first compile costs
+    seconds a function); a zero-iteration chunk (a plain function: a backend may run it on
+    other machines). Any deck of those seats runs the same compiled code."""
+    sizes = even_sizes(len(STANDARD_DECK), players)
+    run_chunk(strategy, new_worker(0, 0, sizes=sizes), Finds.empty(), 0, 0, 0, 1)
 
 
 class Search(LongestRun):
@@ -320,6 +319,8 @@ class Search(LongestRun):
     progress_type = Progress
     work = staticmethod(search_chunk)
     warm = staticmethod(warm_search)
+    # A two-seat walk's first compile on two cores (benchmarks/first_run.py, 2026-12-02: 16 s).
+    compile_seconds = 16.0
 
     def __init__(
         self,
@@ -345,6 +346,9 @@ class Search(LongestRun):
     @property
     def seats(self) -> int:
         return self.options.players
+
+    def _warm(self) -> Callable[[], object]:
+        return functools.partial(self.warm, self.options.strategy, self.options.players)
 
     def _fresh(self, worker: int) -> WorkerState:
         o = self.options

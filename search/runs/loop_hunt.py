@@ -286,7 +286,7 @@ class LoopProgress(RunProgress):
 
     def setting(self) -> str:
         seats = f", {self.players} seats" if self.players != 2 else ""
-        return f"deck {self.deck}{seats}, {counted(self.workers, 'thread')}, seed {self.seed}"
+        return f"deck {self.deck}{seats}, seed {self.seed}"  # its threads: the backend's row
 
     def rows(self) -> list[tuple[str, str]]:
         return [
@@ -429,6 +429,17 @@ class LoopHunt(RunHandler):
 
     def commit_seconds(self) -> float:
         return COMMIT_SECONDS
+
+    def _backend_text(self) -> str:
+        """The threads that score: a batch at a time on --workers threads (the backend's one
+        stream thread only hands the batches over)."""
+        scored = f"scored on {counted(self.options.workers, 'thread')}"
+        if self.backend.name == "threads":
+            from bmn.search.backends.threads import default_workers
+
+            cores = counted(default_workers(), "core")
+            return f"threads: one batch at a time, {scored} of {cores}"
+        return f"{super()._backend_text()}; each batch {scored}"
 
     def _checkpoint(self) -> bytes:
         h = self.hunt

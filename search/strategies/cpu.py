@@ -6,50 +6,48 @@ for every strategy: score the deal, keep finds and the best deal, settle. One de
 per iteration, so a run depends on its seed and iteration count only, never on how the
 iterations were cut into chunks.
 
+The loop is compiled once per strategy, with that strategy's steps in it: a run compiles its
+own strategy's steps only (a first run compiles for tens of seconds, each function costing
+its share), and the loop makes a direct call per step, with no dispatch on the strategy.
+
 The strategies' names, descriptions and options are in search/strategies/registry.py (plain Python).
 """
 
 from __future__ import annotations
 
 from functools import cache
+from types import FunctionType
 
 from numba import njit, types
 
-from bmn.kernels.config import INLINE_JIT, JIT, LOOP
-from bmn.kernels.score import kernel_for
+from bmn.kernels.config import JIT, LOOP
+from bmn.kernels.score import kernel_for, per_deal
 from bmn.search.strategies import climb, lahc, random_restart, walk
 from bmn.search.strategies.moves import DEAL, PLAY_EXACT, PLAY_FAST, SIZES, record, score_deck
 from bmn.search.strategies.registry import STRATEGIES
 from bmn.search.strategies.worker import BEST, GAMES, Finds, WorkerState
 
-WALK, RANDOM, CLIMB, LAHC = range(4)  # codes in compiled code, in the order of STRATEGIES
-# The strategy dispatch is inlined into the loop: a call per deal costs the search some percent.
-INLINE = INLINE_JIT
+# Each strategy's (propose, settle), bound into its own copy of the loop; lahc moves like climb.
+STEPS = {
+    "walk": (walk.propose, walk.settle),
+    "random": (random_restart.propose, random_restart.settle),
+    "climb": (climb.propose, climb.settle),
+    "lahc": (climb.propose, lahc.settle),
+}
+assert list(STEPS) == list(STRATEGIES), "a strategy without its steps"
 
 
-@njit(**INLINE)
-def _propose(strategy, deck, rng, counters):
-    if strategy == WALK:
-        return walk.propose(deck, rng, counters)
-    if strategy == RANDOM:
-        return random_restart.propose(deck, rng, counters)
-    return climb.propose(deck, rng, counters)  # lahc moves like climb
+def _propose(deck, rng, counters):
+    """The strategy's propose: each copy of the loop binds this name (see `chunk`)."""
+    raise NotImplementedError
 
 
-@njit(**INLINE)
-def _settle(strategy, deck, move, score, counters, history, patience, rng):
-    if strategy == WALK:
-        walk.settle(deck, move, score, counters, history, patience, rng)
-    elif strategy == RANDOM:
-        random_restart.settle(deck, move, score, counters, history, patience, rng)
-    elif strategy == CLIMB:
-        climb.settle(deck, move, score, counters, history, patience, rng)
-    else:
-        lahc.settle(deck, move, score, counters, history, patience, rng)
+def _settle(deck, move, score, counters, history, patience, rng):
+    """The strategy's settle: each copy of the loop binds this name (see `chunk`)."""
+    raise NotImplementedError
 
 
 def _chunk(
-    strategy,
     deck,
     best,
     rng,
@@ -72,7 +70,7 @@ def _chunk(
     n_finds = 0
     done = 0
     while done < iterations and n_finds < finds_meta.shape[0]:  # the buffer's rows
-        move = _propose(strategy, deck, rng, counters)
+        move = _propose(deck, rng, counters)
         score, cards, tricks, status = score_deck(
             deck, sizes, objective, play_fast_at, play_exact_at
         )
@@ -91,7 +89,7 @@ def _chunk(
                 finds_meta,
                 n_finds,
             )
-        _settle(strategy, deck, move, score, counters, history, patience, rng)
+        _settle(deck, move, score, counters, history, patience, rng)
         counters[GAMES] += 1
         done += 1
     return done, n_finds
@@ -99,7 +97,6 @@ def _chunk(
 
 _I64 = types.int64
 _CHUNK = types.UniTuple(_I64, 2)(
-    _I64,  # strategy
     DEAL,  # deck
     DEAL,  # best
     types.Array(types.uint64, 1, "C"),  # rng
@@ -118,10 +115,17 @@ _CHUNK = types.UniTuple(_I64, 2)(
 
 
 @cache
-def chunk():
-    """The compiled loop, compiled (or loaded from the cache) on first use: one specialisation,
-    whatever kernel it runs, since the kernel's functions come in as first-class functions."""
-    return njit(_CHUNK, **JIT)(_chunk)
+def chunk(strategy: str):
+    """The compiled loop of a strategy, compiled (or loaded from the cache) on first use: one
+    specialisation, whatever kernel it runs, since the kernel's functions come in as
+    first-class functions. Each strategy's copy is named for it: numba keys its cache by the
+    function's name, and the copies differ only in what `_propose` and `_settle` mean."""
+    propose, settle = STEPS[strategy]
+    namespace = {**_chunk.__globals__, "_propose": propose, "_settle": settle}
+    name = f"_chunk_{strategy}"
+    loop = FunctionType(_chunk.__code__, namespace, name, _chunk.__defaults__)
+    loop.__qualname__, loop.__module__, loop.__doc__ = name, _chunk.__module__, _chunk.__doc__
+    return njit(_CHUNK, **JIT)(loop)
 
 
 def run_chunk(
@@ -147,8 +151,10 @@ def run_chunk(
             f"a deal of {len(state.deck)} cards cut into {state.sizes.tolist()} kept in finds"
             f" of {finds.decks.shape[1]} cards"
         )
-    return chunk()(
-        list(STRATEGIES).index(name),
+    play_fast_at, play_exact_at = per_deal(kernel, state.sizes.tolist())
+    if name not in STEPS:
+        raise ValueError(f"no strategy {name!r} in the compiled loop; one of {list(STEPS)}")
+    return chunk(name)(
         state.deck,
         state.best,
         state.rng,
@@ -161,6 +167,6 @@ def run_chunk(
         finds.decks,
         finds.meta,
         state.sizes,
-        kernel.play_fast_at,
-        kernel.play_exact_at,
+        play_fast_at,
+        play_exact_at,
     )

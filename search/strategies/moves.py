@@ -55,14 +55,18 @@ def record(
     where it repeats, not how long it is, and small decks loop often.
     """
     improved = status == FINISHED and score > counters[BEST]
+    # Rows copied card by card here: a slice assignment brings numpy's shape-mismatch error
+    # into the function, whose message formatting costs seconds of a first compile.
     if improved:
-        best[:] = deck
+        for k in range(deck.shape[0]):
+            best[k] = deck[k]
         counters[BEST] = score
         counters[BEST_CARDS] = cards
         counters[BEST_TRICKS] = tricks
         counters[IMPROVEMENTS] += 1
     if (improved or cards >= keep_above or status == LOOP) and n_finds < finds_meta.shape[0]:
-        finds_decks[n_finds, :] = deck
+        for k in range(deck.shape[0]):
+            finds_decks[n_finds, k] = deck[k]
         finds_meta[n_finds, 0] = cards
         finds_meta[n_finds, 1] = tricks
         finds_meta[n_finds, 2] = status

@@ -62,6 +62,21 @@ def test_deal_is_standard_and_seeded(bmn):
     assert [len(h) for h in parse_deal(first)] == [18, 17, 17]
 
 
+def test_deal_count_writes_that_many_deals_for_score(bmn, monkeypatch):
+    """--count N: N standard deals, one per line, the first the seed's own deal; made a batch
+    at a time (a batch of 3 here), so every batch continues the one generator."""
+    lines = bmn("deal", "--count", "7", "--seed", "5").stdout.splitlines()
+    assert len(lines) == 7 == len(set(lines))
+    assert lines[0] == bmn("deal", "--seed", "5").stdout.strip()
+    assert all(is_standard(parse_deal(line)) for line in lines)
+    monkeypatch.setattr("bmn.search.cli.game.DEALS_AT_ONCE", 3)
+    assert bmn("deal", "-n", "7", "--seed", "5").stdout.splitlines() == lines
+    three = bmn("deal", "-n", "2", "--players", "3").stdout.splitlines()
+    assert [[len(h) for h in parse_deal(line)] for line in three] == [[18, 17, 17]] * 2
+    scored = bmn("score", "--json", input="\n".join(lines)).stdout.splitlines()
+    assert [json.loads(row)["deal"] for row in scored] == lines
+
+
 def test_records_published_all_match(bmn):
     result = bmn("records", "published", "--json")
     rows = json.loads(result.stdout)

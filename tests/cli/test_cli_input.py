@@ -171,6 +171,18 @@ def test_a_bare_double_dash_hand_gets_a_hint(bmn, failed):
     assert bmn("play", "-J/--/Q-").exit_code == 0
 
 
+def test_a_double_dash_before_the_hands_ends_the_options(bmn):
+    """`--` first is the usual end of options: every argument after it is a hand, even one
+    that looks like an option or is itself '--'."""
+    plain = bmn("play", "-J", "Q-", "--json")
+    for args in (["--", "-J", "Q-"], ["--json", "--", "-J", "Q-"], ["--", "-J/Q-"]):
+        result = bmn("play", *args)
+        assert result.exit_code == 0, result.stderr
+        assert result.stdout == (plain.stdout if "--json" in args else bmn("play", "-J/Q-").stdout)
+    two = bmn("play", "--json", "--", "-J", "--", "Q-")  # the second '--' is a hand
+    assert two.exit_code == 0 and two.stdout == bmn("play", "--json", "-J/--/Q-").stdout
+
+
 def test_debug_shows_the_traceback_of_a_notation_error(bmn):
     result = bmn("--debug", "play", "-X/Q-")
     assert result.exit_code == 2

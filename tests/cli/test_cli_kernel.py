@@ -85,6 +85,17 @@ def test_selfcheck_ok(bmn):
     assert result.stdout.startswith("OK: kernel and reference agree on 600 random 2-player deals")
 
 
+def test_selfcheck_reports_progress_into_a_pipe(bmn, monkeypatch):
+    """Off a terminal (CliRunner's stderr is not one) a line after a batch once a line is due
+    (here at every batch); stdout keeps only the result."""
+    monkeypatch.setattr("bmn.search.cli.kernel.SELFCHECK_LOG_SECONDS", 0.0)
+    result = bmn("selfcheck", "--deals", "600", "--seed", "3")
+    assert result.exit_code == 0, result.output
+    assert result.stderr.startswith("checking: 600 of 600 deals (100%), ")
+    assert result.stderr.rstrip().endswith(" elapsed")
+    assert result.stdout.startswith("OK: kernel and reference agree on 600")
+
+
 def test_selfcheck_reports_a_disagreement(bmn, monkeypatch):
     def wrong(deal):
         right = play(deal)

@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bmn.kernels.config import FINISHED, LOOP, UNDECIDED
-from bmn.kernels.cpu.two import play_exact_at, play_fast_at
+from bmn.kernels.cpu.two import play_exact_at, play_fast_at, play_fast_even, play_fast_for
 from bmn.kernels.deal import DealError, encode, format_deal, parse_deal
 from bmn.kernels.dealer import random_deals, shuffled_deal
 from bmn.kernels.lines import read_line, score_lines
@@ -56,10 +56,12 @@ def random_batch():
 
 def test_entry_points_on_random_standard_deals(random_batch):
     deals, hands, want = random_batch
+    assert play_fast_for((26, 26)) is play_fast_even and play_fast_for((27, 25)) is play_fast_at
     for row, hand, expected in zip(deals, hands, want, strict=True):
         assert kernel_exact(hand) == expected
-        cards, tricks, code = play_fast_at(row, 0, np.array([26, 26]), BIG_CAP)
-        assert (cards, tricks, code) == (expected["cards"], expected["tricks"], expected["winner"])
+        figures = (expected["cards"], expected["tricks"], expected["winner"])
+        assert play_fast_at(row, 0, np.array([26, 26]), BIG_CAP) == figures
+        assert play_fast_even(row, 0, np.array([26, 26]), BIG_CAP) == figures
     # spot check the population: random deals average about 255 cards
     assert 240 < np.mean([w["cards"] for w in want]) < 270
 

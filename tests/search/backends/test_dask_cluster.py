@@ -341,3 +341,16 @@ def test_without_dask_one_line_says_what_to_install(bmn, monkeypatch):
     assert result.stderr == (
         "Error: the Dask backend needs Dask distributed: pip install 'bmn[dask]'\n"
     )
+
+
+def test_a_warm_up_is_named_for_what_it_compiles():
+    """A search's warm-up binds its strategy and seats: each its own plugin on the workers,
+    named the same in every process."""
+    import functools
+
+    walk = dask_backend.plugin_name(functools.partial(driver.warm_search, "walk", 2))
+    assert walk == "bmn-warm-bmn.search.runs.longest.warm_search('walk', 2)"
+    assert (
+        dask_backend.plugin_name(driver.warm_search)
+        == "bmn-warm-bmn.search.runs.longest.warm_search"
+    )

@@ -174,7 +174,8 @@ def test_words_for_counts_waits_and_luck():
     ]
     waits = [long_wait(s) for s in (0.2, 40, 570, 3 * 3600, 4 * 86400, 3.2e7 * 3.15576e7)]
     assert waits == ["1s", "40s", "9.5m", "3h", "4 days", "3.2e7 years"]
-    assert luck(0.8) == "luckier than 80% of" and luck(0.05) == "less lucky than 95% of"
+    assert luck(0.8) == "luckier than 80% of" and luck(0.05) == "luckier than 5% of"
+    assert luck(0.003) == "luckier than 0.30% of" and luck(0.00001) == "luckier than under 0.01% of"
     assert luck(0.99995) == "luckier than over 99.99% of"
 
 

@@ -22,6 +22,7 @@ from bmn.search.output.plots import (
     plot_game,
     plot_records,
     plot_stats,
+    result_text,
     store_progress,
     trajectory,
 )
@@ -243,3 +244,10 @@ def test_records_plot_command(bmn, tmp_path):
     assert bmn("records", "plot", "7", "--store", str(store)).exit_code == 2
     missing = bmn("records", "plot", "--store", str(tmp_path / "none.sqlite"))
     assert missing.exit_code == 1 and "no record store" in missing.output
+
+
+def test_a_title_counts_one_trick_in_the_singular():
+    assert result_text(play(parse_deal("-J/Q-"))) == "finished: 4 cards, 1 trick; seat 0 wins"
+    assert result_text(play(parse_deal(RECORD))) == (
+        "finished: 8,344 cards, 1,164 tricks; seat 1 wins"
+    )

@@ -6,7 +6,9 @@ progress bars on stderr for the long kernel commands."""
 
 import io
 import json
+import threading
 
+import numba
 import numpy as np
 import pytest
 from rich.console import Console
@@ -23,6 +25,7 @@ from bmn.search.runs import longest as driver
 from bmn.search.runs.longest import Progress, Search, SearchOptions, search_chunk, standing
 from bmn.search.runs.loop_hunt import LoopHunt, LoopOptions, LoopSummary
 from bmn.search.strategies.worker import GAMES, MAX_FINDS, new_worker
+from bmn.search.words import counted
 
 OPTIONS = dict(strategy="walk", iterations=200_000, workers=2, seed=3, keep_above=2000)
 
@@ -122,6 +125,7 @@ def test_a_resumed_run_carries_on_its_best_finds_and_improvements(tmp_path, monk
             first.games,
         )
         assert p.seconds == pytest.approx(first.seconds) and 0 < p.done < 1
+        assert p.heading().startswith(f"bmn search, run {first.run}, resuming after 0m")
         resumed.run()
         assert (p.finds, p.improvements) == store.run_tally(first.run)
         assert p.finds == len(store.run_finds(first.run)) and p.done == 1.0
@@ -174,6 +178,7 @@ def test_log_lines_say_the_same_briefly(tmp_path, capsys):
         with Display() as shown:  # stderr is not a terminal here: log lines
             job.run(shown.update)
     lines = capsys.readouterr().err.splitlines()
+    lines = [line for line in lines if "compiling the kernels" not in line]  # a cold cache's
     cores = default_workers()
     on = f"threads: 2 threads on {cores} core{'s' * (cores != 1)}"
     assert lines[0] == (
@@ -183,6 +188,58 @@ def test_log_lines_say_the_same_briefly(tmp_path, capsys):
     )
     assert lines[1].startswith("run 1: ") and "% of the record" in lines[1]
     assert "games/s" in lines[1] and "improvements" in lines[1] and "kept" in lines[1]
+
+
+class CompilingSearch(Search):
+    """A search whose start compiles (a function of its own, so numba really compiles) and
+    waits until the display has been told so: the test needs no clock."""
+
+    told = threading.Event()
+
+    @staticmethod
+    def warm(*run: object) -> None:
+        numba.njit(cache=False)(lambda x: x + 1)(1)
+        CompilingSearch.told.wait(60)
+
+
+def test_a_first_run_says_it_compiles_before_its_first_figures(tmp_path, capsys):
+    """Off a terminal: the compile line comes first, then the header, then the figures; a
+    callback not marked `starts_too` hears of commits only."""
+    CompilingSearch.told.clear()
+    with Store(tmp_path / "c.sqlite") as store, Display() as shown:
+        job = CompilingSearch(store, SearchOptions(**OPTIONS))
+
+        @display.starts_too
+        def update(p) -> None:
+            shown.update(p)
+            if p.compiling:
+                CompilingSearch.told.set()
+
+        job.run(update)
+    lines = capsys.readouterr().err.splitlines()
+    about = f"about {Search.compile_seconds:.0f} s"
+    assert lines[0] == f"bmn search, run 1: compiling the kernels for this machine, once: {about}"
+    assert lines[1].startswith("bmn search, run 1: walk, 2 workers, seed 3, store")
+    assert lines[2].startswith("run 1: ") and "games/s" in lines[2]
+    starts = []  # an unmarked callback: commits only (the start is let through at once now)
+    with Store(tmp_path / "d.sqlite") as store:
+        CompilingSearch(store, SearchOptions(**OPTIONS)).run(lambda p: starts.append(p.starting))
+    assert starts and set(starts) == {None}
+
+
+def test_the_panel_says_what_the_start_does_and_a_resumed_run_says_so():
+    p = Progress(3, starting=0.4, compiling=False, compile_seconds=20.0)
+    p.store, p.strategy, p.workers, p.seed = "night.sqlite", "walk", 2, 42
+    text = panel_text(p)
+    assert "bmn search, run 3" in text and "starting the workers" in text and "so far" not in text
+    p.starting, p.compiling = 65.0, True
+    text = panel_text(p)
+    assert "compiling the kernels for this machine, once: about 20 s (1m05s so far)" in text
+    assert "walk, 2 workers, seed 42" in text and "night.sqlite" in text
+    assert "games" not in text  # no figures before the run begins
+    p.starting, p.resumed = None, "after 0m12s searched before, 20% done"
+    assert "bmn search, run 3, resuming after 0m12s searched before, 20% done" in panel_text(p)
+    assert p.header().startswith("bmn search, run 3, resuming after 0m12s searched before")
 
 
 def test_the_loop_hunt_summary_names_its_store(tmp_path):
@@ -196,7 +253,10 @@ def test_the_loop_hunt_summary_names_its_store(tmp_path):
         hunt = LoopHunt(store, LoopOptions(iterations=500, workers=1, seed=1, deck="5,2,2,0,0"))
         done = hunt.run()
         assert done.text().endswith(f"bmn records loops --store {path}")
-        assert hunt.progress.setting() == "deck 5,2,2,0,0, 1 thread, seed 1"
+        assert hunt.progress.setting() == "deck 5,2,2,0,0, seed 1"
+        cores = counted(default_workers(), "core")
+        scored = f"threads: one batch at a time, scored on 1 thread of {cores}"
+        assert hunt.progress.backend == scored
         assert hunt.progress.done == 1.0 and str(path) in panel_text(hunt.progress)
 
 
@@ -212,7 +272,8 @@ def test_the_loop_hunt_summary_names_its_store(tmp_path):
 def test_long_commands_draw_a_bar_on_a_terminal_only(bmn, monkeypatch, args, label):
     quiet = bmn(*args)
     assert quiet.exit_code == 0, quiet.output
-    assert label not in quiet.stderr and "━" not in quiet.stderr
+    assert "━" not in quiet.stderr
+    assert label not in quiet.stderr or args[0] == "selfcheck"  # its lines every few seconds
     monkeypatch.setattr(display, "stderr_is_terminal", lambda: True)
     drawn = bmn(*args)
     assert drawn.exit_code == 0, drawn.output
@@ -239,3 +300,24 @@ def test_a_default_threshold_gives_no_warning(bmn, tmp_path, monkeypatch):
     assert result.exit_code == 0, result.output
     assert "warning" not in result.stderr
     assert json.loads(result.stdout)["games"] == 2_000_000
+
+
+def test_the_live_panel_silences_the_terminal_and_restores_it():
+    """While the panel is live the terminal echoes nothing (Ctrl-C's '^C' would push the panel
+    a line down); afterwards it is as it was. A pseudo-terminal stands in for the user's."""
+    import os
+    import pty
+    import termios
+
+    master, slave = pty.openpty()
+    try:
+        with os.fdopen(os.dup(slave), "rb", buffering=0) as tty:
+            before = termios.tcgetattr(slave)
+            with display.no_echo(tty):
+                assert not termios.tcgetattr(slave)[3] & (termios.ECHO | termios.ECHOCTL)
+            assert termios.tcgetattr(slave) == before
+        with display.no_echo(io.BytesIO()):  # not a terminal: nothing to do
+            pass
+    finally:
+        os.close(master)
+        os.close(slave)

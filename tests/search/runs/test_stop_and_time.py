@@ -60,7 +60,7 @@ class StopWhileWarming(Search):
     gate = threading.Event()  # set by the test once the run has returned
 
     @staticmethod
-    def warm() -> None:
+    def warm(*run: object) -> None:  # a search's strategy and seats
         StopWhileWarming.job.stop.set()  # as bmn's SIGINT and SIGTERM handler does
         StopWhileWarming.gate.wait(HANG_SECONDS)
 

@@ -1,6 +1,7 @@
 """How the search and the batch scorer choose a kernel: the registry, hand sizes, the cache."""
 
 import io
+import os
 import subprocess
 import sys
 import types
@@ -118,9 +119,25 @@ def test_the_search_loop_loads_from_the_cache():
         "from bmn.search.strategies.cpu import chunk, run_chunk\n"
         "from bmn.search.strategies.worker import Finds, new_worker\n"
         "run_chunk('walk', new_worker(1, 0), Finds.empty(), 10, 0, 0, 1)\n"
-        "print(sum(chunk().stats.cache_hits.values()), sum(chunk().stats.cache_misses.values()))"
+        "loop = chunk('walk')\n"
+        "print(sum(loop.stats.cache_hits.values()), sum(loop.stats.cache_misses.values()))"
     )
     runs = [subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)]
     runs.append(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True))
     assert all(r.returncode == 0 for r in runs), runs[-1].stderr
     assert runs[1].stdout.split() == ["1", "0"]
+
+
+@pytest.mark.slow
+def test_a_walk_compiles_only_its_own_strategy_and_seats(tmp_path):
+    """A two-seat walk's start (warm_search), with an empty cache, compiles its own loop and
+    the two-seat kernel's 26/26 path only: no other strategy's steps, no N-seat kernel (a first
+    run compiles for tens of seconds, each function its share). Read from the cache it fills."""
+    code = "from bmn.search.runs.longest import warm_search\nwarm_search('walk', 2)"
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)}
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    assert done.returncode == 0, done.stderr
+    cached = {path.name.split("-")[0] for path in tmp_path.rglob("*.nbi")}
+    assert {"cpu._chunk_walk", "walk.propose", "two.play_fast_even", "two.play_exact_at"} <= cached
+    others = ("nseat", "climb.", "lahc.", "random_restart.", "cpu._chunk_", "two.play_fast_at")
+    assert [name for name in cached if name.startswith(others) and name != "cpu._chunk_walk"] == []
