@@ -13,7 +13,8 @@ import json
 import click
 
 from bmn.kernels.cuda.env import THREADS_PER_BLOCK
-from bmn.search.cli.options import Whole, given, refuse
+from bmn.search.cli.options import given, refuse
+from bmn.search.cli.values import Whole
 from bmn.search.runs.settings import DEVICES, MAX_DEVICE_THREADS
 
 DEVICE_BENCH_DEALS = 10**9  # about a second at the GPU target (bench caps it at about 20 s)

@@ -8,18 +8,10 @@ import click
 
 from bmn.kernels.deal import Deal, format_deal
 from bmn.kernels.decks import even_sizes
-from bmn.search.cli.options import (
-    HANDS_ARGUMENT,
-    JSON_OPTION,
-    HandCommand,
-    Whole,
-    check_figure,
-    echo,
-    figure_option,
-    read_deal,
-    seed_option,
-    write_figure,
-)
+from bmn.search.cli.deals import HANDS_ARGUMENT, HandCommand, read_deal
+from bmn.search.cli.figures import check_figure, figure_option, write_figure
+from bmn.search.cli.options import JSON_OPTION, echo
+from bmn.search.cli.values import Whole, seed_option
 from bmn.search.output.games import describe, describe_loop, trace_table
 
 

@@ -12,17 +12,9 @@ from bmn.kernels.config import MAX_DEAL_CARDS
 from bmn.kernels.deal import VALUE_SYMBOL, format_deal, shorten
 from bmn.kernels.decks import STANDARD_COUNTS
 from bmn.search.cli.device import DEVICE_OPTION, DEVICE_THREADS_OPTION
-from bmn.search.cli.options import (
-    JSON_OPTION,
-    PLAYERS_OPTION,
-    THREADS_OPTION,
-    check_figure,
-    deals_option,
-    echo,
-    figure_option,
-    seed_option,
-    write_figure,
-)
+from bmn.search.cli.figures import check_figure, figure_option, write_figure
+from bmn.search.cli.options import JSON_OPTION, PLAYERS_OPTION, THREADS_OPTION, echo
+from bmn.search.cli.values import deals_option, seed_option
 from bmn.search.output.games import describe
 from bmn.search.output.measures import format_stats
 

@@ -8,23 +8,18 @@ import click
 from click.core import ParameterSource
 
 from bmn.kernels.deal import format_deal
+from bmn.search.cli.deals import HANDS_ARGUMENT, HandCommand, read_deal
+from bmn.search.cli.figures import check_figure, check_not_store, figure_option, write_figure
 from bmn.search.cli.options import (
-    HANDS_ARGUMENT,
     JSON_OPTION,
     PLAYERS_OPTION,
     STORE_OPTION,
-    HandCommand,
-    Whole,
-    check_figure,
-    check_not_store,
     echo,
-    figure_option,
     given,
     open_store,
-    read_deal,
     store_exists,
-    write_figure,
 )
+from bmn.search.cli.values import Whole
 from bmn.search.output.games import describe
 from bmn.search.output.records import (
     compare_text,

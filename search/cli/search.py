@@ -12,23 +12,18 @@ import click
 from click.core import ParameterSource
 
 from bmn.kernels.cuda.env import CudaUnavailable
+from bmn.search.cli.cluster import cluster_backend, cluster_options
 from bmn.search.cli.options import (
     JSON_OPTION,
     MAX_WORKERS,
-    SEED,
     STORE_OPTION,
-    Duration,
-    NameList,
-    SeedList,
-    Whole,
-    cluster_backend,
-    cluster_options,
     echo,
     flag,
     given,
     param,
     refuse,
 )
+from bmn.search.cli.values import SEED, Duration, NameList, SeedList, Whole
 from bmn.search.output.measures import bench_table
 from bmn.search.runs import start
 from bmn.search.runs.kinds import CLUSTER_OPTIONS

@@ -1,0 +1,97 @@
+"""Deals on the command line: hands as arguments (a bare '--' ends the options), read as
+`bmn play` reads them, and the warning for a deal that is not the standard deck."""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from bmn.kernels.deal import Deal, DealError, parse_deal, parse_hand
+from bmn.kernels.decks import not_standard_warning
+
+if TYPE_CHECKING:
+    pass
+
+
+# -- deals on the command line ---------------------------------------------------------------
+
+DASHES = "bmn.dashes"  # ctx.meta key: the arguments after a bare '--', when one was given
+
+
+class HandCommand(click.Command):
+    """A command whose arguments are hands. Hands in record notation start with '-', so an
+    argument that is no option of the command is kept as a hand (read_deal sorts out the ones
+    that are neither), and a bare '--' (click's end of options) is noted: before every hand
+    it ends the options (`bmn play -- -J Q-`); after a hand it may be meant as a hand of two
+    numerals, which click drops, so read_deal explains it."""
+
+    def __init__(self, *args: Any, **kwargs: Any):
+        settings = kwargs.setdefault("context_settings", {})
+        settings.setdefault("ignore_unknown_options", True)
+        super().__init__(*args, **kwargs)
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        if "--" in args:
+            ctx.meta[DASHES] = len(args) - args.index("--") - 1
+        return super().parse_args(ctx, args)
+
+
+HANDS_ARGUMENT = click.argument("hands", nargs=-1, required=True, metavar="HAND...")
+# A long option as people type them: --json, --limit-cards, --hand-sizes=26,26.
+_LONG_OPTION = re.compile(r"--[a-zA-Z]{2,}(-[a-zA-Z0-9]+)*(=.*)?", re.DOTALL)
+
+
+def read_deal(hands: Sequence[str]) -> Deal:
+    """Parse HAND... arguments: a usage error for notation errors, unknown options, a bare
+    '--' and a suited card given twice; one warning on stderr for a deal that is not the
+    standard 52-card deck."""
+    ctx = click.get_current_context()
+    after = ctx.meta.get(DASHES)  # the hands after a '--': hands, whatever they look like
+    if after is not None and after != len(hands):  # a hand came before the '--'
+        raise click.BadParameter(
+            "a bare '--' is read as the end of options, not as a hand of two numerals;"
+            " join the deal with '/' instead, as in '-J/--/Q-'",
+            ctx,
+            param_hint="HAND...",
+        )
+    for text in hands[: len(hands) - (after or 0)]:
+        if text.startswith("-"):
+            check_option(ctx, text)
+    try:
+        deal = parse_deal(hands, typed=True)  # an empty hand only as '.': no stray '/'
+    except DealError as err:
+        raise click.BadParameter(str(err), ctx, param_hint="HAND...") from err
+    warn_if_not_standard(deal)
+    return deal
+
+
+def check_option(ctx: click.Context, text: str) -> None:
+    """Refuse an argument that is not a hand but looks like an option: click's 'no such
+    option', with the command's option it most resembles."""
+    try:
+        for part in text.split("/"):
+            parse_hand(part)
+        return  # a hand after all
+    except DealError:
+        pass
+    name = text.split("=", 1)[0]
+    options = [opt for p in ctx.command.get_params(ctx) for opt in (*p.opts, *p.secondary_opts)]
+    if name == "--debug":
+        raise click.NoSuchOption(name, ctx=ctx)  # the group explains where --debug goes
+    if _LONG_OPTION.fullmatch(text) or difflib.get_close_matches(name, options):
+        raise click.NoSuchOption(name, possibilities=options, ctx=ctx)
+
+
+def warn_if_not_standard(deal: Deal) -> None:
+    """One warning line on stderr, at most once per command."""
+    warning = not_standard_warning([v for hand in deal for v in hand])
+    ctx = click.get_current_context(silent=True)
+    if warning is None or (ctx is not None and ctx.meta.get("bmn.warned")):
+        return
+    if ctx is not None:
+        ctx.meta["bmn.warned"] = True
+    click.echo(warning, err=True)
