@@ -7,7 +7,9 @@ time the process was stopped."""
 
 from __future__ import annotations
 
+import json
 import math
+import sqlite3
 import threading
 
 import pytest
@@ -126,6 +128,24 @@ def test_a_stored_run_whose_settings_cannot_be_read_is_one_line(tmp_path, bmn, p
     with pytest.raises(StoreError, match=f"run {run} cannot be resumed") as caught:
         searching.search(store, resume=run)
     assert why in str(caught.value)
+    result = bmn("search", "--resume", "--store", store)
+    assert result.exit_code == 1 and result.stderr.startswith("Error: run 1 cannot be resumed")
+    assert len(result.stderr.splitlines()) == 1
+
+
+def test_a_stored_run_whose_settings_are_not_json_lists_but_is_never_resumed(tmp_path, bmn):
+    store = tmp_path / "s.sqlite"
+    with Store(store) as db:
+        run = db.create_run("walk", "cards", 1, {"iterations": 10})
+        db.update_run(run, status="interrupted")
+        db.release_run(run, db.get_run(run).holder)
+    with sqlite3.connect(store) as conn:  # a row damaged by hand: its settings are not JSON
+        conn.execute("UPDATE runs SET params = '{not json'")
+    conn.close()
+    listed = bmn("records", "runs", "--store", store, "--json")
+    assert listed.exit_code == 0 and json.loads(listed.stdout)[0]["status"] == "interrupted"
+    with pytest.raises(StoreError, match="cannot be read [(]not JSON: '{not json'[)]"):
+        searching.search(store, resume=run)
     result = bmn("search", "--resume", "--store", store)
     assert result.exit_code == 1 and result.stderr.startswith("Error: run 1 cannot be resumed")
     assert len(result.stderr.splitlines()) == 1

@@ -276,7 +276,7 @@ def _run(row: tuple) -> Run:
         strategy,
         objective,
         seed,
-        json.loads(params),
+        _settings(params),
         status,
         games,
         seconds,
@@ -289,3 +289,17 @@ def _run(row: tuple) -> Run:
         beat,
         kind,
     )
+
+
+UNREADABLE = "unreadable settings"  # the key a run's settings are kept under when not JSON
+
+
+def _settings(text: str) -> dict:
+    """A run's stored settings; text that is not a JSON object (a damaged row) is kept under
+    UNREADABLE, so the run still lists, and resuming it is refused as a run whose settings
+    cannot be read (search/runs/start.py), not a traceback."""
+    try:
+        settings = json.loads(text)
+    except (TypeError, ValueError):
+        settings = None
+    return settings if isinstance(settings, dict) else {UNREADABLE: str(text)[:80]}

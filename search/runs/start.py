@@ -306,12 +306,15 @@ def check_stored(db: Store, run_id: int, kind: RunKind) -> None:
     """Read a stored run's settings back by their declarations (settings.py), as a new run's
     are checked; StoreError saying why it cannot be resumed (its options, made when it is
     resumed, say the same of what only they can judge: handler.RunHandler.resume)."""
+    from bmn.records.store.runs import UNREADABLE
     from bmn.search.runs.handler import unreadable
 
     params = db.get_run(run_id).params
     try:
         if not isinstance(params, dict):
             raise TypeError(f"they are {type(params).__name__}, not a mapping")
+        if UNREADABLE in params:  # not JSON in the store: records/store/runs.py kept the text
+            raise ValueError(f"not JSON: {params[UNREADABLE]!r}")
         for setting, name in kind.takes.items():
             check_stored_setting(setting, params.get(name))
     except (ValueError, TypeError) as err:

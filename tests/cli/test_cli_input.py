@@ -17,7 +17,7 @@ from bmn.kernels.reference import play
 from bmn.records.published import published_games
 from bmn.records.report import published_ranking, rank_among
 from bmn.records.store import Find, Store
-from bmn.search.cli.options import Seed, Whole
+from bmn.search.cli.values import Seed, Whole
 from bmn.search.output.plots import seats_out, trajectory
 from bmn.search.output.records import describe_rank
 
