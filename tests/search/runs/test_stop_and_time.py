@@ -135,10 +135,10 @@ from bmn.search.runs.handler import RunHandler
 
 started, pipe = RunHandler._started, int(sys.argv.pop(1))
 
-def starting(self):
+def starting(self, *args, **kwargs):
     os.write(pipe, b"compiling")
     os.close(pipe)
-    return started(self)
+    return started(self, *args, **kwargs)
 
 RunHandler._started = starting
 sys.argv[0] = "bmn"
@@ -169,7 +169,7 @@ def signalled_child(tmp_path: Path, child: str, signum: int) -> tuple[int, str, 
         os.close(read)
         if process.poll() is None:
             process.kill()
-            process.communicate()
+        process.communicate()  # closes its pipes, whatever happened
     return process.returncode, out, err, store
 
 
