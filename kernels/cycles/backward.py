@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from bmn.kernels import reference
 from bmn.kernels.cycles.loops import LOOP, analyse, lay_trick, play_trick
 from bmn.kernels.deal import Deal, Hand, format_deal
+from bmn.kernels.decks import even_sizes
 
 # Internally a hand is bytes of penalty values (fast to slice, join and hash).
 State2 = tuple[bytes, bytes, int]
@@ -279,11 +280,21 @@ def summarise_cycle(
     """Describe the cycle a looping two-player deal falls into, and count the balanced starting
     deals reaching it (exactly, and with the seats swapped) within the search limits (3 or 4
     seats: backward_seats.summarise_cycle)."""
+    return summarise_with(preimage_deals, deal, max_depth, max_states)
+
+
+def summarise_with(
+    play_back: Callable[..., Iterator[PreimageDeal]],
+    deal: Sequence[Sequence[int]],
+    max_depth: int | None,
+    max_states: int | None,
+) -> CycleSummary:
+    """A cycle's summary, its balanced starting deals (even hands round the table, seat 0
+    first) listed by `play_back` (this module's preimage_deals, or backward_seats')."""
     loop = analyse(deal)
-    total = sum(len(h) for h in deal)
-    sizes = ((total + 1) // 2, total // 2)
+    sizes = even_sizes(sum(len(h) for h in deal), len(deal))
     report = BasinSearch()
-    found = list(preimage_deals(deal, sizes, max_depth, max_states, report, mirror=True))
+    found = list(play_back(deal, sizes, max_depth, max_states, report, mirror=True))
     exact = [p for p in found if not p.mirrored]
     pick = exact or found
     return CycleSummary(

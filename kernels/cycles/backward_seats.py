@@ -33,6 +33,7 @@ from bmn.kernels.cycles.backward import (
     PreimageDeal,
     Progress,
     _enters,
+    summarise_with,
 )
 from bmn.kernels.cycles.loops import (
     LOOP,
@@ -44,7 +45,6 @@ from bmn.kernels.cycles.loops import (
     turn,
 )
 from bmn.kernels.deal import Deal, Hand, format_deal
-from bmn.kernels.decks import even_sizes
 
 # Internally a hand is bytes of penalty values, None once the seat is out.
 Bytes = tuple[bytes | None, ...]
@@ -372,21 +372,4 @@ def summarise_cycle(
     """backward.summarise_cycle for any number of seats: the cycle's names and period, and the
     balanced starting deals (even hands round the table, seat 0 first) reaching it exactly or
     in another seating, within the search limits."""
-    loop = analyse(deal)
-    sizes = even_sizes(sum(len(h) for h in deal), len(deal))
-    report = BasinSearch()
-    found = list(preimage_deals(deal, sizes, max_depth, max_states, report, mirror=True))
-    exact = [p for p in found if not p.mirrored]
-    pick = exact or found
-    return CycleSummary(
-        key=loop.key or "",
-        rotation_key=loop.rotation_key or "",
-        period_cards=loop.period_cards or 0,
-        period_tricks=loop.period_tricks or 0,
-        balanced_states=len(loop.balanced_states),
-        balanced_deals=len(exact),
-        mirrored_balanced_deals=len(found) - len(exact),
-        example=pick[0].deal if pick else None,
-        basin_states=report.states,
-        basin_complete=report.complete,
-    )
+    return summarise_with(preimage_deals, deal, max_depth, max_states)
