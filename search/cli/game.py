@@ -13,6 +13,7 @@ from bmn.search.cli.figures import check_figure, figure_option, write_figure
 from bmn.search.cli.options import JSON_OPTION, echo
 from bmn.search.cli.values import Whole, seed_option
 from bmn.search.output.games import describe, describe_loop, trace_table
+from bmn.search.words import counted
 
 
 @click.command(cls=HandCommand)
@@ -261,7 +262,8 @@ def preimages(
             "the cycle" if seat_bound else f"the cycle or another seating ({mirrored} renumbered)"
         )
     summary = (
-        f"{len(rows)} deals of sizes {'/'.join(map(str, sizes))} fall into {which}; "
+        f"{counted(len(rows), 'deal')} of sizes {'/'.join(map(str, sizes))}"
+        f" {'falls' if len(rows) == 1 else 'fall'} into {which}; "
         f"{report.states:,} basin states visited to depth {report.depth} ({extent})"
     )
     if as_json:
@@ -304,8 +306,8 @@ def _list_preimages(
                 mirrored += item.mirrored
                 rows.append({**item.as_dict(), "mirrored": item.mirrored})
                 if not as_json:  # text streams: each deal as it is confirmed
-                    text = f"{format_deal(item.deal)}  {item.pre_tricks} tricks,"
-                    text += f" {item.pre_cards} cards"
+                    text = f"{format_deal(item.deal)}  {counted(item.pre_tricks, 'trick')},"
+                    text += f" {counted(item.pre_cards, 'card')}"
                     click.echo(text + (marker if item.mirrored else ""))
         except ValueError as err:
             raise click.BadParameter(str(err), param_hint="HAND...") from err
