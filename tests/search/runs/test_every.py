@@ -22,15 +22,6 @@ DECK = "6,2,1,1,0"  # 2,520 deals, 14 of them loop (5/5)
 COUNTS = (6, 2, 1, 1, 0)
 
 
-@pytest.fixture
-def small_chunks(monkeypatch):
-    """Chunks of 100 deals, a commit after each: many chunks, whatever the machine's speed."""
-    monkeypatch.setattr(every, "FIRST_CHUNK", 100)
-    monkeypatch.setattr(every, "LEAST_CHUNK", 100)
-    monkeypatch.setattr(every, "CHUNK_SECONDS", 1e-9)
-    monkeypatch.setattr(every, "COMMIT_SECONDS", 0.0)
-
-
 def reference_run(counts, sizes, first=0, end=None, objective="cards"):
     """The reference engine over ranks first to end - 1: every deal's figures, and the first
     longest finished game by the objective."""

@@ -7,19 +7,9 @@ import pytest
 from bmn.kernels.deal import parse_deal
 from bmn.kernels.ranks import rank_of, unrank
 from bmn.records.store import Store
-from bmn.search.runs import every
 from bmn.search.runs.every import EveryOptions, EveryRun
 
 DECK = "6,2,1,1,0"  # 2,520 deals, 14 of them loop (5/5)
-
-
-@pytest.fixture
-def small_chunks(monkeypatch):
-    """Chunks of 100 deals, a commit after each: many interim bests, whatever the speed."""
-    monkeypatch.setattr(every, "FIRST_CHUNK", 100)
-    monkeypatch.setattr(every, "LEAST_CHUNK", 100)
-    monkeypatch.setattr(every, "CHUNK_SECONDS", 1e-9)
-    monkeypatch.setattr(every, "COMMIT_SECONDS", 0.0)
 
 
 def run(path, run_id=None, **changes):
