@@ -62,11 +62,17 @@ class _Table:
     def __init__(self, deal: Sequence[Sequence[int]]):
         self.hands = [deque(hand) for hand in deal]
         self.out = [False] * len(deal)
+        self.left = len(deal)  # seats still in the game
         self.cards = 0
         self.tricks = 0
 
-    def in_game(self) -> list[int]:
-        return [seat for seat, out in enumerate(self.out) if not out]
+    def go_out(self, seat: int) -> None:
+        self.out[seat] = True
+        self.left -= 1
+
+    def last_seat(self) -> int:
+        """The one seat still in the game (when `left` is 1)."""
+        return self.out.index(False)
 
     def next_seat(self, seat: int) -> int:
         """The next seat after `seat` that is still in the game."""
@@ -99,14 +105,14 @@ def _play_trick(table: _Table, leader: int, limit: int | None) -> tuple[str | No
     court_layer = None  # the seat that laid the last court card of this trick
     owed = 0  # cards still owed to court_layer
     while True:
-        in_game = table.in_game()
-        if len(in_game) == 1:  # the last seat in the game takes any pile and wins
+        if table.left == 1:  # the last seat in the game takes any pile and wins
+            last = table.last_seat()
             if pile:
-                table.hands[in_game[0]].extend(pile)
+                table.hands[last].extend(pile)
                 table.tricks += 1
-            return FINISHED, in_game[0], len(pile)
+            return FINISHED, last, len(pile)
         if not table.hands[seat]:  # required to lay a card, holds none: out
-            table.out[seat] = True
+            table.go_out(seat)
             if court_layer is not None:  # out while paying: the court layer takes the pile
                 table.hands[court_layer].extend(pile)
                 table.tricks += 1
@@ -137,29 +143,24 @@ def play(deal: Sequence[Sequence[int]], limit: int | None = None, trace: bool = 
     leader = 0
     seen = {table.state(leader): (0, 0)}
     tricks: list[Trick] = []
+
+    def ended(status: str, winner: int | None, *loop: int) -> Result:
+        done = tuple(tricks) if trace else None
+        return Result(status, table.cards, table.tricks, winner, *loop, trace=done)
+
     while True:
         status, seat, taken = _play_trick(table, leader, limit)
         if trace and taken:
             tricks.append(Trick(seat, taken, tuple(len(hand) for hand in table.hands)))
-        done = tuple(tricks) if trace else None
         if status == LIMIT:
-            return Result(LIMIT, table.cards, table.tricks, table.holder_of_most(), trace=done)
+            return ended(LIMIT, table.holder_of_most())
         others = [hand for other, hand in enumerate(table.hands) if other != seat]
         if status == FINISHED or not any(others):
-            return Result(FINISHED, table.cards, table.tricks, seat, trace=done)
+            return ended(FINISHED, seat)
         leader = seat
         state = table.state(leader)
         if state in seen:
             start_cards, start_tricks = seen[state]
-            return Result(
-                LOOP,
-                table.cards,
-                table.tricks,
-                None,
-                start_cards,
-                start_tricks,
-                table.cards - start_cards,
-                table.tricks - start_tricks,
-                trace=done,
-            )
+            period = (table.cards - start_cards, table.tricks - start_tricks)
+            return ended(LOOP, None, start_cards, start_tricks, *period)
         seen[state] = (table.cards, table.tricks)
