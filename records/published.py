@@ -11,6 +11,7 @@ from __future__ import annotations
 import csv
 import io
 from dataclasses import asdict, dataclass
+from functools import cache
 from importlib import resources
 
 from bmn.kernels.deal import parse_deal
@@ -89,7 +90,15 @@ def published_games(players: int = 2) -> list[PublishedGame]:
 
 
 def replay_published(players: int = 2) -> list[Replayed]:
-    """Replay every game of the `players`-seat table through the reference engine."""
+    """Replay every game of the `players`-seat table through the reference engine.
+
+    Each table is replayed once per process: the games and the engine never change.
+    """
+    return list(_replayed(players))
+
+
+@cache
+def _replayed(players: int) -> tuple[Replayed, ...]:
     from bmn.kernels.reference import play
 
     rows = []
@@ -108,4 +117,4 @@ def replay_published(players: int = 2) -> list[Replayed]:
                 result.tricks,
             )
         )
-    return rows
+    return tuple(rows)
