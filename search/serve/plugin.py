@@ -113,6 +113,9 @@ def asgi_wrapper(datasette: Any) -> Callable[[Any], Any]:
             try:
                 # Outside Datasette's CSRF layer, which gives its pages a token; ours post nothing.
                 request = Request({"csrftoken": lambda: ""} | scope, receive)
+                # Once per app (a no-op after): a refusal can come before Datasette's router,
+                # which starts it, has seen a request; its page needs the templates set up.
+                await datasette.invoke_startup()
                 response = await _refused(datasette, watch, request)
                 if response is None:
                     return await app(scope, receive, sending)

@@ -31,11 +31,16 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from old_stores import old_store
 from samples import PAULHUS
+from tiers import sizes
 
 from bmn.kernels.deal import format_deal, parse_deal
 from bmn.kernels.reference import play
 from bmn.records.store import Find, Store
 from bmn.search.serve import pages
+
+# Datasette leaves a failed facet's other queries unawaited (`?_facet=x`); serve ignores the
+# warning as this does (server.run), so the in-process answers here are read as serve's are.
+pytestmark = pytest.mark.filterwarnings("ignore:coroutine .* was never awaited:RuntimeWarning")
 
 HANG_SECONDS = 600.0  # a server that has not answered by then never will
 NAME = "records"  # the store's file is records.sqlite: Datasette names its database so
@@ -95,32 +100,40 @@ def answered(status: int, page: str, url: str) -> None:
 # -- hostile requests, in this process -------------------------------------------------------
 
 
-@settings(
-    max_examples=150,
-    deadline=None,
-    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+QUERIES = st.dictionaries(
+    st.sampled_from(NAMES),
+    st.sampled_from(HOSTILE)
+    | st.text(max_size=40)
+    | st.integers(min_value=-(2**70), max_value=2**70).map(str),
+    max_size=3,
 )
-@given(
-    route=st.sampled_from(ROUTES),
-    query=st.dictionaries(
-        st.sampled_from(NAMES),
-        st.sampled_from(HOSTILE)
-        | st.text(max_size=40)
-        | st.integers(min_value=-(2**70), max_value=2**70).map(str),
-        max_size=3,
-    ),
-)
-def test_every_route_answers_hostile_query_strings(served, capfd, route, query):
-    url = f"{route}?{urllib.parse.urlencode(query)}"
-    answered(*served(url), url)
-    out, err = capfd.readouterr()
-    assert out == "" and err == "", (url, out, err)
+
+
+@pytest.mark.parametrize("examples", sizes(40, 150))
+def test_every_route_answers_hostile_query_strings(served, capfd, examples):
+    @settings(
+        max_examples=examples,
+        deadline=None,
+        suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+    )
+    @given(route=st.sampled_from(ROUTES), query=QUERIES)
+    def answers(route, query):
+        url = f"{route}?{urllib.parse.urlencode(query)}"
+        answered(*served(url), url)
+        out, err = capfd.readouterr()
+        assert out == "" and err == "", (url, out, err)
+
+    answers()
 
 
 @pytest.mark.parametrize("raw", RAW)
-def test_raw_query_strings_and_other_methods(served, capfd, raw):
+def test_raw_query_strings(served, capfd, raw):
     for route in ROUTES:
         answered(*served(f"{route}?{raw}"), f"{route}?{raw}")
+    assert capfd.readouterr() == ("", "")
+
+
+def test_other_methods_are_refused(served, capfd):
     for method in ("POST", "PUT", "DELETE"):
         for route in (*BMN_ROUTES, f"/{NAME}/finds", f"/{NAME}/finds/-/insert", f"/{NAME}"):
             status, page = served(route, method)
