@@ -15,6 +15,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from samples import CASELLA
+from tiers import sizes
 
 import bmn.kernels as game
 import bmn.records as records
@@ -152,9 +153,11 @@ def call_within_contract(name: str, call: Callable[..., object], values: tuple) 
         assert str(err) and "\n" not in str(err).strip(), f"{name}: {err!r}"
 
 
-hostile_settings = settings(
-    max_examples=60, suppress_health_check=[HealthCheck.function_scoped_fixture]
-)
+def hostile(examples: int) -> Callable:
+    """Hypothesis settings for a probe of `examples` calls (tiers.sizes: few in the fast tier)."""
+    return settings(
+        max_examples=examples, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    )
 
 
 def test_every_probe_names_one_row_of_the_docs(store):
@@ -163,24 +166,33 @@ def test_every_probe_names_one_row_of_the_docs(store):
         allowed(name.split("#")[0])  # exactly one row
 
 
+@pytest.mark.parametrize("examples", sizes(20, 60))
 @pytest.mark.parametrize("name", KERNEL_NAMES)
-@hostile_settings
-@given(a=HOSTILE, b=HOSTILE, c=HOSTILE)
-def test_kernels_functions_raise_only_what_the_docs_list(some_deals, name, a, b, c):
-    call_within_contract(name, kernel_calls(*some_deals)[name], (a, b, c))
+def test_kernels_functions_raise_only_what_the_docs_list(some_deals, name, examples):
+    @hostile(examples)
+    @given(a=HOSTILE, b=HOSTILE, c=HOSTILE)
+    def probe(a, b, c):
+        call_within_contract(name, kernel_calls(*some_deals)[name], (a, b, c))
+
+    probe()
 
 
+@pytest.mark.parametrize("examples", sizes(20, 60))
 @pytest.mark.parametrize("name", list(records_calls(Path())))
-@hostile_settings
-@given(a=HOSTILE, b=HOSTILE, c=HOSTILE)
 def test_records_functions_raise_only_what_the_docs_list_and_write_nothing(
-    store, tmp_path, monkeypatch, name, a, b, c
+    store, tmp_path, monkeypatch, name, examples
 ):
     monkeypatch.chdir(tmp_path)  # a relative path given as a value lands here: must stay empty
     before = {p.name: p.read_bytes() for p in store.parent.iterdir()}
-    call_within_contract(name, records_calls(store)[name], (a, b, c))
-    assert {p.name: p.read_bytes() for p in store.parent.iterdir()} == before
-    assert list(tmp_path.iterdir()) == []
+
+    @hostile(examples)
+    @given(a=HOSTILE, b=HOSTILE, c=HOSTILE)
+    def probe(a, b, c):
+        call_within_contract(name, records_calls(store)[name], (a, b, c))
+        assert {p.name: p.read_bytes() for p in store.parent.iterdir()} == before
+        assert list(tmp_path.iterdir()) == []
+
+    probe()
 
 
 WRONG_WHOLE = [1.7, 2.0, math.nan, "3", True, np.float64(2.0), [2], b"2"]
@@ -241,9 +253,9 @@ def test_the_bounds_hold_before_any_work(store):
         game.score_deals(iter(lambda: "-J/Q-", None))  # endless: refused, not read forever
     with pytest.raises(game.DealError, match="stream must be 0 to"):
         game.random_deals(1, stream=2**64)  # not folded into stream 0
-    for sizes in ((), (52,), (13,) * 4 + (0,)):
+    for hand_sizes in ((), (52,), (13,) * 4 + (0,)):
         with pytest.raises(game.DealError, match="2 to 4 hands"):
-            game.random_deals(1, sizes=sizes)
+            game.random_deals(1, sizes=hand_sizes)
     with pytest.raises(game.DealError, match="at least one card"):
         game.score_deals(np.zeros((1, 4), np.uint8), (0, 0))
     with records.open_store(store) as db:
