@@ -87,14 +87,15 @@ def finds_of(store, run):
 def test_interrupted_and_resumed_run_equals_uninterrupted(tmp_path, monkeypatch):
     monkeypatch.setattr(driver, "CHUNK_SECONDS", 0.01)  # small chunks: the stop lands mid-run
     monkeypatch.setattr(driver, "COMMIT_SECONDS", 0.0)  # a commit per chunk: stop at the first
-    options = dict(strategy="walk", iterations=1_000_000, workers=2, seed=9, keep_above=2000)
+    options = dict(strategy="walk", iterations=300_000, workers=2, seed=9, keep_above=2000)
     with Store(tmp_path / "a.sqlite") as store:
         whole = Search(store, SearchOptions(**options)).run()
         whole_finds = finds_of(store, whole.run)
+    assert len(whole_finds) >= 10  # 38: finds on both sides of the stop to compare
     with Store(tmp_path / "b.sqlite") as store:
         job = Search(store, SearchOptions(**options))
         first = job.run(lambda progress: job.stop.set())
-        assert first.status == "interrupted" and first.games < 1_000_000
+        assert first.status == "interrupted" and first.games < 300_000
         resumed = Search.resume(store, first.run).run()
         assert store.get_run(first.run).status == "finished"
         resumed_finds = finds_of(store, first.run)

@@ -34,6 +34,7 @@ def timed_run(tmp_path, name: str, workers: int, seconds: float = 1.0) -> float:
     return run.seconds
 
 
+@pytest.mark.slow  # two timed searches of a second each
 def test_many_more_streams_than_cores_keep_the_time(tmp_path):
     """Measured against a run of one stream a core: a thousand streams on two cores once ran
     a 3 s search for 18 s (each stream's first chunks sized blind, every thread fighting
