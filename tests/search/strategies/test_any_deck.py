@@ -115,15 +115,16 @@ def test_an_interrupted_run_resumes_with_its_deck(tmp_path, monkeypatch):
     monkeypatch.setattr(longest, "CHUNK_SECONDS", 0.001)  # small chunks: the stop lands mid-run
     monkeypatch.setattr(longest, "FIRST_CHUNK", 1000)
     monkeypatch.setattr(longest, "COMMIT_SECONDS", 0.0)  # a commit per chunk: stop at the first
-    options = dict(deck=SMALL, hand_sizes=(6, 4, 3), strategy="climb", iterations=200_000,
+    options = dict(deck=SMALL, hand_sizes=(6, 4, 3), strategy="climb", iterations=50_000,
                    workers=2, seed=3, patience=500, keep_above=60)  # fmt: skip
     with Store(tmp_path / "a.sqlite") as store:
         whole = Search(store, SearchOptions(**options)).run()
         whole_finds = {(f.deal, f.cards, f.tricks) for f in store.run_finds(whole.run)}
+    assert len(whole_finds) >= 100  # 458: finds on both sides of the stop to compare
     with Store(tmp_path / "b.sqlite") as store:
         job = Search(store, SearchOptions(**options))
         first = job.run(lambda progress: job.stop.set())
-        assert first.status == "interrupted" and first.games < 200_000
+        assert first.status == "interrupted" and first.games < 50_000
         again = Search.resume(store, first.run)
         assert (again.options.deck, again.options.sizes) == (SMALL, (6, 4, 3))
         resumed = again.run()
