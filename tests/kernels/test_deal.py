@@ -5,6 +5,7 @@ import contextlib
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from tiers import properties
 
 from bmn.kernels.deal import (
     DealError,
@@ -45,7 +46,7 @@ def test_deal_joined_or_separate():
     assert parse_deal(["-J/Q-", "K"]) == ((0, 1), (2, 0), (3,))
 
 
-@given(hands, st.data())
+@properties(50, 200, hands, st.data())
 def test_every_notation_round_trips(hand, data):
     assert parse_hand(format_hand(hand)) == hand
     words = [data.draw(st.sampled_from(RANKS[v])) + data.draw(st.sampled_from(SUITS)) for v in hand]
@@ -55,7 +56,7 @@ def test_every_notation_round_trips(hand, data):
     assert parse_hand(" ".join(words)) == hand
 
 
-@given(st.lists(hands, min_size=2, max_size=4).filter(any))
+@properties(50, 200, st.lists(hands, min_size=2, max_size=4).filter(any))
 def test_deal_format_round_trips(deal):
     deal = tuple(deal)
     assert parse_deal(format_deal(deal)) == deal

@@ -12,6 +12,7 @@ from edge_cases import BIASED, EDGE_CASES, SEAT_COUNTS, every_deal, split_deal, 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from samples import CASELLA, exact_as_reference
+from tiers import properties
 
 from bmn.kernels.config import LOOP, UNDECIDED
 from bmn.kernels.cpu.nseat import (
@@ -166,8 +167,9 @@ def test_card_limit_tie_has_no_winner():
 card = st.sampled_from(BIASED)
 
 
-@settings(deadline=None, max_examples=300)
-@given(
+@properties(
+    75,
+    300,
     st.integers(2, 4),
     st.lists(card, min_size=1, max_size=64),
     st.lists(st.integers(0, 64), min_size=3, max_size=3),
@@ -186,8 +188,7 @@ def looping_deals(draw) -> tuple:
     return split_deal(cards, draw(st.lists(st.integers(0, n), min_size=3, max_size=3)), seats)
 
 
-@settings(deadline=None, max_examples=300)
-@given(looping_deals())
+@properties(75, 300, looping_deals())
 def test_tiny_decks_that_often_loop(deal):
     assert_entry_points_agree(deal)
     assert_entry_points_agree(deal, cap=0)

@@ -2,8 +2,8 @@
 
 import pytest
 import samples
-from hypothesis import given
 from hypothesis import strategies as st
+from tiers import properties
 
 from bmn.kernels.deal import format_deal, parse_deal
 from bmn.kernels.dealer import shuffled_deal
@@ -83,7 +83,7 @@ any_deal = (
 )
 
 
-@given(any_deal)
+@properties(50, 200, any_deal)
 def test_cards_are_conserved_and_the_winner_holds_all(deal):
     total = sum(len(h) for h in deal)
     result = play(deal, trace=True)
@@ -99,7 +99,7 @@ def test_cards_are_conserved_and_the_winner_holds_all(deal):
         assert result.loop_start_tricks + result.period_tricks == result.tricks
 
 
-@given(st.integers(0, 2**32), st.sampled_from([2, 3, 4]))
+@properties(50, 200, st.integers(0, 2**32), st.sampled_from([2, 3, 4]))
 def test_standard_deals_finish_or_loop(seed, players):
     result = play(shuffled_deal(players, seed), trace=True)
     assert result.status in ("finished", "loop")

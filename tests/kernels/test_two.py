@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 import samples
 from edge_cases import EDGE_CASES, every_deal
-from hypothesis import given, settings
 from hypothesis import strategies as st
+from tiers import properties
 
 from bmn.kernels.config import FINISHED, LOOP, UNDECIDED
 from bmn.kernels.cpu.two import play_exact_at, play_fast_at, play_fast_even, play_fast_for
@@ -94,14 +94,12 @@ def test_fast_path_stops_at_the_cap():
 hand = st.lists(st.integers(0, 4), max_size=32).map(tuple)
 
 
-@settings(deadline=None, max_examples=400)
-@given(hand, hand)
+@properties(100, 400, hand, hand)
 def test_bounded_random_hands(a, b):
     assert_entry_points_agree((a, b))
 
 
-@settings(deadline=None, max_examples=150)
-@given(st.lists(st.integers(0, 4), min_size=1, max_size=64), st.data())
+@properties(37, 150, st.lists(st.integers(0, 4), min_size=1, max_size=64), st.data())
 def test_any_split_of_a_small_deck(cards, data):
     k = data.draw(st.integers(0, len(cards)))
     assert_entry_points_agree((tuple(cards[:k]), tuple(cards[k:])))

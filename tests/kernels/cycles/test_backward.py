@@ -6,9 +6,9 @@ import json
 from collections import defaultdict
 
 import pytest
-from hypothesis import given
 from hypothesis import strategies as st
 from samples import CASELLA, LOOP_DEAL, TINY_DECKS, tiny_deals
+from tiers import properties
 
 from bmn.kernels import reference
 from bmn.kernels.cycles.backward import BasinSearch, _predecessors, basin, preimage_deals
@@ -78,7 +78,7 @@ def test_predecessors_of_states_along_standard_games():
 hand = st.lists(st.sampled_from([0, 0, 0, 0, 1, 2, 3, 4]), min_size=1, max_size=14)
 
 
-@given(hand, hand, st.sampled_from([0, 1]))
+@properties(50, 200, hand, hand, st.sampled_from([0, 1]))
 def test_predecessors_find_any_state_again(h0, h1, leader):
     """Random states of any deck: the state is among the predecessors of its successor, and
     every predecessor's trick leads to that successor."""

@@ -4,9 +4,9 @@ import functools
 import json
 
 import pytest
-from hypothesis import given
 from hypothesis import strategies as st
 from samples import CASELLA, LOOP_DEAL, RECORD_DEAL, TINY_DECKS, orders, tiny_deals
+from tiers import properties
 
 from bmn.kernels import reference
 from bmn.kernels.cycles.loops import LOOP, analyse, cycle_key, is_balanced, play_trick, state_text
@@ -135,7 +135,7 @@ hands_strategy = st.lists(
 ).filter(any)
 
 
-@given(hands_strategy)
+@properties(50, 200, hands_strategy)
 def test_random_small_deals_any_seats_against_reference(hands):
     assert figures(analyse(hands)) == figures(reference.play(hands))
 

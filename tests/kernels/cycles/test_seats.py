@@ -8,9 +8,9 @@ from collections import defaultdict
 from itertools import product
 
 import pytest
-from hypothesis import given
 from hypothesis import strategies as st
 from samples import orders, tiny_deals
+from tiers import properties
 
 from bmn.kernels import api, reference
 from bmn.kernels.cycles.backward import BasinSearch
@@ -185,7 +185,9 @@ def test_predecessors_match_brute_force(deck, seats):
 seat_hand = st.lists(st.sampled_from([0, 0, 0, 0, 1, 2, 3, 4]), max_size=8)
 
 
-@given(st.lists(st.one_of(st.none(), seat_hand), min_size=3, max_size=4), st.integers(0, 3))
+@properties(
+    50, 200, st.lists(st.one_of(st.none(), seat_hand), min_size=3, max_size=4), st.integers(0, 3)
+)
 def test_predecessors_find_any_state_again(hands, leader):
     """Random 3- and 4-seat states: the state is among the predecessors of its successor, and
     every predecessor's trick leads to that successor."""

@@ -5,9 +5,9 @@ import random
 from collections import Counter
 
 import numpy as np
-from hypothesis import given
 from hypothesis import strategies as st
 from samples import LOOP_DEAL
+from tiers import properties
 
 from bmn.kernels import reference
 from bmn.kernels.cycles.loops import LOOP, analyse, play_trick
@@ -65,7 +65,7 @@ CONTROLS = [J_BIG, Control.parse("--J-", True, "-"), Control.parse("Q--", False,
 words = st.lists(st.sampled_from([0, 0, 0, 0, 0, 1, 2, 3, 4]), min_size=1, max_size=30)
 
 
-@given(st.sampled_from(CONTROLS), words, words)
+@properties(50, 200, st.sampled_from(CONTROLS), words, words)
 def test_play_matches_trick_by_trick_play(control, word, rest):
     """A piece is laid from the top of the big hand and its output goes under it; play() says
     so exactly when trick-by-trick play of the whole deal does."""
