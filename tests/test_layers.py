@@ -11,6 +11,7 @@ TYPE_CHECKING count too: they are the same dependency, taken later).
 from __future__ import annotations
 
 import ast
+from functools import cache
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -67,7 +68,10 @@ def _targets(node: ast.AST, module: str, is_package: bool) -> list[str]:
     return named if len(named) == len(subs) else [source, *named]
 
 
+@cache
 def _edges() -> dict[str, set[str]]:
+    """Every bmn module's imports of other bmn modules, parsed when a test first asks (not at
+    collection, which every worker of -n runs)."""
     edges: dict[str, set[str]] = {}
     for module, path in MODULES.items():
         tree = ast.parse(path.read_text(), str(path))
@@ -75,9 +79,6 @@ def _edges() -> dict[str, set[str]]:
         reached = {t for node in ast.walk(tree) for t in _targets(node, module, package)}
         edges[module] = {t for t in reached if t in MODULES and t != module}
     return edges
-
-
-EDGES = _edges()
 
 
 def _room(module: str) -> str:
@@ -91,7 +92,7 @@ def test_every_module_has_a_floor() -> None:
 
 def test_no_import_runs_up_or_across() -> None:
     wrong = []
-    for module, targets in EDGES.items():
+    for module, targets in _edges().items():
         room = _room(module)
         for target in targets:
             other = _room(target)
@@ -133,11 +134,11 @@ def _strongly_connected(edges: dict[str, set[str]]) -> list[list[str]]:
 
 
 def test_no_circle_of_imports() -> None:
-    assert _strongly_connected(EDGES) == []
+    assert _strongly_connected(_edges()) == []
 
 
 def test_the_walk_sees_a_circle() -> None:
     """The walk itself: a circle and an upward import are found when they are there."""
     edges = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
     assert _strongly_connected(edges) == [["a", "b", "c"]]
-    assert "bmn.kernels.deal" in EDGES["bmn.kernels.api"]
+    assert "bmn.kernels.deal" in _edges()["bmn.kernels.api"]
