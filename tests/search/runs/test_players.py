@@ -98,15 +98,15 @@ def test_score_command_takes_three_and_four_seat_lines(bmn):
 @pytest.mark.parametrize("players", THREE_FAST)
 def test_bench_times_the_n_seat_kernel_on_the_deals_it_names(bmn, players):
     result = bmn(
-        "bench", "--players", players, "--deals", 1500, "--threads", 1, "--seed", 4, "--json"
+        "bench", "--players", players, "--deals", 600, "--threads", 1, "--seed", 4, "--json"
     )
     assert result.exit_code == 0, result.output
     out = json.loads(result.stdout)
-    assert (out["players"], out["deals"], out["threads"]) == (players, 1500, 1)
-    rows, sizes = random_deals(1500, seed_state(4), players)
+    assert (out["players"], out["deals"], out["threads"]) == (players, 600, 1)
+    rows, sizes = random_deals(600, seed_state(4), players)
     want = reference_dicts(rows, sizes)
-    assert out["mean_cards"] == pytest.approx(sum(r["cards"] for r in want) / 1500, abs=1e-9)
-    assert out["mean_tricks"] == pytest.approx(sum(r["tricks"] for r in want) / 1500, abs=1e-9)
+    assert out["mean_cards"] == pytest.approx(sum(r["cards"] for r in want) / 600, abs=1e-9)
+    assert out["mean_tricks"] == pytest.approx(sum(r["tricks"] for r in want) / 600, abs=1e-9)
     text = bmn("bench", "--players", players, "--deals", 500).stdout
     assert f"500 {players}-player deals on" in text and "games/s" in text
 
@@ -139,10 +139,10 @@ def test_selfcheck_reports_a_three_seat_disagreement(bmn, monkeypatch):
 
 @pytest.mark.parametrize("players", THREE_FAST)
 def test_stats_of_three_and_four_seats_match_the_reference(bmn, players):
-    result = bmn("stats", "--players", players, "--deals", 2000, "--seed", 5, "--json")
+    result = bmn("stats", "--players", players, "--deals", 800, "--seed", 5, "--json")
     assert result.exit_code == 0, result.output
     out = json.loads(result.stdout)
-    rows, sizes = random_deals(2000, seed_state(5), players)
+    rows, sizes = random_deals(800, seed_state(5), players)
     games = [reference.play(decode(row, hands)) for row, hands in zip(rows, sizes, strict=True)]
     codes = {"finished": 0, "loop": 1, "limit": 2}
     want = length_stats(
@@ -204,14 +204,15 @@ def test_a_search_run_keeps_its_players_and_true_finds(tmp_path, players):
 def test_an_interrupted_three_player_run_resumes_exactly(tmp_path, monkeypatch):
     monkeypatch.setattr(driver, "CHUNK_SECONDS", 0.01)  # small chunks: the stop lands mid-run
     monkeypatch.setattr(driver, "COMMIT_SECONDS", 0.0)  # a commit per chunk: stop at the first
-    options = dict(players=3, iterations=300_000, workers=2, seed=3, keep_above=1500)
+    options = dict(players=3, iterations=100_000, workers=2, seed=3, keep_above=1500)
     with Store(tmp_path / "a.sqlite") as store:
         whole = Search(store, SearchOptions(**options)).run()
         whole_finds = {(f.deal, f.cards, f.tricks) for f in store.run_finds(whole.run)}
+    assert len(whole_finds) >= 50  # 130: finds on both sides of the stop to compare
     with Store(tmp_path / "b.sqlite") as store:
         job = Search(store, SearchOptions(**options))
         first = job.run(lambda progress: job.stop.set())
-        assert first.status == "interrupted" and first.games < 300_000
+        assert first.status == "interrupted" and first.games < 100_000
         resumed = Search.resume(store, first.run)
         assert resumed.options.players == 3 and tuple(resumed.states[0].sizes) == (18, 17, 17)
         again = resumed.run()

@@ -31,7 +31,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from old_stores import old_store
 from samples import PAULHUS
-from tiers import sizes
+from tiers import diagonal, sizes
 
 from bmn.kernels.deal import format_deal, parse_deal
 from bmn.kernels.reference import play
@@ -126,10 +126,9 @@ def test_every_route_answers_hostile_query_strings(served, capfd, examples):
     answers()
 
 
-@pytest.mark.parametrize("raw", RAW)
-def test_raw_query_strings(served, capfd, raw):
-    for route in ROUTES:
-        answered(*served(f"{route}?{raw}"), f"{route}?{raw}")
+@pytest.mark.parametrize("route, raw", diagonal(ROUTES, RAW))
+def test_raw_query_strings(served, capfd, route, raw):
+    answered(*served(f"{route}?{raw}"), f"{route}?{raw}")
     assert capfd.readouterr() == ("", "")
 
 
