@@ -88,7 +88,7 @@ def test_a_store_deleted_during_a_search_stops_it(bmn, failed, tmp_path, monkeyp
 
     monkeypatch.setattr(RunHandler, "_commit", then_delete)
     monkeypatch.setattr(RunHandler, "commit_due", lambda self: True)
-    result = bmn("search", "--iterations", 10**6, "--workers", 1, "--quiet", "--store", store)
+    result = bmn("search", "--iterations", 10**5, "--workers", 1, "--quiet", "--store", store)
     failed(result, 1, f"record store {store} was deleted or replaced while in use")
     assert result.stdout == ""  # no 'finished'
 
