@@ -231,7 +231,7 @@ def random_deals(
     n: int,
     seed: int = 0,
     *,
-    players: int = 2,
+    players: int | None = None,
     deck: str | Sequence[int] = "standard",
     sizes: Sequence[int] | None = None,
     stream: int = 0,
@@ -239,8 +239,9 @@ def random_deals(
     """`n` random deals from `seed`, reproducibly: each a fresh shuffle of the deck.
 
     `deck` is 'standard' or the counts of numerals, J, Q, K, A ('36,4,4,4,4' or a sequence
-    of five); each shuffle is dealt one card at a time from seat 0 round `players` seats, or
-    cut into hands of `sizes` (seat 0 first). The same seat and seed give the deal of
+    of five); each shuffle is dealt one card at a time from seat 0 round `players` seats (2
+    if not given), or cut into hands of `sizes` (seat 0 first; `players`, if given too, must
+    be their number). The same seat and seed give the deal of
     `bmn deal --seed`; `stream` picks another independent sequence for the same seed. At most
     MAX_DEALS deals and MAX_BATCH_CARDS cards a call, a deck of 1 to MAX_DEAL_CARDS cards, a
     seed and a stream of 0 to 2**64 - 1: DealError otherwise, as for any argument of the wrong
@@ -257,11 +258,15 @@ def random_deals(
 
     n = arguments.whole(n, "the number of deals", 0, MAX_DEALS)
     state = seed_state(arguments.seed(seed), arguments.seed(stream, "stream"))
-    players = arguments.whole(players, "players", MIN_SEATS, MAX_SEATS)
+    seats = 2 if players is None else arguments.whole(players, "players", MIN_SEATS, MAX_SEATS)
     cards = deck_of(arguments.deck_counts(deck))
     arguments.count(n, n * len(cards))
     hands = None if sizes is None else arguments.hand_sizes(sizes, n, len(cards))
-    rows, hands = deal_random(n, state, players, cards, hands)
+    if hands is not None and players is not None and hands.shape[1] != seats:
+        raise DealError(
+            f"players={seats} but sizes give {hands.shape[1]} hands: give one, or both agreeing"
+        )
+    rows, hands = deal_random(n, state, seats, cards, hands)
     return Deals(rows, hands)
 
 

@@ -92,6 +92,9 @@ def test_random_deals_are_bmn_deal_by_seed(bmn):
         assert game.random_deals(1, seed=3, players=players).texts() == [out.stdout.strip()]
     odd = game.random_deals(4, seed=1, deck="14,2,2,2,0", sizes=(11, 9))
     assert odd.sizes.tolist() == [[11, 9]] * 4 and sorted(odd.rows[0].tolist())[-1] == 3
+    three = game.random_deals(2, seed=1, sizes=(20, 16, 16))  # the sizes give the seats
+    assert three.sizes.tolist() == [[20, 16, 16]] * 2
+    assert game.random_deals(2, seed=1, players=3, sizes=(20, 16, 16)).texts() == three.texts()
 
 
 def test_the_cycle_and_the_deals_that_reach_it_are_bmn_loop_and_preimages(bmn):
@@ -125,6 +128,7 @@ def test_the_cycle_and_the_deals_that_reach_it_are_bmn_loop_and_preimages(bmn):
         (lambda: game.random_deals(2, players=5), "players must be 2 to 4"),
         (lambda: game.random_deals(2, deck="1,2,3"), "five counts"),
         (lambda: game.random_deals(2, seed=-1), "seed must be"),
+        (lambda: game.random_deals(1, players=3, sizes=(26, 26)), "players=3 but sizes give 2"),
         (lambda: list(game.reaching_deals(RECORD)), "does not loop"),
         (lambda: game.reaching_deals(CASELLA, (26, 27)), "adding up to the deal's 52"),
         (lambda: records.published_games(5), "players must be 2 to 4"),
