@@ -37,9 +37,10 @@ STOP_POLL_SECONDS = 0.1  # how often a start under way looks for a stop
 # store's STALE_SECONDS, a minute, is taken for dead); commits refresh it too.
 HEARTBEAT_SECONDS = 10.0
 H = TypeVar("H", bound="RunHandler")
-# The runs this process holds, by store file and run number: a store's lease names a process,
-# so a second thread of the same one must be refused here (it would store every find twice).
-_HELD: set[tuple[str, int]] = set()
+# The runs this process holds, by store file and run number, and the thread searching each: a
+# store's lease names a process, so a second thread of the same one must be refused here (it
+# would store every find twice), and a thread stopped before its run began releases only its own.
+_HELD: dict[tuple[str, int], int] = {}
 _HELD_LOCK = threading.Lock()
 
 
@@ -52,14 +53,21 @@ def _hold(store: Store, run_id: int) -> tuple[str, int]:
                 f"run {run_id} is being searched by this process already, in another thread;"
                 " stop that search first"
             )
-        _HELD.add(key)
+        _HELD[key] = threading.get_ident()
     return key
 
 
 def forget(store: str | os.PathLike[str], run_id: int) -> None:
     """Note a run as no longer held by this process (released without its handler's run)."""
     with _HELD_LOCK:
-        _HELD.discard((os.path.realpath(store), run_id))
+        _HELD.pop((os.path.realpath(store), run_id), None)
+
+
+def held_by_other_threads(store: str | os.PathLike[str]) -> set[int]:
+    """The runs of `store` that other threads of this process are searching now."""
+    path, me = os.path.realpath(store), threading.get_ident()
+    with _HELD_LOCK:
+        return {run for (where, run), thread in _HELD.items() if where == path and thread != me}
 
 
 class RunOptions(Protocol):
@@ -391,7 +399,7 @@ class RunHandler:
 
     def _unhold(self) -> None:
         with _HELD_LOCK:
-            _HELD.discard(self._held)
+            _HELD.pop(self._held, None)
 
     def elapsed(self) -> float:
         """Seconds this session has searched: since its clock started, less any time the

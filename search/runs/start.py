@@ -379,13 +379,14 @@ STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 def _release_ours(store: str | os.PathLike[str]) -> int | None:
     """Mark interrupted and release the runs this process holds in `store` (one made or
     claimed before a signal stopped it), so `--resume` takes them at once; the latest's
-    number, or None."""
+    number, or None. A run another thread of this process is searching is left to it."""
     from bmn.records.store import Store, holder_name
-    from bmn.search.runs.handler import forget
+    from bmn.search.runs.handler import forget, held_by_other_threads
 
+    busy = held_by_other_threads(store)
     try:
         with Store(store, create=False) as db:
-            ours = [run for run in db.runs() if run.holder == holder_name()]
+            ours = [r for r in db.runs() if r.holder == holder_name() and r.id not in busy]
             for run in ours:
                 if run.status == "running":
                     db.update_run(run.id, status="interrupted")

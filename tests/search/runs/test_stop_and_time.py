@@ -215,6 +215,39 @@ def test_a_signal_before_the_run_begins_stops_at_once_and_releases_the_run(tmp_p
         assert (run.status, run.holder) == ("interrupted", None)
 
 
+def test_a_stop_before_the_run_begins_leaves_another_threads_run_alone(tmp_path):
+    """In a notebook, a search in another thread holds run 1 of the same store: a signal
+    that stops this thread's search before it begins releases its own run, not that one."""
+    from bmn.search import search
+    from bmn.search.runs.start import StoppedBeforeRun, Stopping
+
+    store = tmp_path / "s.sqlite"
+    inside, leave = threading.Event(), threading.Event()
+
+    def held(progress):
+        inside.set()
+        leave.wait(HANG_SECONDS)
+
+    done: list = []
+    thread = threading.Thread(
+        target=lambda: done.append(search(store, iterations=2000, seed=3, on_progress=held))
+    )
+    thread.start()
+    try:
+        assert inside.wait(HANG_SECONDS)
+        with pytest.raises(StoppedBeforeRun) as caught, Stopping(store), Store(store) as db:
+            made = db.create_run("walk", "cards", 1, {})
+            signal.raise_signal(signal.SIGTERM)
+        assert caught.value.run == made == 2
+        with Store(store, create=False) as db:
+            assert db.get_run(2).holder is None and db.get_run(2).status == "interrupted"
+            assert db.get_run(1).holder is not None and db.get_run(1).status == "running"
+    finally:
+        leave.set()
+        thread.join(HANG_SECONDS)
+    assert done[0].status == "finished" and done[0].games == 2000
+
+
 # A child `bmn` that says down a pipe when the run, just made, sets up its streams (the
 # first compile of a cold cache: the kernels that deal and score its first deals).
 CHILD_MAKING = """
