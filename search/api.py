@@ -122,14 +122,15 @@ def _in_python(err: SearchOptionError) -> SearchOptionError:
 def _run(stopping: Any, job: Any, on_progress: Callable[[Any], None] | None, display: bool) -> Any:
     """Run `job` until done or stopped, with the callback and, if asked, the live display;
     the run's notes (warnings) in Python's words."""
-    from bmn.search.output.progress import Display
+    from bmn.search.output.progress import Display, starts_too
 
     with Display(quiet=not display) as shown:
 
         def progress(p: Any) -> None:
             p.notes[:] = [python_words(note) for note in p.notes]
             shown.update(p)
-            if on_progress is not None:
-                on_progress(p)
+            if on_progress is not None and getattr(p, "starting", None) is None:
+                on_progress(p)  # after commits only, as promised
 
-        return stopping.run(job, progress)
+        # The display hears the start too (the kernels compiling), as bmn search's does.
+        return stopping.run(job, starts_too(progress) if display else progress)

@@ -227,6 +227,36 @@ def test_a_first_run_says_it_compiles_before_its_first_figures(tmp_path, capsys)
     assert starts and set(starts) == {None}
 
 
+def test_the_library_display_says_it_compiles_and_its_callback_hears_commits_only(
+    tmp_path, capsys, monkeypatch
+):
+    """`search(display=True)` shows the start as bmn search does; `on_progress` still hears
+    of commits only."""
+    from bmn.search import search
+
+    told = threading.Event()
+    shown = Display.update
+
+    def update(self, p) -> None:
+        shown(self, p)
+        if p.compiling:
+            told.set()
+
+    def warm(*run: object) -> None:  # compiles a function of its own, then waits to be shown
+        numba.njit(cache=False)(lambda x: x + 1)(1)
+        told.wait(60)
+
+    monkeypatch.setattr(Display, "update", update)
+    monkeypatch.setattr(Search, "warm", staticmethod(warm))
+    heard: list = []
+    search(tmp_path / "s.sqlite", display=True, on_progress=lambda p: heard.append(p.starting),
+           **OPTIONS)  # fmt: skip
+    lines = capsys.readouterr().err.splitlines()
+    assert "compiling the kernels for this machine, once" in lines[0]
+    assert lines[1].startswith("bmn search, run 1: walk, 2 workers, seed 3, store")
+    assert told.is_set() and heard and set(heard) == {None}
+
+
 def test_the_panel_says_what_the_start_does_and_a_resumed_run_says_so():
     p = Progress(3, starting=0.4, compiling=False, compile_seconds=20.0)
     p.store, p.strategy, p.workers, p.seed = "night.sqlite", "walk", 2, 42
