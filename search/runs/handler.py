@@ -57,6 +57,11 @@ def _hold(store: Store, run_id: int) -> tuple[str, int]:
     return key
 
 
+class PastTime(Exception):
+    """Raised by a kind's `_absorb` that leaves a chunk out, untouched, when the run's time
+    runs out while it is taken in (`_past_time`)."""
+
+
 def forget(store: str | os.PathLike[str], run_id: int) -> None:
     """Note a run as no longer held by this process (released without its handler's run)."""
     with _HELD_LOCK:
@@ -409,14 +414,16 @@ class RunHandler:
     def _receive_all(self, on_progress: Callable[[Any], None]) -> None:
         cancelled = False
         while any(s.in_flight for s in self._streams):
-            if self.stop.is_set() and not cancelled:
+            if (self.stop.is_set() or self._past_time()) and not cancelled:
                 cancelled = True
                 for stream, chunk in self.backend.cancel():
                     self._streams[stream].in_flight.pop(chunk, None)
                     self._streams[stream].arrived.pop(chunk, None)  # a cluster's race
                 continue
             result = self.backend.next_result(POLL_SECONDS)
-            if result is not None:
+            if result is not None and self._past_time():
+                self._drop(result)
+            elif result is not None:
                 self._receive(result, on_progress)
             if time.monotonic() - self._beaten >= HEARTBEAT_SECONDS:  # no commit for a while
                 self.store.heartbeat(self.run_id, self.holder)
@@ -430,14 +437,34 @@ class RunHandler:
         s.arrived[result.chunk] = result
         while s.next_commit in s.arrived:
             done = s.arrived.pop(s.next_commit)
+            try:
+                self._absorb(done)
+            except PastTime:  # the time ran out while it was being taken in: left out
+                self._drop(done)
+                return
             s.planned -= s.in_flight.pop(s.next_commit) - done.games  # a chunk may stop early
             s.next_commit += 1
             s.rate = done.games / max(done.seconds, 1e-3)
-            self._absorb(done)
             self._dirty = True
             if self.commit_due():
                 self._commit(on_progress)
         self._top_up(result.stream)
+
+    def _past_time(self) -> bool:
+        """Whether the run's time is up and, the kind taking its chunks in at more cost than
+        they took (a loop hunt summarising new cycles), what is still to come is dropped
+        rather than taken in past the time. False for kinds whose chunks are sized to end
+        with the time."""
+        return False
+
+    def _drop(self, result: Result) -> None:
+        """A chunk come in past the time, and those of its stream waiting on an earlier one:
+        left out of the run, as if never searched (the stream's state is the last taken)."""
+        s = self._streams[result.stream]
+        s.in_flight.pop(result.chunk, None)
+        for chunk in s.arrived:
+            s.in_flight.pop(chunk, None)
+        s.arrived.clear()
 
     def _top_up(self, stream: int) -> None:
         """Submit chunks to the stream's lane until `in_flight` are queued there, the lane's

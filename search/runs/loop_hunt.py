@@ -48,7 +48,13 @@ from bmn.kernels.decks import (
 from bmn.records.store import DEFAULT_PATH, Loop, Store
 from bmn.search.backends.base import Backend, Result
 from bmn.search.output.tables import fit_summary
-from bmn.search.runs.handler import RunHandler, RunProgress, options_from_run, store_option
+from bmn.search.runs.handler import (
+    PastTime,
+    RunHandler,
+    RunProgress,
+    options_from_run,
+    store_option,
+)
 from bmn.search.words import counted, duration
 
 
@@ -183,10 +189,15 @@ def record_loop(hunt: Hunt, deal: Deal, max_basin_states: int = 100_000) -> Cycl
     if known is not None:
         known.deals_seen += 1
         return known
-    summarise = summarise_cycle if len(deal) == 2 else summarise_seats  # 3 or 4 seats
-    find = CycleFind(summarise(deal, max_states=max_basin_states), deal)
-    hunt.cycles[loop.key] = find
+    find = hunt.cycles[loop.key] = new_cycle(deal, max_basin_states)
     return find
+
+
+def new_cycle(deal: Deal, max_basin_states: int = 100_000) -> CycleFind:
+    """The cycle a looping deal falls into, summarised by backward play (bounded by
+    max_basin_states), with the deal as its first; counted nowhere yet."""
+    summarise = summarise_cycle if len(deal) == 2 else summarise_seats  # 3 or 4 seats
+    return CycleFind(summarise(deal, max_states=max_basin_states), deal)
 
 
 def _deal(row: np.ndarray, sizes: np.ndarray) -> Deal:
@@ -470,27 +481,38 @@ class LoopHunt(RunHandler):
 
     def _chunk_size(self, stream: int, rate: float | None, planned: int, ahead: float) -> int:
         """BATCH deals, fewer for the last of the iterations; 0 once the time is up."""
-        limit = self.options.seconds
-        if limit is not None and self.spent + self.elapsed() >= limit:
+        if self._past_time():
             return 0
         if self.options.iterations is not None:
             return max(min(BATCH, self.options.iterations - planned), 0)
         return BATCH
 
+    def _past_time(self) -> bool:
+        """Whether the run's --time is up: summarising a batch's new cycles can take seconds
+        where scoring it took milliseconds, so batches still to come are dropped then."""
+        limit = self.options.seconds
+        return limit is not None and self.spent + self.elapsed() >= limit
+
     def _absorb(self, result: Result) -> None:
         """Count each loop of a batch under its cycle; new cycles are summarised by backward
-        play, bounded by max_basin_states."""
-        for deal, key, seen in result.finds:
-            if key in self.hunt.cycles or key in self.known:
-                self.hunt.loops += seen
-                if key in self.hunt.cycles:
-                    self.hunt.cycles[key].deals_seen += seen
-            else:
-                states = self.options.max_basin_states or DEFAULT_BASIN_STATES
-                find = record_loop(self.hunt, deal, states)
-                find.deals_seen += seen - 1
-                self.hunt.loops += seen - 1
+        play, bounded by max_basin_states. Summaries first, counts after: a batch whose new
+        cycles are still being summarised when the --time is up is left out whole (PastTime)
+        rather than overrunning by seconds a cycle."""
+        states = self.options.max_basin_states or DEFAULT_BASIN_STATES
+        new: dict[str, CycleFind] = {}
+        for deal, key, _ in result.finds:
+            if key not in self.hunt.cycles and key not in self.known and key not in new:
+                if self._past_time():
+                    raise PastTime()
+                new[key] = new_cycle(deal, states)
+        for _, key, seen in result.finds:
+            if key in new:  # the batch's first deal into a cycle new to the run
+                find = self.hunt.cycles[key] = new.pop(key)
+                find.deals_seen = seen
                 self.progress.last = f"period {find.summary.period_tricks} tricks: {key}"
+            elif key in self.hunt.cycles:
+                self.hunt.cycles[key].deals_seen += seen
+            self.hunt.loops += seen
             self.pending[key] = self.pending.get(key, 0) + seen
         self.hunt.deals += result.games
         self.rng_state = result.state

@@ -144,3 +144,40 @@ def test_search_display_can_show_a_hunt(tmp_path):
     with Stopping(path) as stopping, Store(path) as db:
         summary = run_with_signals(stopping, LoopHunt(db, options), quiet=False)
     assert summary.as_dict()["games"] == 500
+
+
+def loops_stored(db) -> list:
+    return sorted((r.key, r.times_seen, r.example_deal, r.basin_states) for r in db.loops())
+
+
+def test_a_hunt_whose_time_runs_out_while_summarising_keeps_only_whole_batches(
+    tmp_path, monkeypatch
+):
+    """Summarising a new cycle can take seconds where scoring its batch took milliseconds: once
+    --time is up no new summary starts, the batch it was for is left out whole, and what the
+    run keeps is what a run of that many --iterations keeps (the clock is the test's: its time
+    runs out as the fifth new cycle is summarised)."""
+    past, summaries = [False], []
+    summarise = loophunt.new_cycle
+
+    def summarising(deal, states):
+        summaries.append(deal)
+        past[0] = past[0] or len(summaries) == 5
+        return summarise(deal, states)
+
+    monkeypatch.setattr(loophunt, "new_cycle", summarising)
+    monkeypatch.setattr(LoopHunt, "elapsed", lambda self: 1e9 if past[0] else 0.0)
+    with Store(tmp_path / "timed.sqlite") as db:
+        timed = LoopHunt(db, LoopOptions(seconds=60, workers=1, seed=3)).run()
+        kept = loops_stored(db)
+        stored = db.get_run(timed.run)
+    assert timed.status == "finished" and stored.games == timed.games
+    assert timed.games % loophunt.BATCH == 0 and timed.games > 0
+    # the fifth new cycle's batch held a sixth, never summarised: that batch is left out whole
+    assert len(summaries) == 5 and timed.cycles == len(kept) == 4
+    past[0] = False
+    monkeypatch.setattr(loophunt, "new_cycle", summarise)
+    with Store(tmp_path / "counted.sqlite") as db:
+        counted = LoopHunt(db, LoopOptions(iterations=timed.games, workers=1, seed=3)).run()
+        assert loops_stored(db) == kept
+    assert (counted.loops, counted.cycles) == (timed.loops, len(kept))
