@@ -296,8 +296,8 @@ def test_a_served_store_answers_hostile_requests_and_prints_only_its_url(store, 
     monkeypatch.setenv("BMN_STORE", str(store))  # as every records command finds its store
     with serving(stop=signal.SIGTERM) as (url, said):  # stopped as a service manager stops it
         assert fetch(url)[0] == 200  # the pages read the store: SQLite's -wal and -shm
-        queries = ("n=%C2%B2&_sort=x", "_facet=nothing", RAW[0])
-        urls = [f"{route}?{query}" for route in ROUTES for query in queries]
+        queries = ("n=%C2%B2&_sort=x", "_facet=nothing", RAW[0])  # each route one, in turn
+        urls = [f"{route}?{queries[i % len(queries)]}" for i, route in enumerate(ROUTES)]
         for path in urls + [f"/{NAME}?sql=select+zz", "/-/bmn/deal?deal=-J/Q-/"]:
             answered(*fetch(url.rstrip("/") + path), path)
         for method in ("POST", "PUT", "DELETE"):
