@@ -211,9 +211,9 @@ def _deal(row: np.ndarray, sizes: np.ndarray) -> Deal:
 
 DEFAULT_DECK = "mixed"
 DEFAULT_BASIN_STATES = 20_000
-# With 3 or 4 seats backward play costs about 70 microseconds a state (kernels/cycles/
-# backward_seats.py), and a hunt of the mixed deck meets a new cycle every million deals or so:
-# 20,000 states a cycle would cost it most of its time.
+# With 3 or 4 seats backward play costs 0.1 ms a state on a 12-card deck to over 1 ms on a
+# 39-card one (kernels/cycles/backward_seats.py), and a hunt of the mixed deck meets a new cycle
+# every million deals or so: 20,000 states a cycle would cost it most of its time.
 DEFAULT_BASIN_STATES_SEATS = 1_000
 COMMIT_SECONDS = 2.0
 BATCH = 20_000  # deals per batch, fixed so that a seed and --iterations reproduce a hunt
