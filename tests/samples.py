@@ -6,6 +6,7 @@ are in conftest.py.
 
 from bmn.kernels.config import LOOP, STATUS_NAMES
 from bmn.kernels.deal import parse_deal
+from bmn.kernels.reference import play
 
 # Nessler 2022, the longest known game: 8,344 cards, 1,164 tricks, seat 1 wins.
 RECORD = "---AJ--Q---------QAKQJJ-QK/-----A----KJ-K--------A---"
@@ -64,3 +65,10 @@ def exact_as_reference(figures) -> dict:
             period_tricks=period_t,
         )
     return out
+
+
+def loop_figures(deal) -> tuple:
+    """How the reference engine ends `deal`: (status, period cards, period tricks), the period
+    None unless it loops."""
+    result = play(deal)
+    return result.status, result.period_cards, result.period_tricks

@@ -3,7 +3,7 @@ replay."""
 
 import json
 
-from samples import LOOP_DEAL
+from samples import LOOP_DEAL, loop_figures
 
 from bmn.kernels import reference
 from bmn.kernels.cycles.loops import LOOP, analyse
@@ -44,12 +44,7 @@ def test_every_find_loops_with_its_period_and_its_best_deal_reaches_it():
     for find in state.cycles.values():
         deal = parse_deal(find.cycle_deal)
         assert sorted(v for h in deal for v in h) == sorted([0] * 36 + [1, 2, 3, 4] * 4)
-        result = reference.play(deal)
-        assert (result.status, result.period_cards, result.period_tricks) == (
-            LOOP,
-            find.period_cards,
-            find.period_tricks,
-        )
+        assert loop_figures(deal) == (LOOP, find.period_cards, find.period_tricks)
         assert analyse(deal).rotation_key == find.key
         best = parse_deal(find.best["deal"])
         assert analyse(best).rotation_key == find.key
