@@ -58,8 +58,8 @@ def _hold(store: Store, run_id: int) -> tuple[str, int]:
 
 
 class PastTime(Exception):
-    """Raised by a kind's `_absorb` that leaves a chunk out, untouched, when the run's time
-    runs out while it is taken in (`_past_time`)."""
+    """Raised by a kind's `_absorb` that leaves a chunk out, untouched, when it comes in or is
+    still being taken in once the run's time is up (`_past_time`)."""
 
 
 def forget(store: str | os.PathLike[str], run_id: int) -> None:
@@ -421,9 +421,7 @@ class RunHandler:
                     self._streams[stream].arrived.pop(chunk, None)  # a cluster's race
                 continue
             result = self.backend.next_result(POLL_SECONDS)
-            if result is not None and self._past_time():
-                self._drop(result)
-            elif result is not None:
+            if result is not None:
                 self._receive(result, on_progress)
             if time.monotonic() - self._beaten >= HEARTBEAT_SECONDS:  # no commit for a while
                 self.store.heartbeat(self.run_id, self.holder)
@@ -439,7 +437,7 @@ class RunHandler:
             done = s.arrived.pop(s.next_commit)
             try:
                 self._absorb(done)
-            except PastTime:  # the time ran out while it was being taken in: left out
+            except PastTime:  # come in, or still being taken in, past the time: left out
                 self._drop(done)
                 return
             s.planned -= s.in_flight.pop(s.next_commit) - done.games  # a chunk may stop early

@@ -497,12 +497,14 @@ class LoopHunt(RunHandler):
         """Count each loop of a batch under its cycle; new cycles are summarised by backward
         play, bounded by max_basin_states. Summaries first, counts after: a batch whose new
         cycles are still being summarised when the --time is up is left out whole (PastTime)
-        rather than overrunning by seconds a cycle."""
+        rather than overrunning by seconds a cycle, as is any batch come in after it."""
         states = self.options.max_basin_states or DEFAULT_BASIN_STATES
         new: dict[str, CycleFind] = {}
+        if self._past_time():
+            raise PastTime()
         for deal, key, _ in result.finds:
             if key not in self.hunt.cycles and key not in self.known and key not in new:
-                if self._past_time():
+                if new and self._past_time():
                     raise PastTime()
                 new[key] = new_cycle(deal, states)
         for _, key, seen in result.finds:
