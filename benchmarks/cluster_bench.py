@@ -39,7 +39,8 @@ from bmn.records.store import Store
 from bmn.search.backends.base import Backend, Result, Task
 from bmn.search.backends.threads import ThreadBackend
 from bmn.search.runs import longest as driver
-from bmn.search.runs.longest import Search, SearchOptions
+from bmn.search.runs.longest import LongestJob, LongestOptions
+from bmn.search.runs.loop import RunLoop
 
 SEED = 20_260_130
 
@@ -87,9 +88,9 @@ def timed_run(backend: Backend, workers: int, iterations: int, folder: Path) -> 
     """One search on `backend`; its figures."""
     counting = Counting(backend)
     threads = min(workers, backend.default_streams())  # what runs chunks at once
-    options = SearchOptions(strategy="walk", iterations=iterations, workers=workers, seed=SEED)
+    options = LongestOptions(strategy="walk", iterations=iterations, workers=workers, seed=SEED)
     with Store(folder / f"{backend.name}.sqlite") as store:
-        job = Search(store, options, backend=counting)
+        job = RunLoop(store, LongestJob, options, backend=counting)
         cpu = time.process_time()
         summary = job.run()
         cpu = time.process_time() - cpu

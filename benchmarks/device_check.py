@@ -171,19 +171,20 @@ def search_run(args, shape: dict) -> dict:
     from bmn.kernels import reference
     from bmn.kernels.deal import parse_deal
     from bmn.records.store import Store
-    from bmn.search.runs.longest_cuda import CudaSearch, CudaSearchOptions, cuda_chunk
+    from bmn.search.runs.longest_cuda import LongestCudaJob, LongestCudaOptions, cuda_chunk
+    from bmn.search.runs.loop import RunLoop
     from bmn.search.strategies import cuda as cs
 
     threads = shape["threads"] or cs.resident_threads(shape["threads_per_block"], mode="walk")
-    options = CudaSearchOptions(
+    options = LongestCudaOptions(
         seconds=args.run_seconds, workers=threads, seed=args.seed + 3, keep_above=KEEP_ABOVE
     )
     with tempfile.TemporaryDirectory() as folder, Store(Path(folder) / "run.sqlite") as db:
-        summary = CudaSearch(db, options).run()
+        summary = RunLoop(db, LongestCudaJob, options).run()
         blob = db.load_checkpoints(summary.run)[0][0]
     replayed = reference.play(parse_deal(summary.best_deal))
     verified = (replayed.cards, replayed.tricks) == (summary.best_cards, summary.best_tricks)
-    small = CudaSearchOptions(iterations=None, workers=min(threads, 1024), seed=args.seed + 4)
+    small = LongestCudaOptions(iterations=None, workers=min(threads, 1024), seed=args.seed + 4)
     start = cs.Streams.new(small.seed, small.workers)
     rounds = 2 if args.quick else 24
     whole, _, _ = cuda_chunk(0, 0, start, small, rounds)

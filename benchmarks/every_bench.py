@@ -69,12 +69,13 @@ def hunt_rate(counts, seats: int, deals: int, threads: int) -> float:
     """Deals a second of a loop hunt of `deals` deals of the deck round `seats` seats, as the
     run reports it (its own clock: from its first batch to its last commit)."""
     from bmn.records.store import Store
-    from bmn.search.runs.loop_hunt import LoopHunt, LoopOptions
+    from bmn.search.runs.loop import RunLoop
+    from bmn.search.runs.loop_hunt import LoopHuntJob, LoopHuntOptions
 
     deck = counts_text(counts)
-    options = LoopOptions(iterations=deals, workers=threads, seed=1, deck=deck, players=seats)
+    options = LoopHuntOptions(iterations=deals, workers=threads, seed=1, deck=deck, players=seats)
     with tempfile.TemporaryDirectory() as scratch, Store(Path(scratch) / "hunt.sqlite") as store:
-        summary = LoopHunt(store, options).run()
+        summary = RunLoop(store, LoopHuntJob, options).run()
     return summary.games / summary.seconds
 
 

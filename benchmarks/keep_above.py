@@ -24,12 +24,13 @@ def store_bytes(path: Path) -> int:
 
 def measure(folder: Path, keep_above: int, seconds: float, workers: int, index: int = 0) -> dict:
     from bmn.records.store import Store
-    from bmn.search.runs.longest import Search, SearchOptions
+    from bmn.search.runs.longest import LongestJob, LongestOptions
+    from bmn.search.runs.loop import RunLoop
 
     path = folder / f"{index}-keep-{keep_above}.sqlite"  # a threshold may come twice
-    options = SearchOptions(seconds=seconds, workers=workers, seed=1, keep_above=keep_above)
+    options = LongestOptions(seconds=seconds, workers=workers, seed=1, keep_above=keep_above)
     with Store(path) as db:
-        summary = Search(db, options).run()
+        summary = RunLoop(db, LongestJob, options).run()
         finds = db.run_tally(summary.run)[0]
     return {
         "keep_above": keep_above,

@@ -25,8 +25,8 @@ if TYPE_CHECKING:
     from bmn.search.backends.base import Backend
     from bmn.search.runs.grow import GrowSummary
     from bmn.search.runs.handler import RunProgress
-    from bmn.search.runs.longest_base import Summary
-    from bmn.search.runs.loop_hunt import LoopSummary
+    from bmn.search.runs.longest_base import LongestSummary
+    from bmn.search.runs.loop_hunt import LoopHuntSummary
 
 __all__ = [
     "CudaUnavailable",
@@ -40,7 +40,7 @@ __all__ = [
 ]
 
 # What a run returns when it stops: `as_dict()` is `bmn search --json`, `text()` its lines.
-SearchSummary = Union["Summary", "LoopSummary", "GrowSummary"]
+SearchSummary = Union["LongestSummary", "LoopHuntSummary", "GrowSummary"]
 
 
 def search(

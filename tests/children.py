@@ -25,13 +25,14 @@ HANG_SECONDS = 600.0  # a child or store that has not answered by then never wil
 
 CHILD = """
 import os, signal, sys
-from bmn.search.runs.handler import RunHandler
+from bmn.search.runs.job import Job
+from bmn.search.runs.loop import RunLoop
 
-commit, due = RunHandler._commit, RunHandler.commit_due
+commit, due = RunLoop._commit, Job.commit_due
 pipe, then = int(sys.argv.pop(1)), sys.argv.pop(1)
 
 def first_commit(self, on_progress):
-    RunHandler._commit, RunHandler.commit_due = commit, due
+    RunLoop._commit, Job.commit_due = commit, due
     commit(self, on_progress)
     if then.startswith("kill "):
         os.kill(int(then.split()[1]), signal.SIGKILL)
@@ -40,7 +41,7 @@ def first_commit(self, on_progress):
     if then == "wait":
         self.stop.wait()  # set by bmn's SIGINT and SIGTERM handler
 
-RunHandler._commit, RunHandler.commit_due = first_commit, lambda self: True
+RunLoop._commit, Job.commit_due = first_commit, lambda self, saved: True
 sys.argv[0] = "bmn"
 from bmn.search.cli.main import main
 main()

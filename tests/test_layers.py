@@ -142,3 +142,30 @@ def test_the_walk_sees_a_circle() -> None:
     edges = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
     assert _strongly_connected(edges) == [["a", "b", "c"]]
     assert "bmn.kernels.deal" in _edges()["bmn.kernels.api"]
+
+
+def _kind_modules() -> set[str]:
+    """The modules that hold a kind of run's job, as the registry of kinds names them."""
+    tree = ast.parse((ROOT / "search" / "runs" / "kinds.py").read_text())
+    named = {
+        node.value.partition(":")[0]
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant) and isinstance(node.value, str)
+        and node.value.startswith("bmn.search.runs.") and ":" in node.value
+    }  # fmt: skip
+    return named
+
+
+def test_no_run_module_imports_a_kind_of_run() -> None:
+    """A kind of run is one module that nothing else in search/runs/ builds on: what two kinds
+    share lives in a room named for what it is (chunks, the cycle book, a kind's CPU and GPU
+    base), so reading one kind never means reading another."""
+    kinds = _kind_modules()
+    assert {"bmn.search.runs.every", "bmn.search.runs.loop_hunt"} <= kinds and len(kinds) == 6
+    wrong = [
+        f"{module} -> {target}"
+        for module, targets in _edges().items()
+        if _room(module) == "bmn.search.runs"
+        for target in targets & kinds
+    ]
+    assert wrong == []

@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 # The state, options and finds are whatever the run's work function takes and returns: a
-# search passes a WorkerState and SearchOptions, a loop hunt its generator state and options.
+# search passes a WorkerState and LongestOptions, a loop hunt its generator state and options.
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ import click
 from click.core import ParameterSource
 
 from bmn.records.store import DEFAULT_PATH, Store
-from bmn.search.cli.values import MAX_DEALS, Whole
+from bmn.search.cli.values import MAX_COMMAND_DEALS, Whole
 from bmn.search.output import tables as present
 from bmn.search.runs.settings import (
     MAX_WORKERS,
@@ -50,7 +50,7 @@ PLAYERS_OPTION = click.option(
     show_default=True,
     help="Number of seats, 2 to 4; the deck is dealt one card at a time from seat 0.",
 )
-DEALS_HELP = f"at most {MAX_DEALS:,}"
+DEALS_HELP = f"at most {MAX_COMMAND_DEALS:,}"
 
 
 def echo(*blocks: present.Block) -> None:

@@ -35,9 +35,9 @@ if TYPE_CHECKING:
     from bmn.records.store import Store
     from bmn.search.backends.base import Backend
     from bmn.search.runs.grow import GrowSummary
-    from bmn.search.runs.handler import RunHandler
-    from bmn.search.runs.longest_base import Summary
-    from bmn.search.runs.loop_hunt import LoopSummary
+    from bmn.search.runs.longest_base import LongestSummary
+    from bmn.search.runs.loop import RunLoop
+    from bmn.search.runs.loop_hunt import LoopHuntSummary
 
 
 class SettingType(click.ParamType):
@@ -218,7 +218,7 @@ def check_settings(ctx: click.Context, resume: str | None, options: dict) -> sta
         raise click.ClickException(str(err)) from None
 
 
-def open_run(db: Store, asked: start.Request, backend: Backend | None) -> RunHandler:
+def open_run(db: Store, asked: start.Request, backend: Backend | None) -> RunLoop:
     """The run asked for, new or resumed, made by the library (search/runs/start.py) as
     `bmn.search.search` makes it. A run the store does not hold is bad input, like a bad
     number (exit 2); so is plain --resume with no run to resume, unless the run is being
@@ -289,7 +289,7 @@ def search_bench(
       bmn search-bench --strategies walk,random --time 10m --json   # 6 trials of 10 min
     """
     from bmn.kernels.benchmark import bench
-    from bmn.search.runs.quality import THRESHOLDS, compare, table
+    from bmn.search.cli.quality import THRESHOLDS, compare, table
     from bmn.search.words import duration
 
     names, seed_list = strategies, seeds
@@ -331,8 +331,8 @@ def search_bench(
 
 
 def run_with_signals(
-    stopping: start.Stopping, job: RunHandler, quiet: bool
-) -> Summary | LoopSummary | GrowSummary:
+    stopping: start.Stopping, job: RunLoop, quiet: bool
+) -> LongestSummary | LoopHuntSummary | GrowSummary:
     """Run a search with its live display; SIGINT and SIGTERM stop it cleanly after a
     checkpoint (search/runs/start.py, as for `bmn.search.search`)."""
     from bmn.search.output.progress import Display

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 
 # -- numbers, seeds, durations -----------------------------------------------------------------
 
-MAX_DEALS = 10**9  # deals scored in one command (bench holds them all in memory at once)
+MAX_COMMAND_DEALS = 10**9  # deals scored in one command (bench holds them all in memory at once)
 
 
 class Whole(click.ParamType):
@@ -61,9 +61,11 @@ def seed_option(help: str) -> Callable[[Callable], Callable]:
 
 
 def deals_option(default: int | None, help: str) -> Callable[[Callable], Callable]:
-    """--deals N: how many random deals a command plays, at most MAX_DEALS."""
+    """--deals N: how many random deals a command plays, at most MAX_COMMAND_DEALS."""
     shown = {"show_default": True} if default is not None else {}
-    return click.option("--deals", type=Whole(1, MAX_DEALS), default=default, help=help, **shown)
+    return click.option(
+        "--deals", type=Whole(1, MAX_COMMAND_DEALS), default=default, help=help, **shown
+    )
 
 
 class SeedList(click.ParamType):

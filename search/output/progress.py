@@ -1,10 +1,10 @@
 """Progress on stderr: a running search's live panel (log lines when stderr is not a terminal)
 and the byte progress bar of `bmn score`.
 
-`Display` works with any progress object that has `title()`, `rows()` (label, value pairs for
-the panel) and `line()` (one log line); for a longest-game run (a progress with a best) it adds
-the odds of a longer game (bmn.search.measure.odds): a row of the panel, a log line after
-each line."""
+`Display` shows a run's progress through one typed view (`RunView`: what every run's progress
+has, search/runs/progress.py); a longest-game run's view has the odds of a longer game
+(bmn.search.measure.odds), shown as a row of the panel and a log line after each line, and
+read by the run's summary too, so they are computed once."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ import sys
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import IO, TYPE_CHECKING
+from typing import IO, TYPE_CHECKING, Protocol
 
 from rich.console import Console
 from rich.live import Live
@@ -28,6 +28,26 @@ if TYPE_CHECKING:
     from bmn.search.measure.odds import Odds
 
 LOG_EVERY = 30.0  # seconds between log lines when stderr is not a terminal
+
+
+class RunView(Protocol):
+    """What the display reads of a run's progress (runs/progress.py's RunProgress is one)."""
+
+    run: int
+    store: str
+    notes: list[str]  # warnings, each shown once
+    starting: float | None  # seconds into the start; None once the run runs
+    compiling: bool
+    done: float | None  # the share of the run used, or None
+
+    def heading(self) -> str: ...
+    def header(self) -> str: ...
+    def hint(self) -> str: ...
+    def setting(self) -> str: ...
+    def starting_text(self) -> str: ...
+    def rows(self) -> list[tuple[str, str]]: ...
+    def line(self) -> str: ...
+    def odds(self) -> Odds | None: ...
 
 
 def starts_too(update: Callable) -> Callable:
@@ -74,8 +94,8 @@ class Display:
             self._echo.__exit__(None, None, None)
 
     @starts_too
-    def update(self, p) -> None:
-        for note in getattr(p, "notes", [])[self._noted :]:
+    def update(self, p: RunView) -> None:
+        for note in p.notes[self._noted :]:
             self._print(note)
             self._noted += 1
         if self.quiet:
@@ -83,25 +103,25 @@ class Display:
         if self.live is not None:
             self.live.update(self._panel(p))
             return
-        if getattr(p, "starting", None) is not None:
+        if p.starting is not None:
             self._log_start(p)
             return
-        if not self._headed and hasattr(p, "header"):  # once started: it names the backend
+        if not self._headed:  # once started: it names the backend
             self._headed = True
             self._print(p.header())
         if time.monotonic() - self._last_log >= LOG_EVERY:
             self._last_log = time.monotonic()
             self._print(p.line())
-            odds = odds_of(p)
+            odds = p.odds()
             if odds is not None:
                 self._print(f"run {p.run} odds: {odds_row(odds)}")
 
-    def _log_start(self, p) -> None:
+    def _log_start(self, p: RunView) -> None:
         """While a run starts: a line once it is seen to compile (a cache load is quick and
         says nothing), then one every LOG_EVERY seconds until it runs."""
         if p.compiling and time.monotonic() - self._start_logged >= LOG_EVERY:
             self._start_logged = time.monotonic()
-            self._print(f"{_heading(p)}: {p.starting_text()}")
+            self._print(f"{p.heading()}: {p.starting_text()}")
 
     def _print(self, text: str) -> None:
         if self.live is not None:  # above the live panel
@@ -109,23 +129,22 @@ class Display:
         else:
             print(text, file=sys.stderr, flush=True)
 
-    def _panel(self, p) -> Table:
-        table = Table(title=_heading(p), show_header=False, min_width=48)
-        if getattr(p, "starting", None) is not None:  # nothing to count yet
+    def _panel(self, p: RunView) -> Table:
+        table = Table(title=p.heading(), show_header=False, min_width=48)
+        if p.starting is not None:  # nothing to count yet
             table.add_row("store", p.store)
             table.add_row("run", p.setting())
             table.add_row("starting", p.starting_text())
             table.add_row("Ctrl-C", "stops at once; nothing is searched yet", style="dim")
             return table
-        if getattr(p, "done", None) is not None:
+        if p.done is not None:
             table.add_row("progress", progress_bar(p.done))
         for label, value in p.rows():
             table.add_row(label, value)
-        odds = odds_of(p)
+        odds = p.odds()
         if odds is not None:
             table.add_row("odds", odds_row(odds))
-        if hasattr(p, "hint"):
-            table.add_row("Ctrl-C", p.hint().removeprefix("Ctrl-C "), style="dim")
+        table.add_row("Ctrl-C", p.hint().removeprefix("Ctrl-C "), style="dim")
         return table
 
 
@@ -150,23 +169,6 @@ def no_echo(stream: IO) -> Iterator[None]:
         yield
     finally:
         termios.tcsetattr(fd, termios.TCSANOW, before)
-
-
-def _heading(p) -> str:
-    """A progress object's panel title: its heading (a resumed run says so) or its title."""
-    return p.heading() if hasattr(p, "heading") else p.title()
-
-
-def odds_of(p) -> Odds | None:
-    """The odds of a longest-game run's best and its next milestones (bmn.search.measure.odds),
-    from its progress; None for other runs (no best), for a run whose progress says it is not
-    searching the standard deck dealt evenly (`standard` false: random deals are no yardstick
-    there), and before the run has a best."""
-    if not hasattr(p, "best_cards") or not getattr(p, "standard", True):
-        return None
-    from bmn.search.measure.odds import run_odds
-
-    return run_odds(p.objective, p.players, p.best_cards, p.best_tricks, p.games, p.rate)
 
 
 def progress_bar(done: float, width: int = 32) -> Text:

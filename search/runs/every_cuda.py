@@ -1,9 +1,9 @@
 """Every deal of a deck on an NVIDIA GPU, as a kind of run: `bmn search --strategy every
 --device cuda`.
 
-The enumeration of search/runs/every.py with one stream, the GPU: each chunk is a range of ranks
-scored by search/strategies/cuda_every.py's kernel over every device thread (a contiguous slice
-each, unranked once, then stepped), and what a chunk returns is what a CPU chunk of the same
+The enumeration of search/runs/every_base.py with one stream, the GPU: each chunk is a range of
+ranks scored by search/strategies/cuda_every.py's kernel over every device thread (a contiguous
+slice each, unranked once, then stepped), and what a chunk returns is what a CPU chunk of the same
 ranks returns (the same deals visited, best deal, finds and loops), so the store, the
 checkpoint (the next rank), resume, progress and summary are the CPU enumeration's. A GPU run
 and a CPU run of the same range store the same results.
@@ -16,18 +16,16 @@ the functions here.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from bmn.kernels.decks import DeckInputError, counts_text
 from bmn.kernels.ranks import arrangements
-from bmn.records.store import Store
-from bmn.search.backends.base import Backend
-from bmn.search.backends.registry import get_backend
-from bmn.search.runs.every import (
+from bmn.search.runs.every_base import (
     CHUNK_FINDS,
     ChunkFinds,
+    EveryBase,
     EveryOptions,
     EveryProgress,
-    EveryRun,
     EveryState,
     check_input,
     chunk_result,
@@ -56,7 +54,7 @@ def check_device_input(
 
 
 @dataclass
-class CudaEveryOptions(EveryOptions):
+class EveryCudaOptions(EveryOptions):
     """An enumeration on a GPU: one stream (the GPU), each chunk a launch over `device_threads`
     threads (0 when made: every thread the GPU keeps resident)."""
 
@@ -65,7 +63,7 @@ class CudaEveryOptions(EveryOptions):
     device: str = "cuda"
 
     def __post_init__(self) -> None:
-        self.workers = 1  # the run handler's one stream: the GPU
+        self.workers = 1  # the run loop's one stream: the GPU
         super().__post_init__()
         check_device_input(self.deck, self.hand_sizes, 2, self.from_rank, self.to_rank)
         if not self.device_threads:
@@ -75,7 +73,7 @@ class CudaEveryOptions(EveryOptions):
 
 
 def cuda_every_chunk(
-    stream: int, chunk: int, state: EveryState, options: CudaEveryOptions, iterations: int
+    stream: int, chunk: int, state: EveryState, options: EveryCudaOptions, iterations: int
 ) -> tuple[EveryState, ChunkFinds, int]:
     """One chunk (see bmn.search.backends.base): `iterations` ranks from `state.next` scored on
     the GPU; what every.every_chunk returns for the same ranks."""
@@ -97,7 +95,7 @@ def warm_cuda_every() -> None:
 
 
 @dataclass
-class CudaEveryProgress(EveryProgress):
+class EveryCudaProgress(EveryProgress):
     """The enumeration's display, its one stream named as what it is: the GPU's threads."""
 
     device_threads: int = 0
@@ -109,28 +107,23 @@ class CudaEveryProgress(EveryProgress):
         )
 
 
-class CudaEveryRun(EveryRun):
-    """One enumeration on the GPU: `CudaEveryRun(store, options, run_id=None, backend=None)`,
-    as every.EveryRun; its chunks run on a thread of this process that feeds the GPU."""
+class EveryCudaJob(EveryBase):
+    """One enumeration on the GPU: `EveryCudaJob(store, options, run_id=None, backend=None)`,
+    as every.EveryJob; its chunks run on a thread of this process that feeds the GPU."""
 
     kind = "every-cuda"
-    options_type = CudaEveryOptions
-    progress_type = CudaEveryProgress
+    options_type = EveryCudaOptions
+    progress_type = EveryCudaProgress
     work = staticmethod(cuda_every_chunk)
     warm = staticmethod(warm_cuda_every)
+    device = "cuda"
 
-    def __init__(
-        self,
-        store: Store,
-        options: CudaEveryOptions,
-        run_id: int | None = None,
-        backend: Backend | None = None,
-    ):
-        if backend is None:  # a thread of this process feeds the GPU: the run ran on the GPU
-            backend = get_backend("threads", where="cuda")
-        super().__init__(store, options, run_id, backend)
+    @classmethod
+    def check(cls, deck: str, sizes: Any, players: int, settings: dict[str, Any]) -> None:
+        to_rank = settings.get("to_rank")
+        check_device_input(deck, sizes, players, settings.get("from_rank") or 0, to_rank)
 
-    def _new_progress(self) -> CudaEveryProgress:
-        p = super()._new_progress()
+    def new_progress(self) -> EveryCudaProgress:
+        p = super().new_progress()
         p.device_threads = self.options.device_threads
         return p

@@ -1,7 +1,7 @@
 """Growing cycles of a deck: the runner behind `bmn search --objective grow`.
 
-A grow run is a piece hunt (bmn.search.cycles.piece_hunt) on the run handler
-(bmn.search.runs.handler), the loop hunt's sibling. Each stream is one hunt; its chunk is one
+A grow run is a piece hunt (bmn.search.cycles.piece_hunt) held by the run loop
+(bmn.search.runs.loop), the loop hunt's sibling. Each stream is one hunt; its chunk is one
 *round*: random descents for closed pieces (bmn.search.cycles.pieces) added to the library, then a
 few deals of the deck (`--deck`, the standard one by default) assembled from the library and
 played; a deal that falls into a cycle the stream has not seen is played backwards
@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -51,19 +52,20 @@ from bmn.search.backends.base import Backend, Result
 from bmn.search.cycles.piece_hunt import HuntFind, HuntOptions, HuntState, hunt_chunk, known_pieces
 from bmn.search.cycles.pieces import PUBLISHED_CONTROL, Control, controls_for
 from bmn.search.output.tables import fit_summary
-from bmn.search.runs.handler import RunHandler, RunProgress, store_option
+from bmn.search.runs.job import Job, RunContext
+from bmn.search.runs.progress import RunProgress, store_option
 from bmn.search.words import counted, duration
 
 GROW_FROM = ("known", "descent")
 STANDARD_DECK = STANDARD_COUNTS_TEXT
-DEFAULT_BASIN_STATES = 100_000
+GROW_BASIN_STATES = 100_000
 TRIES = 200_000  # random descents per round: about a third of a second on one core
 DEALS = 8  # deals assembled per round
 COMMIT_SECONDS = 2.0
 
 
 @dataclass
-class GrowRunOptions:
+class GrowOptions:
     """Everything that defines a grow run; stored with it so `--resume` needs nothing else."""
 
     strategy: str = "grow"
@@ -73,7 +75,7 @@ class GrowRunOptions:
     workers: int = 1
     seed: int = 0
     grow_from: str = "known"
-    basin_states: int = DEFAULT_BASIN_STATES
+    basin_states: int = GROW_BASIN_STATES
     tries: int = TRIES
     deals: int = DEALS
     known: list[str] = field(default_factory=list)  # deals of the cycles the library starts from
@@ -163,7 +165,7 @@ def stream_seed(seed: int, stream: int) -> int:
     return int(np.random.SeedSequence([seed, stream]).generate_state(1, np.uint64)[0] >> 1)
 
 
-def start_states(options: GrowRunOptions) -> list[dict]:
+def start_states(options: GrowOptions) -> list[dict]:
     """Every stream's first state: a fresh hunt, its library holding the known pieces."""
     deals: list[Deal] = [parse_deal(d) for d in options.known]
     controls = options.hunt().all_controls()
@@ -175,7 +177,7 @@ def start_states(options: GrowRunOptions) -> list[dict]:
 
 
 def grow_work(
-    stream: int, chunk: int, state: dict, options: GrowRunOptions, iterations: int
+    stream: int, chunk: int, state: dict, options: GrowOptions, iterations: int
 ) -> tuple[dict, list[HuntFind], int]:
     """`iterations` rounds of one stream's hunt (see bmn.search.backends.base): the new state, the
     cycles new to the stream, and the rounds done. The state given is left untouched."""
@@ -221,7 +223,7 @@ def loop_record(find: HuntFind) -> Loop:
     )
 
 
-def sizes_text(options: GrowRunOptions) -> str:
+def sizes_text(options: GrowOptions) -> str:
     return "/".join(str(n) for n in options.hand_sizes)
 
 
@@ -345,7 +347,7 @@ class GrowSummary:
         }
 
 
-class GrowHunt(RunHandler):
+class GrowJob(Job):
     """One grow run: start it new or resume it, then `run()` until done or stopped.
 
     One stream per worker, each a piece hunt advancing one round per chunk; every
@@ -354,24 +356,27 @@ class GrowHunt(RunHandler):
     """
 
     kind = "grow"
-    options_type = GrowRunOptions
+    options_type = GrowOptions
     work = staticmethod(grow_work)
     warm = staticmethod(warm_grow)
     in_flight = 1  # one round at a time per stream: a stop lands after the round under way
 
-    def __init__(
-        self,
-        store: Store,
-        options: GrowRunOptions,
-        run_id: int | None = None,
-        backend: Backend | None = None,
-    ):
+    @classmethod
+    def check(cls, deck: str, sizes: Any, players: int, settings: dict[str, Any]) -> None:
+        check_grow_input(deck, sizes)
+
+    @classmethod
+    def prepare(cls, fields: dict[str, Any], store: Store, backend: Backend | None) -> None:
+        """Its known cycles (--grow-from known): the published one and the store's."""
+        fields["known"] = known_deals(store) if fields.get("grow_from", "known") == "known" else []
+
+    def __init__(self, run: RunContext, options: GrowOptions):
+        super().__init__(run, options)
         self.states: list[dict] = []
         self.new_cycles = 0
         self.pending: dict[str, list] = {}  # seat-blind key -> [Loop, times seen] to commit
-        self.known: dict[str, Loop] = {row.rotation_key: row for row in store.loops()}
+        self.known: dict[str, Loop] = {row.rotation_key: row for row in run.store.loops()}
         self._round_seconds = 0.0  # how long the latest round took, for streams yet to play one
-        super().__init__(store, options, run_id, backend)
 
     @property
     def streams(self) -> int:
@@ -384,7 +389,7 @@ class GrowHunt(RunHandler):
     def commit_seconds(self) -> float:
         return COMMIT_SECONDS
 
-    def _restore(self, checkpoints: dict[int, tuple[bytes, int, float]]) -> None:
+    def restore(self, checkpoints: dict[int, tuple[bytes, int, float]]) -> None:
         if 0 not in checkpoints:
             self.states = start_states(self.options)
             return
@@ -399,7 +404,7 @@ class GrowHunt(RunHandler):
                 found.setdefault(find["key"], find)
         return found
 
-    def _new_progress(self) -> GrowProgress:
+    def new_progress(self) -> GrowProgress:
         o = self.options
         p = GrowProgress(self.run_id, grow_from=o.grow_from, deck=o.deck, sizes=sizes_text(o))
         self._tally(p)
@@ -416,13 +421,13 @@ class GrowHunt(RunHandler):
             best = min((f["best"] for f in cycles.values()), key=lambda b: imbalance(b, target))
             p.best_split = split_text(best)
 
-    def _stream_games(self, stream: int) -> int:
+    def stream_games(self, stream: int) -> int:
         return self.states[stream]["chunks"]
 
-    def _state(self, stream: int) -> dict:
+    def state(self, stream: int) -> dict:
         return self.states[stream]
 
-    def _chunk_size(self, stream: int, rate: float | None, planned: int, ahead: float) -> int:
+    def chunk_size(self, stream: int, rate: float | None, planned: int, ahead: float) -> int:
         """One round; none once the time is up or the stream's share of the rounds is done,
         nor one that would end more than half a round past the time (a round, seconds long,
         cannot be cut short: --time is kept within half a round)."""
@@ -437,7 +442,7 @@ class GrowHunt(RunHandler):
         share = o.iterations // o.workers + (stream < o.iterations % o.workers)
         return max(min(1, share - planned), 0)
 
-    def _absorb(self, result: Result) -> None:
+    def absorb(self, result: Result) -> None:
         """A round's new cycles: stored once each under their seat-blind key."""
         self.states[result.stream] = result.state
         self._round_seconds = result.seconds / max(result.games, 1)  # any stream's last round
@@ -453,7 +458,7 @@ class GrowHunt(RunHandler):
                 )
             self.pending[find.key] = [record, 1]
 
-    def _save(self, seconds: float) -> None:
+    def save(self, seconds: float) -> None:
         """The new cycles, every stream's state and the run's totals, in one transaction."""
         loops = [(record, seen) for record, seen in self.pending.values()]
         self.pending = {}
@@ -466,7 +471,7 @@ class GrowHunt(RunHandler):
         )
         self._tally(self.progress)
 
-    def _summary(self, status: str, seconds: float) -> GrowSummary:
+    def summary(self, status: str, seconds: float) -> GrowSummary:
         p = self.progress
         return GrowSummary(
             self.run_id,

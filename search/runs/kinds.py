@@ -4,8 +4,8 @@ The one list `bmn search` reads to choose a new run's kind, to refuse the option
 use for (saying why), and to resume a stored run (`Run.kind`, written when the run is made).
 Kernels (kernels/score.py), backends (search/backends/registry.py) and strategies
 (search/strategies/registry.py) each have a registry like it. Plain Python that imports nothing:
-handlers and their options are named "module:Class" and imported when a run is made, so
-`bmn --help` stays instant.
+a kind's job (search/runs/job.py: its options, its checks, its work) is named "module:Class"
+and imported when a run is made, so `bmn --help` stays instant.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from __future__ import annotations
 import importlib
 from collections.abc import Collection
 from dataclasses import dataclass, field
+from typing import Any
 
 from bmn.search.strategies.registry import CHOICES, uses
 
@@ -47,12 +48,11 @@ CHECK_ORDER = (
 
 @dataclass(frozen=True)
 class RunKind:
-    """One kind of run: the handler that makes and resumes it, and what `bmn search` takes
-    for it (command-line setting -> field of its options dataclass)."""
+    """One kind of run: the job the run loop holds for it, and what `bmn search` takes for it
+    (command-line setting -> field of its options dataclass)."""
 
     name: str  # as stored in the runs table's kind column
-    handler: str  # "module:Class", a RunHandler: Class(store, options) new, Class.resume(...)
-    options: str  # "module:Class", its typed options dataclass, stored with the run
+    job: str  # "module:Class", its Job (search/runs/job.py), which names its options type
     what: str  # the run in words: 'a loop hunt'
     objectives: tuple[str, ...]  # the --objective values that select it
     device: str = "cpu"  # the --device that selects it
@@ -72,13 +72,13 @@ class RunKind:
     only_with: dict[str, tuple[tuple[str, ...], str]] = field(default_factory=dict)
     timed: bool = True  # without --time or --iterations: a minute; False: until its work is done
 
-    def handler_class(self) -> type:
-        """The run handler class, imported now."""
-        return _load(self.handler)
+    def job_class(self) -> Any:
+        """Its Job class, imported now."""
+        return _load(self.job)
 
     def options_class(self) -> type:
-        """The options dataclass, imported now."""
-        return _load(self.options)
+        """Its options dataclass, imported now."""
+        return self.job_class().options_type
 
     def selector(self) -> str:
         """What chooses it on the command line: '--device cuda', '--objective loop',
@@ -103,8 +103,7 @@ KINDS: dict[str, RunKind] = {
     for kind in (
         RunKind(
             "longest",
-            "bmn.search.runs.longest:Search",
-            "bmn.search.runs.longest:SearchOptions",
+            "bmn.search.runs.longest:LongestJob",
             "a search",
             ("cards", "tricks"),
             takes={
@@ -121,8 +120,7 @@ KINDS: dict[str, RunKind] = {
         ),
         RunKind(
             "longest-cuda",
-            "bmn.search.runs.longest_cuda:CudaSearch",
-            "bmn.search.runs.longest_cuda:CudaSearchOptions",
+            "bmn.search.runs.longest_cuda:LongestCudaJob",
             "a GPU search",
             ("cards", "tricks"),
             device="cuda",
@@ -139,8 +137,7 @@ KINDS: dict[str, RunKind] = {
         ),
         RunKind(
             "loop-hunt",
-            "bmn.search.runs.loop_hunt:LoopHunt",
-            "bmn.search.runs.loop_hunt:LoopOptions",
+            "bmn.search.runs.loop_hunt:LoopHuntJob",
             "a loop hunt",
             ("loop",),
             takes={
@@ -157,8 +154,7 @@ KINDS: dict[str, RunKind] = {
         ),
         RunKind(
             "grow",
-            "bmn.search.runs.grow:GrowHunt",
-            "bmn.search.runs.grow:GrowRunOptions",
+            "bmn.search.runs.grow:GrowJob",
             "a grow run",
             ("grow",),
             takes={
@@ -174,8 +170,7 @@ KINDS: dict[str, RunKind] = {
         ),
         RunKind(
             "every",
-            "bmn.search.runs.every:EveryRun",
-            "bmn.search.runs.every:EveryOptions",
+            "bmn.search.runs.every:EveryJob",
             "an enumeration",
             ("cards", "tricks", "loop"),
             takes={
@@ -197,8 +192,7 @@ KINDS: dict[str, RunKind] = {
         ),
         RunKind(
             "every-cuda",
-            "bmn.search.runs.every_cuda:CudaEveryRun",
-            "bmn.search.runs.every_cuda:CudaEveryOptions",
+            "bmn.search.runs.every_cuda:EveryCudaJob",
             "a GPU enumeration",
             ("cards", "tricks", "loop"),
             device="cuda",
@@ -224,8 +218,11 @@ KINDS: dict[str, RunKind] = {
         ),
     )
 }
-# Every setting of a run: what some kind takes, and what selects a kind.
-SETTINGS = frozenset({"objective", "device", "players"}.union(*(k.takes for k in KINDS.values())))
+# The name of every setting of a run: what some kind takes, and what selects a kind (their
+# declarations: settings.SETTINGS).
+KIND_SETTINGS = frozenset(
+    {"objective", "device", "players"}.union(*(k.takes for k in KINDS.values()))
+)
 
 
 class UnknownKind(LookupError):

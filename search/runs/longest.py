@@ -1,10 +1,11 @@
-"""The longest-game search on the CPU: its options, its chunk of work, its display and what it
-commits (the part it shares with the GPU search, longest_cuda.py, is in longest_base.py).
+"""The longest-game search on the CPU: its options, its chunk of work and what it commits (the
+part it shares with the GPU search, longest_cuda.py, its display and summary among them, is in
+longest_base.py).
 
 Each stream (worker w, drawing from generator stream w and scoring a fixed share of the
 iterations) advances by chunks of its strategy's compiled loop, about a second of work each
-(`search_chunk`, run by a backend: threads of this process by default). The run handler
-(bmn.search.runs.handler) commits every chunk as it comes, in the process that owns the store: the
+(`search_chunk`, run by a backend: threads of this process by default). The run loop
+(bmn.search.runs.loop) commits every chunk as it comes, in the process that owns the store: the
 worker's checkpoint, its finds and the run's totals in one transaction. A crash or kill loses
 at most the chunks in flight, and a resumed run replays them exactly.
 """
@@ -17,6 +18,7 @@ import secrets
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -36,8 +38,10 @@ from bmn.records.store import Find, Run, Store
 from bmn.records.store.bulk import BULK_BELOW, Bulk, in_bulk
 from bmn.search.backends.base import Backend, Result
 from bmn.search.backends.threads import default_workers
-from bmn.search.runs.handler import RunProgress, options_from_run
-from bmn.search.runs.longest_base import LongestRun, RunBest, sized_chunk
+from bmn.search.runs.chunks import sized_chunk
+from bmn.search.runs.job import RunContext, options_from_run
+from bmn.search.runs.longest_base import COMMIT_FINDS, LongestBase, LongestProgress, RunBest
+from bmn.search.runs.settings import KEEP_ABOVE
 from bmn.search.strategies.cpu import run_chunk
 from bmn.search.strategies.moves import OBJECTIVES
 from bmn.search.strategies.registry import (
@@ -55,7 +59,6 @@ from bmn.search.strategies.worker import (
     WorkerState,
     new_worker,
 )
-from bmn.search.words import counted, duration, ordinal
 
 CHUNK_SECONDS = 1.0
 FIRST_CHUNK = 20_000
@@ -64,10 +67,6 @@ CHUNK_FINDS = 1 << 18  # finds one chunk may hold: twenty megabytes of result
 # usual --keep-above; with a low one, chunks stop early at CHUNK_FINDS and come several a
 # second a stream, and one transaction (one fsync) for all of them keeps the search fast.
 COMMIT_SECONDS = 0.5
-# Finds stored a row each that make a commit due at once: a transaction of more costs more per
-# find (measured: 25 us a find at 10,000 a transaction, 45 at 90,000), and a stop or a
-# deadline waits for it.
-COMMIT_FINDS = 8192
 # Short finds stored in bulk (bmn.records.store.bulk) cost well under a microsecond each; a commit
 # of more than this many (about 30 MB of store) is due at once, to keep memory in bounds.
 COMMIT_BULK_FINDS = 1 << 20
@@ -79,7 +78,7 @@ BULK_FIND_BYTES = 31
 
 
 @dataclass
-class SearchOptions:
+class LongestOptions:
     """Everything that defines a run; stored with it so `--resume` needs nothing else (runs
     stored before `deck` and `hand_sizes` searched the standard deck dealt evenly)."""
 
@@ -89,7 +88,7 @@ class SearchOptions:
     iterations: int | None = None
     workers: int = field(default_factory=default_workers)
     seed: int = field(default_factory=lambda: secrets.randbits(62))
-    keep_above: int = 3000
+    keep_above: int = KEEP_ABOVE
     patience: int = DEFAULT_PATIENCE
     history: int = DEFAULT_HISTORY
     players: int = 2  # seats; runs stored before this option searched two
@@ -104,7 +103,7 @@ class SearchOptions:
         self.hand_sizes, self.players = sizes, len(sizes)
 
     @classmethod
-    def from_run(cls, run: Run) -> SearchOptions:
+    def from_run(cls, run: Run) -> LongestOptions:
         return options_from_run(cls, run)
 
     @property
@@ -129,124 +128,6 @@ class SearchOptions:
         return f"{describe(parse_deck(self.deck))}, hands {'/'.join(map(str, self.sizes))}"
 
 
-@dataclass
-class Progress(RunProgress):
-    """What the display shows; updated after every chunk committed."""
-
-    objective: str = "cards"
-    best_cards: int = -1
-    best_tricks: int = -1
-    best_deal: str = ""
-    improvements: int = 0  # rises of the run's best
-    finds: int = 0  # the run's finds in the store
-    players: int = 2  # whose table the best is held against
-    deck: str = ""  # a deck other than the standard one dealt evenly, in words; '': standard
-
-    def title(self) -> str:
-        return f"bmn search, run {self.run}"
-
-    @property
-    def standard(self) -> bool:
-        """Whether the run searches the standard deck dealt evenly (the display's odds and
-        record rows are about that deck only)."""
-        return not self.deck
-
-    def setting(self) -> str:
-        setting = super().setting()
-        return setting if not self.deck else f"{setting}, deck of {self.deck}"
-
-    def standing(self) -> Standing | None:
-        """Where the best stands against the published games (none off the standard deck)."""
-        if self.best_cards < 0 or self.deck:
-            return None
-        return standing(self.best_cards, self.best_tricks, self.objective, self.players)
-
-    def rows(self) -> list[tuple[str, str]]:
-        rows = [
-            ("store", self.store),
-            ("strategy", self.setting()),
-            ("backend", self.backend),
-            ("elapsed", duration(self.seconds)),
-            ("remaining", duration(self.remaining)),
-            ("games", f"{self.games:,}"),
-            ("games/s", f"{self.rate:,.0f}"),
-            ("best", self.best_text(", ")),
-        ]
-        where = self.standing()
-        if where is not None:
-            rows += [("record", where.against_record()), ("rank", where.rank)]
-        return rows + [
-            ("best deal", self.best_deal),
-            ("improvements", f"{self.improvements:,}"),
-            ("kept finds", f"{self.finds:,}"),
-        ]
-
-    def best_text(self, between: str = " ") -> str:
-        """The run's best so far in words ('none yet' before a game is played)."""
-        if self.best_cards < 0:
-            return "none yet"
-        return f"{self.best_cards:,} cards{between}{self.best_tricks:,} tricks"
-
-    def line(self) -> str:
-        best = f"best {self.best_text()}"
-        where = self.standing()
-        if where is not None:
-            best += f" ({where.share:.0%} of the record; {where.rank})"
-        return (
-            f"run {self.run}: {self.clock()}, {counted(self.games, 'game')}, "
-            f"{self.rate:,.0f} games/s, {best}, {counted(self.improvements, 'improvement')}, "
-            f"{self.finds:,} kept"
-        )
-
-
-@functools.cache
-def _ranking(objective: str, players: int = 2) -> tuple[tuple[int, str], ...]:
-    """The published games that finish, as (score, name), best first (3 and 4 players:
-    bmn's own table)."""
-    from bmn.records.report import published_ranking
-
-    column = "tricks" if objective == "tricks" else "cards"
-    scored = [(getattr(game, column), game.name) for game in published_ranking(players)]
-    return tuple(sorted(scored, key=lambda item: -item[0]))
-
-
-@dataclass(frozen=True)
-class Standing:
-    """A best deal against the record of its objective and among the published games that
-    finish (the longest first)."""
-
-    share: float  # of the record
-    record: int
-    unit: str  # cards or tricks
-    holder: str  # the record's name
-    rank: str  # in words
-
-    def against_record(self) -> str:
-        return f"{self.share:.0%} of the record, {self.record:,} {self.unit} ({self.holder})"
-
-
-def standing(cards: int, tricks: int, objective: str, players: int = 2) -> Standing | None:
-    """Where a best deal stands: against the record of its objective, and among the published
-    games ('shorter than all 9 published games, the shortest 4,791 cards'); 3 and 4 players
-    among bmn's own table. None when that table is empty."""
-    unit = "tricks" if objective == "tricks" else "cards"
-    score = tricks if unit == "tricks" else cards
-    ranking = _ranking(unit, players)
-    if not ranking:
-        return None
-    (top, name), n = ranking[0], len(ranking)
-    games = "published games" if players == 2 else "games in bmn's table"
-    longer = sum(published > score for published, _ in ranking)
-    if longer == n:
-        rank = f"shorter than all {n} {games}, the shortest {ranking[-1][0]:,} {unit}"
-    elif longer == 0:
-        rank = "level with the record" if score == top else "longer than the record: a new record"
-    else:
-        place = ordinal(longer + 1)
-        rank = f"longer than {n - longer} of the {n} {games}: it would be {place}"
-    return Standing(score / top, top, unit, name, rank)
-
-
 def best_of(states: list[WorkerState]) -> WorkerState | None:
     """The worker holding the best deal; ties go to the lowest worker, so runs reproduce."""
     scored = [s for s in states if s.counters[BEST] >= 0]
@@ -254,7 +135,7 @@ def best_of(states: list[WorkerState]) -> WorkerState | None:
 
 
 def search_chunk(
-    stream: int, chunk: int, state: WorkerState, options: SearchOptions, iterations: int
+    stream: int, chunk: int, state: WorkerState, options: LongestOptions, iterations: int
 ) -> tuple[WorkerState, tuple[np.ndarray, np.ndarray], int]:
     """One chunk of a search (see bmn.search.backends.base): up to `iterations` deals of the
     strategy from `state`, left untouched; the new state, the finds (rows of cards, rows of (cards,
@@ -306,7 +187,7 @@ def warm_search(strategy: str = DEFAULT_STRATEGY, players: int = 2) -> None:
     run_chunk(strategy, new_worker(0, 0, sizes=sizes), Finds.empty(), 0, 0, 0, 1)
 
 
-class Search(LongestRun):
+class LongestJob(LongestBase):
     """One run of a search: start it new or resume it, then `run()` until done or stopped.
 
     `Search(store, options, run_id=None, backend=None)`: a new run, or run `run_id` resumed
@@ -315,25 +196,29 @@ class Search(LongestRun):
     """
 
     kind = "longest"
-    options_type = SearchOptions
-    progress_type = Progress
+    options_type = LongestOptions
+    progress_type = LongestProgress
     work = staticmethod(search_chunk)
     warm = staticmethod(warm_search)
     # A two-seat walk's first compile on two cores (benchmarks/first_run.py, 2026-12-02: 16 s).
     compile_seconds = 16.0
 
-    def __init__(
-        self,
-        store: Store,
-        options: SearchOptions,
-        run_id: int | None = None,
-        backend: Backend | None = None,
-    ):
+    @classmethod
+    def check(cls, deck: str, sizes: Any, players: int, settings: dict[str, Any]) -> None:
+        check_search_deck(deck, sizes, players)
+
+    @classmethod
+    def prepare(cls, fields: dict[str, Any], store: Store, backend: Backend | None) -> None:
+        """Its streams: one per worker thread of the cluster, else one per core."""
+        if "workers" not in fields and backend is not None:
+            fields["workers"] = backend.default_streams()
+
+    def __init__(self, run: RunContext, options: LongestOptions):
+        super().__init__(run, options)
         self._checkpoints: dict[int, WorkerState] = {}  # absorbed, not yet committed
         self._in_bulk = self._one_by_one = 0  # of the finds absorbed
         self._kept = 0  # finds this session, for the --keep-above warning
         self._warned = False
-        super().__init__(store, options, run_id, backend)
 
     @property
     def streams(self) -> int:
@@ -347,7 +232,7 @@ class Search(LongestRun):
     def seats(self) -> int:
         return self.options.players
 
-    def _warm(self) -> Callable[[], object]:
+    def warm_call(self) -> Callable[[], object]:
         return functools.partial(self.warm, self.options.strategy, self.options.players)
 
     def _fresh(self, worker: int) -> WorkerState:
@@ -355,18 +240,15 @@ class Search(LongestRun):
         history = history_length(o.strategy, o.history)
         return new_worker(o.seed, worker, history, o.sizes, o.cards)
 
-    def _new_progress(self) -> Progress:
-        p = super()._new_progress()
+    def new_progress(self) -> LongestProgress:
+        p = super().new_progress()
         p.deck = "" if self.options.standard else self.options.deck_words()
         return p
 
     def _deck(self) -> str:
         return self.options.deck
 
-    def _standard(self) -> bool:
-        return self.options.standard
-
-    def _restore(self, checkpoints: dict[int, tuple[bytes, int, float]]) -> None:
+    def restore(self, checkpoints: dict[int, tuple[bytes, int, float]]) -> None:
         self.states = [
             WorkerState.from_bytes(checkpoints[w][0]) if w in checkpoints else self._fresh(w)
             for w in range(self.options.workers)
@@ -380,10 +262,10 @@ class Search(LongestRun):
         cards, tricks = int(leader.counters[BEST_CARDS]), int(leader.counters[BEST_TRICKS])
         return RunBest(int(leader.counters[BEST]), deal, cards, tricks)
 
-    def _stream_games(self, stream: int) -> int:
+    def stream_games(self, stream: int) -> int:
         return int(self.states[stream].counters[GAMES])
 
-    def _state(self, stream: int) -> WorkerState:
+    def state(self, stream: int) -> WorkerState:
         return self.states[stream]
 
     def _sized(
@@ -394,7 +276,7 @@ class Search(LongestRun):
     def _hand_sizes(self) -> tuple[int, ...]:
         return self.options.sizes
 
-    def _absorb(self, result: Result) -> None:
+    def absorb(self, result: Result) -> None:
         self.states[result.stream] = self._checkpoints[result.stream] = result.state
         decks, meta = result.finds
         first = int(result.state.counters[GAMES]) - result.games
@@ -406,9 +288,9 @@ class Search(LongestRun):
     def commit_seconds(self) -> float:
         return COMMIT_SECONDS
 
-    def commit_due(self) -> bool:
+    def commit_due(self, saved: float) -> bool:
         return (
-            super().commit_due()
+            super().commit_due(saved)
             or self._one_by_one >= COMMIT_FINDS
             or self._in_bulk >= COMMIT_BULK_FINDS
         )

@@ -1,6 +1,6 @@
 """What the longest-game runs on the CPU (longest.py) and on a GPU (longest_cuda.py) share.
 
-Both are a run handler (handler.py) over search streams that each score a share of
+Both are a job of the run loop (loop.py, job.py) over search streams that each score a share of
 --iterations and keep their best deal: chunks sized to about a second of work and never past a
 stream's quota or the deadline, the run's best kept with the run (a rise of it is an
 improvement), the finds of the chunks committed with their checkpoints in one transaction
@@ -10,28 +10,164 @@ states, how a chunk is played, and where its best deal is.
 
 from __future__ import annotations
 
-import time
-from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+import functools
+from dataclasses import asdict, dataclass, field
 from typing import Any, ClassVar
 
 import numpy as np
 
-from bmn.kernels.config import FINISHED, STATUS_NAMES
-from bmn.kernels.deal import deal_texts
 from bmn.kernels.decks import even_sizes
-from bmn.records.store import Find, Store
-from bmn.records.store.bulk import Bulk, in_bulk
-from bmn.search.backends.base import Backend
+from bmn.records.store import Find
+from bmn.records.store.bulk import Bulk
 from bmn.search.measure.odds import Odds, run_odds
 from bmn.search.output.odds import odds_line
 from bmn.search.output.tables import fit_summary
-from bmn.search.runs.handler import RunHandler, RunOptions
-from bmn.search.words import counted
+from bmn.search.runs.chunks import split_finds, stream_quota
+from bmn.search.runs.job import Job, RunContext, RunOptions
+from bmn.search.runs.progress import RunProgress
+from bmn.search.words import counted, duration, ordinal
+
+# Finds stored a row each that make a commit due at once: a transaction of more costs more per
+# find (measured: 25 us a find at 10,000 a transaction, 45 at 90,000), and a stop or a
+# deadline waits for it.
+COMMIT_FINDS = 8192
 
 
 @dataclass
-class Summary:
+class LongestProgress(RunProgress):
+    """What the display shows; updated after every chunk committed."""
+
+    objective: str = "cards"
+    best_cards: int = -1
+    best_tricks: int = -1
+    best_deal: str = ""
+    improvements: int = 0  # rises of the run's best
+    finds: int = 0  # the run's finds in the store
+    players: int = 2  # whose table the best is held against
+    deck: str = ""  # a deck other than the standard one dealt evenly, in words; '': standard
+    # The odds last computed, and the figures they were computed for (odds()).
+    _odds: tuple[tuple, Odds | None] | None = field(default=None, repr=False, compare=False)
+
+    def title(self) -> str:
+        return f"bmn search, run {self.run}"
+
+    def odds(self) -> Odds | None:
+        """The odds of the best and the next milestones against random deals' fitted tail
+        (bmn.search.measure.odds), once per change of the figures: the display and the
+        summary read the same. None off the standard deck dealt evenly (random deals are no
+        yardstick there) and before the run has a best."""
+        if not self.standard:
+            return None
+        figures = (self.objective, self.players, self.best_cards, self.best_tricks)
+        figures += (self.games, self.rate)
+        if self._odds is None or self._odds[0] != figures:
+            self._odds = (figures, run_odds(*figures))
+        return self._odds[1]
+
+    @property
+    def standard(self) -> bool:
+        """Whether the run searches the standard deck dealt evenly (the display's odds and
+        record rows are about that deck only)."""
+        return not self.deck
+
+    def setting(self) -> str:
+        setting = super().setting()
+        return setting if not self.deck else f"{setting}, deck of {self.deck}"
+
+    def standing(self) -> Standing | None:
+        """Where the best stands against the published games (none off the standard deck)."""
+        if self.best_cards < 0 or self.deck:
+            return None
+        return standing(self.best_cards, self.best_tricks, self.objective, self.players)
+
+    def rows(self) -> list[tuple[str, str]]:
+        rows = [
+            ("store", self.store),
+            ("strategy", self.setting()),
+            ("backend", self.backend),
+            ("elapsed", duration(self.seconds)),
+            ("remaining", duration(self.remaining)),
+            ("games", f"{self.games:,}"),
+            ("games/s", f"{self.rate:,.0f}"),
+            ("best", self.best_text(", ")),
+        ]
+        where = self.standing()
+        if where is not None:
+            rows += [("record", where.against_record()), ("rank", where.rank)]
+        return rows + [
+            ("best deal", self.best_deal),
+            ("improvements", f"{self.improvements:,}"),
+            ("kept finds", f"{self.finds:,}"),
+        ]
+
+    def best_text(self, between: str = " ") -> str:
+        """The run's best so far in words ('none yet' before a game is played)."""
+        if self.best_cards < 0:
+            return "none yet"
+        return f"{self.best_cards:,} cards{between}{self.best_tricks:,} tricks"
+
+    def line(self) -> str:
+        best = f"best {self.best_text()}"
+        where = self.standing()
+        if where is not None:
+            best += f" ({where.share:.0%} of the record; {where.rank})"
+        return (
+            f"run {self.run}: {self.clock()}, {counted(self.games, 'game')}, "
+            f"{self.rate:,.0f} games/s, {best}, {counted(self.improvements, 'improvement')}, "
+            f"{self.finds:,} kept"
+        )
+
+
+@functools.cache
+def _ranking(objective: str, players: int = 2) -> tuple[tuple[int, str], ...]:
+    """The published games that finish, as (score, name), best first (3 and 4 players:
+    bmn's own table)."""
+    from bmn.records.report import published_ranking
+
+    column = "tricks" if objective == "tricks" else "cards"
+    scored = [(getattr(game, column), game.name) for game in published_ranking(players)]
+    return tuple(sorted(scored, key=lambda item: -item[0]))
+
+
+@dataclass(frozen=True)
+class Standing:
+    """A best deal against the record of its objective and among the published games that
+    finish (the longest first)."""
+
+    share: float  # of the record
+    record: int
+    unit: str  # cards or tricks
+    holder: str  # the record's name
+    rank: str  # in words
+
+    def against_record(self) -> str:
+        return f"{self.share:.0%} of the record, {self.record:,} {self.unit} ({self.holder})"
+
+
+def standing(cards: int, tricks: int, objective: str, players: int = 2) -> Standing | None:
+    """Where a best deal stands: against the record of its objective, and among the published
+    games ('shorter than all 9 published games, the shortest 4,791 cards'); 3 and 4 players
+    among bmn's own table. None when that table is empty."""
+    unit = "tricks" if objective == "tricks" else "cards"
+    score = tricks if unit == "tricks" else cards
+    ranking = _ranking(unit, players)
+    if not ranking:
+        return None
+    (top, name), n = ranking[0], len(ranking)
+    games = "published games" if players == 2 else "games in bmn's table"
+    longer = sum(published > score for published, _ in ranking)
+    if longer == n:
+        rank = f"shorter than all {n} {games}, the shortest {ranking[-1][0]:,} {unit}"
+    elif longer == 0:
+        rank = "level with the record" if score == top else "longer than the record: a new record"
+    else:
+        place = ordinal(longer + 1)
+        rank = f"longer than {n - longer} of the {n} {games}: it would be {place}"
+    return Standing(score / top, top, unit, name, rank)
+
+
+@dataclass
+class LongestSummary:
     """What a longest-game run prints when it stops: its best deal and its totals."""
 
     run: int
@@ -83,98 +219,29 @@ class RunBest:
     status: str = "finished"
 
 
-def stream_quota(iterations: int | None, streams: int, stream: int) -> int | None:
-    """How many games stream `stream` of `streams` plays over the whole run (None: until the
-    time is up): an even share of the iterations, the first streams one more."""
-    if iterations is None:
-        return None
-    share, extra = divmod(iterations, streams)
-    return share + (stream < extra)
-
-
-def stream_quotas(iterations: int | None, streams: int) -> np.ndarray | None:
-    """Every stream's quota (stream_quota) as an array."""
-    if iterations is None:
-        return None
-    share, extra = divmod(iterations, streams)
-    return share + (np.arange(streams) < extra)
-
-
-def sized_chunk(
-    rate: float | None,
-    left: int | None,
-    deadline: float | None,
-    ahead: float = 0.0,
-    *,
-    first: int,
-    least: int,
-    seconds: float,
-) -> int:
-    """Games for a stream's next chunk: about `seconds` of work at `rate` (`first` before the
-    rate is known, at least `least`), never past the `left` of its quota nor the deadline
-    (time.monotonic()); 0 once the time is up, and for a chunk queued behind `ahead` seconds of
-    work that would start in the last `seconds`: the last chunk is sized when it starts, on
-    the time left then, rather than on a guess of when the chunks ahead of it will end."""
-    size = first if rate is None else max(least, int(rate * seconds))
-    if deadline is not None:
-        remaining = deadline - time.monotonic()
-        if remaining <= 0 or (ahead > 0 and remaining - ahead < seconds):
-            return 0
-        if rate is not None:
-            size = min(size, int(rate * remaining) + 1)
-    return size if left is None else max(min(size, left), 0)
-
-
-def split_finds(
-    parts: Sequence[tuple[int, int, np.ndarray, np.ndarray]], strategy: str,
-    sizes: Sequence[int], seconds: float,
-) -> tuple[list[Find], list[Bulk]]:  # fmt: skip
-    """Finds of chunks, (stream, its games before the chunk, decks, rows of (cards, tricks,
-    status)), as those stored one by one and the short ones in bulk, one bulk per chunk."""
-    finds, bulks = [], []
-    for stream, first, decks, meta in parts:
-        bulky = in_bulk(meta, FINISHED)
-        one = ~bulky
-        texts = deal_texts(decks[one], sizes)
-        finds += [
-            Find(deal, c, t, STATUS_NAMES[s], strategy, seconds)
-            for deal, (c, t, s) in zip(texts, meta[one].tolist(), strict=True)
-        ]
-        if one.any():
-            decks, meta = decks[bulky], meta[bulky]
-        bulks.append(Bulk(stream, first, seconds, tuple(sizes), decks, meta[:, :2]))
-    return finds, bulks
-
-
-class LongestRun(RunHandler):
+class LongestBase(Job):
     """A longest-game run: the CPU search and the GPU search are this, over streams of their
     own. Subclasses set `progress_type` and implement the hooks below the line."""
 
     progress_type: ClassVar[type]  # its display: longest.Progress or a subclass
 
-    def __init__(
-        self,
-        store: Store,
-        options: RunOptions,
-        run_id: int | None = None,
-        backend: Backend | None = None,
-    ):
+    def __init__(self, run: RunContext, options: RunOptions):
+        super().__init__(run, options)
         self._run_best = -1  # the best score stored with the run
         # absorbed, not yet committed: (stream, its games before the chunk, decks, meta)
         self._finds: list[tuple[int, int, np.ndarray, np.ndarray]] = []
-        super().__init__(store, options, run_id, backend)
 
     def quota(self, stream: int) -> int | None:
         """How many games search stream `stream` plays over the whole run (None: until time
         is up); the streams are the options' workers (CPU threads or GPU threads)."""
         return stream_quota(self.options.iterations, self.options.workers, stream)
 
-    def _chunk_size(self, stream: int, rate: float | None, planned: int, ahead: float) -> int:
+    def chunk_size(self, stream: int, rate: float | None, planned: int, ahead: float) -> int:
         quota = self.quota(stream)
         left = None if quota is None else quota - planned
         return self._sized(rate, left, self.deadline(), ahead)
 
-    def _new_progress(self) -> Any:
+    def new_progress(self) -> Any:
         """A new run's progress, or a resumed one's: its best, finds and improvements so far."""
         p = self.progress_type(self.run_id, objective=self.options.objective, players=self.seats)
         p.finds, p.improvements = self.store.run_tally(self.run_id, self.options.objective)
@@ -184,7 +251,7 @@ class LongestRun(RunHandler):
         self._run_best = -1 if best is None else best.score  # committed with the run's best
         return p
 
-    def _save(self, seconds: float) -> None:
+    def save(self, seconds: float) -> None:
         """The chunks' checkpoints, their finds and the run's totals in one transaction; the
         run's best with them when it rose."""
         o = self.options
@@ -204,18 +271,15 @@ class LongestRun(RunHandler):
         self._finds = []
         self._committed(finds, bulks)
 
-    def _summary(self, status: str, seconds: float) -> Summary:
+    def summary(self, status: str, seconds: float) -> LongestSummary:
         """The run's summary from its streams' states, naming its deck and hands; the odds of
         random deals only where it searches the deck they are measured on."""
         best, games, seed = self._best(), self.games, self.options.seed
         deck = {"deck": self._deck(), "hand_sizes": list(self._hand_sizes())}
         if best is None:
-            return Summary(self.run_id, status, "", -1, -1, games, seconds, seed, **deck)
-        o, rate = self.options, self.progress.rate
-        odds = None
-        if self._standard():
-            odds = run_odds(o.objective, self.seats, best.cards, best.tricks, games, rate)
-        return Summary(
+            return LongestSummary(self.run_id, status, "", -1, -1, games, seconds, seed, **deck)
+        odds = self.progress.odds()  # what the display showed last: None off the standard deck
+        return LongestSummary(
             self.run_id, status, best.deal, best.cards, best.tricks, games, seconds, seed, odds,
             **deck,
         )  # fmt: skip
@@ -240,10 +304,6 @@ class LongestRun(RunHandler):
     def _deck(self) -> str:
         """The deck it searches: 'standard' or counts N,J,Q,K,A."""
         return "standard"
-
-    def _standard(self) -> bool:
-        """Whether it searches the standard deck dealt evenly (the published games' deals)."""
-        return True
 
     def _best(self) -> RunBest | None:
         """The best deal of any stream, as committed or absorbed; None before any game."""

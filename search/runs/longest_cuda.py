@@ -1,6 +1,6 @@
-"""The longest-game search on an NVIDIA GPU, as a kind of run of the run handler.
+"""The longest-game search on an NVIDIA GPU, as a kind of run held by the run loop.
 
-The run handler (search/runs/handler.py) sees one stream: the GPU. Each of its chunks is a launch
+The run loop (search/runs/loop.py) sees one stream: the GPU. Each of its chunks is a launch
 (or a few) of search/strategies/cuda.py's search kernel over every device thread, and each device
 thread is a search stream of its own, the twin of a CPU worker: device stream t of a run
 plays exactly the deals worker t of a CPU run with the same seed, strategy and stream count
@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import secrets
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -30,10 +30,11 @@ from bmn.kernels.cuda.env import THREADS_PER_BLOCK
 from bmn.kernels.deal import deal_text
 from bmn.records.store import Find, Store
 from bmn.search.backends.base import Backend, Result
-from bmn.search.backends.registry import get_backend
+from bmn.search.runs.chunks import sized_chunk, stream_quotas
 from bmn.search.runs.kinds import KINDS
-from bmn.search.runs.longest import COMMIT_FINDS, Progress
-from bmn.search.runs.longest_base import LongestRun, RunBest, sized_chunk, stream_quotas
+from bmn.search.runs.longest_base import COMMIT_FINDS, LongestBase, LongestProgress, RunBest
+from bmn.search.runs.settings import KEEP_ABOVE
+from bmn.search.strategies.registry import DEFAULT_STRATEGY
 
 if TYPE_CHECKING:
     from bmn.search.strategies.cuda import Finds, Streams
@@ -47,7 +48,7 @@ COMMIT_SECONDS = 10.0
 
 
 @dataclass
-class CudaSearchOptions:
+class LongestCudaOptions:
     """Everything that defines a GPU run; stored with it so `--resume` needs nothing else."""
 
     strategy: str = "walk"
@@ -56,7 +57,7 @@ class CudaSearchOptions:
     iterations: int | None = None
     workers: int = THREADS_PER_BLOCK  # device threads: one search stream each
     seed: int = field(default_factory=lambda: secrets.randbits(62))
-    keep_above: int = 3000
+    keep_above: int = KEEP_ABOVE
     device: str = "cuda"  # stored with the run: how store migration 5 told a GPU run's kind
 
     def __post_init__(self) -> None:
@@ -69,7 +70,7 @@ class CudaSearchOptions:
 
 
 @dataclass
-class DeviceProgress(Progress):
+class LongestCudaProgress(LongestProgress):
     """The search's display, its streams named as what they are: GPU threads."""
 
     def setting(self) -> str:
@@ -87,7 +88,7 @@ def block_size(streams: int) -> int:
     return min(streams, THREADS_PER_BLOCK)
 
 
-def quotas(options: CudaSearchOptions) -> np.ndarray | None:
+def quotas(options: LongestCudaOptions) -> np.ndarray | None:
     """Each device stream's games over the whole run (None: until the time is up), split as
     the CPU search splits iterations between its workers."""
     return stream_quotas(options.iterations, options.workers)
@@ -102,7 +103,7 @@ def rounds(streams: Streams) -> int:
 
 
 def cuda_chunk(
-    stream: int, chunk: int, state: Streams, options: CudaSearchOptions, iterations: int
+    stream: int, chunk: int, state: Streams, options: LongestCudaOptions, iterations: int
 ) -> tuple[Streams, Finds, int]:
     """One chunk of a GPU run (see bmn.search.backends.base): `iterations` more rounds, every device
     stream brought to the same count of games (or to its quota); the new streams (`state` is
@@ -136,30 +137,28 @@ def warm_cuda() -> None:
         DeviceSearch(streams, mode, keep_above=NO_LIMIT, threads_per_block=32).run(1)
 
 
-class CudaSearch(LongestRun):
+class LongestCudaJob(LongestBase):
     """One GPU run: start it new or resume it, then `run()` until done or stopped.
 
-    `CudaSearch(store, options, run_id=None, backend=None)`, as longest.Search. The run
-    handler's one stream is the GPU; its quota (handler stream 0) is device stream 0's, the
-    largest, so a chunk's rounds never pass it.
+    `RunLoop(store, LongestCudaJob, options)`, as longest.LongestJob. The run loop's one
+    stream is the GPU; its quota (the loop's stream 0) is device stream 0's, the largest, so a
+    chunk's rounds never pass it.
     """
 
     kind = "longest-cuda"
-    options_type = CudaSearchOptions
-    progress_type = DeviceProgress
+    options_type = LongestCudaOptions
+    progress_type = LongestCudaProgress
     work = staticmethod(cuda_chunk)
     warm = staticmethod(warm_cuda)
+    device = "cuda"
 
-    def __init__(
-        self,
-        store: Store,
-        options: CudaSearchOptions,
-        run_id: int | None = None,
-        backend: Backend | None = None,
-    ):
-        if backend is None:  # a thread of this process feeds the GPU: the run ran on the GPU
-            backend = get_backend("threads", where="cuda")
-        super().__init__(store, options, run_id, backend)
+    @classmethod
+    def prepare(cls, fields: dict[str, Any], store: Store, backend: Backend | None) -> None:
+        """Its streams: every thread the GPU keeps resident, unless --device-threads."""
+        from bmn.search.strategies.cuda import resident_threads
+
+        strategy = fields.get("strategy", DEFAULT_STRATEGY)
+        fields.setdefault("workers", resident_threads(mode=strategy))
 
     @property
     def streams(self) -> int:
@@ -178,10 +177,10 @@ class CudaSearch(LongestRun):
     def commit_seconds(self) -> float:
         return COMMIT_SECONDS
 
-    def commit_due(self) -> bool:
-        return super().commit_due() or sum(len(f[2]) for f in self._finds) >= COMMIT_FINDS
+    def commit_due(self, saved: float) -> bool:
+        return super().commit_due(saved) or sum(len(f[2]) for f in self._finds) >= COMMIT_FINDS
 
-    def _restore(self, checkpoints: dict[int, tuple[bytes, int, float]]) -> None:
+    def restore(self, checkpoints: dict[int, tuple[bytes, int, float]]) -> None:
         from bmn.search.strategies.cuda import Streams
 
         if 0 in checkpoints:
@@ -189,10 +188,10 @@ class CudaSearch(LongestRun):
         else:
             self.state = Streams.new(self.options.seed, self.options.workers)
 
-    def _stream_games(self, stream: int) -> int:
+    def stream_games(self, stream: int) -> int:
         return rounds(self.state)
 
-    def _state(self, stream: int) -> Streams:
+    def state(self, stream: int) -> Streams:
         return self.state
 
     def _sized(
@@ -208,7 +207,7 @@ class CudaSearch(LongestRun):
 
         return (HAND, HAND)
 
-    def _absorb(self, result: Result) -> None:
+    def absorb(self, result: Result) -> None:
         from bmn.search.strategies.cuda import F_CARDS, F_STATUS, F_TRICKS
 
         meta = result.finds.figures[:, [F_CARDS, F_TRICKS, F_STATUS]]

@@ -14,7 +14,7 @@ new one is summarised by backward play with seats going out (kernels/cycles/back
 Naming a looping deal's cycle in Python costs far more than scoring it, so each batch names its
 loops in compiled code first (kernels/cpu/cycle_ids.py) and analyses one deal per cycle.
 
-`LoopHunt` is the runner behind `bmn search --objective loop`. Random standard deals almost
+`LoopHuntJob` is the runner behind `bmn search --objective loop`. Random standard deals almost
 never loop, and perturbing the published cycle's states loops often but falls back into the
 same cycle; sub-decks of the standard deck with few court ranks loop often, and every sub-deck
 has cycles of its own. So the default deck, 'mixed', draws a random sub-deck of the standard
@@ -28,59 +28,35 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
 from bmn.kernels.config import MAX_SEATS, MIN_SEATS
-from bmn.kernels.cycles.backward import CycleSummary, summarise_cycle
-from bmn.kernels.cycles.backward_seats import summarise_cycle as summarise_seats
-from bmn.kernels.cycles.loops import LOOP, analyse
-from bmn.kernels.deal import Deal, format_deal
+from bmn.kernels.cycles.loops import analyse
+from bmn.kernels.deal import Deal
 from bmn.kernels.decks import (
     DeckInputError,
-    counts_of,
     counts_text,
     deck_of,
     even_sizes,
     hunt_counts,
 )
-from bmn.records.store import DEFAULT_PATH, Loop, Store
-from bmn.search.backends.base import Backend, Result
+from bmn.records.store import DEFAULT_PATH
+from bmn.search.backends.base import Result
 from bmn.search.output.tables import fit_summary
-from bmn.search.runs.handler import (
-    PastTime,
-    RunHandler,
-    RunProgress,
-    options_from_run,
-    store_option,
+from bmn.search.runs.cycle_book import (
+    BASIN_STATES,
+    CycleBook,
+    CycleFind,
+    loop_record,
+    new_cycle,
+    record_loop,
 )
+from bmn.search.runs.job import Job, PastTime, RunContext, options_from_run
+from bmn.search.runs.progress import RunProgress, store_option
 from bmn.search.words import counted, duration
-
-
-@dataclass
-class CycleFind:
-    """One cycle: its summary, the first deal seen falling into it, and how many did."""
-
-    summary: CycleSummary
-    first_deal: Deal
-    deals_seen: int = 1
-
-    def as_dict(self) -> dict:
-        return {
-            **self.summary.as_dict(),
-            "first_deal": format_deal(self.first_deal),
-            "deals_seen": self.deals_seen,
-        }
-
-
-@dataclass
-class Hunt:
-    """A hunt's running totals: deals scored, loops seen, and the distinct cycles by key."""
-
-    deals: int = 0
-    loops: int = 0
-    cycles: dict[str, CycleFind] = field(default_factory=dict)
 
 
 def random_batch(
@@ -113,17 +89,17 @@ def hunt_loops(
     batch: int = 65_536,
     threads: int | None = None,
     max_basin_states: int = 100_000,
-    hunt: Hunt | None = None,
-    progress: Callable[[Hunt], None] | None = None,
+    hunt: CycleBook | None = None,
+    progress: Callable[[CycleBook], None] | None = None,
     seats: int = 2,
-) -> Hunt:
+) -> CycleBook:
     """Score `deals` random deals of `deck` round `seats` seats and collect every cycle they
     fall into.
 
     `hunt` carries totals across calls (a resumed run passes its own and a fresh seed);
     `progress` is called after every batch.
     """
-    hunt = hunt if hunt is not None else Hunt()
+    hunt = hunt if hunt is not None else CycleBook()
     rng = np.random.default_rng(seed)
     cards = np.asarray(deck, dtype=np.uint8)
     left = deals
@@ -179,27 +155,6 @@ def name_loops(
     return named
 
 
-def record_loop(hunt: Hunt, deal: Deal, max_basin_states: int = 100_000) -> CycleFind:
-    """Count one looping deal under its cycle's key, summarising the cycle if it is new."""
-    loop = analyse(deal)
-    if loop.status != LOOP or loop.key is None:
-        raise ValueError(f"{format_deal(deal)} does not loop")
-    hunt.loops += 1
-    known = hunt.cycles.get(loop.key)
-    if known is not None:
-        known.deals_seen += 1
-        return known
-    find = hunt.cycles[loop.key] = new_cycle(deal, max_basin_states)
-    return find
-
-
-def new_cycle(deal: Deal, max_basin_states: int = 100_000) -> CycleFind:
-    """The cycle a looping deal falls into, summarised by backward play (bounded by
-    max_basin_states), with the deal as its first; counted nowhere yet."""
-    summarise = summarise_cycle if len(deal) == 2 else summarise_seats  # 3 or 4 seats
-    return CycleFind(summarise(deal, max_states=max_basin_states), deal)
-
-
 def _deal(row: np.ndarray, sizes: np.ndarray) -> Deal:
     ends = np.cumsum(sizes).tolist()
     return tuple(
@@ -210,18 +165,12 @@ def _deal(row: np.ndarray, sizes: np.ndarray) -> Deal:
 # -- the runner behind `bmn search --objective loop` -------------------------------------------
 
 DEFAULT_DECK = "mixed"
-DEFAULT_BASIN_STATES = 20_000
 # With 3 or 4 seats backward play costs 0.1 ms a state on a 12-card deck to over 1 ms on a
 # 39-card one (kernels/cycles/backward_seats.py), and a hunt of the mixed deck meets a new cycle
 # every million deals or so: 20,000 states a cycle would cost it most of its time.
-DEFAULT_BASIN_STATES_SEATS = 1_000
+SEATS_BASIN_STATES = 1_000
 COMMIT_SECONDS = 2.0
 BATCH = 20_000  # deals per batch, fixed so that a seed and --iterations reproduce a hunt
-
-
-def deck_name(deal: Deal) -> str:
-    """The counts of numerals, J, Q, K, A in a deal, as stored with its cycle."""
-    return counts_text(counts_of(v for hand in deal for v in hand))
 
 
 def random_counts(rng: np.random.Generator, seats: int = 2) -> tuple[int, ...]:
@@ -252,7 +201,7 @@ def check_loop_deck(deck: str, players: int) -> None:
 
 
 @dataclass
-class LoopOptions:
+class LoopHuntOptions:
     """Everything that defines a loop hunt; stored with its run so `--resume` needs nothing else."""
 
     strategy: str = "loophunt"
@@ -263,7 +212,7 @@ class LoopOptions:
     seed: int = 0
     deck: str = DEFAULT_DECK
     even: bool = True
-    max_basin_states: int | None = None  # None: DEFAULT_BASIN_STATES, with 3 or 4 seats _SEATS
+    max_basin_states: int | None = None  # None: BASIN_STATES, with 3 or 4 seats SEATS_BASIN_STATES
     players: int = 2
 
     def __post_init__(self) -> None:
@@ -273,15 +222,15 @@ class LoopOptions:
         check_loop_deck(self.deck, self.players)  # refuse a bad deck before a run is created
         if self.max_basin_states is None:
             seats = self.players > 2
-            self.max_basin_states = DEFAULT_BASIN_STATES_SEATS if seats else DEFAULT_BASIN_STATES
+            self.max_basin_states = SEATS_BASIN_STATES if seats else BASIN_STATES
 
     @classmethod
-    def from_run(cls, run) -> LoopOptions:
+    def from_run(cls, run) -> LoopHuntOptions:
         return options_from_run(cls, run)
 
 
 @dataclass
-class LoopProgress(RunProgress):
+class LoopHuntProgress(RunProgress):
     """What the display shows; updated after every commit."""
 
     loops: int = 0
@@ -322,7 +271,7 @@ class LoopProgress(RunProgress):
 
 
 @dataclass
-class LoopSummary:
+class LoopHuntSummary:
     run: int
     status: str
     loops: int
@@ -357,29 +306,8 @@ class LoopSummary:
         }
 
 
-def loop_record(find: CycleFind) -> Loop:
-    """A hunt's cycle as the store keeps it."""
-    s = find.summary
-    example = s.example if s.example is not None else find.first_deal
-    return Loop(
-        key=s.key,
-        rotation_key=s.rotation_key,
-        deck=deck_name(find.first_deal),
-        period_cards=s.period_cards,
-        period_tricks=s.period_tricks,
-        cycle_states=s.period_tricks,  # one trick-boundary state per trick of the cycle
-        balanced_states=s.balanced_states,
-        balanced_deals=s.balanced_deals,
-        mirrored_balanced_deals=s.mirrored_balanced_deals,
-        basin_states=s.basin_states,
-        basin_complete=s.basin_complete,
-        example_deal=format_deal(example),
-        first_deal=format_deal(find.first_deal),
-    )
-
-
 def loop_chunk(
-    stream: int, chunk: int, state: dict, options: LoopOptions, iterations: int
+    stream: int, chunk: int, state: dict, options: LoopHuntOptions, iterations: int
 ) -> tuple[dict, list[tuple[Deal, str, int]], int]:
     """One batch of a hunt (see bmn.search.backends.base): `iterations` random deals drawn from the
     generator state `state` (a numpy bit generator's state, left untouched) and scored on
@@ -400,7 +328,7 @@ def warm_loop() -> None:
         name_loops(deal, np.full((1, seats), 9 // seats, dtype=np.int64), threads=1)
 
 
-class LoopHunt(RunHandler):
+class LoopHuntJob(Job):
     """One loop hunt: start it new or resume it, then `run()` until done or stopped.
 
     One stream: the kernel scores a batch of BATCH deals on `workers` threads (`loop_chunk`)
@@ -410,25 +338,23 @@ class LoopHunt(RunHandler):
     """
 
     kind = "loop-hunt"
-    options_type = LoopOptions
+    options_type = LoopHuntOptions
     work = staticmethod(loop_chunk)
     warm = staticmethod(warm_loop)
     in_flight = 1  # one batch at a time: a stop lands after the batch under way
 
-    def __init__(
-        self,
-        store: Store,
-        options: LoopOptions,
-        run_id: int | None = None,
-        backend: Backend | None = None,
-    ):
+    @classmethod
+    def check(cls, deck: str, sizes: Any, players: int, settings: dict[str, Any]) -> None:
+        check_loop_deck(deck, players)
+
+    def __init__(self, run: RunContext, options: LoopHuntOptions):
+        super().__init__(run, options)
         self.rng_state = np.random.default_rng(options.seed).bit_generator.state
-        self.hunt = Hunt()
+        self.hunt = CycleBook()
         self.new_cycles = 0
         self.seen: set[str] = set()  # cycle keys this run has seen
         self.pending: dict[str, int] = {}  # cycle keys seen since the last commit
-        self.known = {row.key: row for row in store.loops()}
-        super().__init__(store, options, run_id, backend)
+        self.known = {row.key: row for row in run.store.loops()}
 
     @property
     def streams(self) -> int:
@@ -441,16 +367,16 @@ class LoopHunt(RunHandler):
     def commit_seconds(self) -> float:
         return COMMIT_SECONDS
 
-    def _backend_text(self) -> str:
+    def backend_text(self, where: str) -> str:
         """The threads that score: a batch at a time on --workers threads (the backend's one
         stream thread only hands the batches over)."""
         scored = f"scored on {counted(self.options.workers, 'thread')}"
-        if self.backend.name == "threads":
+        if self.run.backend.name == "threads":
             from bmn.search.backends.threads import default_workers
 
             cores = counted(default_workers(), "core")
             return f"threads: one batch at a time, {scored} of {cores}"
-        return f"{super()._backend_text()}; each batch {scored}"
+        return f"{where}; each batch {scored}"
 
     def _checkpoint(self) -> bytes:
         h = self.hunt
@@ -458,7 +384,7 @@ class LoopHunt(RunHandler):
         state.update(cycles=sorted(self.seen), new_cycles=self.new_cycles)
         return json.dumps(state).encode()
 
-    def _restore(self, checkpoints: dict[int, tuple[bytes, int, float]]) -> None:
+    def restore(self, checkpoints: dict[int, tuple[bytes, int, float]]) -> None:
         if 0 not in checkpoints:
             return
         state = json.loads(checkpoints[0][0])
@@ -467,44 +393,44 @@ class LoopHunt(RunHandler):
         self.seen = set(state["cycles"])
         self.new_cycles = state["new_cycles"]
 
-    def _new_progress(self) -> LoopProgress:
+    def new_progress(self) -> LoopHuntProgress:
         o = self.options
-        p = LoopProgress(self.run_id, deck=o.deck, loops=self.hunt.loops, players=o.players)
+        p = LoopHuntProgress(self.run_id, deck=o.deck, loops=self.hunt.loops, players=o.players)
         p.cycles, p.new_cycles = len(self.seen), self.new_cycles
         return p
 
-    def _stream_games(self, stream: int) -> int:
+    def stream_games(self, stream: int) -> int:
         return self.hunt.deals
 
-    def _state(self, stream: int) -> dict:
+    def state(self, stream: int) -> dict:
         return self.rng_state
 
-    def _chunk_size(self, stream: int, rate: float | None, planned: int, ahead: float) -> int:
+    def chunk_size(self, stream: int, rate: float | None, planned: int, ahead: float) -> int:
         """BATCH deals, fewer for the last of the iterations; 0 once the time is up."""
-        if self._past_time():
+        if self.past_time():
             return 0
         if self.options.iterations is not None:
             return max(min(BATCH, self.options.iterations - planned), 0)
         return BATCH
 
-    def _past_time(self) -> bool:
+    def past_time(self) -> bool:
         """Whether the run's --time is up: summarising a batch's new cycles can take seconds
         where scoring it took milliseconds, so batches still to come are dropped then."""
         limit = self.options.seconds
         return limit is not None and self.spent + self.elapsed() >= limit
 
-    def _absorb(self, result: Result) -> None:
+    def absorb(self, result: Result) -> None:
         """Count each loop of a batch under its cycle; new cycles are summarised by backward
         play, bounded by max_basin_states. Summaries first, counts after: a batch whose new
         cycles are still being summarised when the --time is up is left out whole (PastTime)
         rather than overrunning by seconds a cycle, as is any batch come in after it."""
-        states = self.options.max_basin_states or DEFAULT_BASIN_STATES
+        states = self.options.max_basin_states or BASIN_STATES
         new: dict[str, CycleFind] = {}
-        if self._past_time():
+        if self.past_time():
             raise PastTime()
         for deal, key, _ in result.finds:
             if key not in self.hunt.cycles and key not in self.known and key not in new:
-                if new and self._past_time():
+                if new and self.past_time():
                     raise PastTime()
                 new[key] = new_cycle(deal, states)
         for _, key, seen in result.finds:
@@ -519,7 +445,7 @@ class LoopHunt(RunHandler):
         self.hunt.deals += result.games
         self.rng_state = result.state
 
-    def _save(self, seconds: float) -> None:
+    def save(self, seconds: float) -> None:
         """The batches' cycles, the checkpoint and the run's totals, in one transaction."""
         loops = []
         for key, seen in self.pending.items():
@@ -536,9 +462,9 @@ class LoopHunt(RunHandler):
         p = self.progress
         p.loops, p.cycles, p.new_cycles = self.hunt.loops, len(self.seen), self.new_cycles
 
-    def _summary(self, status: str, seconds: float) -> LoopSummary:
+    def summary(self, status: str, seconds: float) -> LoopHuntSummary:
         h = self.hunt
-        return LoopSummary(
+        return LoopHuntSummary(
             self.run_id,
             status,
             h.loops,

@@ -20,6 +20,7 @@ from typing import Any
 
 from bmn.kernels.cuda.env import THREADS_PER_BLOCK
 from bmn.records.store.columns import INT64_MAX
+from bmn.search.runs.kinds import KINDS
 from bmn.search.strategies.registry import (
     CHOICES,
     DEFAULT_HISTORY,
@@ -33,6 +34,7 @@ MAX_SECONDS = 365 * 86400  # a search checkpoints and resumes: longer runs go in
 MAX_HISTORY = 10_000_000  # lahc keeps this many scores per worker in memory
 MAX_DEVICE_THREADS = 1 << 22  # 16 times the threads an H200 keeps resident; 200 bytes each
 MAX_RANK_DIGITS = 100  # a rank past any deck the kernels play (64 cards: 90 digits at most)
+KEEP_ABOVE = 3000  # --keep-above by default: a few finds a second at most, on any machine
 SEED_WORDS = "a seed: a whole number from 0 to 2**63 - 1"  # one seed rule in every command
 _WHOLE = re.compile(r"[+-]?\d+(_\d+)*", re.ASCII)
 _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
@@ -233,7 +235,8 @@ class Setting:
             raise SearchOptionError(self.name, python_words(str(err))) from None
 
 
-OBJECTIVES = ("cards", "tricks", "loop", "grow")
+# The --objective values: those some kind of run plays (kinds.py), in the registry's order.
+OBJECTIVES = tuple(dict.fromkeys(o for kind in KINDS.values() for o in kind.objectives))
 DEVICES = ("cpu", "cuda")
 GROW_FROM = ("known", "descent")
 
@@ -295,7 +298,7 @@ DECLARED = (
         "whole",
         "Store every deal of at least this many cards, not only the best (a threshold that"
         " keeps more than 20 a second, on two cores about 2,000 or less, is warned of).",
-        3000,
+        KEEP_ABOVE,
     ),
     Setting(
         "patience",

@@ -34,7 +34,7 @@ from bmn.search.strategies.registry import DEFAULT_STRATEGY
 if TYPE_CHECKING:
     from bmn.records.store import Store
     from bmn.search.backends.base import Backend
-    from bmn.search.runs.handler import RunHandler
+    from bmn.search.runs.loop import RunLoop
 
 
 class DeckValueError(SearchOptionError):
@@ -92,7 +92,7 @@ def request(
     return Request(kind, dict(settings), typed=frozenset(typed))
 
 
-def open_run(db: Store, asked: Request, backend: Backend | None) -> RunHandler:
+def open_run(db: Store, asked: Request, backend: Backend | None) -> RunLoop:
     """The run a request asks for, in the open store: made new, or the stored one claimed to
     continue it (RunNotFound, NothingToResume or RunHeld if it cannot be; StoreError for one
     whose stored settings cannot be read; CudaUnavailable for a GPU run where CUDA cannot
@@ -151,56 +151,12 @@ def check_deck(kind: RunKind, settings: dict[str, Any]) -> None:
     if sizes is not None and players is not None and len(sizes) != players:
         raise SearchOptionError("hand_sizes", f"gives {len(sizes)} hands; --players is {players}")
     try:
-        DECK_CHECKS[kind.name](deck, sizes, players or 2, settings)
+        kind.job_class().check(deck, sizes, players or 2, settings)
     except DeckInputError as err:
         raise DeckValueError(named if err.option == "deck" else err.option, str(err)) from None
 
 
-def _loop_deck(deck: str, sizes: Any, players: int, settings: dict[str, Any]) -> None:
-    """The loop hunt's deck ('mixed', 'standard' or counts with a court card) and its seats."""
-    from bmn.search.runs.loop_hunt import check_loop_deck
-
-    check_loop_deck(deck, players)
-
-
-def _grow_deck(deck: str, sizes: Any, players: int, settings: dict[str, Any]) -> None:
-    from bmn.search.runs.grow import check_grow_input
-
-    check_grow_input(deck, sizes)
-
-
-def _search_deck(deck: str, sizes: Any, players: int, settings: dict[str, Any]) -> None:
-    from bmn.kernels.decks import check_search_deck
-
-    check_search_deck(deck, sizes, players)
-
-
-def _every_deck(deck: str, sizes: Any, players: int, settings: dict[str, Any]) -> None:
-    from bmn.search.runs.every import check_input
-
-    check_input(deck, sizes, players, settings.get("from_rank") or 0, settings.get("to_rank"))
-
-
-def _every_cuda_deck(deck: str, sizes: Any, players: int, settings: dict[str, Any]) -> None:
-    from bmn.search.runs.every_cuda import check_device_input
-
-    to_rank = settings.get("to_rank")
-    check_device_input(deck, sizes, players, settings.get("from_rank") or 0, to_rank)
-
-
-# How each kind that takes a deck checks it (and its hand sizes and ranks) before a store.
-DECK_CHECKS: dict[str, Callable[[str, Any, int, dict[str, Any]], None]] = {
-    "grow": _grow_deck,
-    "loop-hunt": _loop_deck,
-    "longest": _search_deck,
-    "every": _every_deck,
-    "every-cuda": _every_cuda_deck,
-}
-
-
-def new_run(
-    db: Store, kind: RunKind, settings: dict[str, Any], backend: Backend | None
-) -> RunHandler:
+def new_run(db: Store, kind: RunKind, settings: dict[str, Any], backend: Backend | None) -> RunLoop:
     """A new run of `kind` from its settings (None or absent: the default), checked: its
     typed options made here, from the settings it takes and bmn search's defaults (a minute;
     a random seed)."""
@@ -211,46 +167,18 @@ def new_run(
     if untimed and kind.timed:  # an enumeration runs until its range is done
         fields["seconds"] = 60.0
     fields.setdefault("seed", secrets.randbits(62))
-    if kind.name in COMPLETE:
-        COMPLETE[kind.name](fields, db, backend)
+    job = kind.job_class()
+    job.prepare(fields, db, backend)
     try:
-        run_options = kind.options_class()(**fields)
+        run_options = job.options_type(**fields)
     except ValueError as err:  # a value only the options can judge: a deck, device threads
         option = getattr(err, "option", None) or next(
             (o for o in ("loop_deck", "device_threads") if o in kind.takes), ""
         )
         raise SearchOptionError(option, str(err)) from None
-    handler = kind.handler_class()
-    return handler(db, run_options, backend=backend if kind.on_backend else None)
+    from bmn.search.runs.loop import RunLoop
 
-
-def _longest_workers(fields: dict, db: Store, backend: Backend | None) -> None:
-    """A search's streams: one per worker thread of the cluster, else one per core."""
-    if "workers" not in fields and backend is not None:
-        fields["workers"] = backend.default_streams()
-
-
-def _gpu_threads(fields: dict, db: Store, backend: Backend | None) -> None:
-    """A GPU search's streams: every thread the GPU keeps resident, unless --device-threads."""
-    from bmn.search.strategies.cuda import resident_threads
-
-    fields.setdefault("workers", resident_threads(mode=fields.get("strategy", DEFAULT_STRATEGY)))
-
-
-def _known_cycles(fields: dict, db: Store, backend: Backend | None) -> None:
-    """A grow run's known cycles (--grow-from known): the published one and the store's."""
-    from bmn.search.runs.grow import known_deals
-
-    fields["known"] = known_deals(db) if fields.get("grow_from", "known") == "known" else []
-
-
-# What a new run of a kind is given beyond its settings, by kind.
-COMPLETE: dict[str, Callable[[dict, Store, Backend | None], None]] = {
-    "longest": _longest_workers,
-    "longest-cuda": _gpu_threads,
-    "grow": _known_cycles,
-    "every": _longest_workers,
-}
+    return RunLoop(db, job, run_options, backend=backend if kind.on_backend else None)
 
 
 def stored_run(db: Store, resume: int | str) -> tuple[int, RunKind]:
@@ -292,22 +220,23 @@ def nothing_to_resume(db: Store) -> NoReturn:
     )
 
 
-def resumed_run(db: Store, run_id: int, kind: RunKind, backend: Backend | None) -> RunHandler:
+def resumed_run(db: Store, run_id: int, kind: RunKind, backend: Backend | None) -> RunLoop:
     """Stored run `run_id` of `kind`, claimed for this process to continue it (RunHeld if
     another process, or another thread of this one, searches it); a kind that runs on this
     machine takes no backend. A run whose stored settings this bmn cannot read (a store
     edited by hand, or written wrong) is StoreError, one line: never resumed."""
+    from bmn.search.runs.loop import RunLoop
+
     check_stored(db, run_id, kind)
-    handler: Any = kind.handler_class()  # a RunHandler subclass, imported now
-    return handler.resume(db, run_id, backend if kind.on_backend else None)
+    return RunLoop.resume(db, kind.job_class(), run_id, backend if kind.on_backend else None)
 
 
 def check_stored(db: Store, run_id: int, kind: RunKind) -> None:
     """Read a stored run's settings back by their declarations (settings.py), as a new run's
     are checked; StoreError saying why it cannot be resumed (its options, made when it is
-    resumed, say the same of what only they can judge: handler.RunHandler.resume)."""
+    resumed, say the same of what only they can judge: loop.RunLoop.resume)."""
     from bmn.records.store.runs import UNREADABLE
-    from bmn.search.runs.handler import unreadable
+    from bmn.search.runs.job import unreadable
 
     params = db.get_run(run_id).params
     try:
@@ -340,7 +269,7 @@ class Stopping:
 
     def __init__(self, store: str | os.PathLike[str]):
         self.store = store
-        self.job: RunHandler | None = None
+        self.job: RunLoop | None = None
         self.requested = False  # a signal came
         self._previous: dict[int, Any] = {}
 
@@ -361,7 +290,7 @@ class Stopping:
         if self.requested:
             raise StoppedBeforeRun()
 
-    def run(self, job: RunHandler, on_progress: Callable[[Any], None]) -> Any:
+    def run(self, job: RunLoop, on_progress: Callable[[Any], None]) -> Any:
         """Run `job` to its end or until a signal stops it."""
         self.job = job
         return job.run(on_progress)
@@ -381,7 +310,7 @@ def _release_ours(store: str | os.PathLike[str]) -> int | None:
     claimed before a signal stopped it), so `--resume` takes them at once; the latest's
     number, or None. A run another thread of this process is searching is left to it."""
     from bmn.records.store import Store, holder_name
-    from bmn.search.runs.handler import forget, held_by_other_threads
+    from bmn.search.runs.loop import forget, held_by_other_threads
 
     busy = held_by_other_threads(store)
     try:

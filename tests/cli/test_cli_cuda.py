@@ -306,10 +306,10 @@ class TestSearchOnDevice:
         monkeypatch.setattr(cuda_driver, "COMMIT_SECONDS", 0.0)
         parts = tmp_path / "parts.sqlite"
         with Store(parts) as db:
-            options = cuda_driver.CudaSearchOptions(
+            options = cuda_driver.LongestCudaOptions(
                 iterations=160, workers=8, seed=7, keep_above=400
             )
-            job = cuda_driver.CudaSearch(db, options)
+            job = cuda_driver.LongestCudaJob(db, options)
             stopped = job.run(lambda progress: job.stop.set())
         assert stopped.status == "interrupted" and 0 < stopped.games < 160
         resumed = run_search_resume(bmn, parts)

@@ -19,7 +19,8 @@ from children import HANG_SECONDS
 from errors import COMMANDS, error_line
 
 from bmn.search.cli.search import resume_line
-from bmn.search.runs.handler import RunHandler
+from bmn.search.runs.job import Job
+from bmn.search.runs.loop import RunLoop
 
 OPTIONS = [
     (path, option)
@@ -79,15 +80,15 @@ def test_a_file_that_cannot_be_read_is_one_line(bmn, failed):
 
 def test_a_store_deleted_during_a_search_stops_it(bmn, failed, tmp_path, monkeypatch):
     store = tmp_path / "s.sqlite"
-    commit = RunHandler._commit
+    commit = RunLoop._commit
 
     def then_delete(self, on_progress):  # every chunk commits; the first then loses its file
         commit(self, on_progress)
         for path in tmp_path.iterdir():
             path.unlink()
 
-    monkeypatch.setattr(RunHandler, "_commit", then_delete)
-    monkeypatch.setattr(RunHandler, "commit_due", lambda self: True)
+    monkeypatch.setattr(RunLoop, "_commit", then_delete)
+    monkeypatch.setattr(Job, "commit_due", lambda self, saved: True)
     result = bmn("search", "--iterations", 10**5, "--workers", 1, "--quiet", "--store", store)
     failed(result, 1, f"record store {store} was deleted or replaced while in use")
     assert result.stdout == ""  # no 'finished'

@@ -21,7 +21,8 @@ from bmn.search.backends.base import BackendError, Task
 from bmn.search.backends.dask_cluster import ANCHOR_EVERY, DaskBackend, VersionMismatch, run_chunk
 from bmn.search.backends.threads import ThreadBackend
 from bmn.search.runs import longest as driver
-from bmn.search.runs.longest import Search, SearchOptions, search_chunk
+from bmn.search.runs.longest import LongestJob, LongestOptions, search_chunk
+from bmn.search.runs.loop import RunLoop
 
 OPTIONS = dict(strategy="walk", iterations=1_000_000, workers=2, seed=7, keep_above=1500)
 KEYS = ("best_deal", "best_cards", "best_tricks", "games", "status")
@@ -38,7 +39,7 @@ def outcome(store: Store, summary) -> tuple[list, set]:
 def search(path: Path, backend, on_progress=lambda p: None, **changes):
     """A new search into its own store; (its outcome, the run as stored)."""
     with Store(path) as store:
-        job = Search(store, SearchOptions(**{**OPTIONS, **changes}), backend=backend)
+        job = RunLoop(store, LongestJob, LongestOptions(**{**OPTIONS, **changes}), backend=backend)
         summary = job.run(on_progress)
         return outcome(store, summary), store.get_run(summary.run)
 
@@ -110,13 +111,13 @@ def test_a_loop_hunt_of_more_seats_on_a_cluster_gives_the_threads_run(
     often, as on threads; every cycle's deal loops in the reference engine."""
     from bmn.kernels import reference
     from bmn.kernels.deal import parse_deal
-    from bmn.search.runs.loop_hunt import LoopHunt, LoopOptions
+    from bmn.search.runs.loop_hunt import LoopHuntJob, LoopHuntOptions
 
-    options = LoopOptions(iterations=200_000, workers=1, seed=2, deck=deck, players=seats)
+    options = LoopHuntOptions(iterations=200_000, workers=1, seed=2, deck=deck, players=seats)
     found = []
     for name, on in (("t", ThreadBackend()), ("d", backend)):
         with Store(tmp_path / f"{name}.sqlite") as store:
-            summary = LoopHunt(store, options, backend=on).run()
+            summary = RunLoop(store, LoopHuntJob, options, backend=on).run()
             loops = {(r.key, r.times_seen, r.example_deal) for r in store.loops()}
             found.append((summary.loops, summary.cycles, loops, store.get_run(summary.run).seats))
     assert found[0] == found[1] and found[0][1] > 0 and found[0][3] == seats
@@ -150,11 +151,11 @@ def test_a_worker_killed_mid_run_changes_nothing(tmp_path, monkeypatch, backend,
 def test_stopped_on_a_cluster_and_resumed_on_threads(tmp_path, monkeypatch, backend, threads_run):
     monkeypatch.setattr(driver, "COMMIT_SECONDS", 0.0)  # stopped at the first chunk
     with Store(tmp_path / "r.sqlite") as store:
-        job = Search(store, SearchOptions(**OPTIONS), backend=backend)
+        job = RunLoop(store, LongestJob, LongestOptions(**OPTIONS), backend=backend)
         first = job.run(lambda progress: job.stop.set())
         assert first.status == "interrupted" and 0 < first.games < OPTIONS["iterations"]
         assert "2 workers, 2 threads" in job.progress.backend
-        resumed = Search.resume(store, first.run, backend=ThreadBackend()).run()
+        resumed = RunLoop.resume(store, LongestJob, first.run, backend=ThreadBackend()).run()
         assert outcome(store, resumed) == threads_run
         assert store.get_run(first.run).backend == "threads"
 
@@ -188,7 +189,7 @@ def test_a_cluster_left_without_workers_stops_the_run_for_threads_to_resume(
     )  # fmt: skip
     with lonely, Store(tmp_path / "w.sqlite") as store:
         backend = DaskBackend(lonely.scheduler_address)
-        job = Search(store, SearchOptions(**OPTIONS), backend=backend)
+        job = RunLoop(store, LongestJob, LongestOptions(**OPTIONS), backend=backend)
         left = []
 
         def leave(progress):  # and wait until it has left: no chunk runs after this one
@@ -204,7 +205,7 @@ def test_a_cluster_left_without_workers_stops_the_run_for_threads_to_resume(
             backend.close()
         run = store.get_run(job.run_id)
         assert run.status == "interrupted" and left[0] <= run.games < OPTIONS["iterations"]
-        resumed = Search.resume(store, job.run_id, backend=ThreadBackend()).run()
+        resumed = RunLoop.resume(store, LongestJob, job.run_id, backend=ThreadBackend()).run()
         assert outcome(store, resumed) == threads_run
 
 
@@ -213,7 +214,7 @@ def test_a_worker_that_joins_running_another_bmn_stops_the_run(tmp_path, backend
     """Every chunk checks the worker's bmn: the run stops with one line, interrupted."""
     backend.version = "0.0.2"  # as if the workers had changed since the connection
     with Store(tmp_path / "v.sqlite") as store:
-        job = Search(store, SearchOptions(**OPTIONS), backend=backend)
+        job = RunLoop(store, LongestJob, LongestOptions(**OPTIONS), backend=backend)
         installed = re.escape(dask_backend.bmn_version())
         with pytest.raises(BackendError, match=rf"runs bmn {installed}, this search bmn 0\.0\.2"):
             job.run()

@@ -18,8 +18,8 @@ from bmn.search.measure.odds import milestones, run_odds, shorter_share
 from bmn.search.measure.tail import UNITS, fit_tail, length_counts, tail_model, tail_models
 from bmn.search.output.odds import big_count, long_wait, luck
 from bmn.search.output.progress import Display
-from bmn.search.runs.longest import Progress
-from bmn.search.runs.loop_hunt import LoopProgress
+from bmn.search.runs.longest_base import LongestProgress
+from bmn.search.runs.loop_hunt import LoopHuntProgress
 
 MODELS = [(players, unit) for players in (2, 3, 4) for unit in UNITS]
 FRESH = 200_000  # fresh deals a seat count: enough for shares down to 1 in 1,000
@@ -203,7 +203,7 @@ def test_a_short_search_summary_says_its_odds(bmn, path):
 
 
 def test_the_live_display_shows_the_odds_of_a_longest_game_run(capsys):
-    progress = Progress(3, games=10**8, rate=7e5, best_cards=4939, best_tricks=640)
+    progress = LongestProgress(3, games=10**8, rate=7e5, best_cards=4939, best_tricks=640)
     display = Display()
     table = display._panel(progress)
     console = Console(record=True, width=300)
@@ -213,8 +213,25 @@ def test_the_live_display_shows_the_odds_of_a_longest_game_run(capsys):
     assert "5,000 cards ~" in panel and "Kleber 1999 (5,790) ~" in panel
     assert "(estimate: fitted tail)" in panel
     loop = Console(record=True, width=300)
-    loop.print(display._panel(LoopProgress(4)))
+    loop.print(display._panel(LoopHuntProgress(4)))
     assert "odds" not in loop.export_text()
     display.update(progress)  # off a terminal: a log line, then the odds under it
     lines = capsys.readouterr().err.splitlines()
     assert lines[-1].startswith("run 3 odds: best is 1 random deal in")
+
+
+def test_a_run_s_summary_reads_the_odds_its_display_last_showed(tmp_path):
+    """One computation of the odds: the summary's are the very object the progress gave."""
+    from bmn.records.store import Store
+    from bmn.search.runs.longest import LongestJob, LongestOptions
+    from bmn.search.runs.loop import RunLoop
+
+    shown = []
+    with Store(tmp_path / "o.sqlite") as store:
+        loop = RunLoop(store, LongestJob, LongestOptions(iterations=20_000, workers=1, seed=4))
+        summary = loop.run(lambda p: shown.append(p.odds()))
+    assert summary.odds is not None and summary.odds is shown[-1]
+    expected = run_odds(
+        "cards", 2, summary.best_cards, summary.best_tricks, 20_000, loop.progress.rate
+    )
+    assert summary.odds == expected

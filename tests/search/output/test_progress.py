@@ -22,8 +22,10 @@ from bmn.search.backends.threads import default_workers
 from bmn.search.output import progress as display
 from bmn.search.output.progress import Display
 from bmn.search.runs import longest as driver
-from bmn.search.runs.longest import Progress, Search, SearchOptions, search_chunk, standing
-from bmn.search.runs.loop_hunt import LoopHunt, LoopOptions, LoopSummary
+from bmn.search.runs.longest import LongestJob, LongestOptions, search_chunk
+from bmn.search.runs.longest_base import LongestProgress, standing
+from bmn.search.runs.loop import RunLoop
+from bmn.search.runs.loop_hunt import LoopHuntJob, LoopHuntOptions, LoopHuntSummary
 from bmn.search.strategies.worker import GAMES, MAX_FINDS, new_worker
 from bmn.search.words import counted
 
@@ -50,7 +52,7 @@ def chunked(options, iterations):
 
 def test_a_chunk_keeps_every_deal_past_a_full_finds_buffer(monkeypatch):
     deals = MAX_FINDS * 5 // 2
-    options = SearchOptions(iterations=deals, workers=1, seed=4, keep_above=0)
+    options = LongestOptions(iterations=deals, workers=1, seed=4, keep_above=0)
     _, (first, _), games = search_chunk(0, 0, new_worker(4, 0), options, deals)
     assert games == len(first) == deals > MAX_FINDS  # not cut at a full buffer
     state, decks, meta = chunked(options, deals)
@@ -67,7 +69,9 @@ def test_a_chunk_keeps_every_deal_past_a_full_finds_buffer(monkeypatch):
 
 def test_a_low_threshold_is_warned_of_once(tmp_path):
     with Store(tmp_path / "low.sqlite") as store:
-        job = Search(store, SearchOptions(**{**OPTIONS, "iterations": 60_000, "keep_above": 0}))
+        job = RunLoop(
+            store, LongestJob, LongestOptions(**{**OPTIONS, "iterations": 60_000, "keep_above": 0})
+        )
         seen = []
         summary = job.run(lambda p: seen.append(list(p.notes)))
         kept = len(store.run_finds(summary.run))
@@ -79,7 +83,7 @@ def test_a_low_threshold_is_warned_of_once(tmp_path):
 
 def test_the_default_threshold_is_not_warned_of(tmp_path):
     with Store(tmp_path / "usual.sqlite") as store:
-        job = Search(store, SearchOptions(**{**OPTIONS, "keep_above": 3000}))
+        job = RunLoop(store, LongestJob, LongestOptions(**{**OPTIONS, "keep_above": 3000}))
         job.run()
         assert job.progress.notes == []
 
@@ -98,7 +102,7 @@ def test_improvements_count_rises_of_the_run_best(tmp_path, monkeypatch):
     monkeypatch.setattr(driver, "FIRST_CHUNK", 2000)
     monkeypatch.setattr(driver, "CHUNK_SECONDS", 0.01)
     with Store(tmp_path / "i.sqlite") as store:
-        job = Search(store, SearchOptions(**{**OPTIONS, "workers": 3}))
+        job = RunLoop(store, LongestJob, LongestOptions(**{**OPTIONS, "workers": 3}))
         seen = []
         job.run(lambda p: seen.append((p.best_cards, p.improvements)))
         assert store.run_tally(job.run_id) == (job.progress.finds, job.progress.improvements)
@@ -112,11 +116,11 @@ def test_a_resumed_run_carries_on_its_best_finds_and_improvements(tmp_path, monk
     monkeypatch.setattr(driver, "FIRST_CHUNK", 3000)
     monkeypatch.setattr(driver, "CHUNK_SECONDS", 0.01)
     with Store(tmp_path / "r.sqlite") as store:
-        job = Search(store, SearchOptions(**OPTIONS))
+        job = RunLoop(store, LongestJob, LongestOptions(**OPTIONS))
         first = job.run(lambda p: p.improvements and job.stop.set())
         assert first.status == "interrupted"
         stopped = job.progress
-        resumed = Search.resume(store, first.run)
+        resumed = RunLoop.resume(store, LongestJob, first.run)
         p = resumed.progress
         assert (p.finds, p.improvements) == (stopped.finds, stopped.improvements) > (0, 0)
         assert (p.best_cards, p.best_deal, p.games) == (
@@ -151,7 +155,7 @@ def panel_text(progress) -> str:
 
 
 def test_the_panel_shows_the_setting_the_share_done_the_standing_and_the_hint():
-    p = Progress(3, games=1_234_567, seconds=65, rate=7e5, remaining=90, done=0.42)
+    p = LongestProgress(3, games=1_234_567, seconds=65, rate=7e5, remaining=90, done=0.42)
     p.store, p.strategy, p.workers, p.seed = "night.sqlite", "walk", 2, 42
     p.best_cards, p.best_tricks, p.improvements, p.finds = 3210, 450, 3, 12
     text = panel_text(p)
@@ -174,7 +178,7 @@ def test_the_panel_shows_the_setting_the_share_done_the_standing_and_the_hint():
 
 def test_log_lines_say_the_same_briefly(tmp_path, capsys):
     with Store(tmp_path / "log.sqlite") as store:
-        job = Search(store, SearchOptions(**OPTIONS))
+        job = RunLoop(store, LongestJob, LongestOptions(**OPTIONS))
         with Display() as shown:  # stderr is not a terminal here: log lines
             job.run(shown.update)
     lines = capsys.readouterr().err.splitlines()
@@ -190,7 +194,7 @@ def test_log_lines_say_the_same_briefly(tmp_path, capsys):
     assert "games/s" in lines[1] and "improvements" in lines[1] and "kept" in lines[1]
 
 
-class CompilingSearch(Search):
+class CompilingSearch(LongestJob):
     """A search whose start compiles (a function of its own, so numba really compiles) and
     waits until the display has been told so: the test needs no clock."""
 
@@ -207,7 +211,7 @@ def test_a_first_run_says_it_compiles_before_its_first_figures(tmp_path, capsys)
     callback not marked `starts_too` hears of commits only."""
     CompilingSearch.told.clear()
     with Store(tmp_path / "c.sqlite") as store, Display() as shown:
-        job = CompilingSearch(store, SearchOptions(**OPTIONS))
+        job = RunLoop(store, CompilingSearch, LongestOptions(**OPTIONS))
 
         @display.starts_too
         def update(p) -> None:
@@ -217,13 +221,14 @@ def test_a_first_run_says_it_compiles_before_its_first_figures(tmp_path, capsys)
 
         job.run(update)
     lines = capsys.readouterr().err.splitlines()
-    about = f"about {Search.compile_seconds:.0f} s"
+    about = f"about {LongestJob.compile_seconds:.0f} s"
     assert lines[0] == f"bmn search, run 1: compiling the kernels for this machine, once: {about}"
     assert lines[1].startswith("bmn search, run 1: walk, 2 workers, seed 3, store")
     assert lines[2].startswith("run 1: ") and "games/s" in lines[2]
     starts = []  # an unmarked callback: commits only (the start is let through at once now)
     with Store(tmp_path / "d.sqlite") as store:
-        CompilingSearch(store, SearchOptions(**OPTIONS)).run(lambda p: starts.append(p.starting))
+        job = RunLoop(store, CompilingSearch, LongestOptions(**OPTIONS))
+        job.run(lambda p: starts.append(p.starting))
     assert starts and set(starts) == {None}
 
 
@@ -247,7 +252,7 @@ def test_the_library_display_says_it_compiles_and_its_callback_hears_commits_onl
         told.wait(60)
 
     monkeypatch.setattr(Display, "update", update)
-    monkeypatch.setattr(Search, "warm", staticmethod(warm))
+    monkeypatch.setattr(LongestJob, "warm", staticmethod(warm))
     heard: list = []
     search(tmp_path / "s.sqlite", display=True, on_progress=lambda p: heard.append(p.starting),
            **OPTIONS)  # fmt: skip
@@ -258,7 +263,7 @@ def test_the_library_display_says_it_compiles_and_its_callback_hears_commits_onl
 
 
 def test_the_panel_says_what_the_start_does_and_a_resumed_run_says_so():
-    p = Progress(3, starting=0.4, compiling=False, compile_seconds=20.0)
+    p = LongestProgress(3, starting=0.4, compiling=False, compile_seconds=20.0)
     p.store, p.strategy, p.workers, p.seed = "night.sqlite", "walk", 2, 42
     text = panel_text(p)
     assert "bmn search, run 3" in text and "starting the workers" in text and "so far" not in text
@@ -273,14 +278,16 @@ def test_the_panel_says_what_the_start_does_and_a_resumed_run_says_so():
 
 
 def test_the_loop_hunt_summary_names_its_store(tmp_path):
-    summary = LoopSummary(1, "finished", 0, 0, 0, 10, 1.0, 1, "mixed", "night runs.sqlite")
+    summary = LoopHuntSummary(1, "finished", 0, 0, 0, 10, 1.0, 1, "mixed", "night runs.sqlite")
     text = summary.text()
     assert text.endswith("list them with:\n  bmn records loops --store 'night runs.sqlite'")
     summary.store = DEFAULT_PATH
     assert summary.text().endswith("list them with:\n  bmn records loops")
     path = tmp_path / "h.sqlite"
     with Store(path) as store:
-        hunt = LoopHunt(store, LoopOptions(iterations=500, workers=1, seed=1, deck="5,2,2,0,0"))
+        hunt = RunLoop(
+            store, LoopHuntJob, LoopHuntOptions(iterations=500, workers=1, seed=1, deck="5,2,2,0,0")
+        )
         done = hunt.run()
         assert done.text().endswith(f"bmn records loops --store {path}")
         assert hunt.progress.setting() == "deck 5,2,2,0,0, seed 1"
@@ -313,7 +320,7 @@ def test_long_commands_draw_a_bar_on_a_terminal_only(bmn, monkeypatch, args, lab
 
 def test_a_deal_in_the_display_is_a_real_deal(tmp_path):
     with Store(tmp_path / "d.sqlite") as store:
-        job = Search(store, SearchOptions(**OPTIONS))
+        job = RunLoop(store, LongestJob, LongestOptions(**OPTIONS))
         summary = job.run()
     p = job.progress
     assert p.best_deal == summary.best_deal

@@ -15,8 +15,9 @@ from bmn.kernels.deal import decode, format_deal
 from bmn.kernels.ranks import arrangements, first_of, next_arrangement
 from bmn.records.store import Store
 from bmn.search.backends.threads import ThreadBackend
-from bmn.search.runs import every
-from bmn.search.runs.every import EveryOptions, EveryRun
+from bmn.search.runs import every_base as every
+from bmn.search.runs.every import EveryJob, EveryOptions
+from bmn.search.runs.loop import RunLoop
 
 DECK = "6,2,1,1,0"  # 2,520 deals, 14 of them loop (5/5)
 COUNTS = (6, 2, 1, 1, 0)
@@ -44,7 +45,9 @@ def enumerate_deck(path, backend=None, on_progress=lambda p: None, **changes):
     """A new enumeration into its own store: (summary, {deal: (cards, tricks, status)})."""
     options = {**dict(deck=DECK, keep_above=0, workers=2, objective="loop"), **changes}
     with Store(path) as store:
-        summary = EveryRun(store, EveryOptions(**options), backend=backend).run(on_progress)
+        summary = RunLoop(store, EveryJob, EveryOptions(**options), backend=backend).run(
+            on_progress
+        )
         finds = {f.deal: (f.cards, f.tricks, f.status) for f in store.run_finds(summary.run)}
         return summary, finds, store.loops()
 
@@ -118,10 +121,10 @@ def test_a_run_stopped_and_resumed_equals_an_uninterrupted_one(tmp_path, small_c
 
     with Store(path) as store:
         options = EveryOptions(deck=DECK, keep_above=0, workers=2, objective="loop")
-        job = EveryRun(store, options)
+        job = RunLoop(store, EveryJob, options)
         stopped = job.run(stop_early)
         assert stopped.status == "interrupted" and 0 < stopped.deals < 2520
-        resumed = EveryRun.resume(store, stopped.run).run()
+        resumed = RunLoop.resume(store, EveryJob, stopped.run).run()
         finds = {f.deal: (f.cards, f.tricks, f.status) for f in store.run_finds(stopped.run)}
         assert resumed.status == "finished" and resumed.complete
         assert outcome(resumed, finds) == whole
@@ -142,7 +145,7 @@ def test_iterations_cap_the_deals_and_each_resume_visits_the_next_slice(tmp_path
     slices = [summary.deals]
     with Store(path) as store:
         while summary.status == "stopped":
-            summary = EveryRun.resume(store, summary.run).run()
+            summary = RunLoop.resume(store, EveryJob, summary.run).run()
             slices.append(summary.deals)
         finds = {f.deal: (f.cards, f.tricks, f.status) for f in store.run_finds(summary.run)}
     assert slices == [1000, 2000, 2520] and summary.status == "finished" and summary.complete
@@ -249,7 +252,7 @@ def test_a_time_too_short_for_the_range_says_so_with_the_whole_time(tmp_path, mo
     notes = []
     with Store(tmp_path / "t.sqlite") as store:
         options = EveryOptions(deck="standard", seconds=0.5, workers=1)
-        summary = EveryRun(store, options).run(lambda p: notes.extend(p.notes))
+        summary = RunLoop(store, EveryJob, options).run(lambda p: notes.extend(p.notes))
     assert summary.status == "stopped" and not summary.complete
     assert summary.whole_range_seconds > 1e6
     assert any("653,534,134,886,878,245,000 deals of this range take about" in n for n in notes)

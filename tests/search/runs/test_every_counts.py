@@ -7,7 +7,8 @@ import pytest
 from bmn.kernels.deal import parse_deal
 from bmn.kernels.ranks import rank_of, unrank
 from bmn.records.store import Store
-from bmn.search.runs.every import EveryOptions, EveryRun
+from bmn.search.runs.every import EveryJob, EveryOptions
+from bmn.search.runs.loop import RunLoop
 
 DECK = "6,2,1,1,0"  # 2,520 deals, 14 of them loop (5/5)
 
@@ -18,9 +19,9 @@ def run(path, run_id=None, **changes):
     with Store(path) as store:
         if run_id is None:
             options = EveryOptions(**{"deck": DECK, "workers": 1, **changes})
-            summary = EveryRun(store, options).run()
+            summary = RunLoop(store, EveryJob, options).run()
         else:
-            summary = EveryRun.resume(store, run_id).run()
+            summary = RunLoop.resume(store, EveryJob, run_id).run()
         finds = [(f.deal, f.cards, f.status) for f in store.run_finds(summary.run)]
         return summary, finds
 

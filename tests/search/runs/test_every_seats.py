@@ -11,7 +11,8 @@ from bmn.kernels.cycles.loops import LOOP, analyse
 from bmn.kernels.deal import decode, format_deal, parse_deal
 from bmn.kernels.ranks import arrangements, first_of, next_arrangement
 from bmn.records.store import Store
-from bmn.search.runs.every import EveryOptions, EveryRun
+from bmn.search.runs.every import EveryJob, EveryOptions
+from bmn.search.runs.loop import RunLoop
 
 
 def reference_loops(counts, sizes):
@@ -76,7 +77,7 @@ def test_four_seats_in_the_library(tmp_path):
     expected = reference_loops((8, 4, 0, 0, 0), (3, 3, 3, 3))
     options = EveryOptions(deck="8,4,0,0,0", players=4, objective="loop", workers=2)
     with Store(tmp_path / "x.sqlite") as db:
-        summary = EveryRun(db, options).run(lambda p: None)
+        summary = RunLoop(db, EveryJob, options).run(lambda p: None)
     assert (summary.status, summary.loops, summary.cycles) == ("finished", 47, 22)
     assert summary.seat_blind_cycles == len({loop.rotation_key for loop in expected.values()})
     rows = check_stored(tmp_path / "x.sqlite", summary.run, expected)

@@ -15,7 +15,8 @@ from bmn.search.cycles.piece_hunt import HuntState, known_pieces
 from bmn.search.cycles.pieces import Control, Library, assemble_with, composition, pieces_of
 from bmn.search.cycles.pieces import sums_reachable as reachable
 from bmn.search.runs import grow as growhunt
-from bmn.search.runs.grow import GrowHunt, GrowRunOptions, known_deals
+from bmn.search.runs.grow import GrowJob, GrowOptions, known_deals
+from bmn.search.runs.loop import RunLoop
 
 J_BIG = Control.parse("J-", False, "-")  # the published cycle's control
 PUBLISHED_KEY = analyse(LOOP_DEAL).rotation_key
@@ -88,8 +89,8 @@ def test_the_text_listing_says_the_same(grow, bmn, tmp_path):
     assert all(row["key"] in bmn("records", "loops", "--store", store).stdout for row in rows)
 
 
-def run_grow(db: Store, options: GrowRunOptions, stop_after_first: bool = False):
-    job = GrowHunt(db, options)
+def run_grow(db: Store, options: GrowOptions, stop_after_first: bool = False):
+    job = RunLoop(db, GrowJob, options)
     return job.run((lambda p: job.stop.set()) if stop_after_first else (lambda p: None))
 
 
@@ -106,14 +107,14 @@ def stored(db: Store, workers: int) -> tuple:
 @pytest.mark.parametrize("workers", [1, pytest.param(2, marks=pytest.mark.slow)])
 def test_resume_equals_an_uninterrupted_run(tmp_path, monkeypatch, workers):
     monkeypatch.setattr(growhunt, "COMMIT_SECONDS", 0.0)
-    options = GrowRunOptions(iterations=4, workers=workers, seed=7, tries=20_000, known=[CASELLA])
+    options = GrowOptions(iterations=4, workers=workers, seed=7, tries=20_000, known=[CASELLA])
     with Store(tmp_path / "a.sqlite") as db:
         whole = run_grow(db, options)
         straight = stored(db, workers)
     with Store(tmp_path / "b.sqlite") as db:
         first = run_grow(db, options, stop_after_first=True)
         assert first.status == "interrupted" and 0 < first.games < 4
-        second = GrowHunt.resume(db, first.run).run()
+        second = RunLoop.resume(db, GrowJob, first.run).run()
         assert (second.status, second.games) == ("finished", 4)
         assert (second.cycles, second.new_cycles) == (whole.cycles, whole.new_cycles)
         assert stored(db, workers) == straight
@@ -199,7 +200,7 @@ LOOPS_AT_DASH_J = "--J-/big/-"  # to lead (docs/endless-games.md)
 
 @pytest.mark.parametrize("sizes", [None, (10, 8)])
 def test_a_grow_run_on_another_deck_stores_cycles_that_replay(tmp_path, sizes):
-    options = GrowRunOptions(
+    options = GrowOptions(
         deck=SMALL_DECK, hand_sizes=sizes, controls=[LOOPS_AT_DASH_J], iterations=3, seed=1,
         tries=20_000, known=[],
     )  # fmt: skip
@@ -226,7 +227,7 @@ def test_a_grow_run_takes_turns_over_the_decks_controls(grow, bmn, tmp_path):
     with Store(store) as db:
         (run,) = db.runs()
         checkpoint = json.loads(db.load_checkpoints(run.id)[0][0])
-    options = GrowRunOptions(deck=SMALL_DECK)
+    options = GrowOptions(deck=SMALL_DECK)
     assert options.controls[0] == "J-/big/-" and LOOPS_AT_DASH_J in options.controls
     (stream,) = checkpoint["streams"]
     assert stream["chunks"] == 3 and len(stream["extra_pieces"]) == len(options.controls) - 1

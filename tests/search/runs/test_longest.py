@@ -1,4 +1,5 @@
-"""Search strategies and the run driver: finds checked by the reference engine, exact resumes."""
+"""The search strategies and the longest-game run: finds checked by the reference engine, exact
+resumes."""
 
 import json
 import signal
@@ -13,7 +14,8 @@ from bmn.kernels.deal import decode, parse_deal
 from bmn.kernels.reference import play
 from bmn.records.store import Store
 from bmn.search.runs import longest as driver
-from bmn.search.runs.longest import Search, SearchOptions
+from bmn.search.runs.longest import LongestJob, LongestOptions
+from bmn.search.runs.loop import RunLoop
 from bmn.search.strategies.cpu import run_chunk
 from bmn.search.strategies.registry import STRATEGIES
 from bmn.search.strategies.worker import BEST, BEST_CARDS, BEST_TRICKS, GAMES, Finds, new_worker
@@ -89,14 +91,14 @@ def test_interrupted_and_resumed_run_equals_uninterrupted(tmp_path, monkeypatch)
     monkeypatch.setattr(driver, "COMMIT_SECONDS", 0.0)  # a commit per chunk: stop at the first
     options = dict(strategy="walk", iterations=300_000, workers=2, seed=9, keep_above=2000)
     with Store(tmp_path / "a.sqlite") as store:
-        whole = Search(store, SearchOptions(**options)).run()
+        whole = RunLoop(store, LongestJob, LongestOptions(**options)).run()
         whole_finds = finds_of(store, whole.run)
     assert len(whole_finds) >= 10  # 38: finds on both sides of the stop to compare
     with Store(tmp_path / "b.sqlite") as store:
-        job = Search(store, SearchOptions(**options))
+        job = RunLoop(store, LongestJob, LongestOptions(**options))
         first = job.run(lambda progress: job.stop.set())
         assert first.status == "interrupted" and first.games < 300_000
-        resumed = Search.resume(store, first.run).run()
+        resumed = RunLoop.resume(store, LongestJob, first.run).run()
         assert store.get_run(first.run).status == "finished"
         resumed_finds = finds_of(store, first.run)
     keys = ("best_deal", "best_cards", "best_tricks", "games")

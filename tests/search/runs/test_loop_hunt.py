@@ -9,7 +9,8 @@ from samples import LOOP_DEAL, orders
 from bmn.kernels import reference
 from bmn.kernels.cycles.backward import summarise_cycle
 from bmn.kernels.cycles.loops import LOOP, analyse
-from bmn.search.runs.loop_hunt import Hunt, hunt_loops, random_batch, record_loop
+from bmn.search.runs.cycle_book import CycleBook
+from bmn.search.runs.loop_hunt import hunt_loops, random_batch, record_loop
 
 # Nine cards with two cycles, each the other's mirror image (period 3 tricks, 14 cards).
 DECK = (0, 0, 0, 0, 0, 1, 1, 2, 2)
@@ -51,7 +52,7 @@ def test_published_cycle_summary():
     assert (s.period_tricks, s.period_cards, s.balanced_states) == (62, 440, 0)
     assert (s.balanced_deals, s.mirrored_balanced_deals, s.basin_states) == (18, 12, 2670)
     assert s.basin_complete and reference.play(s.example).status == LOOP
-    hunt = Hunt()
+    hunt = CycleBook()
     record_loop(hunt, LOOP_DEAL)
     record_loop(hunt, s.example)  # another deal into the same cycle: counted once
     assert len(hunt.cycles) == 1 and hunt.loops == 2

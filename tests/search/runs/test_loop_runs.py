@@ -14,7 +14,9 @@ from bmn.kernels.decks import hunt_counts
 from bmn.records.report import LOOP_KEYS
 from bmn.records.store import Store
 from bmn.search.runs import loop_hunt as loophunt
-from bmn.search.runs.loop_hunt import LoopHunt, LoopOptions, deck_of, random_batch
+from bmn.search.runs.cycle_book import deck_name
+from bmn.search.runs.loop import RunLoop
+from bmn.search.runs.loop_hunt import LoopHuntJob, LoopHuntOptions, deck_of, random_batch
 
 # Five numerals, two jacks, two queens: two cycles (each the other's mirror image), period 3.
 DECK = "5,2,2,0,0"
@@ -100,12 +102,12 @@ def test_a_second_hunt_recognises_the_known_cycles(hunt, bmn, tmp_path):
 def test_stop_and_resume_continue_exactly(tmp_path, monkeypatch):
     monkeypatch.setattr(loophunt, "BATCH", 500)
     monkeypatch.setattr(loophunt, "COMMIT_SECONDS", 0.0)
-    options = LoopOptions(iterations=DEALS, workers=1, seed=SEED, deck=DECK)
+    options = LoopHuntOptions(iterations=DEALS, workers=1, seed=SEED, deck=DECK)
     with Store(tmp_path / "r.sqlite") as db:
-        job = LoopHunt(db, options)
+        job = RunLoop(db, LoopHuntJob, options)
         first = job.run(lambda p: job.stop.set())  # SIGTERM's effect: stop after a batch
         assert (first.status, first.games) == ("interrupted", 500)
-        second = LoopHunt.resume(db, first.run).run()
+        second = RunLoop.resume(db, LoopHuntJob, first.run).run()
         assert (second.status, second.games) == ("finished", DEALS)
         assert (second.cycles, second.new_cycles) == (2, 2)
         seen = {r.key: r.times_seen for r in db.loops()}
@@ -131,18 +133,18 @@ def test_bad_deck_is_a_usage_error(hunt, tmp_path, deck):
 def test_published_deal_is_a_standard_deck_cycle():
     assert hunt_counts("standard") == (36, 4, 4, 4, 4)
     deal = LOOP_DEAL
-    assert loophunt.deck_name(deal) == "36,4,4,4,4" and format_deal(deal)
+    assert deck_name(deal) == "36,4,4,4,4" and format_deal(deal)
 
 
 def test_search_display_can_show_a_hunt(tmp_path):
     from bmn.search.cli.search import run_with_signals
     from bmn.search.runs.start import Stopping
 
-    assert "0 cycles (0 new to the store)" in loophunt.LoopProgress(1).line()
-    options = LoopOptions(iterations=500, workers=1, seed=1, deck=DECK)
+    assert "0 cycles (0 new to the store)" in loophunt.LoopHuntProgress(1).line()
+    options = LoopHuntOptions(iterations=500, workers=1, seed=1, deck=DECK)
     path = tmp_path / "r.sqlite"
     with Stopping(path) as stopping, Store(path) as db:
-        summary = run_with_signals(stopping, LoopHunt(db, options), quiet=False)
+        summary = run_with_signals(stopping, RunLoop(db, LoopHuntJob, options), quiet=False)
     assert summary.as_dict()["games"] == 500
 
 
@@ -166,9 +168,9 @@ def test_a_hunt_whose_time_runs_out_while_summarising_keeps_only_whole_batches(
         return summarise(deal, states)
 
     monkeypatch.setattr(loophunt, "new_cycle", summarising)
-    monkeypatch.setattr(LoopHunt, "elapsed", lambda self: 1e9 if past[0] else 0.0)
+    monkeypatch.setattr(LoopHuntJob, "elapsed", lambda self: 1e9 if past[0] else 0.0)
     with Store(tmp_path / "timed.sqlite") as db:
-        timed = LoopHunt(db, LoopOptions(seconds=60, workers=1, seed=3)).run()
+        timed = RunLoop(db, LoopHuntJob, LoopHuntOptions(seconds=60, workers=1, seed=3)).run()
         kept = loops_stored(db)
         stored = db.get_run(timed.run)
     assert timed.status == "finished" and stored.games == timed.games
@@ -178,6 +180,8 @@ def test_a_hunt_whose_time_runs_out_while_summarising_keeps_only_whole_batches(
     past[0] = False
     monkeypatch.setattr(loophunt, "new_cycle", summarise)
     with Store(tmp_path / "counted.sqlite") as db:
-        counted = LoopHunt(db, LoopOptions(iterations=timed.games, workers=1, seed=3)).run()
+        counted = RunLoop(
+            db, LoopHuntJob, LoopHuntOptions(iterations=timed.games, workers=1, seed=3)
+        ).run()
         assert loops_stored(db) == kept
     assert (counted.loops, counted.cycles) == (timed.loops, len(kept))

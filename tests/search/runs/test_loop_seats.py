@@ -15,7 +15,8 @@ from bmn.kernels.deal import parse_deal
 from bmn.kernels.decks import deck_of, even_sizes
 from bmn.records.store import Store
 from bmn.search.runs import loop_hunt as loophunt
-from bmn.search.runs.loop_hunt import LoopHunt, LoopOptions, random_batch, random_counts
+from bmn.search.runs.loop import RunLoop
+from bmn.search.runs.loop_hunt import LoopHuntJob, LoopHuntOptions, random_batch, random_counts
 
 
 def hunt(bmn, store, *args):
@@ -131,12 +132,12 @@ def test_random_splits_and_mixed_decks_for_more_seats():
 def test_stop_and_resume_a_three_seat_hunt(tmp_path, monkeypatch):
     monkeypatch.setattr(loophunt, "BATCH", 1000)
     monkeypatch.setattr(loophunt, "COMMIT_SECONDS", 0.0)
-    options = LoopOptions(iterations=3000, workers=1, seed=4, deck="6,3,0,0,0", players=3)
+    options = LoopHuntOptions(iterations=3000, workers=1, seed=4, deck="6,3,0,0,0", players=3)
     with Store(tmp_path / "r.sqlite") as db:
-        job = LoopHunt(db, options)
+        job = RunLoop(db, LoopHuntJob, options)
         first = job.run(lambda p: job.stop.set())
         assert (first.status, first.games) == ("interrupted", 1000)
-        second = LoopHunt.resume(db, first.run).run()
+        second = RunLoop.resume(db, LoopHuntJob, first.run).run()
         assert (second.status, second.games) == ("finished", 3000)
         seen = {r.key: r.times_seen for r in db.loops()}
     assert seen == dict(reference_loops((6, 3, 0, 0, 0), 3, 4, 3000))

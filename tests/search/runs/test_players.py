@@ -20,7 +20,9 @@ from bmn.records.published import FILES, published_games, replay_published
 from bmn.records.store import Find, Store
 from bmn.search.measure.stats import length_stats
 from bmn.search.runs import longest as driver
-from bmn.search.runs.longest import Search, SearchOptions, standing
+from bmn.search.runs.longest import LongestJob, LongestOptions
+from bmn.search.runs.longest_base import LongestProgress, standing
+from bmn.search.runs.loop import RunLoop
 from bmn.search.strategies.cpu import run_chunk
 from bmn.search.strategies.registry import STRATEGIES, history_length
 from bmn.search.strategies.worker import BEST, BEST_CARDS, MAX_FINDS, Finds, new_worker
@@ -181,9 +183,9 @@ def test_every_strategy_searches_three_and_four_seats(strategy, players):
 
 @pytest.mark.parametrize("players", THREE_FAST)
 def test_a_search_run_keeps_its_players_and_true_finds(tmp_path, players):
-    options = SearchOptions(players=players, iterations=40_000, workers=2, seed=7, keep_above=1200)
+    options = LongestOptions(players=players, iterations=40_000, workers=2, seed=7, keep_above=1200)
     with Store(tmp_path / "s.sqlite") as store:
-        summary = Search(store, options).run()
+        summary = RunLoop(store, LongestJob, options).run()
         run = store.get_run(summary.run)
         assert (run.seats, run.params["players"], run.games) == (players, players, 40_000)
         finds = store.run_finds(summary.run)
@@ -206,15 +208,15 @@ def test_an_interrupted_three_player_run_resumes_exactly(tmp_path, monkeypatch):
     monkeypatch.setattr(driver, "COMMIT_SECONDS", 0.0)  # a commit per chunk: stop at the first
     options = dict(players=3, iterations=100_000, workers=2, seed=3, keep_above=1500)
     with Store(tmp_path / "a.sqlite") as store:
-        whole = Search(store, SearchOptions(**options)).run()
+        whole = RunLoop(store, LongestJob, LongestOptions(**options)).run()
         whole_finds = {(f.deal, f.cards, f.tricks) for f in store.run_finds(whole.run)}
     assert len(whole_finds) >= 50  # 130: finds on both sides of the stop to compare
     with Store(tmp_path / "b.sqlite") as store:
-        job = Search(store, SearchOptions(**options))
+        job = RunLoop(store, LongestJob, LongestOptions(**options))
         first = job.run(lambda progress: job.stop.set())
         assert first.status == "interrupted" and first.games < 100_000
-        resumed = Search.resume(store, first.run)
-        assert resumed.options.players == 3 and tuple(resumed.states[0].sizes) == (18, 17, 17)
+        resumed = RunLoop.resume(store, LongestJob, first.run)
+        assert resumed.options.players == 3 and tuple(resumed.job.states[0].sizes) == (18, 17, 17)
         again = resumed.run()
         resumed_finds = {(f.deal, f.cards, f.tricks) for f in store.run_finds(first.run)}
         assert store.get_run(first.run).seats == 3
@@ -227,7 +229,7 @@ def test_runs_stored_before_players_resume_as_two_seats(tmp_path):
     with Store(tmp_path / "old.sqlite") as store:
         params = {"strategy": "walk", "objective": "cards", "iterations": 10, "workers": 1}
         run = store.create_run("walk", "cards", 1, {**params, "seed": 1})
-        options = SearchOptions.from_run(store.get_run(run))
+        options = LongestOptions.from_run(store.get_run(run))
     assert options.players == 2 and options.sizes == (26, 26)
 
 
@@ -389,5 +391,5 @@ def test_a_search_display_holds_the_best_against_bmns_table(players):
     assert (where.record, where.holder) == (top.cards, top.name)
     assert where.rank == "longer than 2 of the 3 games in bmn's table: it would be 2nd"
     assert standing(10, 1, "cards", players).rank.startswith("shorter than all 3 games in bmn's")
-    progress = driver.Progress(1, objective="cards", players=players, best_cards=top.cards)
+    progress = LongestProgress(1, objective="cards", players=players, best_cards=top.cards)
     assert f"({top.name})" in dict(progress.rows())["record"]

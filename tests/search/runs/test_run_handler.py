@@ -16,9 +16,10 @@ from bmn.search.backends.base import Result, Task, run_task
 from bmn.search.backends.registry import BACKENDS, get_backend
 from bmn.search.backends.threads import ThreadBackend
 from bmn.search.runs import longest as driver
-from bmn.search.runs.longest import Search, SearchOptions
-from bmn.search.runs.longest_base import sized_chunk, stream_quota, stream_quotas
-from bmn.search.runs.loop_hunt import LoopHunt, LoopOptions
+from bmn.search.runs.chunks import sized_chunk, stream_quota, stream_quotas
+from bmn.search.runs.longest import LongestJob, LongestOptions
+from bmn.search.runs.loop import RunLoop
+from bmn.search.runs.loop_hunt import LoopHuntJob, LoopHuntOptions
 
 KEYS = ("best_deal", "best_cards", "best_tricks", "games", "status")
 
@@ -76,7 +77,9 @@ OPTIONS = dict(strategy="walk", iterations=300_000, workers=3, seed=5, keep_abov
 def search(tmp_path, name, backend=None, **changes):
     """Run a search into a store of its own; its summary and finds."""
     with Store(tmp_path / f"{name}.sqlite") as store:
-        summary = Search(store, SearchOptions(**{**OPTIONS, **changes}), backend=backend).run()
+        summary = RunLoop(
+            store, LongestJob, LongestOptions(**{**OPTIONS, **changes}), backend=backend
+        ).run()
         finds = {(f.deal, f.cards, f.tricks, f.status) for f in store.run_finds(summary.run)}
         assert store.get_run(summary.run).games == summary.games
     return [getattr(summary, k) for k in KEYS], finds
@@ -152,27 +155,27 @@ def test_streams_taking_turns_in_one_lane_give_the_same_run(tmp_path, monkeypatc
     monkeypatch.setattr(driver, "CHUNK_SECONDS", 0.01)  # many turns
     backend = OneAtATime()
     assert search(tmp_path, "turns", backend) == threads_run
-    assert backend.most == Search.in_flight == 2
+    assert backend.most == LongestJob.in_flight == 2
 
 
 def test_stopped_on_one_backend_and_resumed_on_another(tmp_path, monkeypatch, threads_run):
     monkeypatch.setattr(driver, "CHUNK_SECONDS", 0.01)
     monkeypatch.setattr(driver, "COMMIT_SECONDS", 0.0)  # a commit per chunk: stop at the first
     with Store(tmp_path / "moved.sqlite") as store:
-        job = Search(store, SearchOptions(**OPTIONS), backend=InlineBackend())
+        job = RunLoop(store, LongestJob, LongestOptions(**OPTIONS), backend=InlineBackend())
         first = job.run(lambda progress: job.stop.set())
         assert first.status == "interrupted" and 0 < first.games < OPTIONS["iterations"]
-        resumed = Search.resume(store, first.run, backend=ThreadBackend()).run()
+        resumed = RunLoop.resume(store, LongestJob, first.run, backend=ThreadBackend()).run()
         finds = {(f.deal, f.cards, f.tricks, f.status) for f in store.run_finds(first.run)}
     assert ([getattr(resumed, k) for k in KEYS], finds) == threads_run
 
 
 def test_a_loop_hunt_on_a_second_backend(tmp_path):
-    options = LoopOptions(iterations=3000, workers=1, seed=11, deck="5,2,2,0,0")
+    options = LoopHuntOptions(iterations=3000, workers=1, seed=11, deck="5,2,2,0,0")
     summaries, stored = [], []
     for name, backend in [("threads", None), ("inline", InlineBackend())]:
         with Store(tmp_path / f"{name}.sqlite") as store:
-            summary = LoopHunt(store, options, backend=backend).run()
+            summary = RunLoop(store, LoopHuntJob, options, backend=backend).run()
             stored.append({(r.key, r.times_seen, r.example_deal) for r in store.loops()})
         summaries.append({k: v for k, v in summary.as_dict().items() if k != "seconds"})
     assert summaries[0] == summaries[1] and summaries[0]["distinct_cycles"] == 2
@@ -267,12 +270,12 @@ def test_a_timed_search_sizes_its_last_chunk_when_it_starts(tmp_path):
     """A chunk queued behind others is a full one; the last one waits to be sized on the time
     left when it starts, so a queued guess cannot run the search past its time."""
     with Store(tmp_path / "t.sqlite") as store:
-        job = Search(store, SearchOptions(seconds=10, workers=1, seed=1))
-        assert job._chunk_size(0, 1000.0, 0, ahead=2.0) == 1000  # a second at 1,000 deals/s
-        assert job._chunk_size(0, 1000.0, 0, ahead=9.5) == 0  # queued behind the last second
-        assert job._chunk_size(0, 1000.0, 0, ahead=0.0) == 1000
-        last = Search(store, SearchOptions(seconds=0.5, workers=1, seed=1))
-        assert 1 <= last._chunk_size(0, 1000.0, 0, ahead=0.0) <= 501  # what half a second holds
+        job = RunLoop(store, LongestJob, LongestOptions(seconds=10, workers=1, seed=1)).job
+        assert job.chunk_size(0, 1000.0, 0, ahead=2.0) == 1000  # a second at 1,000 deals/s
+        assert job.chunk_size(0, 1000.0, 0, ahead=9.5) == 0  # queued behind the last second
+        assert job.chunk_size(0, 1000.0, 0, ahead=0.0) == 1000
+        last = RunLoop(store, LongestJob, LongestOptions(seconds=0.5, workers=1, seed=1)).job
+        assert 1 <= last.chunk_size(0, 1000.0, 0, ahead=0.0) <= 501  # what half a second holds
 
 
 def test_stream_quotas_share_the_iterations_as_the_cpu_and_gpu_runs_both_take_them():

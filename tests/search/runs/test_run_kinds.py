@@ -1,6 +1,6 @@
 """The registry of run kinds: it covers every kind `bmn search` makes and the store holds, the
 refusals generated from it are today's (kind by kind, option by option), a new run is written
-with its kind, and --resume makes each stored run with the handler its kind names."""
+with its kind, and --resume makes each stored run with the job its kind names."""
 
 import dataclasses
 import threading
@@ -11,23 +11,23 @@ from old_stores import add_old_run, old_store
 from bmn.records.store import Store
 from bmn.search.cli import search as search_cli
 from bmn.search.runs import kinds, start
-from bmn.search.runs.kinds import CHECK_ORDER, KINDS, SETTINGS, get_kind, kind_for, refusal
-from bmn.search.runs.loop_hunt import LoopOptions
+from bmn.search.runs.kinds import CHECK_ORDER, KIND_SETTINGS, KINDS, get_kind, kind_for, refusal
+from bmn.search.runs.loop import RunLoop
+from bmn.search.runs.loop_hunt import LoopHuntOptions
 
 NAMES = ["longest", "longest-cuda", "loop-hunt", "grow", "every", "every-cuda"]
 
 
-def test_the_registry_names_every_kind_with_its_handler_and_options():
+def test_the_registry_names_every_kind_with_its_job_and_options():
     assert list(KINDS) == NAMES
     for name, kind in KINDS.items():
-        handler = kind.handler_class()
-        assert handler.kind == name and get_kind(name) is kind
-        assert handler.options_type is kind.options_class()
+        job = kind.job_class()
+        assert job.kind == name and get_kind(name) is kind
+        assert job.options_type is kind.options_class()
         fields = {f.name for f in dataclasses.fields(kind.options_class())}
         assert set(kind.takes.values()) <= fields, name
     with pytest.raises(kinds.UnknownKind, match="unknown kind of run 'magic'; this bmn knows"):
         get_kind("magic")
-    assert set(start.COMPLETE) <= set(KINDS)  # what a new run is given, by kind
 
 
 def test_every_objective_and_device_selects_one_kind_or_none():
@@ -54,15 +54,15 @@ def test_every_objective_and_device_selects_one_kind_or_none():
 
 def test_every_setting_is_a_search_option_and_refusable_where_not_taken():
     params = {p.name for p in search_cli.search.params}
-    assert params >= SETTINGS
+    assert params >= KIND_SETTINGS
     assert {
         "strategy", "objective", "seconds", "iterations", "workers", "seed", "keep_above",
         "patience", "history", "players", "loop_deck", "basin_states", "grow_from", "device",
         "device_threads", "deck", "hand_sizes", "from_rank", "to_rank",
-    } == SETTINGS  # fmt: skip
+    } == KIND_SETTINGS  # fmt: skip
     everywhere = set.intersection(*(set(k.takes) for k in KINDS.values()))
     selectors = {"objective", "device", "players"}
-    assert SETTINGS - everywhere - selectors <= set(CHECK_ORDER)
+    assert KIND_SETTINGS - everywhere - selectors <= set(CHECK_ORDER)
 
 
 # What each kind refuses, option by option: the messages bmn gave before the registry. None:
@@ -221,7 +221,7 @@ def test_refusal_names_the_first_option_refused():
 def command_options(**chosen) -> dict:
     """`bmn search`'s option dict as click hands it over, defaults and all."""
     ctx = search_cli.search.make_context("search", [], resilient_parsing=True)
-    options = {k: v for k, v in ctx.params.items() if k in SETTINGS}
+    options = {k: v for k, v in ctx.params.items() if k in KIND_SETTINGS}
     return {**options, **chosen}
 
 
@@ -229,7 +229,7 @@ def test_a_new_run_gets_its_kinds_typed_options_and_is_stored_with_its_kind(tmp_
     with Store(tmp_path / "s.sqlite") as db:
         chosen = dict(iterations=500, workers=1, seed=3, loop_deck="5,2,2,0,0", basin_states=7)
         hunt = start.new_run(db, KINDS["loop-hunt"], command_options(**chosen), None)
-        assert hunt.options == LoopOptions(
+        assert hunt.options == LoopHuntOptions(
             seconds=None, iterations=500, workers=1, seed=3, deck="5,2,2,0,0", max_basin_states=7
         )
         grow = start.new_run(db, KINDS["grow"], command_options(seed=4), None)
@@ -239,13 +239,13 @@ def test_a_new_run_gets_its_kinds_typed_options_and_is_stored_with_its_kind(tmp_
 
 
 class FakeJob:
-    """What --resume makes, in place of a run: it says which handler made it."""
+    """What --resume makes, in place of a run: it says which job it holds."""
 
     made: list = []
 
-    def __init__(self, handler, run_id, backend):
-        self.handler, self.run_id, self.stop = handler, run_id, threading.Event()
-        FakeJob.made.append((handler, run_id, backend))
+    def __init__(self, job, run_id, backend):
+        self.job, self.run_id, self.stop = job, run_id, threading.Event()
+        FakeJob.made.append((job, run_id, backend))
 
     def run(self, on_progress):
         return self
@@ -261,14 +261,14 @@ class FakeJob:
 
 @pytest.fixture
 def resumed(monkeypatch):
-    """Which handler each --resume asks to resume which run (CUDA taken as present)."""
+    """Which job each --resume asks the run loop to resume which run with (CUDA taken as
+    present)."""
 
-    def resume(cls, db, run, backend=None):
-        return FakeJob(cls, run, backend)
+    def resume(cls, db, job, run, backend=None):
+        return FakeJob(job, run, backend)
 
     FakeJob.made = []
-    for kind in KINDS.values():
-        monkeypatch.setattr(kind.handler_class(), "resume", classmethod(resume))
+    monkeypatch.setattr(RunLoop, "resume", classmethod(resume))
     monkeypatch.setattr(start, "require_device", lambda kind: None)
     monkeypatch.setattr(search_cli, "cluster_backend", lambda *args: None)
     return FakeJob.made
@@ -288,7 +288,7 @@ def test_resume_dispatches_on_the_stored_kind(bmn, resumed, tmp_path):
     for run in range(1, len(NAMES) + 1):
         result = bmn("search", "--resume", run, "--store", store)
         assert result.exit_code == 0, result.output
-    assert [(handler.kind, run) for handler, run, _ in resumed] == [
+    assert [(job.kind, run) for job, run, _ in resumed] == [
         (name, run) for run, name in enumerate(NAMES, start=1)
     ]
 
@@ -307,7 +307,7 @@ def test_resume_of_a_version_four_store_takes_the_kind_from_the_migration(bmn, r
     conn.close()
     for run in range(1, 5):
         assert bmn("search", "--resume", run, "--store", store).exit_code == 0
-    assert [handler.kind for handler, _, _ in resumed] == NAMES[:4]  # the kinds of version 4
+    assert [job.kind for job, _, _ in resumed] == NAMES[:4]  # the kinds of version 4
 
 
 def test_a_run_that_takes_no_cluster_refuses_one_on_resume(bmn, failed, resumed, tmp_path):

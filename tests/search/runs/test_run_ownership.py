@@ -15,9 +15,10 @@ from children import HANG_SECONDS, wait_until
 
 from bmn.records.store import Store, holder_name
 from bmn.search.backends.registry import get_backend
-from bmn.search.runs import handler as run
 from bmn.search.runs import longest as driver
-from bmn.search.runs.longest import Search, SearchOptions
+from bmn.search.runs import loop
+from bmn.search.runs.longest import LongestJob, LongestOptions
+from bmn.search.runs.loop import RunLoop
 
 HOST = socket.gethostname()
 
@@ -91,7 +92,7 @@ OPTIONS = dict(strategy="walk", iterations=60_000, workers=2, seed=7, keep_above
 
 def test_a_run_is_held_while_it_runs_and_released_after(tmp_path):
     with Store(tmp_path / "r.sqlite") as store:
-        job = Search(store, SearchOptions(**OPTIONS))
+        job = RunLoop(store, LongestJob, LongestOptions(**OPTIONS))
         holders = []
         summary = job.run(lambda p: holders.append(store.get_run(job.run_id).holder))
         assert holders and set(holders) == {holder_name()}
@@ -103,9 +104,9 @@ def test_a_run_whose_chunk_failed_is_released_and_reads_interrupted(tmp_path, mo
     def broken(*args):
         raise RuntimeError("a chunk failed")
 
-    monkeypatch.setattr(Search, "work", staticmethod(broken))
+    monkeypatch.setattr(LongestJob, "work", staticmethod(broken))
     with Store(tmp_path / "r.sqlite") as store:
-        job = Search(store, SearchOptions(**OPTIONS))
+        job = RunLoop(store, LongestJob, LongestOptions(**OPTIONS))
         with pytest.raises(RuntimeError, match="a chunk failed"):
             job.run()
         after = store.get_run(job.run_id)
@@ -139,29 +140,29 @@ class SlowStart:
 
 
 def test_the_heartbeat_is_kept_while_the_kernels_compile(tmp_path, monkeypatch):
-    monkeypatch.setattr(run, "HEARTBEAT_SECONDS", 0.05)
+    monkeypatch.setattr(loop, "HEARTBEAT_SECONDS", 0.05)
     path = tmp_path / "r.sqlite"
     with Store(path) as store:
         slow = SlowStart(path, beats=5)
-        job = Search(store, SearchOptions(**OPTIONS), backend=slow)
+        job = RunLoop(store, LongestJob, LongestOptions(**OPTIONS), backend=slow)
         assert job.run().status == "finished"
     assert len(slow.seen) > 5
 
 
 def test_the_main_loop_beats_when_nothing_is_committed(tmp_path, monkeypatch):
-    monkeypatch.setattr(run, "HEARTBEAT_SECONDS", 0.0)
+    monkeypatch.setattr(loop, "HEARTBEAT_SECONDS", 0.0)
     monkeypatch.setattr(driver, "COMMIT_SECONDS", 3600.0)  # no commit before the end
     with Store(tmp_path / "r.sqlite") as store:
         beats = []
         original = store.heartbeat
         monkeypatch.setattr(store, "heartbeat", lambda *a: beats.append(a) or original(*a))
-        job = Search(store, SearchOptions(**{**OPTIONS, "iterations": 400_000}))
+        job = RunLoop(store, LongestJob, LongestOptions(**{**OPTIONS, "iterations": 400_000}))
         job.run()
         assert len(beats) > 2 and {b[1] for b in beats} == {holder_name()}
 
 
 def stop_at_first_commit(store, **changes) -> int:
-    job = Search(store, SearchOptions(**{**OPTIONS, **changes}))
+    job = RunLoop(store, LongestJob, LongestOptions(**{**OPTIONS, **changes}))
     job.run(lambda p: job.stop.set())
     assert store.get_run(job.run_id).status == "interrupted"
     return job.run_id
@@ -174,7 +175,7 @@ def test_plain_resume_takes_the_latest_unfinished_run(bmn, failed, tmp_path, mon
     path = tmp_path / "r.sqlite"
     with Store(path) as store:
         first = stop_at_first_commit(store, seed=1)
-        done = Search(store, SearchOptions(**{**OPTIONS, "seed": 2})).run()
+        done = RunLoop(store, LongestJob, LongestOptions(**{**OPTIONS, "seed": 2})).run()
         assert done.status == "finished"
     result = bmn("search", "--resume", "--json", "--quiet", "--store", path)
     assert result.exit_code == 0, result.output

@@ -16,9 +16,10 @@ import pytest
 from bmn.records.store import Store
 from bmn.search.backends.threads import ThreadBackend, default_workers
 from bmn.search.cli.options import MAX_WORKERS
-from bmn.search.runs.grow import GrowHunt, GrowRunOptions
-from bmn.search.runs.longest import Search, SearchOptions
-from bmn.search.runs.loop_hunt import LoopHunt, LoopOptions
+from bmn.search.runs.grow import GrowJob, GrowOptions
+from bmn.search.runs.longest import LongestJob, LongestOptions
+from bmn.search.runs.loop import RunLoop
+from bmn.search.runs.loop_hunt import LoopHuntJob, LoopHuntOptions
 
 HANG_SECONDS = 600.0  # only a hang reaches it
 SENTINEL = re.compile(r"(?<![\w/.-])-1\b")  # -1 as a figure, not inside a path
@@ -28,7 +29,9 @@ PLACEHOLDER = re.compile(r"\s-(?=[\s;,]|$)", re.MULTILINE)  # a lone '-' for a m
 def timed_run(tmp_path, name: str, workers: int, seconds: float = 1.0) -> float:
     """The seconds a timed search of `workers` streams stored for itself."""
     with Store(tmp_path / f"{name}.sqlite") as store:
-        summary = Search(store, SearchOptions(seconds=seconds, workers=workers, seed=3)).run()
+        summary = RunLoop(
+            store, LongestJob, LongestOptions(seconds=seconds, workers=workers, seed=3)
+        ).run()
         run = store.get_run(summary.run)
     assert run.status == "finished" and run.games > 0
     return run.seconds
@@ -55,7 +58,7 @@ def test_the_threads_backend_runs_many_streams_on_a_thread_a_core():
         backend.close()
 
 
-class StopWhileWarming(Search):
+class StopWhileWarming(LongestJob):
     """A search whose kernels 'compile' until the test lets them: a stop comes meanwhile."""
 
     gate = threading.Event()  # set by the test once the run has returned
@@ -70,8 +73,12 @@ def test_a_stop_while_the_kernels_compile_ends_the_run_at_once(tmp_path):
     backend = ThreadBackend()
     StopWhileWarming.gate.clear()
     with Store(tmp_path / "s.sqlite") as store:
-        job = StopWhileWarming.job = StopWhileWarming(
-            store, SearchOptions(iterations=50_000, workers=2, seed=4), backend=backend
+        job = StopWhileWarming.job = RunLoop(
+            store,
+            StopWhileWarming,
+            LongestOptions(iterations=50_000, workers=2, seed=4),
+            None,
+            backend,
         )
         summary = job.run()
         assert not StopWhileWarming.gate.is_set()  # returned with the 'compile' under way
@@ -88,7 +95,7 @@ def test_a_stop_while_the_kernels_compile_ends_the_run_at_once(tmp_path):
             if thread.name == "bmn-start":
                 thread.join(HANG_SECONDS)
         assert backend.details().startswith("0 threads")  # it started none once closed
-        resumed = Search.resume(store, summary.run).run()
+        resumed = RunLoop.resume(store, LongestJob, summary.run).run()
     assert (resumed.status, resumed.games) == ("finished", 50_000)
 
 
@@ -101,7 +108,8 @@ def stopped_while_warming(kind: type, store: Store, options: object):
         job.stop.set()
         gate.wait(HANG_SECONDS)
 
-    job = type(f"Slow{kind.__name__}", (kind,), {"warm": staticmethod(warm)})(store, options)
+    slow = type(f"Slow{kind.__name__}", (kind,), {"warm": staticmethod(warm)})
+    job = RunLoop(store, slow, options)
     try:
         return job.run(), job.progress
     finally:
@@ -111,8 +119,8 @@ def stopped_while_warming(kind: type, store: Store, options: object):
 @pytest.mark.parametrize(
     ("kind", "options"),
     [
-        (LoopHunt, LoopOptions(iterations=3000, workers=1, seed=11, deck="5,2,2,0,0")),
-        (GrowHunt, GrowRunOptions(iterations=1, workers=1, seed=2, grow_from="descent")),
+        (LoopHuntJob, LoopHuntOptions(iterations=3000, workers=1, seed=11, deck="5,2,2,0,0")),
+        (GrowJob, GrowOptions(iterations=1, workers=1, seed=2, grow_from="descent")),
     ],
 )
 def test_other_runs_stopped_while_compiling_say_so_and_resume(tmp_path, kind, options):
@@ -125,23 +133,23 @@ def test_other_runs_stopped_while_compiling_say_so_and_resume(tmp_path, kind, op
         assert not SENTINEL.search(text) and not PLACEHOLDER.search(text), text
         assert "-1" not in map(str, summary.as_dict().values())
         assert "-" not in summary.as_dict().values()
-        resumed = kind.resume(store, summary.run).run()
+        resumed = RunLoop.resume(store, kind, summary.run).run()
     assert resumed.status == "finished" and resumed.games == options.iterations
 
 
 # A child `bmn` that says down a pipe when the run starts its backend (compiles its kernels).
 CHILD = """
 import os, sys
-from bmn.search.runs.handler import RunHandler
+from bmn.search.runs.loop import RunLoop
 
-started, pipe = RunHandler._started, int(sys.argv.pop(1))
+started, pipe = RunLoop._started, int(sys.argv.pop(1))
 
 def starting(self, *args, **kwargs):
     os.write(pipe, b"compiling")
     os.close(pipe)
     return started(self, *args, **kwargs)
 
-RunHandler._started = starting
+RunLoop._started = starting
 sys.argv[0] = "bmn"
 from bmn.search.cli.main import main
 main()
@@ -252,16 +260,16 @@ def test_a_stop_before_the_run_begins_leaves_another_threads_run_alone(tmp_path)
 # first compile of a cold cache: the kernels that deal and score its first deals).
 CHILD_MAKING = """
 import os, sys
-from bmn.search.runs.longest import Search
+from bmn.search.runs.longest import LongestJob
 
-restore, pipe = Search._restore, int(sys.argv.pop(1))
+restore, pipe = LongestJob.restore, int(sys.argv.pop(1))
 
 def making(self, checkpoints):
     os.write(pipe, b"compiling")
     os.close(pipe)
     return restore(self, checkpoints)
 
-Search._restore = making
+LongestJob.restore = making
 sys.argv[0] = "bmn"
 from bmn.search.cli.main import main
 main()
@@ -290,12 +298,12 @@ def test_a_grow_run_starts_no_round_that_would_end_more_than_half_a_round_late(t
     """A round (seconds of mostly Python) cannot be cut short; a timed grow run once started
     one with a tenth of a second left and ran a round past its time."""
     with Store(tmp_path / "g.sqlite") as store:
-        job = GrowHunt(store, GrowRunOptions(seconds=10, workers=1, seed=1))
-        assert job._chunk_size(0, 0.5, 0, 0.0) == 1  # rounds of 2 s, 10 s left
-        job.spent = 8.5  # 1.5 s left: the round would end 0.5 s late
-        assert job._chunk_size(0, 0.5, 0, 0.0) == 1
-        assert job._chunk_size(0, None, 0, 0.0) == 1  # no round timed yet
-        job.spent = 9.2  # 0.8 s left: 1.2 s late
-        assert job._chunk_size(0, 0.5, 0, 0.0) == 0
+        job = RunLoop(store, GrowJob, GrowOptions(seconds=10, workers=1, seed=1)).job
+        assert job.chunk_size(0, 0.5, 0, 0.0) == 1  # rounds of 2 s, 10 s left
+        job.run.spent = 8.5  # 1.5 s left: the round would end 0.5 s late
+        assert job.chunk_size(0, 0.5, 0, 0.0) == 1
+        assert job.chunk_size(0, None, 0, 0.0) == 1  # no round timed yet
+        job.run.spent = 9.2  # 0.8 s left: 1.2 s late
+        assert job.chunk_size(0, 0.5, 0, 0.0) == 0
         job._round_seconds = 2.0  # another stream's round, for one not timed yet
-        assert job._chunk_size(0, None, 0, 0.0) == 0
+        assert job.chunk_size(0, None, 0, 0.0) == 0

@@ -13,8 +13,10 @@ from bmn.kernels.deal import parse_deal
 from bmn.kernels.decks import counts_of
 from bmn.records.store import Store
 from bmn.search.runs import longest
-from bmn.search.runs.every import EveryOptions, EveryRun
-from bmn.search.runs.longest import Search, SearchOptions
+from bmn.search.runs.every import EveryJob, EveryOptions
+from bmn.search.runs.longest import LongestJob, LongestOptions
+from bmn.search.runs.longest_base import LongestProgress
+from bmn.search.runs.loop import RunLoop
 from bmn.search.strategies.registry import STRATEGIES
 
 TINY = "6,2,1,1,0"  # 2,520 deals at 5/5, 14 of them loop
@@ -36,7 +38,7 @@ def enumerated(tmp_path_factory):
             path = tmp_path_factory.mktemp("every") / "e.sqlite"
             options = EveryOptions(deck=deck, hand_sizes=sizes, objective=objective, workers=2)
             with Store(path) as store:
-                summary = EveryRun(store, options).run()
+                summary = RunLoop(store, EveryJob, options).run()
             assert summary.complete
             done[deck, sizes, objective] = summary
         return done[deck, sizes, objective]
@@ -48,7 +50,7 @@ def search(path, **changes):
     """A run into its own store: (summary, its finds, its stored run)."""
     options = {**dict(deck=TINY, iterations=20_000, workers=2, seed=7, keep_above=40), **changes}
     with Store(path) as store:
-        summary = Search(store, SearchOptions(**options)).run()
+        summary = RunLoop(store, LongestJob, LongestOptions(**options)).run()
         return summary, store.run_finds(summary.run), store.get_run(summary.run)
 
 
@@ -118,14 +120,14 @@ def test_an_interrupted_run_resumes_with_its_deck(tmp_path, monkeypatch):
     options = dict(deck=SMALL, hand_sizes=(6, 4, 3), strategy="climb", iterations=50_000,
                    workers=2, seed=3, patience=500, keep_above=60)  # fmt: skip
     with Store(tmp_path / "a.sqlite") as store:
-        whole = Search(store, SearchOptions(**options)).run()
+        whole = RunLoop(store, LongestJob, LongestOptions(**options)).run()
         whole_finds = {(f.deal, f.cards, f.tricks) for f in store.run_finds(whole.run)}
     assert len(whole_finds) >= 100  # 458: finds on both sides of the stop to compare
     with Store(tmp_path / "b.sqlite") as store:
-        job = Search(store, SearchOptions(**options))
+        job = RunLoop(store, LongestJob, LongestOptions(**options))
         first = job.run(lambda progress: job.stop.set())
         assert first.status == "interrupted" and first.games < 50_000
-        again = Search.resume(store, first.run)
+        again = RunLoop.resume(store, LongestJob, first.run)
         assert (again.options.deck, again.options.sizes) == (SMALL, (6, 4, 3))
         resumed = again.run()
         resumed_finds = {(f.deal, f.cards, f.tricks) for f in store.run_finds(first.run)}
@@ -155,10 +157,10 @@ def test_the_command_line_searches_a_deck_and_resume_keeps_it(bmn, tmp_path):
 
 def test_the_standard_deck_is_stored_as_standard_dealt_evenly(tmp_path):
     for deck in ("standard", "36,4,4,4,4"):
-        options = SearchOptions(deck=deck, players=3, iterations=10)
+        options = LongestOptions(deck=deck, players=3, iterations=10)
         assert (options.deck, options.sizes, options.standard) == ("standard", (18, 17, 17), True)
-    assert not SearchOptions(hand_sizes=(27, 25)).standard
-    assert SearchOptions().sizes == (26, 26)  # and a run stored before --deck reads as one
+    assert not LongestOptions(hand_sizes=(27, 25)).standard
+    assert LongestOptions().sizes == (26, 26)  # and a run stored before --deck reads as one
     summary, _, run = search(tmp_path / "s.sqlite", deck="standard", iterations=2000)
     assert (summary.deck, summary.hand_sizes) == ("standard", [26, 26])
     assert "deck" not in summary.text().splitlines()[0]
@@ -188,14 +190,12 @@ def test_what_a_search_cannot_deal_is_one_line_exit_2_and_no_store(
 
 
 def test_the_display_names_the_deck_and_holds_it_against_no_record():
-    from bmn.search.output.progress import odds_of
-
-    words = SearchOptions(deck=SMALL).deck_words()
+    words = LongestOptions(deck=SMALL).deck_words()
     assert words == "13 cards (8 numerals, 2 J, 2 Q, 1 K), hands 7/6"
-    other = longest.Progress(1, best_cards=90, best_tricks=20, games=9, rate=9.0, deck=words)
+    other = LongestProgress(1, best_cards=90, best_tricks=20, games=9, rate=9.0, deck=words)
     assert f"deck of {words}" in other.setting() and not other.standard
     assert not {"record", "rank"} & {name for name, _ in other.rows()}
-    assert "of the record" not in other.line() and odds_of(other) is None
-    standard = longest.Progress(1, best_cards=3000, best_tricks=400, games=9, rate=9.0)
+    assert "of the record" not in other.line() and other.odds() is None
+    standard = LongestProgress(1, best_cards=3000, best_tricks=400, games=9, rate=9.0)
     assert standard.standard and "deck" not in standard.setting()
     assert {"record", "rank"} <= {name for name, _ in standard.rows()}

@@ -18,7 +18,8 @@ from simulator import ROOT, SIMULATED, run_under_simulator
 from bmn.kernels.cuda import env as cuda_env
 from bmn.kernels.ranks import arrangements, unrank
 from bmn.records.store import Store
-from bmn.search.runs.every import EveryOptions, EveryRun
+from bmn.search.runs.every import EveryJob, EveryOptions
+from bmn.search.runs.loop import RunLoop
 from bmn.search.strategies.every import score_run
 
 SEED = 20_260_114
@@ -28,8 +29,8 @@ DEVICE_CHECK = ROOT / "benchmarks" / "device_check.py"
 if SIMULATED:
     from numba import cuda
 
-    from bmn.search.runs import every
-    from bmn.search.runs.every_cuda import CudaEveryOptions, CudaEveryRun
+    from bmn.search.runs import every_base as every
+    from bmn.search.runs.every_cuda import EveryCudaJob, EveryCudaOptions
     from bmn.search.strategies import cuda_every
 
 
@@ -164,7 +165,7 @@ def enumerate_on(path, run_class, options_class, **changes):
     """A new enumeration into its own store: (summary as a dict, finds, cycles)."""
     options = {**dict(deck=DECK, keep_above=0, objective="loop"), **changes}
     with Store(path) as store:
-        summary = run_class(store, options_class(**options)).run()
+        summary = RunLoop(store, run_class, options_class(**options)).run()
         finds = sorted((f.deal, f.cards, f.tricks, f.status) for f in store.run_finds(summary.run))
         return summary, finds, sorted((row.key, row.times_seen) for row in store.loops())
 
@@ -185,17 +186,17 @@ class TestRunOnDevice:
         monkeypatch.setattr(every, "COMMIT_SECONDS", 0.0)
 
     def test_a_gpu_run_stores_what_a_cpu_run_stores(self, tmp_path, small_chunks):
-        cpu = enumerate_on(tmp_path / "c.sqlite", EveryRun, EveryOptions, workers=2)
-        gpu = enumerate_on(tmp_path / "g.sqlite", CudaEveryRun, CudaEveryOptions)
+        cpu = enumerate_on(tmp_path / "c.sqlite", EveryJob, EveryOptions, workers=2)
+        gpu = enumerate_on(tmp_path / "g.sqlite", EveryCudaJob, EveryCudaOptions)
         assert outcome(gpu[0]) == outcome(cpu[0]) and gpu[0].loops == 4 and gpu[0].complete
         assert gpu[1:] == cpu[1:]
 
     def test_a_gpu_run_stopped_and_resumed_equals_a_cpu_run(self, tmp_path, small_chunks):
-        cpu = enumerate_on(tmp_path / "c.sqlite", EveryRun, EveryOptions, workers=1)
+        cpu = enumerate_on(tmp_path / "c.sqlite", EveryJob, EveryOptions, workers=1)
         path = tmp_path / "r.sqlite"
         with Store(path) as store:
-            options = CudaEveryOptions(deck=DECK, keep_above=0, objective="loop")
-            job = CudaEveryRun(store, options)
+            options = EveryCudaOptions(deck=DECK, keep_above=0, objective="loop")
+            job = RunLoop(store, EveryCudaJob, options)
             seen = []
 
             def stop_early(progress):
@@ -207,7 +208,7 @@ class TestRunOnDevice:
             assert stopped.status == "interrupted" and 0 < stopped.deals < 168
             run = store.get_run(stopped.run)
             assert run.kind == "every-cuda" and run.backend == "cuda"
-            resumed = CudaEveryRun.resume(store, stopped.run).run()
+            resumed = RunLoop.resume(store, EveryCudaJob, stopped.run).run()
             finds = sorted((f.deal, f.cards, f.tricks, f.status) for f in store.run_finds(run.id))
         assert outcome(resumed) == outcome(cpu[0]) and finds == cpu[1]
 

@@ -1,42 +1,41 @@
-"""The run handler: one loop for every kind of search, over any backend.
+"""The run loop: one loop for every kind of run, over any backend, holding the kind's job.
 
-It creates or resumes a run, keeps chunks in flight on a backend (bmn.search.backends.base), commits
-results as they arrive, keeps the progress and the time remaining, and finishes the run as
-finished or interrupted. A kind of run (registered in kinds.py: the longest-game search in
-longest.py and longest_cuda.py, the loop hunt in loop_hunt.py, grow.py) subclasses it and says
+It creates or resumes a run, makes the kind's job (job.py) once the run is held, keeps chunks
+in flight on a backend (bmn.search.backends.base), commits results as they arrive, keeps the
+progress and the time remaining, and finishes the run as finished or interrupted. The job says
 only what is its own: a stream's state, the work of one chunk, the size of the next chunk, and
 what one commit writes.
 
-Every store write happens here, in the process that runs the search; a backend only runs
-chunks. The chunks of a stream are committed one at a time and in order, so the checkpoint in
-the store is always a state the stream really passed through, with every find before it: a
-crash or kill loses at most the chunks in flight, and a resumed run replays them exactly.
+Every store write happens here or in the job's hooks, in the process that runs the search; a
+backend only runs chunks. The chunks of a stream are committed one at a time and in order, so
+the checkpoint in the store is always a state the stream really passed through, with every
+find before it: a crash or kill loses at most the chunks in flight, and a resumed run replays
+them exactly.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
-import shlex
 import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field
-from typing import Any, ClassVar, Protocol, TypeVar
+from typing import Any
 
-from bmn.records.store import DEFAULT_PATH, Run, RunHeld, Store, StoreError, holder_name
+from bmn.records.store import RunHeld, Store, StoreError, holder_name
 from bmn.search.backends.base import Backend, BackendError, Result, Task
 from bmn.search.backends.registry import get_backend
 from bmn.search.runs.clock import SearchClock
-from bmn.search.words import counted, duration
+from bmn.search.runs.job import Job, PastTime, RunContext, options_from_run, unreadable
+from bmn.search.words import duration
 
 POLL_SECONDS = 0.5  # the longest wait for a result, so signal handlers run promptly
 STOP_POLL_SECONDS = 0.1  # how often a start under way looks for a stop
 # The longest a held run's heartbeat goes unrefreshed (a holder on another host silent for the
 # store's STALE_SECONDS, a minute, is taken for dead); commits refresh it too.
 HEARTBEAT_SECONDS = 10.0
-H = TypeVar("H", bound="RunHandler")
 # The runs this process holds, by store file and run number, and the thread searching each: a
 # store's lease names a process, so a second thread of the same one must be refused here (it
 # would store every find twice), and a thread stopped before its run began releases only its own.
@@ -57,11 +56,6 @@ def _hold(store: Store, run_id: int) -> tuple[str, int]:
     return key
 
 
-class PastTime(Exception):
-    """Raised by a kind's `_absorb` that leaves a chunk out, untouched, when it comes in or is
-    still being taken in once the run's time is up (`_past_time`)."""
-
-
 def forget(store: str | os.PathLike[str], run_id: int) -> None:
     """Note a run as no longer held by this process (released without its handler's run)."""
     with _HELD_LOCK:
@@ -73,97 +67,6 @@ def held_by_other_threads(store: str | os.PathLike[str]) -> set[int]:
     path, me = os.path.realpath(store), threading.get_ident()
     with _HELD_LOCK:
         return {run for (where, run), thread in _HELD.items() if where == path and thread != me}
-
-
-class RunOptions(Protocol):
-    """The fields every kind of run's options has (they are stored with the run)."""
-
-    strategy: str
-    objective: str
-    seconds: float | None
-    iterations: int | None
-    workers: int
-    seed: int
-
-
-def options_from_run(cls: type, run: Run):
-    """A run's stored options as an options dataclass (unknown keys ignored)."""
-    return cls(**{k: v for k, v in run.params.items() if k in cls.__dataclass_fields__})
-
-
-def unreadable(run_id: int, err: BaseException) -> StoreError:
-    """A stored run whose settings this bmn cannot read: never resumed (a store edited by
-    hand, or written by a bmn that checked less)."""
-    why = " ".join(str(err).split()) or type(err).__name__
-    return StoreError(f"run {run_id} cannot be resumed: its stored settings cannot be read ({why})")
-
-
-def store_option(store: str) -> str:
-    """' --store PATH' for a command line that must reach this store; '' for the default."""
-    return "" if store == DEFAULT_PATH else f" --store {shlex.quote(store)}"
-
-
-def resume_command(run: int, store: str) -> str:
-    """The command that resumes a run."""
-    return f"bmn search --resume {run}{store_option(store)}"
-
-
-@dataclass
-class RunProgress:
-    """What every run's display shows; the handler updates it after every commit."""
-
-    run: int
-    games: int = 0
-    seconds: float = 0.0
-    rate: float = 0.0
-    remaining: float | None = None
-    done: float | None = None  # the share of the run's --time or --iterations used, 0 to 1
-    store: str = DEFAULT_PATH
-    strategy: str = ""
-    workers: int = 0
-    seed: int = 0
-    notes: list[str] = field(default_factory=list)  # warnings, for the display to show once
-    backend: str = ""  # where the chunks run: workers, threads, a dashboard link
-    # While the run starts (its kernels compiled or loaded): the seconds so far; None once it runs.
-    starting: float | None = None
-    compiling: bool = False  # the start compiles kernels here (a first run on this machine)
-    compile_seconds: float | None = None  # about how long a first compile takes (measured)
-    resumed: str = ""  # a resumed run: what it had done before this session, in words
-
-    def heading(self) -> str:
-        """The title, and for a resumed run what it had done before."""
-        return f"{self.title()}, resuming {self.resumed}" if self.resumed else self.title()
-
-    def starting_text(self) -> str:
-        """What the start is doing, with the time so far (after the first second)."""
-        starting = self.starting or 0.0
-        so_far = f" ({duration(starting)} so far)" if starting >= 1.0 else ""
-        if not self.compiling:
-            return f"starting the workers{so_far}"
-        about = f": about {self.compile_seconds:.0f} s" if self.compile_seconds else ""
-        return f"compiling the kernels for this machine, once{about}{so_far}"
-
-    def setting(self) -> str:
-        """How the run searches, in a few words."""
-        return f"{self.strategy}, {counted(self.workers, 'worker')}, seed {self.seed}"
-
-    def hint(self) -> str:
-        return f"Ctrl-C checkpoints and stops; resume with: {resume_command(self.run, self.store)}"
-
-    def header(self) -> str:
-        """The first log line: what every later line leaves out."""
-        on = f", on {self.backend}" if self.backend else ""
-        return f"{self.heading()}: {self.setting()}, store {self.store}{on}. {self.hint()}"
-
-    def title(self) -> str:
-        raise NotImplementedError
-
-    def clock(self) -> str:
-        """Where the run stands in time, for log lines: '42%, 1m05s elapsed, 1m30s left' (the
-        time left once it is known)."""
-        share = "" if self.done is None else f"{self.done:.0%}, "
-        left = "" if self.remaining is None else f", {duration(self.remaining)} left"
-        return f"{share}{duration(self.seconds)} elapsed{left}"
 
 
 @contextlib.contextmanager
@@ -191,7 +94,7 @@ def watching_compiles() -> Iterator[threading.Event]:
 
 @dataclass
 class Stream:
-    """The handler's book of one stream for one session."""
+    """The loop's book of one stream for one session."""
 
     planned: int  # the stream's games once every chunk submitted is done
     rate: float | None = None  # games per second over its last chunk
@@ -211,44 +114,44 @@ class Lane:
     busy: set[int] = field(default_factory=set)  # those with chunks in flight (or were)
 
 
-class RunHandler:
-    """Create or resume a run, then `run()` it until done or `stop` is set.
+class RunLoop:
+    """Create or resume a run of `job_type` (a kind's Job), then `run()` it until done or
+    `stop` is set.
 
-    Subclasses set the class attributes and implement the hooks below the line."""
-
-    kind: ClassVar[str]  # its name in the registry of run kinds (kinds.py), stored with a run
-    options_type: ClassVar[type]  # the options dataclass stored with the run
-    in_flight: ClassVar[int] = 2  # chunks queued per stream: 2 hides the commit's latency
-    # About how long a first run's compile takes on a two-core machine (None: not measured).
-    compile_seconds: ClassVar[float | None] = None
+    `RunLoop(store, job_type, options)` makes a new run; `RunLoop.resume(store, job_type,
+    run_id)` claims a stored one to continue it with its stored options. Chunks run on
+    `backend`, threads of this process by default."""
 
     def __init__(
         self,
         store: Store,
-        options: RunOptions,
+        job_type: type[Job],
+        options: Any,
         run_id: int | None = None,
         backend: Backend | None = None,
     ):
         self.store = store
         self.options = options
         self.stop = threading.Event()
-        self.backend = backend if backend is not None else get_backend()
+        if backend is None:
+            where = job_type.device
+            backend = get_backend() if where is None else get_backend("threads", where=where)
+        self.backend = backend
         self.holder = holder_name()  # the run's lease: this process holds it while it runs
+        resuming = run_id is not None
         if run_id is None:
-            self.run_id = store.create_run(
+            run_id = store.create_run(
                 options.strategy,
                 options.objective,
                 options.seed,
                 asdict(options),
                 seats=getattr(options, "players", 2),  # loop hunts, grow and GPU runs: two
                 backend=self.backend.where,
-                kind=self.kind,
+                kind=job_type.kind,
             )
-            self._held = _hold(store, self.run_id)
-            self.spent = 0.0
-            self._restore({})
+            self._held = _hold(store, run_id)
+            spent, checkpoints = 0.0, {}
         else:
-            self.run_id = run_id
             # First of all: RunHeld (naming the holder) if another live process, or another
             # thread of this one, searches it.
             self._held = _hold(store, run_id)
@@ -257,33 +160,53 @@ class RunHandler:
             except BaseException:
                 self._unhold()
                 raise
-            self.spent = run.seconds or 0.0
-            self._restore(store.load_checkpoints(run_id))
-        self.progress = self._new_progress()
-        p = self.progress
-        p.store, p.strategy, p.seed = str(store.path), options.strategy, options.seed
-        p.workers, p.games, p.seconds = options.workers, self.games, self.spent
-        p.done = self._done(p.games, p.seconds)
-        p.compile_seconds = self.compile_seconds
-        if run_id is not None:
-            share = "" if p.done is None else f", {p.done:.0%} done"
-            p.resumed = f"after {duration(self.spent)} searched before{share}"
-        self._clock = SearchClock()  # this session's search time (not while stopped)
+            spent, checkpoints = run.seconds or 0.0, store.load_checkpoints(run_id)
+        self.run_id = run_id
+        self.context = RunContext(
+            store, run_id, self.holder, spent, self.backend, self.stop, SearchClock()
+        )
+        # A signal while the job is made (its first compile) leaves the run held: the stop
+        # that caught it releases this process's runs and names the run to resume.
+        self.job = self._made(job_type, checkpoints, resuming)
         self._streams: list[Stream] = []
         self._dirty = False
         self._cores = 1  # how many chunks the backend runs at once, once started
         self._lanes: list[Lane] = []
 
+    def _made(self, job_type: type[Job], checkpoints: dict, resuming: bool) -> Job:
+        """The kind's job, whole before the loop asks it anything: made, its streams restored
+        from the checkpoints, then its progress (and a resumed job told so)."""
+        job = job_type(self.context, self.options)
+        job.restore(checkpoints)
+        job.progress = p = job.new_progress()
+        o = self.options
+        p.store, p.strategy, p.seed = str(self.store.path), o.strategy, o.seed
+        p.workers, p.games, p.seconds = o.workers, job.games, self.context.spent
+        p.done = job.done(p.games, p.seconds)
+        p.compile_seconds = job.compile_seconds
+        if resuming:
+            share = "" if p.done is None else f", {p.done:.0%} done"
+            p.resumed = f"after {duration(self.context.spent)} searched before{share}"
+            job.resumed()
+        return job
+
     @classmethod
-    def resume(cls: type[H], store: Store, run_id: int, backend: Backend | None = None) -> H:
+    def resume(
+        cls, store: Store, job_type: type[Job], run_id: int, backend: Backend | None = None
+    ) -> RunLoop:
         """Run `run_id` of the store, with its stored options, to continue it; claimed for
         this process (RunHeld if another live process, or another thread of this one, is
         searching it)."""
         try:
-            options = options_from_run(cls.options_type, store.get_run(run_id))
+            options = options_from_run(job_type.options_type, store.get_run(run_id))
         except (ValueError, TypeError, KeyError, AttributeError, OverflowError) as err:
             raise unreadable(run_id, err) from None
-        return cls(store, options, run_id, backend)
+        return cls(store, job_type, options, run_id, backend)
+
+    @property
+    def progress(self) -> Any:
+        """The job's progress, as the display shows it."""
+        return self.job.progress
 
     # -- the loop ------------------------------------------------------------------------------
 
@@ -298,13 +221,13 @@ class RunHandler:
             try:
                 if not self._started(on_progress):
                     return self._stopped_while_starting()
-                self.progress.backend = self._backend_text()
+                self.job.progress.backend = self._backend_text()
                 return self._run(on_progress)
             except BackendError:
                 self._lost(on_progress)
                 raise
             finally:
-                self._clock.stop()
+                self.context.clock.stop()
                 self.backend.close()
         finally:
             self._release()
@@ -320,21 +243,21 @@ class RunHandler:
         self.store.update_run(self.run_id, status="running")
         self.store.heartbeat(self.run_id, self.holder)
         self._saved = self._beaten = time.monotonic()
-        self._clock.start()
-        self._games_at_start = self.games
+        self.context.clock.start()
+        self._games_at_start = self.job.games
         self._dirty = False
-        self._streams = [Stream(self._stream_games(s)) for s in range(self.streams)]
+        self._streams = [Stream(self.job.stream_games(s)) for s in range(self.job.streams)]
         # The backend runs `cores` chunks at once: stream s goes in lane s % lanes, whose
         # streams take turns (a threads backend runs each lane on a thread of its own).
-        lanes = min(self.streams, self._cores)
-        self._lanes = [Lane(deque(range(lane, self.streams, lanes))) for lane in range(lanes)]
-        for stream in range(self.streams):
+        lanes = min(self.job.streams, self._cores)
+        self._lanes = [Lane(deque(range(lane, self.job.streams, lanes))) for lane in range(lanes)]
+        for stream in range(self.job.streams):
             self._top_up(stream)
         self._receive_all(on_progress)
         if self._dirty:
             self._commit(on_progress)
         summary = self._finish()
-        on_progress(self.progress)  # the run's last word: its time and share done at the end
+        on_progress(self.job.progress)  # the run's last word: its time and share done at the end
         return summary
 
     def _started(self, on_progress: Callable[[Any], None]) -> bool:
@@ -350,7 +273,7 @@ class RunHandler:
         show = on_progress if takes_start(on_progress) else lambda p: None
         with watching_compiles() as compiling:
             started = self._start_backend(show, compiling)
-        self.progress.starting, self.progress.compiling = None, False
+        self.job.progress.starting, self.job.progress.compiling = None, False
         return started
 
     def _start_backend(
@@ -361,7 +284,7 @@ class RunHandler:
 
         def start() -> None:
             try:
-                self.backend.start(self.streams, self._warm())
+                self.backend.start(self.job.streams, self.job.warm_call())
             except BaseException as err:  # raised again by the thread that waits
                 failed.append(err)
             finally:
@@ -369,7 +292,7 @@ class RunHandler:
 
         threading.Thread(target=start, daemon=True, name="bmn-start").start()
         began = beaten = time.monotonic()
-        p = self.progress
+        p = self.job.progress
         p.starting = 0.0
         on_progress(p)  # at once: the display says the run is starting
         while not done.wait(STOP_POLL_SECONDS):
@@ -387,12 +310,13 @@ class RunHandler:
         return True
 
     def _backend_text(self) -> str:
-        """Where the chunks run, for the display, once the backend has started."""
-        return f"{self.backend.where}: {self.backend.details()}"
+        """Where the chunks run, for the display, once the backend has started (in the job's
+        words: a loop hunt scores a batch on threads of its own)."""
+        return self.job.backend_text(f"{self.backend.where}: {self.backend.details()}")
 
     def _stopped_while_starting(self):
         """Stopped before a chunk was run: the run as it was, marked interrupted."""
-        self._clock = SearchClock()  # this session searched for no time at all
+        self.context.clock = SearchClock()  # this session searched for no time at all
         return self._finish()
 
     def _release(self) -> None:
@@ -409,12 +333,12 @@ class RunHandler:
     def elapsed(self) -> float:
         """Seconds this session has searched: since its clock started, less any time the
         process was stopped (SIGSTOP: see clock.py)."""
-        return self._clock.seconds()
+        return self.context.clock.seconds()
 
     def _receive_all(self, on_progress: Callable[[Any], None]) -> None:
         cancelled = False
         while any(s.in_flight for s in self._streams):
-            if (self.stop.is_set() or self._past_time()) and not cancelled:
+            if (self.stop.is_set() or self.job.past_time()) and not cancelled:
                 cancelled = True
                 for stream, chunk in self.backend.cancel():
                     self._streams[stream].in_flight.pop(chunk, None)
@@ -436,7 +360,7 @@ class RunHandler:
         while s.next_commit in s.arrived:
             done = s.arrived.pop(s.next_commit)
             try:
-                self._absorb(done)
+                self.job.absorb(done)
             except PastTime:  # come in, or still being taken in, past the time: left out
                 self._drop(done)
                 return
@@ -444,7 +368,7 @@ class RunHandler:
             s.next_commit += 1
             s.rate = done.games / max(done.seconds, 1e-3)
             self._dirty = True
-            if self.commit_due():
+            if self.job.commit_due(self._saved):
                 self._commit(on_progress)
         self._top_up(result.stream)
 
@@ -468,7 +392,7 @@ class RunHandler:
         """Submit chunks to the stream's lane until `in_flight` are queued there, the lane's
         streams are done, or stop is set; its streams take turns, a chunk each."""
         lane = self._lanes[stream % len(self._lanes)]
-        while sum(len(s.in_flight) for s in self._busy(lane)) < self.in_flight:
+        while sum(len(s.in_flight) for s in self._busy(lane)) < self.job.in_flight:
             if self.stop.is_set() or not any(self._submit(lane) for _ in range(len(lane.turns))):
                 return
 
@@ -482,15 +406,15 @@ class RunHandler:
         stream = lane.turns[0]
         lane.turns.rotate(-1)
         s = self._streams[stream]
-        if len(s.in_flight) >= self.in_flight:
+        if len(s.in_flight) >= self.job.in_flight:
             return False
         # Seconds of work queued ahead of it: the lane runs its chunks one at a time.
         ahead = sum(sum(t.in_flight.values()) / t.rate for t in self._busy(lane) if t.rate)
-        n = self._chunk_size(stream, s.rate, s.planned, ahead)
+        n = self.job.chunk_size(stream, s.rate, s.planned, ahead)
         if n <= 0:
             return False
-        state = None if s.in_flight else self._state(stream)  # None: chained
-        self.backend.submit(Task(self.work, stream, s.next_chunk, state, self.options, n))
+        state = None if s.in_flight else self.job.state(stream)  # None: chained
+        self.backend.submit(Task(self.job.work, stream, s.next_chunk, state, self.options, n))
         s.in_flight[s.next_chunk] = n
         s.next_chunk += 1
         s.planned += n
@@ -500,119 +424,30 @@ class RunHandler:
     def _commit(self, on_progress: Callable[[Any], None]) -> None:
         """Everything absorbed since the last commit, in one transaction; then the progress."""
         elapsed = self.elapsed()
-        seconds = self.spent + elapsed
-        self._save(seconds)  # with holder=self.holder: the commit refreshes the heartbeat
+        seconds = self.context.spent + elapsed
+        self.job.save(seconds)  # with holder=self.holder: the commit refreshes the heartbeat
         self._saved = self._beaten = time.monotonic()
         self._dirty = False
-        p, o = self.progress, self.options
-        p.games, p.seconds = self.games, seconds
+        p, o = self.job.progress, self.options
+        p.games, p.seconds = self.job.games, seconds
         p.rate = (p.games - self._games_at_start) / max(elapsed, 1e-6)
         if o.seconds is not None:
             p.remaining = max(o.seconds - seconds, 0.0)
         elif o.iterations and p.rate:
             p.remaining = max(o.iterations - p.games, 0) / p.rate
-        p.done = self._done(p.games, seconds)
+        p.done = self.job.done(p.games, seconds)
         on_progress(p)
 
-    def _done(self, games: int, seconds: float) -> float | None:
-        """The share of the run used: of its iterations or its time, whichever runs out first."""
-        o = self.options
-        shares = [games / o.iterations] if o.iterations else []
-        shares += [seconds / o.seconds] if o.seconds else []
-        return min(max(shares), 1.0) if shares else None
-
-    def deadline(self) -> float | None:
-        """When this session's time is up (time.monotonic()), or None without a time limit."""
-        if self.options.seconds is None:
-            return None
-        left = self.options.seconds - self.spent - self.elapsed()
-        return time.monotonic() + max(left, 0.0)
-
-    def complete(self, seconds: float) -> bool:
-        """Whether the run has used all its iterations or all its time."""
-        if self.options.iterations is not None:
-            return self.games >= self.options.iterations
-        return self.options.seconds is not None and seconds >= self.options.seconds
-
-    def _status(self, seconds: float) -> str:
-        """How the run ends: 'interrupted' when stopped before its end, else 'finished'."""
-        return "interrupted" if self.stop.is_set() and not self.complete(seconds) else "finished"
-
-    def _finish(self):
+    def _finish(self) -> Any:
         """Mark the run finished or interrupted and summarise it."""
-        seconds = self.spent + self.elapsed()
-        status = self._status(seconds)
-        self.store.update_run(self.run_id, status=status, games=self.games, seconds=seconds)
-        p = self.progress
-        p.seconds, p.done = seconds, 1.0 if status == "finished" else self._done(p.games, seconds)
+        self.job.finishing()
+        seconds = self.context.spent + self.elapsed()
+        status = self.job.status(seconds, self.stop.is_set())
+        self.store.update_run(self.run_id, status=status, games=self.job.games, seconds=seconds)
+        p = self.job.progress
+        p.seconds, p.done = (
+            seconds,
+            1.0 if status == "finished" else self.job.done(p.games, seconds),
+        )
         p.remaining = 0.0 if status == "finished" else p.remaining
-        return self._summary(status, seconds)
-
-    # -- what each kind of run says --------------------------------------------------------------
-
-    @property
-    def streams(self) -> int:
-        """How many streams the run has."""
-        raise NotImplementedError
-
-    @property
-    def games(self) -> int:
-        """The run's games, as committed."""
-        raise NotImplementedError
-
-    @staticmethod
-    def work(stream: int, chunk: int, state: Any, options: Any, iterations: int):
-        """One chunk (see bmn.search.backends.base): a module-level function, set as a class
-        attribute."""
-        raise NotImplementedError
-
-    @staticmethod
-    def warm() -> None:
-        """Compile or load the kernels `work` runs: a module-level function too."""
-        raise NotImplementedError
-
-    def _warm(self) -> Callable[[], object]:
-        """`warm` as the backend calls it, with no arguments (a kind of run whose kernels
-        depend on its options binds them here, so it compiles only what it runs)."""
-        return self.warm
-
-    def commit_seconds(self) -> float:
-        """The least time between commits; 0 commits every chunk as it comes."""
-        return 0.0
-
-    def commit_due(self) -> bool:
-        """Whether to commit what was absorbed now: once commit_seconds() have passed (a kind
-        of run may also commit sooner, when much is waiting)."""
-        return time.monotonic() - self._saved >= self.commit_seconds()
-
-    def _restore(self, checkpoints: dict[int, tuple[bytes, int, float]]) -> None:
-        """Set every stream's state from the run's checkpoints (none for a new run)."""
-        raise NotImplementedError
-
-    def _new_progress(self) -> RunProgress:
-        raise NotImplementedError
-
-    def _stream_games(self, stream: int) -> int:
-        """A stream's games, as committed."""
-        raise NotImplementedError
-
-    def _state(self, stream: int) -> Any:
-        """The state a stream's next chunk starts from, as committed."""
-        raise NotImplementedError
-
-    def _chunk_size(self, stream: int, rate: float | None, planned: int, ahead: float) -> int:
-        """Iterations for a stream's next chunk, given its rate, its games once the chunks
-        queued are done, and the seconds of work queued ahead; 0: none for now (asked again
-        when the stream's next result is in; with nothing in flight, the stream is done)."""
-        raise NotImplementedError
-
-    def _absorb(self, result: Result) -> None:
-        """Take a stream's next chunk into the run, in memory."""
-        raise NotImplementedError
-
-    def _save(self, seconds: float) -> None:
-        """Commit what was absorbed since the last commit in one transaction."""
-        raise NotImplementedError
-
-    def _summary(self, status: str, seconds: float):
-        raise NotImplementedError
+        return self.job.summary(status, seconds)

@@ -1,4 +1,5 @@
-"""Search quality benchmark: each strategy's throughput and how often it reaches the far tail.
+"""The search benchmark (`bmn search-bench`): each strategy's throughput and how often it
+reaches the far tail.
 
 Every strategy runs for the same time with the same workers on several seeds, into a
 throwaway store; the kernel's own speed (`bmn bench`) on as many threads is measured in the
@@ -14,7 +15,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from bmn.records.store import Store
-from bmn.search.runs.longest import Search, SearchOptions
+from bmn.search.runs.longest import LongestJob, LongestOptions
+from bmn.search.runs.loop import RunLoop
 
 THRESHOLDS = (2000, 2500, 3000)
 
@@ -40,11 +42,11 @@ class Trial:
 
 def trial(strategy: str, seed: int, seconds: float, workers: int, folder: Path) -> Trial:
     """Run one timed search into a store of its own and count its far-tail deals."""
-    options = SearchOptions(
+    options = LongestOptions(
         strategy=strategy, seconds=seconds, workers=workers, seed=seed, keep_above=min(THRESHOLDS)
     )
     with Store(folder / f"{strategy}-{seed}.sqlite") as store:
-        summary = Search(store, options).run()
+        summary = RunLoop(store, LongestJob, options).run()
         cards = [find.cards for find in store.run_finds(summary.run)]
     tail = {t: sum(c >= t for c in cards) for t in THRESHOLDS}
     return Trial(strategy, seed, summary.games, summary.seconds, summary.best_cards, tail)

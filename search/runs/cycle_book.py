@@ -1,0 +1,92 @@
+"""The book of cycles a run keeps: every looping deal counted under its cycle's key, each new
+cycle summarised once by backward play (two seats: kernels/cycles/backward.py; three or four:
+backward_seats.py), and a cycle as the store keeps it. The loop hunt and the enumeration both
+keep one."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from bmn.kernels.cycles.backward import CycleSummary, summarise_cycle
+from bmn.kernels.cycles.backward_seats import summarise_cycle as summarise_seats
+from bmn.kernels.cycles.loops import LOOP, analyse
+from bmn.kernels.deal import Deal, format_deal
+from bmn.kernels.decks import counts_of, counts_text
+from bmn.records.store import Loop
+
+# Backward-play states visited per new cycle, in search of its most balanced starting deal, by
+# a two-seat loop hunt or enumeration (a grow run's default is its own: grow.py).
+BASIN_STATES = 20_000
+
+
+@dataclass
+class CycleFind:
+    """One cycle: its summary, the first deal seen falling into it, and how many did."""
+
+    summary: CycleSummary
+    first_deal: Deal
+    deals_seen: int = 1
+
+    def as_dict(self) -> dict:
+        return {
+            **self.summary.as_dict(),
+            "first_deal": format_deal(self.first_deal),
+            "deals_seen": self.deals_seen,
+        }
+
+
+@dataclass
+class CycleBook:
+    """The cycles a run has met: deals scored, loops seen, and the distinct cycles by key,
+    each summarised once (the loop hunt's and the enumeration's)."""
+
+    deals: int = 0
+    loops: int = 0
+    cycles: dict[str, CycleFind] = field(default_factory=dict)
+
+
+def record_loop(hunt: CycleBook, deal: Deal, max_basin_states: int = 100_000) -> CycleFind:
+    """Count one looping deal under its cycle's key, summarising the cycle if it is new."""
+    loop = analyse(deal)
+    if loop.status != LOOP or loop.key is None:
+        raise ValueError(f"{format_deal(deal)} does not loop")
+    hunt.loops += 1
+    known = hunt.cycles.get(loop.key)
+    if known is not None:
+        known.deals_seen += 1
+        return known
+    find = hunt.cycles[loop.key] = new_cycle(deal, max_basin_states)
+    return find
+
+
+def new_cycle(deal: Deal, max_basin_states: int = 100_000) -> CycleFind:
+    """The cycle a looping deal falls into, summarised by backward play (bounded by
+    max_basin_states), with the deal as its first; counted nowhere yet."""
+    summarise = summarise_cycle if len(deal) == 2 else summarise_seats  # 3 or 4 seats
+    return CycleFind(summarise(deal, max_states=max_basin_states), deal)
+
+
+def deck_name(deal: Deal) -> str:
+    """The counts of numerals, J, Q, K, A in a deal, as stored with its cycle."""
+    return counts_text(counts_of(v for hand in deal for v in hand))
+
+
+def loop_record(find: CycleFind) -> Loop:
+    """A hunt's cycle as the store keeps it."""
+    s = find.summary
+    example = s.example if s.example is not None else find.first_deal
+    return Loop(
+        key=s.key,
+        rotation_key=s.rotation_key,
+        deck=deck_name(find.first_deal),
+        period_cards=s.period_cards,
+        period_tricks=s.period_tricks,
+        cycle_states=s.period_tricks,  # one trick-boundary state per trick of the cycle
+        balanced_states=s.balanced_states,
+        balanced_deals=s.balanced_deals,
+        mirrored_balanced_deals=s.mirrored_balanced_deals,
+        basin_states=s.basin_states,
+        basin_complete=s.basin_complete,
+        example_deal=format_deal(example),
+        first_deal=format_deal(find.first_deal),
+    )

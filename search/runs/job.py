@@ -1,0 +1,236 @@
+"""A kind of run's job: what the run loop (loop.py) holds, and what it lends the job.
+
+The loop does what every kind shares (leases, heartbeat, lanes, in-order commits, the clock);
+a job says only what is its own: its streams' states, the work of one chunk, the size of the
+next chunk, what one commit writes and what the run says when it ends. A kind of run is one
+Job subclass in a module of its own (registered in kinds.py): it names its options, checks
+its settings before any store exists (`check`), completes them with what only a store or a
+backend knows (`prepare`), and is made by the loop once the run is created or claimed, so
+the hooks are called on a job that is whole.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, ClassVar, Protocol
+
+from bmn.records.store import Run, Store, StoreError
+from bmn.search.backends.base import Backend, Result
+from bmn.search.runs.clock import SearchClock
+from bmn.search.runs.progress import RunProgress
+
+
+class PastTime(Exception):
+    """Raised by a job's `absorb` that leaves a chunk out, untouched, when it comes in or is
+    still being taken in once the run's time is up (`past_time`)."""
+
+
+class RunOptions(Protocol):
+    """The fields every kind of run's options has (they are stored with the run)."""
+
+    strategy: str
+    objective: str
+    seconds: float | None
+    iterations: int | None
+    workers: int
+    seed: int
+
+
+def options_from_run(cls: type, run: Run) -> Any:
+    """A run's stored options as an options dataclass (unknown keys ignored)."""
+    return cls(**{k: v for k, v in run.params.items() if k in cls.__dataclass_fields__})
+
+
+def unreadable(run_id: int, err: BaseException) -> StoreError:
+    """A stored run whose settings this bmn cannot read: never resumed (a store edited by
+    hand, or written by a bmn that checked less)."""
+    why = " ".join(str(err).split()) or type(err).__name__
+    return StoreError(f"run {run_id} cannot be resumed: its stored settings cannot be read ({why})")
+
+
+@dataclass
+class RunContext:
+    """What the loop lends its job: the store, the run and its lease, what it had searched
+    before this session, the backend, the stop event and this session's clock."""
+
+    store: Store
+    run_id: int
+    holder: str
+    spent: float
+    backend: Backend
+    stop: threading.Event
+    clock: SearchClock
+
+    def elapsed(self) -> float:
+        """Seconds this session has searched (not while the process was stopped)."""
+        return self.clock.seconds()
+
+
+class Job:
+    """One kind of run's own part, held by the run loop. Subclasses set the class attributes
+    and implement the hooks below the line; the loop calls `restore` and then `new_progress`
+    once the job is made."""
+
+    kind: ClassVar[str]  # its name in the registry of run kinds (kinds.py), stored with a run
+    options_type: ClassVar[type]  # the options dataclass stored with the run
+    in_flight: ClassVar[int] = 2  # chunks queued per stream: 2 hides the commit's latency
+    # Where its chunks run without a backend given: None, the default backend; "cuda", a
+    # thread of this process that feeds the GPU (the run is stored as run on the GPU).
+    device: ClassVar[str | None] = None
+    # About how long a first run's compile takes on a two-core machine (None: not measured).
+    compile_seconds: ClassVar[float | None] = None
+    progress: Any  # its RunProgress, set by the loop from new_progress()
+
+    def __init__(self, run: RunContext, options: Any):
+        self.run = run
+        self.options = options
+
+    # -- what the loop lends ----------------------------------------------------------------------
+
+    @property
+    def store(self) -> Store:
+        return self.run.store
+
+    @property
+    def run_id(self) -> int:
+        return self.run.run_id
+
+    @property
+    def holder(self) -> str:
+        return self.run.holder
+
+    @property
+    def spent(self) -> float:
+        """Seconds the run had searched before this session."""
+        return self.run.spent
+
+    def elapsed(self) -> float:
+        return self.run.elapsed()
+
+    def deadline(self) -> float | None:
+        """When this session's time is up (time.monotonic()), or None without a time limit."""
+        if self.options.seconds is None:
+            return None
+        left = self.options.seconds - self.spent - self.elapsed()
+        return time.monotonic() + max(left, 0.0)
+
+    # -- what the kind decides before a run exists ------------------------------------------------
+
+    @classmethod
+    def check(cls, deck: str, sizes: Any, players: int, settings: dict[str, Any]) -> None:
+        """Refuse a deck, hand sizes or rank range this kind cannot take, before any store
+        exists: DeckInputError naming the setting. Kinds that take no deck check nothing."""
+
+    @classmethod
+    def prepare(cls, fields: dict[str, Any], store: Store, backend: Backend | None) -> None:
+        """Complete a new run's option fields with what only the store or the backend knows
+        (the streams a cluster runs, the known cycles of a store)."""
+
+    # -- what the loop asks, with defaults --------------------------------------------------------
+
+    def warm_call(self) -> Callable[[], object]:
+        """The kernels' warm-up as the backend calls it, with no arguments (a kind whose
+        kernels depend on its options binds them here, so it compiles only what it runs)."""
+        return self.warm
+
+    def backend_text(self, where: str) -> str:
+        """Where the chunks run, for the display: `where` is the backend's own words."""
+        return where
+
+    def commit_seconds(self) -> float:
+        """The least time between commits; 0 commits every chunk as it comes."""
+        return 0.0
+
+    def commit_due(self, saved: float) -> bool:
+        """Whether to commit what was absorbed now, the last commit made at `saved`
+        (time.monotonic()): once commit_seconds() have passed (a kind may also commit sooner,
+        when much is waiting)."""
+        return time.monotonic() - saved >= self.commit_seconds()
+
+    def past_time(self) -> bool:
+        """Whether the run's time is up and, the kind taking its chunks in at more cost than
+        they took (a loop hunt summarising new cycles), what is still to come is dropped
+        rather than taken in past the time. False for kinds whose chunks are sized to end
+        with the time."""
+        return False
+
+    def done(self, games: int, seconds: float) -> float | None:
+        """The share of the run used: of its iterations or its time, whichever runs out first."""
+        o = self.options
+        shares = [games / o.iterations] if o.iterations else []
+        shares += [seconds / o.seconds] if o.seconds else []
+        return min(max(shares), 1.0) if shares else None
+
+    def complete(self, seconds: float) -> bool:
+        """Whether the run has used all its iterations or all its time."""
+        if self.options.iterations is not None:
+            return self.games >= self.options.iterations
+        return self.options.seconds is not None and seconds >= self.options.seconds
+
+    def status(self, seconds: float, stopped: bool) -> str:
+        """How the run ends: 'interrupted' when stopped before its end, else 'finished'."""
+        return "interrupted" if stopped and not self.complete(seconds) else "finished"
+
+    def resumed(self) -> None:
+        """Called once on a resumed run's job, after its progress is made."""
+
+    def finishing(self) -> None:
+        """Called once when a session ends, before the run is marked and summarised."""
+
+    # -- what each kind of run says ---------------------------------------------------------------
+
+    @property
+    def streams(self) -> int:
+        """How many streams the run has."""
+        raise NotImplementedError
+
+    @property
+    def games(self) -> int:
+        """The run's games, as committed."""
+        raise NotImplementedError
+
+    @staticmethod
+    def work(stream: int, chunk: int, state: Any, options: Any, iterations: int) -> Any:
+        """One chunk (see bmn.search.backends.base): a module-level function, set as a class
+        attribute."""
+        raise NotImplementedError
+
+    @staticmethod
+    def warm() -> None:
+        """Compile or load the kernels `work` runs: a module-level function too."""
+        raise NotImplementedError
+
+    def restore(self, checkpoints: dict[int, tuple[bytes, int, float]]) -> None:
+        """Set every stream's state from the run's checkpoints (none for a new run)."""
+        raise NotImplementedError
+
+    def new_progress(self) -> RunProgress:
+        raise NotImplementedError
+
+    def stream_games(self, stream: int) -> int:
+        """A stream's games, as committed."""
+        raise NotImplementedError
+
+    def state(self, stream: int) -> Any:
+        """The state a stream's next chunk starts from, as committed."""
+        raise NotImplementedError
+
+    def chunk_size(self, stream: int, rate: float | None, planned: int, ahead: float) -> int:
+        """Iterations for a stream's next chunk, given its rate, its games once the chunks
+        queued are done, and the seconds of work queued ahead; 0: none for now (asked again
+        when the stream's next result is in; with nothing in flight, the stream is done)."""
+        raise NotImplementedError
+
+    def absorb(self, result: Result) -> None:
+        """Take a stream's next chunk into the run, in memory."""
+        raise NotImplementedError
+
+    def save(self, seconds: float) -> None:
+        """Commit what was absorbed since the last commit in one transaction."""
+        raise NotImplementedError
+
+    def summary(self, status: str, seconds: float) -> Any:
+        raise NotImplementedError

@@ -1,0 +1,87 @@
+"""What every run's display shows (a kind's progress subclasses it), and the command that
+resumes a run."""
+
+from __future__ import annotations
+
+import shlex
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from bmn.records.store import DEFAULT_PATH
+from bmn.search.words import counted, duration
+
+if TYPE_CHECKING:
+    from bmn.search.measure.odds import Odds
+
+
+def store_option(store: str) -> str:
+    """' --store PATH' for a command line that must reach this store; '' for the default."""
+    return "" if store == DEFAULT_PATH else f" --store {shlex.quote(store)}"
+
+
+def resume_command(run: int, store: str) -> str:
+    """The command that resumes a run."""
+    return f"bmn search --resume {run}{store_option(store)}"
+
+
+@dataclass
+class RunProgress:
+    """What every run's display shows; the run loop updates it after every commit."""
+
+    run: int
+    games: int = 0
+    seconds: float = 0.0
+    rate: float = 0.0
+    remaining: float | None = None
+    done: float | None = None  # the share of the run's --time or --iterations used, 0 to 1
+    store: str = DEFAULT_PATH
+    strategy: str = ""
+    workers: int = 0
+    seed: int = 0
+    notes: list[str] = field(default_factory=list)  # warnings, for the display to show once
+    backend: str = ""  # where the chunks run: workers, threads, a dashboard link
+    # While the run starts (its kernels compiled or loaded): the seconds so far; None once it runs.
+    starting: float | None = None
+    compiling: bool = False  # the start compiles kernels here (a first run on this machine)
+    compile_seconds: float | None = None  # about how long a first compile takes (measured)
+    resumed: str = ""  # a resumed run: what it had done before this session, in words
+
+    def heading(self) -> str:
+        """The title, and for a resumed run what it had done before."""
+        return f"{self.title()}, resuming {self.resumed}" if self.resumed else self.title()
+
+    def starting_text(self) -> str:
+        """What the start is doing, with the time so far (after the first second)."""
+        starting = self.starting or 0.0
+        so_far = f" ({duration(starting)} so far)" if starting >= 1.0 else ""
+        if not self.compiling:
+            return f"starting the workers{so_far}"
+        about = f": about {self.compile_seconds:.0f} s" if self.compile_seconds else ""
+        return f"compiling the kernels for this machine, once{about}{so_far}"
+
+    def setting(self) -> str:
+        """How the run searches, in a few words."""
+        return f"{self.strategy}, {counted(self.workers, 'worker')}, seed {self.seed}"
+
+    def hint(self) -> str:
+        return f"Ctrl-C checkpoints and stops; resume with: {resume_command(self.run, self.store)}"
+
+    def header(self) -> str:
+        """The first log line: what every later line leaves out."""
+        on = f", on {self.backend}" if self.backend else ""
+        return f"{self.heading()}: {self.setting()}, store {self.store}{on}. {self.hint()}"
+
+    def title(self) -> str:
+        raise NotImplementedError
+
+    def odds(self) -> Odds | None:
+        """The odds of a longer game than the run's best, where the run has them (None here:
+        only a longest-game run of the standard deck does)."""
+        return None
+
+    def clock(self) -> str:
+        """Where the run stands in time, for log lines: '42%, 1m05s elapsed, 1m30s left' (the
+        time left once it is known)."""
+        share = "" if self.done is None else f"{self.done:.0%}, "
+        left = "" if self.remaining is None else f", {duration(self.remaining)} left"
+        return f"{share}{duration(self.seconds)} elapsed{left}"
