@@ -87,7 +87,7 @@ class EveryOptions:
     keep_above: int = KEEP_ABOVE
     from_rank: int = 0
     to_rank: int | None = None
-    max_basin_states: int = BASIN_STATES
+    basin_states: int = BASIN_STATES
 
     def __post_init__(self) -> None:
         from bmn.search.backends.threads import default_workers
@@ -415,7 +415,7 @@ class EveryBase(Job):
         backward play (the loop hunt's record_loop)."""
         t = self.totals
         if key not in self.known and key not in self.hunt.cycles:
-            record_loop(self.hunt, deal, self.options.max_basin_states)
+            record_loop(self.hunt, deal, self.options.basin_states)
         for seen, keys, name in (
             (self._keys, t.cycles, key),
             (self._blind, t.seat_blind, seat_blind),

@@ -39,9 +39,19 @@ class RunOptions(Protocol):
     seed: int
 
 
+# Option fields renamed since runs were first stored under the old name: old name -> new.
+RENAMED = {"max_basin_states": "basin_states"}
+
+
+def stored_params(params: dict[str, Any]) -> dict[str, Any]:
+    """A run's stored options by today's field names (a store written before a rename)."""
+    return {RENAMED.get(name, name): value for name, value in params.items()}
+
+
 def options_from_run(cls: type, run: Run) -> Any:
     """A run's stored options as an options dataclass (unknown keys ignored)."""
-    return cls(**{k: v for k, v in run.params.items() if k in cls.__dataclass_fields__})
+    params = stored_params(run.params)
+    return cls(**{k: v for k, v in params.items() if k in cls.__dataclass_fields__})
 
 
 def unreadable(run_id: int, err: BaseException) -> StoreError:

@@ -212,7 +212,7 @@ class LoopHuntOptions:
     seed: int = 0
     deck: str = DEFAULT_DECK
     even: bool = True
-    max_basin_states: int | None = None  # None: BASIN_STATES, with 3 or 4 seats SEATS_BASIN_STATES
+    basin_states: int | None = None  # None: BASIN_STATES, with 3 or 4 seats SEATS_BASIN_STATES
     players: int = 2
 
     def __post_init__(self) -> None:
@@ -220,9 +220,9 @@ class LoopHuntOptions:
 
         self.workers = self.workers or default_workers()
         check_loop_deck(self.deck, self.players)  # refuse a bad deck before a run is created
-        if self.max_basin_states is None:
+        if self.basin_states is None:
             seats = self.players > 2
-            self.max_basin_states = SEATS_BASIN_STATES if seats else BASIN_STATES
+            self.basin_states = SEATS_BASIN_STATES if seats else BASIN_STATES
 
     @classmethod
     def from_run(cls, run) -> LoopHuntOptions:
@@ -421,10 +421,10 @@ class LoopHuntJob(Job):
 
     def absorb(self, result: Result) -> None:
         """Count each loop of a batch under its cycle; new cycles are summarised by backward
-        play, bounded by max_basin_states. Summaries first, counts after: a batch whose new
+        play, bounded by --basin-states. Summaries first, counts after: a batch whose new
         cycles are still being summarised when the --time is up is left out whole (PastTime)
         rather than overrunning by seconds a cycle, as is any batch come in after it."""
-        states = self.options.max_basin_states or BASIN_STATES
+        states = self.options.basin_states or BASIN_STATES
         new: dict[str, CycleFind] = {}
         if self.past_time():
             raise PastTime()

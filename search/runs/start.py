@@ -236,7 +236,7 @@ def check_stored(db: Store, run_id: int, kind: RunKind) -> None:
     are checked; StoreError saying why it cannot be resumed (its options, made when it is
     resumed, say the same of what only they can judge: loop.RunLoop.resume)."""
     from bmn.records.store.runs import UNREADABLE
-    from bmn.search.runs.job import unreadable
+    from bmn.search.runs.job import stored_params, unreadable
 
     params = db.get_run(run_id).params
     try:
@@ -244,8 +244,9 @@ def check_stored(db: Store, run_id: int, kind: RunKind) -> None:
             raise TypeError(f"they are {type(params).__name__}, not a mapping")
         if UNREADABLE in params:  # not JSON in the store: records/store/runs.py kept the text
             raise ValueError(f"not JSON: {params[UNREADABLE]!r}")
+        fields = stored_params(params)
         for setting, name in kind.takes.items():
-            check_stored_setting(setting, params.get(name))
+            check_stored_setting(setting, fields.get(name))
     except (ValueError, TypeError) as err:
         raise unreadable(run_id, err) from None
 

@@ -8,7 +8,7 @@ import threading
 import pytest
 from old_stores import add_old_run, old_store
 
-from bmn.records.store import Store
+from bmn.records.store import Store, StoreError
 from bmn.search.cli import search as search_cli
 from bmn.search.runs import kinds, start
 from bmn.search.runs.kinds import CHECK_ORDER, KIND_SETTINGS, KINDS, get_kind, kind_for, refusal
@@ -230,12 +230,28 @@ def test_a_new_run_gets_its_kinds_typed_options_and_is_stored_with_its_kind(tmp_
         chosen = dict(iterations=500, workers=1, seed=3, loop_deck="5,2,2,0,0", basin_states=7)
         hunt = start.new_run(db, KINDS["loop-hunt"], command_options(**chosen), None)
         assert hunt.options == LoopHuntOptions(
-            seconds=None, iterations=500, workers=1, seed=3, deck="5,2,2,0,0", max_basin_states=7
+            seconds=None, iterations=500, workers=1, seed=3, deck="5,2,2,0,0", basin_states=7
         )
         grow = start.new_run(db, KINDS["grow"], command_options(seed=4), None)
         assert (grow.options.seconds, grow.options.seed, grow.options.workers) == (60.0, 4, 1)
         assert grow.options.grow_from == "known" and grow.options.known  # the published cycle
         assert [run.kind for run in db.runs()] == ["loop-hunt", "grow"]
+
+
+def test_a_run_stored_under_an_option_s_old_name_resumes_with_its_value(tmp_path):
+    """Runs stored before `max_basin_states` was named `basin_states`, as every kind's setting
+    is, keep their value when resumed (and it is checked as a new run's would be)."""
+    with Store(tmp_path / "s.sqlite") as db:
+        params = dict(iterations=500, workers=1, seed=3, deck="5,2,2,0,0", max_basin_states=7)
+        old = db.create_run("loophunt", "loop", 3, params, kind="loop-hunt")
+        db.update_run(old, status="interrupted")
+        assert start.resumed_run(db, old, KINDS["loop-hunt"], None).options.basin_states == 7
+        bad = db.create_run(
+            "loophunt", "loop", 3, {**params, "max_basin_states": 0}, kind="loop-hunt"
+        )
+        db.update_run(bad, status="interrupted")
+        with pytest.raises(StoreError, match=f"run {bad} cannot be resumed"):
+            start.resumed_run(db, bad, KINDS["loop-hunt"], None)
 
 
 class FakeJob:
