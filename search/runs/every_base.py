@@ -11,7 +11,7 @@ What it keeps does not depend on how the range is cut: every deal of at least --
 cards, every looping deal (stored as a find with status loop), the longest finished game by the
 objective (the lowest rank among equals), and with --objective loop each cycle the looping deals
 fall into, once under its key with its period and basin (the loop hunt's own bookkeeping,
-loop_hunt.record_loop and loop_record), counted seat-blind too.
+cycle_book.record_loop and loop_record), counted seat-blind too.
 """
 
 from __future__ import annotations

@@ -331,7 +331,7 @@ def chunk_size(
     rate: float | None, left: int | None, deadline: float | None, ahead: float = 0.0
 ) -> int:
     """Deals for a worker's next chunk: about CHUNK_SECONDS of work, never past its quota or
-    the deadline (see longest_base.sized_chunk)."""
+    the deadline (see chunks.sized_chunk)."""
     return sized_chunk(
         rate, left, deadline, ahead, first=FIRST_CHUNK, least=1000, seconds=CHUNK_SECONDS
     )
