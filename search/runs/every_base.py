@@ -10,7 +10,7 @@ so the checkpoint of a stream is its next rank and a resumed run goes on exactly
 What it keeps does not depend on how the range is cut: every deal of at least --keep-above
 cards, every looping deal (stored as a find with status loop), the longest finished game by the
 objective (the lowest rank among equals), and with --objective loop each cycle the looping deals
-fall into, once under its key with its period and basin (the loop hunt's own bookkeeping,
+fall into, once under its key with its period and basin (the book of cycles a hunt keeps,
 cycle_book.record_loop and loop_record), counted seat-blind too.
 """
 
@@ -39,7 +39,7 @@ from bmn.search.output.tables import fit_summary
 from bmn.search.runs.chunks import sized_chunk, split_finds, stream_quota
 from bmn.search.runs.cycle_book import BASIN_STATES, CycleBook, loop_record, record_loop
 from bmn.search.runs.job import Job, RunContext, options_from_run
-from bmn.search.runs.progress import RunProgress, store_option
+from bmn.search.runs.progress import RunProgress, resume_command, store_option
 from bmn.search.runs.settings import KEEP_ABOVE
 from bmn.search.words import counted, duration
 
@@ -289,7 +289,7 @@ class EverySummary:
         if self.status == "stopped":
             lines.append(
                 f"stopped at its --time or --iterations; resume goes on from the next rank:\n"
-                f"  bmn search --resume {self.run}{store_option(self.store)}"
+                f"  {resume_command(self.run, self.store)}"
             )
         return fit_summary("\n".join(lines))
 
@@ -512,7 +512,7 @@ class EveryBase(Job):
             f"note: the {self.options.ranks:,} deals of this range take about {span(whole)} at"
             f" {p.rate:,.0f} deals/s; --time {duration(self.options.seconds)} covers about"
             f" {self.options.seconds / whole:.1%}; resume goes on from the next rank with:"
-            f" bmn search --resume {self.run_id}{store_option(str(self.store.path))}"
+            f" {resume_command(self.run_id, str(self.store.path))}"
         )
 
     def summary(self, status: str, seconds: float) -> EverySummary:
