@@ -40,9 +40,9 @@ from bmn.kernels.deal import (
     DealError,
     deal_texts,
     decode,
-    parse_deal,
     too_many_cards,
 )
+from bmn.kernels.deal import parse_deal as _parse_deal
 from bmn.kernels.deal import format_deal as _format_deal
 from bmn.kernels.decks import deck_of
 from bmn.kernels.reference import Result, Trick
@@ -82,8 +82,20 @@ DealLike = str | Sequence[str] | Sequence[Sequence[int]]
 _DEAL_FORMS = "text ('-J/Q-'), its hands as texts, or its hands as penalty values"
 
 
+def parse_deal(text: str | Sequence[str]) -> Deal:
+    """A deal given as text ('-J/Q-', 'AS 3H/QD 10C') or its hands as texts, read as `bmn play`,
+    `bmn score` and the web page read it: one parser, the same refusals. An empty hand is
+    written '.'; a hand with nothing in it (a stray '/': '-J/Q-/', '/-J/Q-') is DealError.
+
+    >>> parse_deal("-J/Q-/.")
+    ((0, 1), (2, 0), ())
+    """
+    return _parse_deal(text, typed=True)
+
+
 def as_deal(deal: DealLike) -> Deal:
-    """Any form a deal is given in, read and checked: hands of penalty values in seat order.
+    """Any form a deal is given in, read and checked: hands of penalty values in seat order
+    (text and hand texts as `parse_deal` reads them).
 
     >>> as_deal("-J/Q-")
     ((0, 1), (2, 0))
