@@ -42,8 +42,8 @@ from bmn.kernels.deal import (
     decode,
     too_many_cards,
 )
-from bmn.kernels.deal import parse_deal as _parse_deal
 from bmn.kernels.deal import format_deal as _format_deal
+from bmn.kernels.deal import parse_deal as _parse_deal
 from bmn.kernels.decks import deck_of
 from bmn.kernels.reference import Result, Trick
 from bmn.kernels.results import Scores
