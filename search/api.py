@@ -12,6 +12,7 @@ once, naming the run made by then (released, for resume) or None.
 
 from __future__ import annotations
 
+import copy
 import os
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Union
@@ -68,7 +69,8 @@ def search(
     seats, a random seed (stored with the run). `resume` continues run number N, or with
     'latest' the latest unfinished run, from its checkpoints, with its stored settings (give
     none). `on_progress` is called after every commit with the run's progress (games,
-    seconds, rate, its best, ...); `display` draws bmn search's live display on stderr.
+    seconds, rate, its best, ...), a copy of that moment's that the run no longer changes;
+    `display` draws bmn search's live display on stderr.
     `backend` runs the chunks elsewhere (a Dask backend from bmn.search.backends.registry).
 
     Every setting is read and checked as the command line reads it (a duration as 90, 90.0
@@ -130,7 +132,9 @@ def _run(stopping: Any, job: Any, on_progress: Callable[[Any], None] | None, dis
             p.notes[:] = [python_words(note) for note in p.notes]
             shown.update(p)
             if on_progress is not None and getattr(p, "starting", None) is None:
-                on_progress(p)  # after commits only, as promised
+                # after commits only, as promised; a copy of this moment's progress, since the
+                # run goes on updating its own (a list of them is each moment, not the last)
+                on_progress(copy.deepcopy(p))
 
         # The display hears the start too (the kernels compiling), as bmn search's does.
         return stopping.run(job, starts_too(progress) if display else progress)
