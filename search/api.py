@@ -76,10 +76,11 @@ def search(
     Every setting is read and checked as the command line reads it (a duration as 90, 90.0
     or '90s'; a whole number as 5 or '5'), and the run's kind refuses the settings it has no
     use for, before a store is opened or made. Raises SearchOptionError for a bad or
-    conflicting setting, CudaUnavailable for a GPU run where CUDA cannot run; RunNotFound,
-    NothingToResume or RunHeld (also for a run another thread of this process searches) for a
-    run that cannot be resumed; StoreError for a store that cannot be used, or a stored run
-    whose settings cannot be read.
+    conflicting setting (and for `display` other than True or False, or a `backend` that is
+    no backend object, such as its name), CudaUnavailable for a GPU run where CUDA cannot
+    run; RunNotFound, NothingToResume or RunHeld (also for a run another thread of this
+    process searches) for a run that cannot be resumed; StoreError for a store that cannot be
+    used, or a stored run whose settings cannot be read.
 
     >>> summary = search("doctest.sqlite", iterations=20_000, seed=1, workers=1)
     >>> summary.status, summary.games
@@ -95,7 +96,7 @@ def search(
     named = dict(objective=objective, strategy=strategy, seconds=seconds, iterations=iterations)
     named.update(workers=workers, players=players, seed=seed, device=device)
     try:
-        _check_call(store, on_progress)
+        _check_call(store, on_progress, display, backend)
         given = check_settings({**named, **settings})
         asked = start.request(given, set(given), resume)
     except SearchOptionError as err:
@@ -108,12 +109,35 @@ def search(
         return _run(stopping, job, on_progress, display)
 
 
-def _check_call(store: Any, on_progress: Any) -> None:
-    """The arguments of `search` that are no setting of the run: a store path, a callable."""
+# What the run handler calls on a backend (search/backends/base.py's Backend).
+_BACKEND_CALLS = ("details", "default_streams", "start", "submit", "next_result", "cancel", "close")
+
+
+def _check_call(store: Any, on_progress: Any, display: Any, backend: Any) -> None:
+    """The arguments of `search` that are no setting of the run: a store path, a callable, a
+    flag (True or False: 'no' is not taken as true) and a backend object (a name is not one)."""
+    import numpy as np
+
     if not isinstance(store, (str, os.PathLike)) or not str(os.fspath(store)).strip():
         raise SearchOptionError("store", f"is the path of a record store file, not {store!r}")
     if on_progress is not None and not callable(on_progress):
         raise SearchOptionError("on_progress", f"is a function or None, not {on_progress!r}")
+    if not isinstance(display, (bool, np.bool_)):
+        raise SearchOptionError("display", f"is True or False, not {_shown(display)}")
+    if backend is not None and not all(
+        callable(getattr(backend, call, None)) for call in _BACKEND_CALLS
+    ):
+        raise SearchOptionError(
+            "backend",
+            f"is a backend object, made by bmn.search.backends.registry.get_backend(name),"
+            f" or None for this machine's threads; not {_shown(backend)}",
+        )
+
+
+def _shown(value: Any) -> str:
+    from bmn.kernels.arguments import shown
+
+    return shown(value)
 
 
 def _in_python(err: SearchOptionError) -> SearchOptionError:
