@@ -40,10 +40,10 @@ from bmn.kernels.deal import (
     DealError,
     deal_texts,
     decode,
-    parse_deal,
     too_many_cards,
 )
 from bmn.kernels.deal import format_deal as _format_deal
+from bmn.kernels.deal import parse_deal as _parse_deal
 from bmn.kernels.decks import deck_of
 from bmn.kernels.reference import Result, Trick
 from bmn.kernels.results import Scores
@@ -82,8 +82,20 @@ DealLike = str | Sequence[str] | Sequence[Sequence[int]]
 _DEAL_FORMS = "text ('-J/Q-'), its hands as texts, or its hands as penalty values"
 
 
+def parse_deal(text: str | Sequence[str]) -> Deal:
+    """A deal given as text ('-J/Q-', 'AS 3H/QD 10C') or its hands as texts, read as `bmn play`,
+    `bmn score` and the web page read it: one parser, the same refusals. An empty hand is
+    written '.'; a hand with nothing in it (a stray '/': '-J/Q-/', '/-J/Q-') is DealError.
+
+    >>> parse_deal("-J/Q-/.")
+    ((0, 1), (2, 0), ())
+    """
+    return _parse_deal(text, typed=True)
+
+
 def as_deal(deal: DealLike) -> Deal:
-    """Any form a deal is given in, read and checked: hands of penalty values in seat order.
+    """Any form a deal is given in, read and checked: hands of penalty values in seat order
+    (text and hand texts as `parse_deal` reads them).
 
     >>> as_deal("-J/Q-")
     ((0, 1), (2, 0))
@@ -188,10 +200,11 @@ class Deals:
     def __getitem__(self, key: Any) -> Deal | Deals:
         """Deal `key` (an int), or the deals `key` picks (as numpy picks rows)."""
         if arguments.is_whole(key):
-            i = int(key)  # type: ignore[call-overload]
+            i = arguments.index(key, len(self))
             return decode(self.rows[i], self.sizes[i])
         if isinstance(key, tuple):  # rows[i, j] would cut hands apart
             raise IndexError("index Deals along the deals only: one index, not a tuple")
+        arguments.index_keys(key, len(self))
         try:
             rows, sizes = self.rows[key], self.sizes[key]
         except (TypeError, ValueError):  # a ragged list: numpy's own words are no help here
@@ -210,6 +223,7 @@ class Deals:
         """
         if not arguments.is_whole(i):
             raise IndexError(f"Deals.text takes one deal's index, not {arguments.shown(i)}")
+        i = arguments.index(i, len(self))
         return deal_texts(self.rows[i][None], tuple(int(n) for n in self.sizes[i]))[0]
 
     def texts(self) -> list[str]:
@@ -238,14 +252,14 @@ def random_deals(
 ) -> Deals:
     """`n` random deals from `seed`, reproducibly: each a fresh shuffle of the deck.
 
-    `deck` is 'standard' or the counts of numerals, J, Q, K, A ('36,4,4,4,4' or a sequence
-    of five); each shuffle is dealt one card at a time from seat 0 round `players` seats (2
-    if not given), or cut into hands of `sizes` (seat 0 first; `players`, if given too, must
-    be their number). The same seat and seed give the deal of
-    `bmn deal --seed`; `stream` picks another independent sequence for the same seed. At most
-    MAX_DEALS deals and MAX_BATCH_CARDS cards a call, a deck of 1 to MAX_DEAL_CARDS cards, a
-    seed and a stream of 0 to 2**64 - 1: DealError otherwise, as for any argument of the wrong
-    type (1.5 deals, a seed of '7').
+    `deck` is 'standard' or the counts of numerals, J, Q, K, A ('36,4,4,4,4' in ASCII digits,
+    or five as a sequence or a numpy array: the same counts are taken or refused alike); each
+    shuffle is dealt one card at a time from seat 0 round `players` seats (2 if not given), or
+    cut into hands of `sizes` (seat 0 first; `players`, if given too, must be their number).
+    The same seat and seed give the deal of `bmn deal --seed`; `stream` picks another
+    independent sequence for the same seed. At most MAX_DEALS deals and MAX_BATCH_CARDS cards
+    a call, a deck of 1 to MAX_DEAL_CARDS cards, a seed and a stream of 0 to 2**64 - 1:
+    DealError otherwise, as for any argument of the wrong type (1.5 deals, a seed of '7').
 
     >>> deals = random_deals(3, seed=7, players=3)
     >>> len(deals), deals.sizes[0].tolist()
@@ -426,6 +440,10 @@ def _basin_arguments(
         raise DealError(f"report must be a BasinSearch or None, got {arguments.shown(report)}")
     if hand_sizes is None:
         return None
+    if isinstance(hand_sizes, str):  # not read a character at a time
+        raise DealError(
+            f"hand_sizes is two to four whole numbers, got {arguments.shown(hand_sizes)}"
+        )
     sizes = arguments.bounded_items(
         hand_sizes, MAX_SEATS, "hand_sizes", "two to four whole numbers"
     )

@@ -43,6 +43,28 @@ def whole(value: object, name: str, low: int | None = None, high: int | None = N
     return number
 
 
+def index(key: object, length: int) -> int:
+    """One item's index, counted from the end when negative, as numpy takes it; IndexError in
+    numpy's words for one out of range, however large (numpy itself overflows past int64)."""
+    i = int(key)  # type: ignore[call-overload]  # is_whole: an int or numpy integer
+    if not -length <= i < length:
+        raise IndexError(f"index {i} is out of bounds for axis 0 with size {length}")
+    return i
+
+
+def index_keys(key: object, length: int) -> None:
+    """IndexError for unsigned indices past int64 in an array or list of indices, which numpy
+    would wrap round to negative ones (2**64 - 1 would pick the last item)."""
+    if not isinstance(key, (list, np.ndarray)):
+        return
+    try:
+        keys = np.asarray(key)
+    except (TypeError, ValueError, OverflowError):  # numpy says its own words when indexing
+        return
+    if keys.dtype.kind == "u" and keys.size and int(keys.max()) > np.iinfo(np.int64).max:
+        raise IndexError(f"index {int(keys.max())} is out of bounds for axis 0 with size {length}")
+
+
 def optional_whole(value: object, name: str, low: int, high: int | None = None) -> int | None:
     return None if value is None else whole(value, name, low, high)
 
@@ -144,12 +166,22 @@ def count(deals: int, cards: int) -> None:
 
 def deck_counts(deck: object) -> tuple[int, ...]:
     """A deck as five counts of numerals, J, Q, K, A: 'standard', 'N,J,Q,K,A' or five whole
-    numbers; at least one card and at most MAX_DEAL_CARDS."""
-    from bmn.kernels.decks import parse_deck
+    numbers (a sequence or a numpy array), each form read by the same rule, so a value is
+    taken or refused alike in each; at least one card and at most MAX_DEAL_CARDS."""
+    from bmn.kernels.decks import STANDARD, STANDARD_COUNTS, read_counts
 
-    if isinstance(deck, str):
-        counts = parse_deck(deck)
-    elif isinstance(deck, Sequence) and len(deck) == 5:
+    if isinstance(deck, str):  # the same counts as the five numbers, read by the same rule
+        spec = "".join(deck.split()).lower()
+        given = STANDARD_COUNTS if spec == STANDARD else read_counts(spec)
+        if given is None or len(given) != 5:
+            raise DealError(
+                f"deck must be 'standard' or five counts N,J,Q,K,A of numerals and court cards"
+                f" in ASCII digits, got {shown(deck)}"
+            )
+        deck = given
+    if isinstance(deck, np.ndarray) and deck.ndim == 1:  # five counts as numpy holds them
+        deck = list(deck)
+    if isinstance(deck, Sequence) and len(deck) == 5:
         counts = tuple(whole(n, "a deck count", 0, MAX_DEAL_CARDS) for n in deck)
     else:
         raise DealError(

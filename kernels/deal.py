@@ -2,9 +2,11 @@
 
 A card is its penalty value: 0 for a numeral, 1-4 for J, Q, K, A. A hand is listed
 top card first; a deal lists hands in seat order, seat 0 first. An empty hand is written '.'
-(an empty text between '/' is read too, as older bmn wrote it, except where a person types the
-deal: there it is refused as the slip it usually is, `parse_deal(..., typed=True)`). A deal
-holds at most MAX_DEAL_CARDS cards, so no deal can cost more than seconds and megabytes.
+(an empty text between '/' is read too, as older bmn wrote it in its stores, except where a
+deal is given to bmn: there it is refused as the slip it usually is, `parse_deal(...,
+typed=True)`, the one reading of every surface: the command line, files of deals, the web page
+and the library's `bmn.kernels.parse_deal`). A deal holds at most MAX_DEAL_CARDS cards, so no
+deal can cost more than seconds and megabytes.
 """
 
 from __future__ import annotations

@@ -8,6 +8,7 @@ Notation of single deals is deal.py's; numbering a deck's arrangements is ranks.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 
 from bmn.kernels.config import MAX_CARDS, MAX_HAND, MAX_SEATS, MIN_SEATS
@@ -17,6 +18,7 @@ Counts = tuple[int, ...]  # a deck's composition: how many numerals, J, Q, K, A 
 STANDARD_COUNTS: Counts = (36, 4, 4, 4, 4)
 STANDARD = "standard"
 MIXED = "mixed"  # the loop hunt's default deck: a random sub-deck of the standard deck per batch
+_DIGITS = re.compile(r"[0-9]+")
 
 
 def deck_of(counts: Sequence[int]) -> tuple[int, ...]:
@@ -37,12 +39,21 @@ def counts_text(counts: Sequence[int]) -> str:
     return ",".join(str(int(n)) for n in counts)
 
 
+def read_counts(text: str) -> tuple[int, ...] | None:
+    """Comma-separated whole numbers written in ASCII digits ('36,4,4,4,4'), as every number
+    bmn reads is; None for anything else (int() would take '١٤', '+4', ' 4' and '1_0')."""
+    parts = text.split(",")
+    if not all(_DIGITS.fullmatch(part) for part in parts):
+        return None
+    try:
+        return tuple(int(part) for part in parts)
+    except ValueError:  # past int()'s limit of digits: no count of anything
+        return None
+
+
 def parse_counts(text: str) -> Counts:
     """Read 'N,J,Q,K,A' (five counts >= 0); DealError (a ValueError) for anything else."""
-    try:
-        counts = tuple(int(part) for part in text.split(","))
-    except ValueError:
-        counts = ()
+    counts = read_counts(text) or ()
     if len(counts) != len(VALUE_SYMBOL) or min(counts) < 0:
         raise DealError(f"{text!r}: expected five counts N,J,Q,K,A of numerals and court cards")
     if max(counts) > MAX_CARDS:  # past any deck the kernels play (and past what ints index)

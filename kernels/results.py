@@ -69,6 +69,7 @@ class Scores:
             return self.result(key)
         if isinstance(key, tuple):
             raise IndexError("index Scores along the deals only: one index, not a tuple")
+        _index_keys(key, len(self.cards))
         try:
             picked = [a[key] for a in self.arrays()]
         except (TypeError, ValueError):  # a ragged list: numpy's own words are no help here
@@ -102,6 +103,7 @@ class Scores:
         """Deal i's result in the reference engine's own form (`scores[i]`)."""
         if not _is_index(i):
             raise IndexError(f"a deal's index is a whole number, not {_shown(i)}")
+        i = _index(i, len(self.cards))
         status = STATUS_NAMES[int(self.status[i])]
         loop = [int(a[i]) for a in self.loop_arrays()] if status == "loop" else [None] * 4
         winner = int(self.winner[i])
@@ -131,6 +133,18 @@ class Scores:
 
 def _is_index(key: object) -> bool:
     return isinstance(key, (int, np.integer)) and not isinstance(key, (bool, np.bool_))
+
+
+def _index(key: object, length: int) -> int:
+    from bmn.kernels.arguments import index
+
+    return index(key, length)
+
+
+def _index_keys(key: object, length: int) -> None:
+    from bmn.kernels.arguments import index_keys
+
+    index_keys(key, length)
 
 
 def _shown(value: object) -> str:

@@ -120,7 +120,7 @@ class StoreReader:
         first; DealError for a deal bmn cannot read."""
         if not isinstance(deal, str):
             raise DealError(f"a deal here is text ('-J/Q-'), got {shown(deal)}")
-        parse_deal(deal)  # DealError naming what is wrong, before any query
+        parse_deal(deal, typed=True)  # DealError as `bmn play` says it, before any query
         return [_dated(find, "found_at") for find in self._store.finds_for(deal)]
 
     def run_finds(self, run_id: int) -> list[FindRow[datetime]]:

@@ -12,6 +12,7 @@ once, naming the run made by then (released, for resume) or None.
 
 from __future__ import annotations
 
+import copy
 import os
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Union
@@ -68,16 +69,18 @@ def search(
     seats, a random seed (stored with the run). `resume` continues run number N, or with
     'latest' the latest unfinished run, from its checkpoints, with its stored settings (give
     none). `on_progress` is called after every commit with the run's progress (games,
-    seconds, rate, its best, ...); `display` draws bmn search's live display on stderr.
+    seconds, rate, its best, ...), a copy of that moment's that the run no longer changes;
+    `display` draws bmn search's live display on stderr.
     `backend` runs the chunks elsewhere (a Dask backend from bmn.search.backends.registry).
 
     Every setting is read and checked as the command line reads it (a duration as 90, 90.0
     or '90s'; a whole number as 5 or '5'), and the run's kind refuses the settings it has no
     use for, before a store is opened or made. Raises SearchOptionError for a bad or
-    conflicting setting, CudaUnavailable for a GPU run where CUDA cannot run; RunNotFound,
-    NothingToResume or RunHeld (also for a run another thread of this process searches) for a
-    run that cannot be resumed; StoreError for a store that cannot be used, or a stored run
-    whose settings cannot be read.
+    conflicting setting (and for `display` other than True or False, or a `backend` that is
+    no backend object, such as its name), CudaUnavailable for a GPU run where CUDA cannot
+    run; RunNotFound, NothingToResume or RunHeld (also for a run another thread of this
+    process searches) for a run that cannot be resumed; StoreError for a store that cannot be
+    used, or a stored run whose settings cannot be read.
 
     >>> summary = search("doctest.sqlite", iterations=20_000, seed=1, workers=1)
     >>> summary.status, summary.games
@@ -93,7 +96,7 @@ def search(
     named = dict(objective=objective, strategy=strategy, seconds=seconds, iterations=iterations)
     named.update(workers=workers, players=players, seed=seed, device=device)
     try:
-        _check_call(store, on_progress)
+        _check_call(store, on_progress, display, backend)
         given = check_settings({**named, **settings})
         asked = start.request(given, set(given), resume)
     except SearchOptionError as err:
@@ -106,12 +109,35 @@ def search(
         return _run(stopping, job, on_progress, display)
 
 
-def _check_call(store: Any, on_progress: Any) -> None:
-    """The arguments of `search` that are no setting of the run: a store path, a callable."""
+# What the run handler calls on a backend (search/backends/base.py's Backend).
+_BACKEND_CALLS = ("details", "default_streams", "start", "submit", "next_result", "cancel", "close")
+
+
+def _check_call(store: Any, on_progress: Any, display: Any, backend: Any) -> None:
+    """The arguments of `search` that are no setting of the run: a store path, a callable, a
+    flag (True or False: 'no' is not taken as true) and a backend object (a name is not one)."""
+    import numpy as np
+
     if not isinstance(store, (str, os.PathLike)) or not str(os.fspath(store)).strip():
         raise SearchOptionError("store", f"is the path of a record store file, not {store!r}")
     if on_progress is not None and not callable(on_progress):
         raise SearchOptionError("on_progress", f"is a function or None, not {on_progress!r}")
+    if not isinstance(display, (bool, np.bool_)):
+        raise SearchOptionError("display", f"is True or False, not {_shown(display)}")
+    if backend is not None and not all(
+        callable(getattr(backend, call, None)) for call in _BACKEND_CALLS
+    ):
+        raise SearchOptionError(
+            "backend",
+            f"is a backend object, made by bmn.search.backends.registry.get_backend(name),"
+            f" or None for this machine's threads; not {_shown(backend)}",
+        )
+
+
+def _shown(value: Any) -> str:
+    from bmn.kernels.arguments import shown
+
+    return shown(value)
 
 
 def _in_python(err: SearchOptionError) -> SearchOptionError:
@@ -130,7 +156,9 @@ def _run(stopping: Any, job: Any, on_progress: Callable[[Any], None] | None, dis
             p.notes[:] = [python_words(note) for note in p.notes]
             shown.update(p)
             if on_progress is not None and getattr(p, "starting", None) is None:
-                on_progress(p)  # after commits only, as promised
+                # after commits only, as promised; a copy of this moment's progress, since the
+                # run goes on updating its own (a list of them is each moment, not the last)
+                on_progress(copy.deepcopy(p))
 
         # The display hears the start too (the kernels compiling), as bmn search's does.
         return stopping.run(job, starts_too(progress) if display else progress)

@@ -61,6 +61,11 @@ ODD = [
     np.zeros((0, 4), np.uint8), np.full((1, 1_201), 1, np.int64), np.array([[0, 1, 2, 9]]),
     np.array([np.nan, 1.0]), np.ones((2, 2), bool), slice(None), slice(0, 1), Ellipsis,
     (0, 1), lambda: 0, CASELLA,
+    # what a hostile user tried (issue 35): numpy's largest unsigned index, a text where a flag
+    # or an object belongs, digits of other scripts, a deck past the kernels' in both forms,
+    # stray slashes
+    np.uint64(2**64 - 1), [np.uint64(2**64 - 1)], "no", "threads", "١٤,2,2,2,0", "٢٦,٢٦",
+    "200,20,20,20,20", [200, 20, 20, 20, 20], np.array([20, 2, 2, 2, 0]), "-J/Q-/", "/-J/Q-",
 ]  # fmt: skip
 HOSTILE = st.one_of(
     st.sampled_from(ODD),

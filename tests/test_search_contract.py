@@ -171,13 +171,14 @@ HOSTILE = st.one_of(
     st.floats(allow_nan=True, allow_infinity=True),
     st.text(max_size=12),
     st.sampled_from(["", " ", "10s", "0", "-1", "1e999", "standard", "mixed", "6,2,1,1,0",
-                     "10,10", "²", "loop", "every", "cuda", "cpu", "known", "x" * 2000]),
+                     "10,10", "²", "loop", "every", "cuda", "cpu", "known", "x" * 2000,
+                     "no", "threads", "١٤,2,2,2,0", "١٠,١٠"]),
     st.lists(st.integers(min_value=-3, max_value=70), max_size=5),
     st.tuples(st.floats(), st.floats()),
     st.binary(max_size=5),
     st.dictionaries(st.text(max_size=3), st.integers(), max_size=2),
 )  # fmt: skip
-NAMES = st.sampled_from([*SETTINGS, "resume", "colour", ""])
+NAMES = st.sampled_from([*SETTINGS, "resume", "colour", "", "display", "backend", "on_progress"])
 
 
 class Accepted(Exception):

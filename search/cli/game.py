@@ -163,10 +163,9 @@ def read_hand_sizes(text: str | None, deal: Deal) -> tuple[int, ...]:
     if text is None:
         return tuple(len(hand) for hand in deal)
     total, seats = sum(len(hand) for hand in deal), len(deal)
-    try:
-        sizes = tuple(int(part) for part in text.split(","))
-    except ValueError:
-        sizes = ()
+    from bmn.kernels.decks import read_counts
+
+    sizes = read_counts("".join(text.split())) or ()  # ASCII digits, as every number bmn reads
     if len(sizes) != seats or min(sizes) < 1 or sum(sizes) != total:
         example = ",".join(map(str, even_sizes(total, seats)))
         raise click.BadParameter(

@@ -262,7 +262,7 @@ def replay(store: Store | None, deal_text: str) -> Replay:
     bounds (REPLAY_CARDS, TRICKS_SHOWN, PICTURE_CARDS), each one it reaches said in `bounds`."""
     from bmn.kernels.reference import play
 
-    deal = parse_deal(deal_text)
+    deal = parse_deal(deal_text, typed=True)  # as `bmn play` reads it
     text = format_deal(deal)
     result = play(deal, limit=REPLAY_CARDS, trace=True)
     seats = len(deal)
@@ -330,7 +330,7 @@ def found_table(finds: Sequence[FindRow], result: object) -> LinkedTable | str:
 def trajectory_png(deal_text: str) -> bytes:
     """The deal's trajectory picture (`bmn plot`'s, up to REPLAY_CARDS) as PNG bytes;
     DealError past PICTURE_CARDS."""
-    deal = parse_deal(deal_text)
+    deal = parse_deal(deal_text, typed=True)
     if not _pictured(deal):
         raise DealError(f"no picture for a deal of more than {PICTURE_CARDS} cards")
     return _trajectory_png(format_deal(deal))
