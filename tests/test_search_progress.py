@@ -5,15 +5,15 @@ figures, not the last one's seven times (issue 35)."""
 from __future__ import annotations
 
 from bmn.search import api
-from bmn.search.runs.longest import Progress
+from bmn.search.runs.longest_base import LongestProgress
 
 
 class Commits:
     """A run that commits three times, updating one progress object in place (as the run
-    handler does), and calls the progress callback after each commit."""
+    loop does), and calls the progress callback after each commit."""
 
     def run(self, job: object, update) -> str:
-        progress = Progress(7, strategy="walk", workers=2, seed=3)
+        progress = LongestProgress(7, strategy="walk", workers=2, seed=3)
         for games in (1_000, 2_000, 3_000):
             progress.games, progress.seconds, progress.best_cards = games, games / 1000, games
             progress.notes.append(f"note {games}")
@@ -22,10 +22,10 @@ class Commits:
 
 
 def test_each_progress_handed_over_stays_as_it_was():
-    kept: list[Progress] = []
+    kept: list[LongestProgress] = []
     assert api._run(Commits(), None, kept.append, display=False) == "summary"
     assert [p.games for p in kept] == [1_000, 2_000, 3_000]
     assert [p.seconds for p in kept] == [1.0, 2.0, 3.0]
     assert [p.best_cards for p in kept] == [1_000, 2_000, 3_000]
     assert [len(p.notes) for p in kept] == [1, 2, 3]  # a list in it is copied too
-    assert all(p.run == 7 and isinstance(p, Progress) for p in kept)
+    assert all(p.run == 7 and isinstance(p, LongestProgress) for p in kept)
