@@ -41,7 +41,7 @@ from bmn.search.runs.loop_hunt import DEFAULT_BASIN_STATES, Hunt, loop_record, r
 from bmn.search.words import counted, duration
 
 if TYPE_CHECKING:
-    from bmn.search.strategies.every import Visited
+    from bmn.search.enumeration.cpu import Visited
 
 CHUNK_SECONDS = 1.0
 FIRST_CHUNK = 20_000  # deals in a stream's first chunk, before its rate is known
@@ -149,7 +149,7 @@ def every_chunk(
 ) -> tuple[EveryState, ChunkFinds, int]:
     """One chunk (see bmn.search.backends.base): `iterations` ranks from `state.next`, one
     unrank, then compiled steps; the stream's new state, what it kept, the deals visited."""
-    from bmn.search.strategies.every import score_run
+    from bmn.search.enumeration.cpu import score_run
 
     sizes = np.array(options.hand_sizes, dtype=np.int64)
     objective = 1 if options.objective == "tricks" else 0
@@ -182,7 +182,7 @@ def chunk_result(
 
 def warm_every() -> None:
     """Compile (or load from cache) the enumeration loop for every seat count."""
-    from bmn.search.strategies.every import warm_visit
+    from bmn.search.enumeration.cpu import warm_visit
 
     warm_visit()
 

@@ -69,7 +69,7 @@ class CudaEveryOptions(EveryOptions):
         super().__post_init__()
         check_device_input(self.deck, self.hand_sizes, 2, self.from_rank, self.to_rank)
         if not self.device_threads:
-            from bmn.search.strategies.cuda_every import resident_threads
+            from bmn.search.enumeration.cuda import resident_threads
 
             self.device_threads = resident_threads()
 
@@ -79,7 +79,7 @@ def cuda_every_chunk(
 ) -> tuple[EveryState, ChunkFinds, int]:
     """One chunk (see bmn.search.backends.base): `iterations` ranks from `state.next` scored on
     the GPU; what every.every_chunk returns for the same ranks."""
-    from bmn.search.strategies.cuda_every import score_range
+    from bmn.search.enumeration.cuda import score_range
 
     objective = 1 if options.objective == "tricks" else 0
     seen = score_range(
@@ -91,7 +91,7 @@ def cuda_every_chunk(
 
 def warm_cuda_every() -> None:
     """Compile (or load from the cache) the enumeration kernel before the clock starts."""
-    from bmn.search.strategies.cuda_every import warm
+    from bmn.search.enumeration.cuda import warm
 
     warm()
 

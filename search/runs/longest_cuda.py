@@ -36,7 +36,7 @@ from bmn.search.runs.longest import COMMIT_FINDS, Progress
 from bmn.search.runs.longest_base import LongestRun, RunBest, sized_chunk, stream_quotas
 
 if TYPE_CHECKING:
-    from bmn.search.strategies.cuda import Finds, Streams
+    from bmn.search.strategies.cuda.streams import Finds, Streams
 
 DEVICE_STRATEGIES = KINDS["longest-cuda"].strategies  # what search/strategies/cuda.py plays
 FIRST_ROUNDS = 16  # games per device stream in a run's first chunk, before its rate is known
@@ -96,7 +96,7 @@ def quotas(options: CudaSearchOptions) -> np.ndarray | None:
 def rounds(streams: Streams) -> int:
     """The rounds a run's streams have played: the most games of any stream (the others are
     there too, or at their quota)."""
-    from bmn.search.strategies.cuda import GAMES
+    from bmn.search.strategies.cuda.streams import GAMES
 
     return int(streams.counters[:, GAMES].max())
 
@@ -107,7 +107,7 @@ def cuda_chunk(
     """One chunk of a GPU run (see bmn.search.backends.base): `iterations` more rounds, every device
     stream brought to the same count of games (or to its quota); the new streams (`state` is
     left untouched), their finds and the rounds played."""
-    from bmn.search.strategies.cuda import DeviceSearch
+    from bmn.search.strategies.cuda.host import DeviceSearch
 
     targets = np.full(len(state), rounds(state) + iterations, dtype=np.int64)
     quota = quotas(options)
@@ -127,7 +127,10 @@ def cuda_chunk(
 
 def warm_cuda() -> None:
     """Compile (or load from the cache) both search kernels before the clock starts."""
-    from bmn.search.strategies.cuda import MODES, NO_LIMIT, SIMULATED, DeviceSearch, Streams
+    from bmn.kernels.cuda.two import SIMULATED
+    from bmn.search.strategies.cuda.host import NO_LIMIT, DeviceSearch
+    from bmn.search.strategies.cuda.kernels import MODES
+    from bmn.search.strategies.cuda.streams import Streams
 
     if SIMULATED:  # the simulator compiles nothing
         return
@@ -167,7 +170,7 @@ class CudaSearch(LongestRun):
 
     @property
     def games(self) -> int:
-        from bmn.search.strategies.cuda import GAMES
+        from bmn.search.strategies.cuda.streams import GAMES
 
         return int(self.state.counters[:, GAMES].sum())
 
@@ -182,7 +185,7 @@ class CudaSearch(LongestRun):
         return super().commit_due() or sum(len(f[2]) for f in self._finds) >= COMMIT_FINDS
 
     def _restore(self, checkpoints: dict[int, tuple[bytes, int, float]]) -> None:
-        from bmn.search.strategies.cuda import Streams
+        from bmn.search.strategies.cuda.streams import Streams
 
         if 0 in checkpoints:
             self.state = Streams.from_bytes(checkpoints[0][0])
@@ -204,12 +207,12 @@ class CudaSearch(LongestRun):
         )
 
     def _hand_sizes(self) -> tuple[int, ...]:
-        from bmn.search.strategies.cuda import HAND
+        from bmn.search.strategies.cuda.streams import HAND
 
         return (HAND, HAND)
 
     def _absorb(self, result: Result) -> None:
-        from bmn.search.strategies.cuda import F_CARDS, F_STATUS, F_TRICKS
+        from bmn.search.strategies.cuda.streams import F_CARDS, F_STATUS, F_TRICKS
 
         meta = result.finds.figures[:, [F_CARDS, F_TRICKS, F_STATUS]]
         self._finds.append((0, self.games, result.finds.decks, meta))  # keyed by games before
@@ -227,7 +230,7 @@ class CudaSearch(LongestRun):
         """The best score of any stream and its deal, replayed by the CPU kernel (its status
         too: a loop may score best); None before any game."""
         from bmn.kernels.score import score
-        from bmn.search.strategies.cuda import BEST, HAND
+        from bmn.search.strategies.cuda.streams import BEST, HAND
 
         t = self.state.best_stream()
         if self.state.counters[t, BEST] < 0:

@@ -232,7 +232,7 @@ def _longest_workers(fields: dict, db: Store, backend: Backend | None) -> None:
 
 def _gpu_threads(fields: dict, db: Store, backend: Backend | None) -> None:
     """A GPU search's streams: every thread the GPU keeps resident, unless --device-threads."""
-    from bmn.search.strategies.cuda import resident_threads
+    from bmn.search.strategies.cuda.host import resident_threads
 
     fields.setdefault("workers", resident_threads(mode=fields.get("strategy", DEFAULT_STRATEGY)))
 
