@@ -244,7 +244,7 @@ def _take(backlog, taken, quota, done, limit):
 
 @cuda.jit(**DEVICE)
 def _propose(walk, deck, c0, a0, b0, c1, a1, b1, s0, s1, s2, s3):
-    """The stream's next deal (strategies/walk.py or strategies/random_restart.py) and its masks."""
+    """The stream's next deal (search/strategies/walk.py or random_restart.py) and its masks."""
     if walk:
         i, j, s0, s1, s2, s3 = _swap_two(deck, s0, s1, s2, s3)
         c0, a0, b0, c1, a1, b1 = _place(c0, a0, b0, c1, a1, b1, i, deck[i])
