@@ -15,7 +15,7 @@ deal of a small deck (6,2,1,1,0, 2,520 deals, 14 loops) enumerated on the GPU ag
 enumeration (mismatches must be 0), and the enumeration's deals/s on the first ranks of the
 40-card Italian deck (28,4,4,4,0 dealt 20/20) with the whole deck's projected time; `compile`:
 every kernel compiled by NVVM and ptxas for sm_80, sm_90a and this GPU's own architecture
-(search/strategies/cuda_compiled.py): registers, spills, stack and shared memory per kernel, to
+(kernels/cuda/compiled.py): registers, spills, stack and shared memory per kernel, to
 read beside the speeds (`bench` gives the registers the driver reports for the launched kernels).
 It takes under 5 minutes including compilation. Exit status 0 when every check passed, 1 when one
 failed, a kernel did not compile, or CUDA is unusable (the line says which).
@@ -73,26 +73,34 @@ def selfcheck(args) -> dict:
 def search_replay(args, shape: dict) -> dict:
     """A short device walk (with the backlog), every stream replayed by the CPU search."""
     from bmn.search.strategies import cpu as strategies
-    from bmn.search.strategies import cuda as cs
     from bmn.search.strategies import worker
+    from bmn.search.strategies.cuda import host
+    from bmn.search.strategies.cuda import streams as cuda_streams
 
     n = shape["threads"] if args.quick else 256
-    before = cs.Streams.new(args.seed + 1, n)
-    search = cs.DeviceSearch(
+    before = cuda_streams.Streams.new(args.seed + 1, n)
+    search = host.DeviceSearch(
         before, "walk", keep_above=400, threads_per_block=shape["threads_per_block"]
     )
     finds = search.run(4 if args.quick else 32)
     after = search.streams()
-    slots = [(worker.GAMES, cs.GAMES), (worker.CURRENT, cs.CURRENT), (worker.BEST, cs.BEST)]
-    slots += [(worker.BEST_CARDS, cs.BEST_CARDS), (worker.BEST_TRICKS, cs.BEST_TRICKS)]
+    slots = [
+        (worker.GAMES, cuda_streams.GAMES),
+        (worker.CURRENT, cuda_streams.CURRENT),
+        (worker.BEST, cuda_streams.BEST),
+    ]
+    slots += [
+        (worker.BEST_CARDS, cuda_streams.BEST_CARDS),
+        (worker.BEST_TRICKS, cuda_streams.BEST_TRICKS),
+    ]
     mismatches = 0
     for t in range(n):
         state = worker.new_worker(args.seed + 1, t)
-        games = int(after.counters[t, cs.GAMES])
+        games = int(after.counters[t, cuda_streams.GAMES])
         cpu = worker.Finds.empty()
         _, found = strategies.run_chunk("walk", state, cpu, games, 0, 400, 1)
         kept = [k for k in range(found) if cpu.meta[k, 0] >= 400]
-        mine = finds.figures[:, cs.F_STREAM] == t
+        mine = finds.figures[:, cuda_streams.F_STREAM] == t
         same = (
             cpu.decks[kept].tolist() == finds.decks[mine].tolist()
             and cpu.meta[kept, :2].tolist() == finds.figures[mine, :2].tolist()
@@ -101,14 +109,15 @@ def search_replay(args, shape: dict) -> dict:
             and [state.counters[a] for a, _ in slots] == [after.counters[t, b] for _, b in slots]
         )
         mismatches += not same
-    games = int(after.counters[:, cs.GAMES].sum())
+    games = int(after.counters[:, cuda_streams.GAMES].sum())
     return {"streams": n, "games": games, "finds": len(finds), "mismatches": mismatches}
 
 
 def bench(args, shape: dict) -> dict:
-    from bmn.search.strategies import cuda as cs
+    from bmn.search.strategies.cuda import host
+    from bmn.search.strategies.cuda import kernels as cuda_kernels
 
-    whole = cs.WHOLE_GAMES
+    whole = cuda_kernels.WHOLE_GAMES
     variants = {  # the defaults first, then one change each, to choose the defaults by
         "random": {"mode": "random"},
         "walk": {"mode": "walk"},
@@ -121,7 +130,7 @@ def bench(args, shape: dict) -> dict:
     threads = shape["threads"] if args.quick else None
     tpb = shape["threads_per_block"]
     return {
-        name: cs.bench(args.bench_games, args.seed, threads=threads, threads_per_block=tpb, **kw)
+        name: host.bench(args.bench_games, args.seed, threads=threads, threads_per_block=tpb, **kw)
         for name, kw in variants.items()
     }
 
@@ -130,11 +139,12 @@ def search(args, shape: dict) -> dict:
     """The walk on every resident thread for a while; the best deal, checked by the reference."""
     from bmn.kernels import reference
     from bmn.kernels.deal import decode, format_deal
-    from bmn.search.strategies import cuda as cs
+    from bmn.search.strategies.cuda import host
+    from bmn.search.strategies.cuda import streams as cuda_streams
 
-    threads = shape["threads"] or cs.resident_threads(shape["threads_per_block"], mode="walk")
-    device = cs.DeviceSearch(
-        cs.Streams.new(args.seed + 2, threads), "walk", keep_above=KEEP_ABOVE,
+    threads = shape["threads"] or host.resident_threads(shape["threads_per_block"], mode="walk")
+    device = host.DeviceSearch(
+        cuda_streams.Streams.new(args.seed + 2, threads), "walk", keep_above=KEEP_ABOVE,
         threads_per_block=shape["threads_per_block"],
     )  # fmt: skip
     games_per_launch, finds = 1 if args.quick else 16, 0
@@ -148,10 +158,10 @@ def search(args, shape: dict) -> dict:
     t = streams.best_stream()
     deal = decode(streams.best[t], (26, 26))
     replayed = reference.play(deal)
-    cards = int(streams.counters[t, cs.BEST_CARDS])
-    tricks = int(streams.counters[t, cs.BEST_TRICKS])
+    cards = int(streams.counters[t, cuda_streams.BEST_CARDS])
+    tricks = int(streams.counters[t, cuda_streams.BEST_TRICKS])
     verified = (replayed.status, replayed.cards, replayed.tricks) == ("finished", cards, tricks)
-    games = int(streams.counters[:, cs.GAMES].sum())
+    games = int(streams.counters[:, cuda_streams.GAMES].sum())
     return {
         "seconds": round(elapsed, 1),
         "threads": threads,
@@ -173,9 +183,10 @@ def search_run(args, shape: dict) -> dict:
     from bmn.records.store import Store
     from bmn.search.runs.longest_cuda import LongestCudaJob, LongestCudaOptions, cuda_chunk
     from bmn.search.runs.loop import RunLoop
-    from bmn.search.strategies import cuda as cs
+    from bmn.search.strategies.cuda import host
+    from bmn.search.strategies.cuda import streams as cuda_streams
 
-    threads = shape["threads"] or cs.resident_threads(shape["threads_per_block"], mode="walk")
+    threads = shape["threads"] or host.resident_threads(shape["threads_per_block"], mode="walk")
     options = LongestCudaOptions(
         seconds=args.run_seconds, workers=threads, seed=args.seed + 3, keep_above=KEEP_ABOVE
     )
@@ -185,7 +196,7 @@ def search_run(args, shape: dict) -> dict:
     replayed = reference.play(parse_deal(summary.best_deal))
     verified = (replayed.cards, replayed.tricks) == (summary.best_cards, summary.best_tricks)
     small = LongestCudaOptions(iterations=None, workers=min(threads, 1024), seed=args.seed + 4)
-    start = cs.Streams.new(small.seed, small.workers)
+    start = cuda_streams.Streams.new(small.seed, small.workers)
     rounds = 2 if args.quick else 24
     whole, _, _ = cuda_chunk(0, 0, start, small, rounds)
     half, _, _ = cuda_chunk(0, 0, start, small, rounds // 2)
@@ -209,8 +220,8 @@ def every(args, shape: dict) -> dict:
     """`bmn search --strategy every --device cuda`'s kernel: a small deck's every deal against
     the CPU enumeration, field by field, then the rate on the Italian deck's first ranks."""
     from bmn.kernels.ranks import arrangements, unrank
-    from bmn.search.strategies import cuda_every
-    from bmn.search.strategies.every import score_run
+    from bmn.search.enumeration import cuda as cuda_every
+    from bmn.search.enumeration.cpu import score_run
 
     threads = shape["threads"] or cuda_every.resident_threads()
     counts, sizes = ((5, 2, 1, 0, 0), (4, 4)) if args.quick else ((6, 2, 1, 1, 0), (5, 5))
@@ -240,7 +251,7 @@ def every(args, shape: dict) -> dict:
 
 def compiled(gpu_arch: str | None) -> dict:
     """Every kernel through NVIDIA's compiler: for sm_80, sm_90a and the GPU's own architecture."""
-    from bmn.search.strategies import cuda_compiled
+    from bmn.kernels.cuda import compiled as cuda_compiled
 
     reason = cuda_compiled.missing()
     if reason is not None:
@@ -297,7 +308,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def _gpu_arch(cuda) -> str:
     """The architecture numba-cuda compiles for on this GPU (sm_90a on an H100 or H200)."""
-    from bmn.search.strategies.cuda_compiled import arch_of
+    from bmn.kernels.cuda.compiled import arch_of
 
     return arch_of(cuda.get_current_device().compute_capability)
 

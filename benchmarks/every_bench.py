@@ -4,7 +4,7 @@ random deals of the same deck, in the same process, alternating so both see the 
     .venv/bin/python benchmarks/every_bench.py --deck 14,2,2,2,0 --threads 1 --rounds 3
 
 The enumeration walks the whole deck (or --deals of it) with the compiled loop
-(search/strategies/every.py: score, keep, next arrangement) on `threads` streams of equal rank
+(search/enumeration/cpu.py: score, keep, next arrangement) on `threads` streams of equal rank
 slices; the bench scores as many random deals of the deck, dealt into the same hands, with the
 batch kernel (kernels/cpu/two.py's total_cards, as `bmn bench`; the N-seat batch scorer for 3
 and 4 seats). Prints both rates and their ratio per round, and the best of each.
@@ -35,7 +35,7 @@ from bmn.kernels.decks import counts_text, even_sizes, parse_deck
 from bmn.kernels.ranks import arrangements, deck_of, unrank
 from bmn.kernels.rng import seed_state
 from bmn.kernels.score import numba_threads, score
-from bmn.search.strategies.every import score_run, warm_visit
+from bmn.search.enumeration.cpu import score_run, warm_visit
 
 
 def enumeration_rate(counts, sizes, deals: int, threads: int) -> float:

@@ -173,20 +173,6 @@ def hunt_counts(spec: str) -> Counts | None:
     return counts
 
 
-def deck_values(deck: str | Sequence[int]) -> tuple[int, ...]:
-    """A deck's penalty values from 'standard', 'N,J,Q,K,A' or five counts (the library's
-    `deck=`); DealError for anything else or a deck of no card."""
-    if isinstance(deck, str):
-        counts = STANDARD_COUNTS if deck == STANDARD else parse_counts(deck)
-    else:
-        counts = tuple(int(n) for n in deck)
-        if len(counts) != len(VALUE_SYMBOL) or min(counts) < 0:
-            raise DealError(f"{deck!r}: expected five counts N,J,Q,K,A of numerals and courts")
-    if not any(counts):
-        raise DealError("the deck holds no card")
-    return deck_of(counts)
-
-
 def check_search_deck(
     deck: str, hand_sizes: Sequence[int] | None, players: int = 2
 ) -> tuple[Counts, tuple[int, ...]]:

@@ -1,4 +1,5 @@
-"""Score batches of deals: choose a compiled kernel by (seats, device), the reference for the rest.
+"""Score batches of deals: choose a compiled kernel by (seats, device), the reference for the rest;
+a kernel's per-deal functions as first-class types, and one deal scored through them (score_deck).
 
 `score` takes deals as rows of penalty values (hands concatenated, zero padded) with their hand
 sizes. Each compiled kernel module offers `score_rows(deals, sizes, rows, out, cap)` (the
@@ -17,14 +18,13 @@ from types import ModuleType
 
 import numba
 import numpy as np
+from numba import njit, types
 
 from bmn.kernels import reference
-from bmn.kernels.config import FAST_CAP, MAX_CARDS
+from bmn.kernels.config import FAST_CAP, FINISHED, INLINE_JIT, MAX_CARDS, UNDECIDED
 from bmn.kernels.cpu import two
 from bmn.kernels.deal import Deal, DealError
 from bmn.kernels.results import Scores
-
-# The most cards a compiled kernel takes (one uint64 mask per hand).
 
 # (seats, device) -> the kernel module that scores those deals, or its name to import on first
 # use (so that, say, a CUDA kernel costs nothing until it is asked for). One line registers one.
@@ -49,6 +49,31 @@ def per_deal(kernel: ModuleType, sizes: Sequence[int]) -> tuple[Callable, Callab
     fast_for = getattr(kernel, "play_fast_for", None)
     fast = kernel.play_fast_at if fast_for is None else fast_for(tuple(sizes))
     return fast, kernel.play_exact_at
+
+
+# A kernel's per-deal functions as first-class function types: compiled code that takes them as
+# arguments (the search loop, the enumeration) runs any kernel, and caches (a jitted function
+# passed as a plain dispatcher would be compiled afresh in every process, and its cache would
+# grow each time: numba issue #2956).
+DEAL = types.Array(types.uint8, 1, "C")
+SIZES = types.Array(types.int64, 1, "C")
+PLAY_FAST = types.FunctionType(
+    types.UniTuple(types.int64, 3)(DEAL, types.int64, SIZES, types.int64)
+)
+PLAY_EXACT = types.FunctionType(types.UniTuple(types.int64, 8)(DEAL, types.int64, SIZES))
+
+
+@njit(**INLINE_JIT)  # inlined into the caller's loop: called once per deal scored
+def score_deck(deck, sizes, objective, play_fast_at, play_exact_at) -> tuple[int, int, int, int]:
+    """(score, cards, tricks, status) of a deal cut into hands of `sizes` by a kernel's per-deal
+    functions; objective 0 = cards, 1 = tricks. A deal past the card cap is replayed exactly,
+    so a reported loop is always a proven loop."""
+    cards, tricks, code = play_fast_at(deck, 0, sizes, FAST_CAP)
+    status = FINISHED
+    if code == UNDECIDED:
+        status, cards, tricks = play_exact_at(deck, 0, sizes)[:3]
+    score = cards if objective == 0 else tricks
+    return score, cards, tricks, status
 
 
 def _check(deals: np.ndarray, sizes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

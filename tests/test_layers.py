@@ -24,6 +24,7 @@ FLOORS = {
     "bmn.records": 1,
     "bmn.search.words": 2,
     "bmn.search.strategies": 3,
+    "bmn.search.enumeration": 3,
     "bmn.search.backends": 3,
     "bmn.search.cycles": 3,
     "bmn.search.measure": 3,

@@ -15,6 +15,9 @@ next card, or it has none left and goes out). Each candidate is rebuilt (the car
 go back on top of its hand) and confirmed by playing its trick forward with loops.lay_trick, the
 rules every forward step shares.
 
+`predecessors` may be told which seats out may come back in (`returning`): the elimination
+search (search/cycles/elimination.py) lets one at a time.
+
 Every state has one successor, so the states leading into a cycle form trees hanging off it, and
 breadth-first search visits each once. A cycle's seat-blind name (loops.rotation_key) covers
 every seating of the cycle among the seats still in (`seatings`): the deals listed seat-blind are
@@ -23,7 +26,7 @@ those falling into any of them.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import combinations
 
@@ -143,15 +146,20 @@ def _walk(
             seat = _next_in(out, seat)
 
 
-def predecessors(hands: Bytes, taker: int) -> Iterator[tuple[StateB, int]]:
-    """Every confirmed (state, cards laid) whose trick leads to (hands, taker)."""
+def predecessors(
+    hands: Bytes, taker: int, returning: Collection[int] | None = None
+) -> Iterator[tuple[StateB, int]]:
+    """Every confirmed (state, cards laid) whose trick leads to (hands, taker). A seat out in
+    `hands` may have been in and gone out in the trick; with `returning`, only those seats may
+    (the others were out already)."""
     mine = hands[taker]
     if mine is None or not any(h for s, h in enumerate(hands) if s != taker):
         return  # a trick leaving no other seat any card ends the game
     out_now = [s for s, hand in enumerate(hands) if hand is None]
+    stays = frozenset() if returning is None else frozenset(out_now) - frozenset(returning)
     found: set[StateB] = set()
     for start in _pile_starts(mine):
-        for already in _subsets(out_now):
+        for already in (a for a in _subsets(out_now) if stays <= a):
             trick = _Trick(mine[start:], taker, frozenset(out_now) - already)
             out = tuple(s in already for s in range(len(hands)))
             for leader in (s for s in range(len(hands)) if not out[s]):

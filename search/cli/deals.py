@@ -6,16 +6,12 @@ from __future__ import annotations
 import difflib
 import re
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import click
 
 from bmn.kernels.deal import Deal, DealError, parse_deal, parse_hand
 from bmn.kernels.decks import not_standard_warning
-
-if TYPE_CHECKING:
-    pass
-
 
 # -- deals on the command line ---------------------------------------------------------------
 

@@ -71,7 +71,7 @@ def bench_on_device(
     require_cuda()
     from bmn.kernels.cuda import two as cuda_two
     from bmn.search.output.progress import count_progress
-    from bmn.search.strategies import cuda as cuda_search
+    from bmn.search.strategies.cuda import host as cuda_search
 
     n = deals if given(ctx, "deals") else DEVICE_BENCH_DEALS
     threads_per_block = min(device_threads or THREADS_PER_BLOCK, THREADS_PER_BLOCK)

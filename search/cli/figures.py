@@ -4,13 +4,9 @@ store."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import click
-
-if TYPE_CHECKING:
-    pass
-
 
 # -- figures ---------------------------------------------------------------------------------
 

@@ -8,8 +8,6 @@ Imports nothing heavy: every command module imports this at `bmn --help` time.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import click
 from click.core import ParameterSource
 
@@ -19,10 +17,6 @@ from bmn.search.output import tables as present
 from bmn.search.runs.settings import (
     MAX_WORKERS,
 )
-
-if TYPE_CHECKING:
-    pass
-
 
 # -- options every command family shares -----------------------------------------------------
 

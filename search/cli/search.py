@@ -113,8 +113,8 @@ def search(
     checkpoints and stops; `--resume` continues exactly where it stopped, even
     after a crash or `kill -9`. The same --seed and --iterations reproduce a run.
     Options that would do nothing together are refused, saying why: --patience
-    is for climb, --history for lahc, --loop-deck and --basin-states for the loop
-    hunt, which takes no --strategy, --keep-above, --patience or --history;
+    is for climb, --history for lahc, --basin-states for the loop hunt, which
+    takes no --strategy, --keep-above, --patience or --history;
     --grow-from is for --objective grow, which takes --basin-states too.
     --players 3 or 4 searches the standard deck dealt round three or four seats,
     with every strategy, on the CPU, and hunts loops round them (grow runs play
@@ -132,7 +132,7 @@ def search(
       bmn search --deck 14,2,2,2,0 --strategy climb --time 1m   # 10/10 cards
       bmn search --resume                 # continue the latest unfinished run
       bmn search --objective loop --time 1h --workers 2
-      bmn search --objective loop --loop-deck standard --time 8h
+      bmn search --objective loop --deck standard --time 8h
       bmn search --objective grow --time 2m      # standard-deck cycles from pieces
       bmn search --strategy every --deck 14,2,2,2,0   # every deal of a 20-card deck
       bmn search --strategy every --deck 6,2,1,1,0 --objective loop --json

@@ -5,7 +5,7 @@ the kernels hold), seeds are 0 <= seed < 2**63, durations are at most a year."""
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import click
 
@@ -16,10 +16,6 @@ from bmn.search.runs.settings import (
     read_duration,
     read_whole,
 )
-
-if TYPE_CHECKING:
-    pass
-
 
 # -- numbers, seeds, durations -----------------------------------------------------------------
 

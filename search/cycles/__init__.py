@@ -1,3 +1,4 @@
 """Building cycles: closed pieces that recombine into endless games (pieces.py) and the piece hunt
-that assembles them into cycles of a target deck (piece_hunt.py); backward play in which a seat
-goes out, from a two-seat cycle to 3- and 4-seat deals (elimination.py)."""
+that assembles them into cycles of a target deck (piece_hunt.py); the elimination search, from a
+two-seat cycle back to 3- and 4-seat deals as seats go out (elimination.py, on
+kernels/cycles/backward_seats.py)."""

@@ -1,5 +1,5 @@
-"""Backward play with seats that go out: the states one trick before a 3- or 4-seat state, where
-a seat out in that state may still have been in, holding a few cards, and gone out in the trick.
+"""The elimination search: from a two-seat cycle back to a 3- or 4-seat starting deal whose
+game falls into it once the other seats go out.
 
 The route to an endless 3-player deal through a two-seat cycle: a seat goes out and the other
 two fall into a known two-seat cycle. Playing backwards from the cycle's states with the third
@@ -7,15 +7,10 @@ seat out, one trick back that seat may have been in (docs/rules.md, rules 5 and 
 and holding nothing, it goes out; out while paying, the last court card's seat takes the pile),
 and from there on backwards every seat is in.
 
-`predecessors` finds the states one trick back by unplaying the pile: the taker's last L cards
-are the pile, in the order laid; replaying the rules from each possible leader says which seat
-laid each card (a seat out in the later state may lay some and then go out when asked for one
-more: each way is tried), and those cards go back on top of their hands. Every candidate is
-confirmed by playing its trick forward (kernels/cycles/loops.lay_trick). Any number of seats;
-general N-seat backward play lives in kernels/cycles (this one is for the elimination search).
-
-`search` is a bounded best-first search from a two-seat cycle towards a starting deal of the
-given hand sizes (18/17/17: seat 0 to lead), keeping the most balanced state reached.
+The steps back are N-seat backward play (kernels/cycles/backward_seats.predecessors), asked to
+let one named seat out come back in at a time (`predecessors`). `search` is a bounded
+best-first search from a two-seat cycle towards a starting deal of the given hand sizes
+(18/17/17: seat 0 to lead), keeping the most balanced state reached.
 """
 
 from __future__ import annotations
@@ -26,106 +21,21 @@ import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
-from bmn.kernels.cycles.loops import lay_trick
+from bmn.kernels.cycles.backward_seats import predecessors as seats_predecessors
 
 Hands = tuple[bytes | None, ...]
 State = tuple[Hands, int]  # every hand (None: out) and the seat to lead
 
 
-def forward(hands: Hands, leader: int) -> State | None:
-    """The state after one trick (lay_trick's rules); None if the game ends in it."""
-    taker, laid, pile, out, last = lay_trick(hands, leader)
-    if last:
-        return None
-    after = tuple(
-        None if out[s] else bytes(h[n:]) + (bytes(pile) if s == taker else b"")
-        for s, (h, n) in enumerate(zip(hands, laid, strict=True))
-    )
-    if not any(h for s, h in enumerate(after) if s != taker):  # every other seat empty: over
-        return None
-    return after, taker
-
-
-def _next_in(live: Sequence[bool], seat: int) -> int:
-    n = len(live)
-    for step in range(1, n + 1):
-        if live[(seat + step) % n]:
-            return (seat + step) % n
-    return seat
-
-
-def _unplay(
-    pile: bytes, leader: int, live: list[bool], extra: int | None, taker: int
-) -> Iterator[tuple[tuple[tuple[int, ...], ...], int | None]]:
-    """Every way the pile can have been laid from `leader` with the seats `live` in the game,
-    ending with `taker` taking it: (the cards each seat laid, the seat that went out or None).
-    Only `extra` may go out: at each of its turns it either lays the card or holds nothing."""
-    n = len(pile)
-    empty: tuple[tuple[int, ...], ...] = tuple(() for _ in live)
-    stack = [(0, leader, -1, 0, tuple(live), empty, None)]
-    while stack:
-        i, seat, layer, owed, alive, laid, gone = stack.pop()
-        if seat == extra and gone is None and i > 0:  # the leader holds cards: not before
-            without = list(alive)
-            without[seat] = False
-            if layer < 0:  # out on an ordinary turn: the turn passes on, the pile stays
-                stack.append((i, _next_in(without, seat), layer, owed, tuple(without), laid, seat))
-            elif i == n and layer == taker:  # out while paying: the layer takes the pile
-                yield laid, seat
-        if i == n:
-            continue
-        card = pile[i]
-        more = laid[:seat] + (laid[seat] + (card,),) + laid[seat + 1 :]
-        if card:  # a court card: the next seat pays
-            stack.append((i + 1, _next_in(alive, seat), seat, card, alive, more, gone))
-        elif layer < 0:  # a numeral on an ordinary turn
-            stack.append((i + 1, _next_in(alive, seat), layer, owed, alive, more, gone))
-        elif owed > 1:  # a numeral paid towards the penalty
-            stack.append((i + 1, seat, layer, owed - 1, alive, more, gone))
-        elif i == n - 1 and layer == taker:  # the penalty paid: the layer takes the pile
-            yield more, gone
-
-
 def predecessors(hands: Hands, taker: int, extra: int | None = None) -> Iterator[State]:
     """Every state whose trick leads to (hands, taker), confirmed by forward play. Seats out in
     `hands` stay out, except `extra` (out in `hands`), which may have been in and gone out in
-    the trick (its hand then the cards it laid)."""
-    mine = hands[taker]
-    if not mine:
-        return
-    courts = [p for p, v in enumerate(mine) if v]
-    if not courts:
-        return
-    last = courts[-1]
-    trailing = len(mine) - 1 - last
-    if trailing > mine[last]:  # a pile ends at a paid penalty, or a payer out while paying
-        return
-    live_after = [h is not None for h in hands]
-    options = [None] if extra is None or hands[extra] is not None else [None, extra]
-    seen: set[State] = set()
-    for start in range(last, -1, -1):
-        pile = mine[start:]
-        for gone in options:
-            live = list(live_after)
-            if gone is not None:
-                live[gone] = True
-            for leader in (s for s in range(len(hands)) if live[s]):
-                for laid, went in _unplay(pile, leader, live, gone, taker):
-                    if went != gone or not laid[leader]:
-                        continue
-                    before = []
-                    for s, h in enumerate(hands):
-                        if s == went:
-                            before.append(bytes(laid[s]))
-                        elif h is None:
-                            before.append(None)
-                        else:
-                            rest = h[:start] if s == taker else h
-                            before.append(bytes(laid[s]) + rest)
-                    state = (tuple(before), leader)
-                    if state not in seen and forward(*state) == (hands, taker):
-                        seen.add(state)
-                        yield state
+    the trick (its hand then the cards it laid). The leader holds cards: it took the trick
+    before, or leads a starting deal."""
+    returning = () if extra is None else (extra,)
+    for (before, leader), _ in seats_predecessors(hands, taker, returning):
+        if before[leader]:
+            yield before, leader
 
 
 def seated(hands: Hands, leader: int) -> State:

@@ -2,7 +2,7 @@
 every` (what it shares with the GPU enumeration, every_cuda.py, is in every_base.py).
 
 Each stream walks its slice of ranks in chunks of about a second, each chunk a rank range
-(`every_chunk`: one unrank, then compiled steps, search/strategies/every.py)."""
+(`every_chunk`: one unrank, then compiled steps, search/enumeration/cpu.py)."""
 
 from __future__ import annotations
 
@@ -29,7 +29,7 @@ def every_chunk(
 ) -> tuple[EveryState, ChunkFinds, int]:
     """One chunk (see bmn.search.backends.base): `iterations` ranks from `state.next`, one
     unrank, then compiled steps; the stream's new state, what it kept, the deals visited."""
-    from bmn.search.strategies.every import score_run
+    from bmn.search.enumeration.cpu import score_run
 
     sizes = np.array(options.hand_sizes, dtype=np.int64)
     objective = 1 if options.objective == "tricks" else 0
@@ -40,7 +40,7 @@ def every_chunk(
 
 def warm_every() -> None:
     """Compile (or load from cache) the enumeration loop for every seat count."""
-    from bmn.search.strategies.every import warm_visit
+    from bmn.search.enumeration.cpu import warm_visit
 
     warm_visit()
 

@@ -4,7 +4,7 @@ GPU (every_cuda.py) share, behind `bmn search --strategy every`.
 A run visits the ranks R to S - 1 of a deck (kernels/ranks.py defines a rank; the whole deck by
 default), dealt into fixed hand sizes, seat 0 leading. The range is cut into one contiguous
 slice per stream (--workers); each stream walks its slice in chunks of about a second, each
-chunk a rank range (`every_chunk`: one unrank, then compiled steps, search/strategies/every.py),
+chunk a rank range (`every_chunk`: one unrank, then compiled steps, search/enumeration/cpu.py),
 so the checkpoint of a stream is its next rank and a resumed run goes on exactly from there.
 
 What it keeps does not depend on how the range is cut: every deal of at least --keep-above
@@ -44,7 +44,7 @@ from bmn.search.runs.settings import KEEP_ABOVE
 from bmn.search.words import counted, duration
 
 if TYPE_CHECKING:
-    from bmn.search.strategies.every import Visited
+    from bmn.search.enumeration.cpu import Visited
 
 CHUNK_SECONDS = 1.0
 FIRST_CHUNK = 20_000  # deals in a stream's first chunk, before its rate is known

@@ -2,14 +2,14 @@
 --device cuda`.
 
 The enumeration of search/runs/every_base.py with one stream, the GPU: each chunk is a range of
-ranks scored by search/strategies/cuda_every.py's kernel over every device thread (a contiguous
+ranks scored by search/enumeration/cuda.py's kernel over every device thread (a contiguous
 slice each, unranked once, then stepped), and what a chunk returns is what a CPU chunk of the same
 ranks returns (the same deals visited, best deal, finds and loops), so the store, the
 checkpoint (the next rank), resume, progress and summary are the CPU enumeration's. A GPU run
 and a CPU run of the same range store the same results.
 
 Two seats, and decks whose ranks fit in 63 bits (the 40-card Italian deck's do, the standard
-deck's do not). search/strategies/cuda_every.py needs CUDA to import, so it is imported inside
+deck's do not). search/enumeration/cuda.py needs CUDA to import, so it is imported inside
 the functions here.
 """
 
@@ -31,7 +31,7 @@ from bmn.search.runs.every_base import (
     chunk_result,
 )
 
-MAX_RANKS = 2**63 - 1  # ranks are int64 on the device (search/strategies/cuda_every.py)
+MAX_RANKS = 2**63 - 1  # ranks are int64 on the device (search/enumeration/cuda.py)
 
 
 def check_device_input(
@@ -67,7 +67,7 @@ class EveryCudaOptions(EveryOptions):
         super().__post_init__()
         check_device_input(self.deck, self.hand_sizes, 2, self.from_rank, self.to_rank)
         if not self.device_threads:
-            from bmn.search.strategies.cuda_every import resident_threads
+            from bmn.search.enumeration.cuda import resident_threads
 
             self.device_threads = resident_threads()
 
@@ -77,7 +77,7 @@ def cuda_every_chunk(
 ) -> tuple[EveryState, ChunkFinds, int]:
     """One chunk (see bmn.search.backends.base): `iterations` ranks from `state.next` scored on
     the GPU; what every.every_chunk returns for the same ranks."""
-    from bmn.search.strategies.cuda_every import score_range
+    from bmn.search.enumeration.cuda import score_range
 
     objective = 1 if options.objective == "tricks" else 0
     seen = score_range(
@@ -89,7 +89,7 @@ def cuda_every_chunk(
 
 def warm_cuda_every() -> None:
     """Compile (or load from the cache) the enumeration kernel before the clock starts."""
-    from bmn.search.strategies.cuda_every import warm
+    from bmn.search.enumeration.cuda import warm
 
     warm()
 
@@ -108,8 +108,8 @@ class EveryCudaProgress(EveryProgress):
 
 
 class EveryCudaJob(EveryBase):
-    """One enumeration on the GPU: `EveryCudaJob(store, options, run_id=None, backend=None)`,
-    as every.EveryJob; its chunks run on a thread of this process that feeds the GPU."""
+    """One enumeration on the GPU: `RunLoop(store, EveryCudaJob, options)`, as every.EveryJob;
+    its chunks run on a thread of this process that feeds the GPU."""
 
     kind = "every-cuda"
     options_type = EveryCudaOptions

@@ -1,7 +1,7 @@
 """The longest-game search on an NVIDIA GPU, as a kind of run held by the run loop.
 
 The run loop (search/runs/loop.py) sees one stream: the GPU. Each of its chunks is a launch
-(or a few) of search/strategies/cuda.py's search kernel over every device thread, and each device
+(or a few) of search/strategies/cuda/'s search kernel over every device thread, and each device
 thread is a search stream of its own, the twin of a CPU worker: device stream t of a run
 plays exactly the deals worker t of a CPU run with the same seed, strategy and stream count
 plays (`bmn search --workers N`), so the two find the same best deal and the same long deals.
@@ -14,7 +14,7 @@ counters), resumes a run exactly, and a seed with --iterations reproduces it. Fi
 at least keep_above cards, and proven loops) come back from the device and are stored through
 the same store call as the CPU search's; the run's best deal is stored as a find too.
 
-search/strategies/cuda.py needs CUDA to import, so it is imported inside the functions here.
+search/strategies/cuda/ needs CUDA to import, so it is imported inside the functions here.
 """
 
 from __future__ import annotations
@@ -37,9 +37,9 @@ from bmn.search.runs.settings import KEEP_ABOVE
 from bmn.search.strategies.registry import DEFAULT_STRATEGY
 
 if TYPE_CHECKING:
-    from bmn.search.strategies.cuda import Finds, Streams
+    from bmn.search.strategies.cuda.streams import Finds, Streams
 
-DEVICE_STRATEGIES = KINDS["longest-cuda"].strategies  # what search/strategies/cuda.py plays
+DEVICE_STRATEGIES = KINDS["longest-cuda"].strategies  # what search/strategies/cuda/ plays
 FIRST_ROUNDS = 16  # games per device stream in a run's first chunk, before its rate is known
 CHUNK_SECONDS = 1.0
 # A checkpoint holds about 200 bytes per device thread (tens of MB on a large GPU), so a GPU
@@ -97,7 +97,7 @@ def quotas(options: LongestCudaOptions) -> np.ndarray | None:
 def rounds(streams: Streams) -> int:
     """The rounds a run's streams have played: the most games of any stream (the others are
     there too, or at their quota)."""
-    from bmn.search.strategies.cuda import GAMES
+    from bmn.search.strategies.cuda.streams import GAMES
 
     return int(streams.counters[:, GAMES].max())
 
@@ -108,7 +108,7 @@ def cuda_chunk(
     """One chunk of a GPU run (see bmn.search.backends.base): `iterations` more rounds, every device
     stream brought to the same count of games (or to its quota); the new streams (`state` is
     left untouched), their finds and the rounds played."""
-    from bmn.search.strategies.cuda import DeviceSearch
+    from bmn.search.strategies.cuda.host import DeviceSearch
 
     targets = np.full(len(state), rounds(state) + iterations, dtype=np.int64)
     quota = quotas(options)
@@ -128,7 +128,10 @@ def cuda_chunk(
 
 def warm_cuda() -> None:
     """Compile (or load from the cache) both search kernels before the clock starts."""
-    from bmn.search.strategies.cuda import MODES, NO_LIMIT, SIMULATED, DeviceSearch, Streams
+    from bmn.kernels.cuda.two import SIMULATED
+    from bmn.search.strategies.cuda.host import NO_LIMIT, DeviceSearch
+    from bmn.search.strategies.cuda.kernels import MODES
+    from bmn.search.strategies.cuda.streams import Streams
 
     if SIMULATED:  # the simulator compiles nothing
         return
@@ -155,7 +158,7 @@ class LongestCudaJob(LongestBase):
     @classmethod
     def prepare(cls, fields: dict[str, Any], store: Store, backend: Backend | None) -> None:
         """Its streams: every thread the GPU keeps resident, unless --device-threads."""
-        from bmn.search.strategies.cuda import resident_threads
+        from bmn.search.strategies.cuda.host import resident_threads
 
         strategy = fields.get("strategy", DEFAULT_STRATEGY)
         fields.setdefault("workers", resident_threads(mode=strategy))
@@ -166,7 +169,7 @@ class LongestCudaJob(LongestBase):
 
     @property
     def games(self) -> int:
-        from bmn.search.strategies.cuda import GAMES
+        from bmn.search.strategies.cuda.streams import GAMES
 
         return int(self.state.counters[:, GAMES].sum())
 
@@ -181,7 +184,7 @@ class LongestCudaJob(LongestBase):
         return super().commit_due(saved) or sum(len(f[2]) for f in self._finds) >= COMMIT_FINDS
 
     def restore(self, checkpoints: dict[int, tuple[bytes, int, float]]) -> None:
-        from bmn.search.strategies.cuda import Streams
+        from bmn.search.strategies.cuda.streams import Streams
 
         if 0 in checkpoints:
             self.state = Streams.from_bytes(checkpoints[0][0])
@@ -203,12 +206,12 @@ class LongestCudaJob(LongestBase):
         )
 
     def _hand_sizes(self) -> tuple[int, ...]:
-        from bmn.search.strategies.cuda import HAND
+        from bmn.search.strategies.cuda.streams import HAND
 
         return (HAND, HAND)
 
     def absorb(self, result: Result) -> None:
-        from bmn.search.strategies.cuda import F_CARDS, F_STATUS, F_TRICKS
+        from bmn.search.strategies.cuda.streams import F_CARDS, F_STATUS, F_TRICKS
 
         meta = result.finds.figures[:, [F_CARDS, F_TRICKS, F_STATUS]]
         self._finds.append((0, self.games, result.finds.decks, meta))  # keyed by games before
@@ -226,7 +229,7 @@ class LongestCudaJob(LongestBase):
         """The best score of any stream and its deal, replayed by the CPU kernel (its status
         too: a loop may score best); None before any game."""
         from bmn.kernels.score import score
-        from bmn.search.strategies.cuda import BEST, HAND
+        from bmn.search.strategies.cuda.streams import BEST, HAND
 
         t = self.state.best_stream()
         if self.state.counters[t, BEST] < 0:

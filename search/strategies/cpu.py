@@ -21,9 +21,9 @@ from types import FunctionType
 from numba import njit, types
 
 from bmn.kernels.config import JIT, LOOP
-from bmn.kernels.score import kernel_for, per_deal
+from bmn.kernels.score import DEAL, PLAY_EXACT, PLAY_FAST, SIZES, kernel_for, per_deal, score_deck
 from bmn.search.strategies import climb, lahc, random_restart, walk
-from bmn.search.strategies.moves import DEAL, PLAY_EXACT, PLAY_FAST, SIZES, record, score_deck
+from bmn.search.strategies.moves import record
 from bmn.search.strategies.registry import STRATEGIES
 from bmn.search.strategies.worker import BEST, GAMES, Finds, WorkerState
 

@@ -1,45 +1,22 @@
-"""Compiled pieces every strategy shares: score a deal, keep finds, track the best deal.
+"""Compiled pieces every strategy shares: keep finds, track the best deal, the moves (swap two
+cards, move one).
 
 A deal is scored by a kernel's per-deal functions (the interface in kernels/cpu/two.py), passed
-in as first-class functions of the types below: a search over 3 or 4 seats passes another
-kernel's functions and hand sizes, and the same compiled loop runs it. A deal past the card
-cap is replayed exactly, so a reported loop is always a proven loop.
+in as first-class functions (kernels/score.py's types and score_deck): a search over 3 or 4 seats
+passes another kernel's functions and hand sizes, and the same compiled loop runs it.
 """
 
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, types
+from numba import njit
 
-from bmn.kernels.config import FAST_CAP, FINISHED, INLINE_JIT, JIT, LOOP, UNDECIDED
+from bmn.kernels.config import FINISHED, INLINE_JIT, JIT, LOOP
 from bmn.kernels.rng import cpu_lemire, lemire
 from bmn.kernels.targets import compile_for
 from bmn.search.strategies.worker import BEST, BEST_CARDS, BEST_TRICKS, IMPROVEMENTS
 
 OBJECTIVES = ("cards", "tricks")
-CAP = FAST_CAP
-
-# A kernel's per-deal functions as first-class function types. Compiled code that takes them as
-# arguments caches (a jitted function passed as a plain dispatcher would be compiled afresh in
-# every process, and its cache would grow each time: numba issue #2956).
-DEAL = types.Array(types.uint8, 1, "C")
-SIZES = types.Array(types.int64, 1, "C")
-PLAY_FAST = types.FunctionType(
-    types.UniTuple(types.int64, 3)(DEAL, types.int64, SIZES, types.int64)
-)
-PLAY_EXACT = types.FunctionType(types.UniTuple(types.int64, 8)(DEAL, types.int64, SIZES))
-
-
-@njit(**INLINE_JIT)  # inlined into the loop: called once per deal scored
-def score_deck(deck, sizes, objective, play_fast_at, play_exact_at) -> tuple[int, int, int, int]:
-    """(score, cards, tricks, status) of a deal cut into hands of `sizes`; objective 0 = cards,
-    1 = tricks."""
-    cards, tricks, code = play_fast_at(deck, 0, sizes, CAP)
-    status = FINISHED
-    if code == UNDECIDED:
-        status, cards, tricks = play_exact_at(deck, 0, sizes)[:3]
-    score = cards if objective == 0 else tricks
-    return score, cards, tricks, status
 
 
 @njit(**JIT)
@@ -51,7 +28,7 @@ def record(
     A find is every improvement on the worker's best, every deal of at least `keep_above`
     cards and every loop. Improvements depend only on the worker's own sequence, so the
     finds of a resumed run are exactly those of an uninterrupted one. The best is the longest
-    finished game, as the enumeration's (search/strategies/every.py): a loop's figures say
+    finished game, as the enumeration's (search/enumeration/cpu.py): a loop's figures say
     where it repeats, not how long it is, and small decks loop often.
     """
     improved = status == FINISHED and score > counters[BEST]
@@ -78,8 +55,8 @@ def swap_distinct(deck, s0, s1, s2, s3):
     """Swap two cards of different value: (the positions, the next generator state). The deck
     holds two values at least (a search refuses a deck of one value: it has a single deal).
 
-    Plain Python, compiled here for the CPU and by search/strategies/cuda.py for the GPU, so a
-    device stream makes exactly a CPU worker's moves.
+    Plain Python, compiled here for the CPU and by search/strategies/cuda/kernels.py for the
+    GPU, so a device stream makes exactly a CPU worker's moves.
     """
     n = deck.shape[0]
     i, s0, s1, s2, s3 = lemire(n, s0, s1, s2, s3)

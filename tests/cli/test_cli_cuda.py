@@ -30,7 +30,8 @@ SEED = 20_260_115
 if SIMULATED:
     from bmn.kernels.cuda import two as cuda_two
     from bmn.search.runs import longest_cuda as cuda_driver
-    from bmn.search.strategies import cuda as cuda_search
+    from bmn.search.strategies.cuda import host as cuda_host
+    from bmn.search.strategies.cuda import streams as cuda_streams
 
 # xoshiro256** multiplies wrap modulo 2**64 by design; the simulator runs them as numpy scalars,
 # which warn when they wrap. Any other overflow still fails the test.
@@ -205,7 +206,7 @@ class TestScoreAndCheckOnDevice:
         """Every launch's streams before and after, replayed game by game by the CPU search:
         the bench's totals are those of the games the device played in the timed launch."""
         launches = []
-        run = cuda_search.DeviceSearch.run
+        run = cuda_host.DeviceSearch.run
 
         def recorded(self, games, limits=None):
             before = self.streams()
@@ -213,7 +214,7 @@ class TestScoreAndCheckOnDevice:
             launches.append((before, self.streams()))
             return finds
 
-        monkeypatch.setattr(cuda_search.DeviceSearch, "run", recorded)
+        monkeypatch.setattr(cuda_host.DeviceSearch, "run", recorded)
         args = ["--deals", "16", "--device-threads", "8", "--seed", str(SEED), "--json"]
         result = bmn("bench", "--device", "cuda", *args)
         assert result.exit_code == 0, result.output
@@ -222,7 +223,7 @@ class TestScoreAndCheckOnDevice:
             16, 8, "cuda", "simulator",
         )  # fmt: skip
         before, after = launches[-1]  # the timed launch, after a warm-up and a probe
-        played = after.counters[:, cuda_search.GAMES] - before.counters[:, cuda_search.GAMES]
+        played = after.counters[:, cuda_streams.GAMES] - before.counters[:, cuda_streams.GAMES]
         cards = tricks = 0
         for t in range(8):
             state = cpu_worker(before, t)
@@ -246,7 +247,7 @@ def cpu_worker(streams, t: int) -> worker.WorkerState:
     """Device stream t as a CPU search worker (search/strategies/worker.py)."""
     counters = np.zeros(worker.N_COUNTERS, np.int64)
     for name in ("GAMES", "CURRENT", "BEST", "BEST_CARDS", "BEST_TRICKS", "IMPROVEMENTS"):
-        counters[getattr(worker, name)] = streams.counters[t, getattr(cuda_search, name)]
+        counters[getattr(worker, name)] = streams.counters[t, getattr(cuda_streams, name)]
     return worker.WorkerState(
         streams.deck[t].copy(), streams.best[t].copy(), streams.rng[t].copy(), counters,
         np.full(1, -1, np.int64), np.array(worker.STANDARD_SIZES, np.int64),
@@ -328,7 +329,7 @@ class TestSearchOnDevice:
                          "--device-threads", "8", "--strategy", "random")  # fmt: skip
         assert out["status"] == "finished" and out["games"] > 0 and out["seconds"] >= 2
         assert (
-            checkpoint(tmp_path / "t.sqlite").counters[:, cuda_search.GAMES].sum() == out["games"]
+            checkpoint(tmp_path / "t.sqlite").counters[:, cuda_streams.GAMES].sum() == out["games"]
         )
 
 
@@ -341,4 +342,4 @@ def run_search_resume(bmn, store: Path) -> dict:
 def checkpoint(store: Path):
     with Store(store) as db:
         (run,) = db.runs()
-        return cuda_search.Streams.from_bytes(db.load_checkpoints(run.id)[0][0])
+        return cuda_streams.Streams.from_bytes(db.load_checkpoints(run.id)[0][0])

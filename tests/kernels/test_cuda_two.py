@@ -39,7 +39,9 @@ if SIMULATED:
     from numba import cuda
 
     from bmn.kernels.cuda import two as cuda_two
-    from bmn.search.strategies import cuda as cuda_search
+    from bmn.search.strategies.cuda import host as cuda_host
+    from bmn.search.strategies.cuda import kernels as cuda_kernels
+    from bmn.search.strategies.cuda import streams as cuda_streams
 
 # xoshiro256** multiplies wrap modulo 2**64 by design; the simulator runs them as numpy scalars,
 # which warn when they wrap. Any other overflow still fails the test.
@@ -155,9 +157,9 @@ class TestGeneratorOnDevice:
             s0, s1, s2, s3 = states[t, 0], states[t, 1], states[t, 2], states[t, 3]
             for k in range(bounds.shape[0]):
                 if bounds[k] == 0:
-                    r, s0, s1, s2, s3 = cuda_search.next_u64(s0, s1, s2, s3)
+                    r, s0, s1, s2, s3 = cuda_kernels.next_u64(s0, s1, s2, s3)
                 else:
-                    v, s0, s1, s2, s3 = cuda_search.bounded(bounds[k], s0, s1, s2, s3)
+                    v, s0, s1, s2, s3 = cuda_kernels.bounded(bounds[k], s0, s1, s2, s3)
                     r = np.uint64(v)
                 out[t, k] = r
             states[t, 0], states[t, 1], states[t, 2], states[t, 3] = s0, s1, s2, s3
@@ -182,7 +184,7 @@ class TestGeneratorOnDevice:
                 deck[k] = decks[t, k]
             s0, s1, s2, s3 = states[t, 0], states[t, 1], states[t, 2], states[t, 3]
             for _ in range(3):
-                got = cuda_search._shuffle(deck, s0, s1, s2, s3)  # 6 masks, then the state
+                got = cuda_kernels._shuffle(deck, s0, s1, s2, s3)  # 6 masks, then the state
                 s0, s1, s2, s3 = got[6], got[7], got[8], got[9]
             for k in range(52):
                 decks[t, k] = deck[k]
@@ -190,7 +192,7 @@ class TestGeneratorOnDevice:
             for k in range(6):
                 out[t, k] = got[k]
 
-        streams = cuda_search.Streams.new(SEED, 6)
+        streams = cuda_streams.Streams.new(SEED, 6)
         decks, states = streams.deck.copy(), streams.rng.copy()
         out = np.zeros((6, 6), dtype=np.uint64)
         shuffled[1, 6](states, decks, out)
@@ -202,12 +204,12 @@ class TestGeneratorOnDevice:
             assert out[t].tolist() == [*masks(deck[:26].tolist()), *masks(deck[26:].tolist())]
 
     def test_streams_start_as_cpu_workers(self):
-        streams = cuda_search.Streams.new(SEED, 5, first=3)
+        streams = cuda_streams.Streams.new(SEED, 5, first=3)
         for i in range(5):
             cpu = worker.new_worker(SEED, 3 + i)
             assert streams.rng[i].tolist() == cpu.rng.tolist()
             assert streams.deck[i].tolist() == cpu.deck.tolist() == streams.best[i].tolist()
-        far = cuda_search.seed_states(-3, np.array([2**40], np.uint64))[0]
+        far = cuda_streams.seed_states(-3, np.array([2**40], np.uint64))[0]
         assert far.tolist() == seed_state(-3, 2**40).tolist()
 
 
@@ -236,15 +238,15 @@ def replay_on_cpu(before, after, finds, mode: str, objective: str, keep_above: i
             np.array(worker.STANDARD_SIZES, np.int64),
         )  # fmt: skip
         for slot, name in COUNTERS:
-            state.counters[slot] = before.counters[t, getattr(cuda_search, name)]
-        games = int(after.counters[t, cuda_search.GAMES] - before.counters[t, cuda_search.GAMES])
+            state.counters[slot] = before.counters[t, getattr(cuda_streams, name)]
+        games = int(after.counters[t, cuda_streams.GAMES] - before.counters[t, cuda_streams.GAMES])
         cpu_finds = worker.Finds.empty()
         done, n = strategies.run_chunk(
-            mode, state, cpu_finds, games, cuda_search.OBJECTIVES.index(objective), keep_above, 1
+            mode, state, cpu_finds, games, cuda_host.OBJECTIVES.index(objective), keep_above, 1
         )
         meta = cpu_finds.meta[:n]
         kept = np.flatnonzero((meta[:, 0] >= keep_above) | (meta[:, 2] == LOOP))
-        mine = finds.figures[:, cuda_search.F_STREAM] == t
+        mine = finds.figures[:, cuda_streams.F_STREAM] == t
         same_finds = (
             cpu_finds.decks[kept].tolist() == finds.decks[mine].tolist()
             and meta[kept].tolist() == finds.figures[mine, :3].tolist()
@@ -255,7 +257,7 @@ def replay_on_cpu(before, after, finds, mode: str, objective: str, keep_above: i
             and state.deck.tolist() == after.deck[t].tolist()
             and state.best.tolist() == after.best[t].tolist()
             and [state.counters[s] for s, _ in COUNTERS]
-            == [after.counters[t, getattr(cuda_search, name)] for _, name in COUNTERS]
+            == [after.counters[t, getattr(cuda_streams, name)] for _, name in COUNTERS]
         )
         if not (same_finds and same_state):
             problems.append(t)
@@ -279,66 +281,66 @@ class TestSearchOnDevice:
         ],
     )
     def test_a_chunk_equals_the_cpu_search(self, mode, objective):
-        before = cuda_search.Streams.new(SEED, 8)
-        after, finds = cuda_search.search_chunk(
+        before = cuda_streams.Streams.new(SEED, 8)
+        after, finds = cuda_host.search_chunk(
             before, 5, mode, objective, keep_above=300, threads_per_block=8
         )
-        assert (after.counters[:, cuda_search.GAMES] == 5).all()
-        assert len(finds) > 0 and (finds.figures[:, cuda_search.F_STATUS] == FINISHED).all()
+        assert (after.counters[:, cuda_streams.GAMES] == 5).all()
+        assert len(finds) > 0 and (finds.figures[:, cuda_streams.F_STATUS] == FINISHED).all()
         assert replay_on_cpu(before, after, finds, mode, objective, 300) == []
 
     @SLOW
     @pytest.mark.parametrize("mode", ["walk", "random"])
     @pytest.mark.parametrize("window", [1, 3, "whole games"])
     def test_every_window_plays_the_same_games(self, mode, window):
-        window = cuda_search.WHOLE_GAMES if window == "whole games" else window
-        before = cuda_search.Streams.new(SEED + 4, 8)
-        after, finds = cuda_search.search_chunk(
+        window = cuda_kernels.WHOLE_GAMES if window == "whole games" else window
+        before = cuda_streams.Streams.new(SEED + 4, 8)
+        after, finds = cuda_host.search_chunk(
             before, 4, mode, keep_above=300, threads_per_block=8, window=window
         )
-        assert (after.counters[:, cuda_search.GAMES] == 4).all()
+        assert (after.counters[:, cuda_streams.GAMES] == 4).all()
         assert replay_on_cpu(before, after, finds, mode, "cards", 300) == []
 
     @SLOW
     def test_the_backlog_shares_games_and_chunks_resume(self):
-        before = cuda_search.Streams.new(SEED + 1, 16)
-        search = cuda_search.DeviceSearch(before, "walk", keep_above=350, threads_per_block=8)
+        before = cuda_streams.Streams.new(SEED + 1, 16)
+        search = cuda_host.DeviceSearch(before, "walk", keep_above=350, threads_per_block=8)
         first = search.run(3)
         middle = search.streams()
         second = search.run(3)
         after = search.streams()
         for start, end, finds in ((before, middle, first), (middle, after, second)):
-            played = end.counters[:, cuda_search.GAMES] - start.counters[:, cuda_search.GAMES]
+            played = end.counters[:, cuda_streams.GAMES] - start.counters[:, cuda_streams.GAMES]
             assert played.reshape(2, 8).sum(axis=1).tolist() == [24, 24]  # each block's quota
             assert replay_on_cpu(start, end, finds, "walk", "cards", 350) == []
 
     @SLOW
     def test_games_past_the_cap_are_finished_on_the_cpu(self):
-        before = cuda_search.Streams.new(SEED + 2, 8)
-        after, finds = cuda_search.search_chunk(
+        before = cuda_streams.Streams.new(SEED + 2, 8)
+        after, finds = cuda_host.search_chunk(
             before, 6, "random", keep_above=400, cap=200, threads_per_block=8
         )
-        played = after.counters[:, cuda_search.GAMES] - before.counters[:, cuda_search.GAMES]
+        played = after.counters[:, cuda_streams.GAMES] - before.counters[:, cuda_streams.GAMES]
         assert played.min() < 6  # some streams stopped at a long game, finished exactly on the CPU
-        assert (finds.figures[:, cuda_search.F_CARDS] > 200).any()
+        assert (finds.figures[:, cuda_streams.F_CARDS] > 200).any()
         assert replay_on_cpu(before, after, finds, "random", "cards", 400) == []
 
     @SLOW
     def test_a_full_finds_buffer_stops_streams_without_losing_finds(self):
-        before = cuda_search.Streams.new(SEED + 3, 8)
-        search = cuda_search.DeviceSearch(
+        before = cuda_streams.Streams.new(SEED + 3, 8)
+        search = cuda_host.DeviceSearch(
             before, "walk", keep_above=0, threads_per_block=8, backlog=False, max_finds=5
         )
         finds = search.run(3)
         after = search.streams()
-        played = after.counters[:, cuda_search.GAMES] - before.counters[:, cuda_search.GAMES]
+        played = after.counters[:, cuda_streams.GAMES] - before.counters[:, cuda_streams.GAMES]
         assert len(finds) == played.sum() and played.sum() < 24
         assert replay_on_cpu(before, after, finds, "walk", "cards", 0) == []
 
     @SLOW
     def test_bench_sums_every_card(self):
         # No time limit: the simulator is slow enough that the probe would shrink the count
-        result = cuda_search.bench(
+        result = cuda_host.bench(
             40, SEED, mode="random", backlog=False, threads=8, threads_per_block=8, max_seconds=1e9
         )
         cards = 0

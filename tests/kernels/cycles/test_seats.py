@@ -168,7 +168,8 @@ def as_tuples(hands):
 )
 def test_predecessors_match_brute_force(deck, seats):
     """Play one trick from every state of the deck (seats going out included); each state's
-    predecessors are exactly the states whose trick leads to it and the game goes on."""
+    predecessors are exactly the states whose trick leads to it and the game goes on, and
+    those where only the `returning` seat out was in before the trick when it is asked."""
     earlier = defaultdict(set)
     states = list(every_state(deck, seats))
     for hands, leader in states:
@@ -188,6 +189,13 @@ def test_predecessors_match_brute_force(deck, seats):
             for (prev, prev_leader), cards in predecessors(as_bytes(hands), leader)
         }
         assert back == earlier[(hands, leader)], (hands, leader)
+        out = [s for s, h in enumerate(hands) if h is None]
+        for seat in out[:1]:  # `returning`: only that seat out may have been in
+            only = {
+                (as_tuples(p), ld, n)
+                for (p, ld), n in predecessors(as_bytes(hands), leader, (seat,))
+            }
+            assert only == {b for b in back if all(b[0][s] is None for s in out if s != seat)}
 
 
 seat_hand = st.lists(st.sampled_from([0, 0, 0, 0, 1, 2, 3, 4]), max_size=8)

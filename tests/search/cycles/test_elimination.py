@@ -1,5 +1,5 @@
-"""Backward play with a seat going out (search/cycles/elimination.py) against forward play and
-the reference engine."""
+"""The elimination search (search/cycles/elimination.py) and its steps back, one seat out
+coming back in at a time, against forward play and the reference engine."""
 
 import itertools
 import random
@@ -8,9 +8,10 @@ import pytest
 from tiers import sizes
 
 from bmn.kernels import reference
+from bmn.kernels.cycles.backward_seats import forward
 from bmn.kernels.cycles.loops import analyse, rotation_key
 from bmn.kernels.deal import parse_deal
-from bmn.search.cycles.elimination import forward, imbalance, predecessors, search, seated
+from bmn.search.cycles.elimination import imbalance, predecessors, search, seated
 
 
 def random_states(seed: int, n: int):
@@ -36,15 +37,20 @@ def test_every_state_is_among_the_predecessors_of_its_successor(states):
     back is listed, and every state listed plays forward to the given one."""
     checked = {"in": 0, "out": 0}
     for hands, leader in random_states(1, states):
-        after = forward(hands, leader)
-        if after is None:
+        step = forward(hands, leader)
+        if step is None:
             continue
+        after = step[0]
         gone = [s for s, h in enumerate(after[0]) if h is None and hands[s] is not None]
         if len(gone) > 1:
             continue
-        listed = list(predecessors(*after, gone[0] if gone else None))
+        extra = gone[0] if gone else None
+        listed = list(predecessors(*after, extra))
         assert (hands, leader) in listed
-        assert all(forward(*prev) == after for prev in listed)
+        stay_out = {s for s, h in enumerate(after[0]) if h is None} - {extra}
+        assert all(prev[p] is None for prev, _ in listed for p in stay_out)
+        assert all(prev[lead] for prev, lead in listed)
+        assert all(forward(*prev)[0] == after for prev in listed)
         checked["out" if gone else "in"] += 1
     assert min(checked.values()) > states // 6
 

@@ -209,7 +209,7 @@ def test_the_loop_hunt_takes_deck_and_loop_deck_stored_without_spaces(bmn, tmp_p
         (["--hand-sizes", "26"], "expected 2 to 4 hand sizes"),
         (["--from-rank", "-1"], "is not a rank"),
         (["--patience", "9"], "--patience is for --strategy climb only; every does not"),
-        # --device cuda enumerates on a GPU (tests/search/strategies/test_cuda_every.py): two
+        # --device cuda enumerates on a GPU (tests/search/enumeration/test_enumeration_cuda.py): two
         # seats, ranks within 63 bits, device threads rather than CPU workers
         (["--device", "cuda"], "the deck 36,4,4,4,4 has 6.54e+20 deals; ranks on the GPU fit"),
         (["--device", "cuda", "--deck", DECK, "--hand-sizes", "4,3,3"], "plays two seats"),

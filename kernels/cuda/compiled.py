@@ -5,12 +5,15 @@ the kernel's Python source with the argument types its launch passes) and throug
 for each architecture, whose report gives the figures. NVVM and ptxas come as wheels with
 numba-cuda[cu12] (the `cuda` and `test` extras); neither needs a GPU or a driver.
 
-    python -m bmn.search.strategies.cuda_compiled        # the table of docs/gpu.md
+    python -m bmn.kernels.cuda.compiled        # the table of docs/gpu.md
 
 Each architecture compiles in a child interpreter: Numba's CUDA simulator must be off whatever
 the parent runs under (NUMBA_ENABLE_CUDASIM is read once, when numba is first imported), and
 numba-cuda compiles a device function once a process, for the compute capability current then.
-Importing this module imports no CUDA.
+Importing this module imports no CUDA. It sits with the GPU's scorer, on the lowest floor, so
+that the device check (benchmarks/device_check.py) and any package may use it: the kernels of
+higher floors (the search's, the enumeration's) are named by module in KERNELS and imported only
+in the child, by name.
 
 Two questions numba-cuda and bmn put to a GPU are answered in the child (`_no_gpu`): bmn's
 import-time check (kernels/cuda/env.require) asks whether the driver sees a GPU, and numba-cuda
@@ -44,7 +47,7 @@ ARCHITECTURES = ("sm_80", "sm_90a")  # A100; H100 and H200
 _DROPPED = ("NUMBA_ENABLE_CUDASIM", "NUMBA_FORCE_CUDA_CC")
 # The packages whose modules are searched for kernels (see _found).
 _PACKAGES = ("bmn.kernels", "bmn.search")
-_MODULE = "bmn.search.strategies.cuda_compiled"  # this module, also when run as __main__
+_MODULE = "bmn.kernels.cuda.compiled"  # this module, also when run as __main__
 _INSTALL = "pip install 'bmn[cuda]' (numba-cuda[cu12] brings NVVM and ptxas)"
 
 # Argument types as each launch passes them (numba's signature strings): Python ints are int64,
@@ -53,12 +56,12 @@ _I64, _I64S, _I32S = "int64", "int64[::1]", "int32[::1]"
 _I64_ROWS, _U8_ROWS = "int64[:, ::1]", "uint8[:, ::1]"
 # kernels/cuda/two.score_rows: flat deals, width, sizes, cap, out.
 _SCORE = ("uint8[::1]", _I64, _I64_ROWS, _I64, _I64_ROWS)
-# search/strategies/cuda.DeviceSearch.run: objective, keep_above, cap, games, limits, backlog,
-# window, rng, decks, bests, counters, finds, figures, n_finds, pending, n_pending.
+# search/strategies/cuda/host.DeviceSearch.run: objective, keep_above, cap, games, limits,
+# backlog, window, rng, decks, bests, counters, finds, figures, n_finds, pending, n_pending.
 _STREAMS = (_I64, _I64, _I64, _I64, _I64S, "boolean", _I64)
 _STREAMS += ("uint64[:, ::1]", _U8_ROWS, _U8_ROWS, _I64_ROWS, _U8_ROWS, _I64_ROWS)
 _STREAMS += (_I32S, _I32S, _I32S)
-# search/strategies/cuda_every.score_range: counts, strides, table, n0, n1, starts, lengths,
+# search/enumeration/cuda.score_range: counts, strides, table, n0, n1, starts, lengths,
 # objective, keep_above, cap, tops, done, finds, figures, n_finds.
 _EVERY = (_I64S, _I64S, _I64S, _I64, _I64, _I64S, _I64S, _I64, _I64, _I64)
 _EVERY += (_I64_ROWS, _I64S, _U8_ROWS, _I64_ROWS, _I32S)
@@ -79,13 +82,14 @@ class Kernel:
         return f"{self.module}.{self.attribute}"
 
 
-_CUDA = "bmn.search.strategies.cuda"
+_CUDA = "bmn.search.strategies.cuda.kernels"
 KERNELS = (
     Kernel("score", "bmn.kernels.cuda.two", "_score_kernel", _SCORE),
     Kernel("walk", _CUDA, "_walk_kernel", _STREAMS),
     Kernel("random", _CUDA, "_random_kernel", _STREAMS),
-    Kernel("every", "bmn.search.strategies.cuda_every", "_enumerate", _EVERY),
-    # benchmarks/device_check.py's walk_64_registers (search/strategies/cuda._kernel's variant)
+    Kernel("every", "bmn.search.enumeration.cuda", "_enumerate", _EVERY),
+    # benchmarks/device_check.py's walk_64_registers (search/strategies/cuda/kernels.py's
+    # search_kernel variant)
     Kernel("walk_64_registers", _CUDA, "_walk_kernel", _STREAMS, max_registers=64),
 )
 
@@ -305,7 +309,7 @@ def table(compiled: Compiled) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """`python -m bmn.search.strategies.cuda_compiled [--json] [ARCH ...]`: the table."""
+    """`python -m bmn.kernels.cuda.compiled [--json] [ARCH ...]`: the table."""
     args = list(sys.argv[1:] if argv is None else argv)
     if args[:1] == ["--child"]:
         print(json.dumps(_child(args[1])))

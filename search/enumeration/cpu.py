@@ -5,7 +5,8 @@ sequence to the next inside compiled code (kernels/ranks.py says what a rank is)
 two-seat kernel, or the N-seat one for 3 and 4 seats; kernels/score.py's registry), keeps
 the first longest finished game by the objective and every deal of at least `keep_above`
 cards or that loops, and leaves the start sequence at the next one to score. One compiled
-specialisation serves every kernel (first-class functions, as the search loop in cpu.py).
+specialisation serves every kernel (first-class functions, as the search loop in
+search/strategies/cpu.py). Its GPU twin, for two seats, is cuda.py.
 """
 
 from __future__ import annotations
@@ -16,11 +17,10 @@ from functools import cache
 import numpy as np
 from numba import njit, types
 
-from bmn.kernels.config import FINISHED, INLINE_JIT, JIT, LOOP, UNDECIDED
+from bmn.kernels.config import FAST_CAP, FINISHED, INLINE_JIT, JIT, LOOP, UNDECIDED
 from bmn.kernels.cpu import two
 from bmn.kernels.ranks import next_arrangement
-from bmn.kernels.score import kernel_for
-from bmn.search.strategies.moves import CAP, DEAL, PLAY_EXACT, PLAY_FAST, SIZES, score_deck
+from bmn.kernels.score import DEAL, PLAY_EXACT, PLAY_FAST, SIZES, kernel_for, score_deck
 
 FINDS = 4096  # finds one compiled call may report before it returns early
 # Slots of `top`, the best deal of a call: its score, cards, tricks and offset from the start.
@@ -55,7 +55,7 @@ def _visit_two(cards, n0, n1, n, objective, keep_above, finds_decks, finds_meta,
     done = 0
     n_finds = 0
     while done < n and n_finds < finds_meta.shape[0]:
-        laid, tricks, code = two.fast_at(cards, 0, n0, n1, CAP)
+        laid, tricks, code = two.fast_at(cards, 0, n0, n1, FAST_CAP)
         status = FINISHED
         if code == UNDECIDED:
             status, laid, tricks = two.exact_at(cards, 0, n0, n1)[:3]

@@ -1,5 +1,5 @@
-"""Every deal of a deck on a GPU (search/strategies/cuda_every.py, search/runs/every_cuda.py),
-run by Numba's CUDA simulator against the CPU enumeration (search/strategies/every.py), which
+"""Every deal of a deck on a GPU (search/enumeration/cuda.py, search/runs/every_cuda.py), run
+by Numba's CUDA simulator against the CPU enumeration (search/enumeration/cpu.py), which
 tests/search/runs/test_every.py checks against the reference engine over every deal.
 
 As in tests/kernels/test_cuda_two.py, the simulator must be on before numba is first imported:
@@ -18,9 +18,9 @@ from simulator import ROOT, SIMULATED, run_under_simulator
 from bmn.kernels.cuda import env as cuda_env
 from bmn.kernels.ranks import arrangements, unrank
 from bmn.records.store import Store
+from bmn.search.enumeration.cpu import score_run
 from bmn.search.runs.every import EveryJob, EveryOptions
 from bmn.search.runs.loop import RunLoop
-from bmn.search.strategies.every import score_run
 
 SEED = 20_260_114
 ITALIAN = (28, 4, 4, 4, 0)  # 40 cards: 193,584,473,082,000 deals
@@ -29,9 +29,9 @@ DEVICE_CHECK = ROOT / "benchmarks" / "device_check.py"
 if SIMULATED:
     from numba import cuda
 
+    from bmn.search.enumeration import cuda as cuda_every
     from bmn.search.runs import every_base as every
     from bmn.search.runs.every_cuda import EveryCudaJob, EveryCudaOptions
-    from bmn.search.strategies import cuda_every
 
 
 @pytest.mark.slow  # a child interpreter: the slow tier, whatever the tiers of the checks in it

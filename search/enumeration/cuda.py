@@ -1,6 +1,6 @@
 """Every deal of a deck on an NVIDIA GPU: consecutive ranks scored by device threads.
 
-The GPU twin of search/strategies/every.py's `score_run`, for two seats (docs/gpu.md, "Every
+The GPU twin of cpu.py's `score_run`, for two seats (docs/gpu.md, "Every
 deal of a deck on a GPU"). A launch covers a range of ranks, one contiguous slice per thread:
 each thread unranks its slice's first rank once (kernels/ranks.unrank, reading the multinomial
 counts from a small table), then plays each deal with the device kernel of
@@ -43,7 +43,7 @@ from bmn.kernels.deal import DealError
 from bmn.kernels.decks import counts_text
 from bmn.kernels.ranks import arrangements, next_arrangement, unrank
 from bmn.kernels.targets import compile_for
-from bmn.search.strategies.every import Visited
+from bmn.search.enumeration.cpu import Visited
 
 VALUES = 5  # penalty values 0-4: numeral, J, Q, K, A
 MAX_RANKS = 2**63 - 1  # arrangements a deck may have on the device: ranks are int64
@@ -177,7 +177,7 @@ def score_range(
     threads_per_block: int = THREADS_PER_BLOCK,
 ) -> Visited:
     """Score ranks first to first + n - 1 of the deck on the GPU, `threads` device threads
-    (search/strategies/every.score_run's result for the same ranks, objective 0 cards or 1
+    (cpu.score_run's result for the same ranks, objective 0 cards or 1
     tricks). Stops early, at a prefix of the ranks, once `max_finds` deals are kept."""
     counts = tuple(int(c) for c in counts)
     n0, n1 = (int(s) for s in sizes)

@@ -1,4 +1,4 @@
-"""A GPU search's streams as host arrays: the checkpoint of search/strategies/cuda.py.
+"""A GPU search's streams as host arrays: the checkpoint of the device search (host.py).
 
 Each stream is the device twin of a CPU search worker (search/strategies/worker.py): its
 xoshiro256** state, its current deal, its best deal and its counters. Nothing here needs a GPU:
