@@ -1,18 +1,19 @@
 """Searching for long games and endless ones, and bmn's front ends: the command line, the web
 page over a store and the library's search. Floors, lowest first (tests/test_layers.py walks
-them): words.py (plain words every floor shares); strategies/, backends/, cycles/, measure/;
-output/; runs/; then api.py, serve/ and cli/ on top.
+them): words.py (plain words every floor shares); strategies/, enumeration/, backends/,
+cycles/, measure/; output/; runs/; then api.py, serve/ and cli/ on top.
 
 - words.py: counts with their noun, durations, clock times, ordinals (imports nothing of bmn).
 - strategies/: what a search stream computes (the compiled loop, moves, walk/random/climb/lahc).
+- enumeration/: every deal of a deck in rank order, compiled for the CPU and a GPU.
 - backends/: where a run's chunks run: threads on this machine, or a Dask cluster.
 - cycles/: building cycles from pieces (the cycle factory behind `--objective grow`).
 - measure/: the length distribution of random deals and the fitted tail behind the odds.
 - output/: what bmn prints (text and tables), draws live (progress) and plots (pictures).
-- runs/: the kinds of run (longest game on the CPU or a GPU, loop hunt, grow, every deal) on one
-  run handler, and search-bench's timed runs.
+- runs/: the kinds of run (longest game on the CPU or a GPU, loop hunt, grow, every deal), each
+  a job held by one run loop.
 - serve/: `bmn records serve`, a store in a web browser (Datasette).
-- cli/: the command line; nothing outside it imports click.
+- cli/: the command line (and search-bench's timed runs); nothing outside it imports click.
 
 The library's search (api.py; docs/library.md), exported here lazily: importing bmn.search
 imports no numba and no click.

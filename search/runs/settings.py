@@ -246,7 +246,7 @@ DECLARED = (
         "objective",
         "choice",
         "What makes a deal better; loop: hunt non-terminating deals instead (random even deals"
-        " of --loop-deck; every cycle found is stored once under its canonical key, with its"
+        " of --deck; every cycle found is stored once under its canonical key, with its"
         " period and whether a balanced deal reaches it, by backward play; see `bmn records"
         " loops`); grow: build standard-deck cycles from closed pieces (see --grow-from) and"
         " store each with its most balanced starting deal (see `bmn records loops --standard`).",
