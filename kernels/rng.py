@@ -5,8 +5,8 @@ checkpointed (save the array) and resumed exactly. Nothing here touches global s
 
 The generator's steps are written once, as plain functions on a state held in four registers
 (`xoshiro`, `lemire`, `fix`): this module compiles them for the CPU, and the GPU search
-(search/strategies/cuda/kernels.py) compiles the same source as device functions (kernels/targets.py),
-so a device stream draws exactly what a CPU worker draws.
+(search/strategies/cuda/kernels.py) compiles the same source as device functions
+(kernels/targets.py), so a device stream draws exactly what a CPU worker draws.
 """
 
 from __future__ import annotations
