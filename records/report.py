@@ -301,23 +301,39 @@ def compare_json(
 def show_dict(
     deal: str, result: dict[str, Any], finds: Sequence[FindRow] | None, store: str | None = None
 ) -> dict[str, Any]:
-    """One deal: the replayed result, every time it was found, whether they agree, and its
-    rank among the published records (for a finished standard two-player deal only).
+    """One deal: the replayed result, every time it was found, whether they agree, its rank
+    among the published records of its seat count (bmn's own table for 3 and 4 seats), for a
+    finished deal of the standard deck dealt evenly only, and that deal's numbers (deal_numbers).
     `finds` None: there is no store; "store" is then None, else the store's path."""
     from bmn.kernels.deal import parse_deal
     from bmn.kernels.decks import is_standard
 
-    rank = rank_among(deal, result["cards"], published_ranking())
     hands = parse_deal(deal)
-    comparable = result["status"] == "finished" and len(hands) == 2 and is_standard(hands)
+    standard = is_standard(hands)
+    rank = None
+    if result["status"] == "finished" and standard:
+        rank = rank_among(deal, result["cards"], published_ranking(len(hands))).as_dict()
     return {
         "deal": deal,
         "result": result,
         "finds": [row.as_dict() for row in finds or ()],
         "matches": all(agrees(row, result) for row in finds or ()),
-        "published_rank": rank.as_dict() if comparable else None,
+        "published_rank": rank,
+        "numbers": deal_numbers(hands) if standard else None,
         "store": None if finds is None else store,
     }
+
+
+def deal_numbers(hands: Sequence[Sequence[int]]) -> dict[str, str | None]:
+    """A standard deal's numbers (kernels/ranks.py), as text (past 2**53, which JSON readers
+    often cannot hold): its rank in bmn's order (`bmn deal --rank N --players S` deals it back)
+    and, for two seats, camicia.dev's number (`--rank-order camicia`); None for 3 or 4 seats,
+    which camicia does not number."""
+    from bmn.kernels.ranks import rank_in
+
+    cards = [v for hand in hands for v in hand]
+    camicia = str(rank_in("camicia", cards)) if len(hands) == 2 else None
+    return {"bmn": str(rank_in("bmn", cards)), "camicia": camicia}
 
 
 def agrees(row: FindRow, result: dict[str, Any]) -> bool:

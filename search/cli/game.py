@@ -10,7 +10,7 @@ from bmn.kernels.deal import Deal, format_deal
 from bmn.kernels.decks import even_sizes
 from bmn.search.cli.deals import HANDS_ARGUMENT, HandCommand, read_deal
 from bmn.search.cli.figures import check_figure, figure_option, write_figure
-from bmn.search.cli.options import JSON_OPTION, echo
+from bmn.search.cli.options import JSON_OPTION, echo, given, refuse
 from bmn.search.cli.values import Whole, seed_option
 from bmn.search.output.games import describe, describe_loop, trace_table
 from bmn.search.words import counted
@@ -62,6 +62,23 @@ def play(hands: tuple[str, ...], as_json: bool, limit_cards: int | None, trace: 
 DEALS_AT_ONCE = 65_536  # deals made and printed together: memory stays small for any --count
 
 
+class DealNumber(click.ParamType):
+    """A deal's number (rank): ASCII digits, optionally grouped by ',' or '_' as camicia.dev
+    and bmn print them; past 64 bits (the standard deck has 6.5e20 arrangements)."""
+
+    name = "number"
+
+    def convert(self, value, param, ctx) -> int:
+        import re
+
+        if isinstance(value, int):
+            return value
+        text = str(value).strip()
+        if not re.fullmatch(r"[0-9]{1,3}([,_]?[0-9]{3})*|[0-9]{1,40}", text):
+            self.fail(f"{text[:60]!r} is not a deal number (digits 0-9)", param, ctx)
+        return int(text.replace(",", "").replace("_", ""))
+
+
 @click.command()
 @click.option("--players", type=Whole(2, 4), default=2, show_default=True, help="Number of seats.")
 @seed_option("Seed for a reproducible shuffle (0 to 2**63 - 1).")
@@ -73,11 +90,30 @@ DEALS_AT_ONCE = 65_536  # deals made and printed together: memory stays small fo
     show_default=True,
     help="Deals to print, one per line (the first is the deal --seed alone gives).",
 )
-def deal(players: int, seed: int | None, count: int) -> None:
+@click.option(
+    "--rank",
+    type=DealNumber(),
+    default=None,
+    help="The deal of this number instead of a shuffle (with --count, the numbers after it).",
+)
+@click.option(
+    "--rank-order",
+    type=click.Choice(("bmn", "camicia")),  # kernels/ranks.RANK_ORDERS (ranks imports numba)
+    default=None,
+    help="How --rank numbers deals: bmn's (numeral < J < Q < K < A) or camicia.dev's"
+    " (A < K < Q < J < numeral; two players).  [default: bmn]",
+)
+def deal(
+    players: int, seed: int | None, count: int, rank: int | None, rank_order: str | None
+) -> None:
     """Shuffle the standard deck and deal it, one card at a time from seat 0.
 
     Prints the deal in record notation, ready for `bmn play`; with --count, that many
-    deals, one per line, ready for `bmn score`.
+    deals, one per line, ready for `bmn score`. With --rank N, the deal numbered N instead:
+    the standard deck's cards in the N-th arrangement (from 0) of --rank-order, cut into
+    hands of 26/26 (18/17/17, 13 each), seat 0 first; camicia.dev numbers two-player deals
+    this way in its own order, so --rank-order camicia gives the deal of a camicia number
+    (docs/rules.md; `bmn records show DEAL` gives a deal's numbers).
 
     \b
     Examples:
@@ -85,10 +121,27 @@ def deal(players: int, seed: int | None, count: int) -> None:
       bmn deal --players 4 --seed 1
       bmn play $(bmn deal --seed 3)
       bmn deal --count 1000 --seed 1 | bmn score --json
+      bmn deal --rank 497985732634057566415 --rank-order camicia
     """
+    ctx = click.get_current_context()
+    if rank is None:
+        if given(ctx, "rank_order"):
+            refuse(ctx, "rank_order", "numbers the deal of --rank: give --rank N too")
+        return _shuffled(players, seed, count)
+    if seed is not None:
+        refuse(ctx, "seed", "shuffles; --rank names one deal: give one or the other")
+    order = rank_order or "bmn"
+    if order == "camicia" and players != 2:
+        why = "must be 2 with --rank-order camicia: camicia numbers two-player deals"
+        refuse(ctx, "players", why)
+    _ranked(players, rank, count, order)
+
+
+def _shuffled(players: int, seed: int | None, count: int) -> None:
+    """--count random deals, made and written DEALS_AT_ONCE at a time, the text in numpy."""
     import secrets
 
-    from bmn.kernels.deal import decode
+    from bmn.kernels.deal import deal_texts
     from bmn.kernels.dealer import random_deals
     from bmn.kernels.rng import seed_state
 
@@ -96,7 +149,26 @@ def deal(players: int, seed: int | None, count: int) -> None:
     state = seed_state(secrets.randbits(64) if seed is None else seed)
     for start in range(0, count, DEALS_AT_ONCE):
         rows, sizes = random_deals(min(DEALS_AT_ONCE, count - start), state, players)
-        click.echo("\n".join(format_deal(decode(r, s)) for r, s in zip(rows, sizes, strict=True)))
+        click.echo("\n".join(deal_texts(rows, sizes[0])))
+
+
+def _ranked(players: int, rank: int, count: int, order: str) -> None:
+    """The deals numbered rank to rank + count - 1 in `order`, cut into even hands."""
+    from bmn.kernels.deal import decode
+    from bmn.kernels.decks import STANDARD_COUNTS
+    from bmn.kernels.ranks import arrangements, unrank_in
+
+    total = arrangements(STANDARD_COUNTS)
+    last = rank + count - 1
+    if last >= total:
+        hint = "--rank" if rank >= total else "--count"
+        raise click.BadParameter(
+            f"the standard deck's deals are numbered 0 to {total - 1:,}; {last:,} is past them",
+            param_hint=hint,
+        )
+    sizes = even_sizes(sum(STANDARD_COUNTS), players)
+    for number in range(rank, last + 1):
+        click.echo(format_deal(decode(unrank_in(order, number, STANDARD_COUNTS), sizes)))
 
 
 @click.command(cls=HandCommand)

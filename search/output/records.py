@@ -179,12 +179,12 @@ def ranking_note(ranking: Sequence[PublishedGame], players: int = 2) -> str:
             f"No {players}-player games were published before bmn: that table starts empty."
             f" Ranks are by cards among the {len(ranking)} games of bmn's own table (its"
             f" longest {players}-player finds: bmn records published --players {players}),"
-            f" plus the deal ranked (so 'of {len(ranking) + 1}')."
+            f" plus the deal ranked when it is not one of them (so 'of {len(ranking) + 1}')."
         )
     endless = [g.name for g in published_games() if g.status != "finished"]
     note = (
         f"Ranks are by cards among the {len(ranking)} published games that finish, plus"
-        f" the deal ranked (so 'of {len(ranking) + 1}')"
+        f" the deal ranked when it is not one of them (so 'of {len(ranking) + 1}')"
     )
     if endless:
         never = " and ".join(endless)
@@ -249,7 +249,21 @@ def show_text(shown: dict[str, Any], summary: str, store: str) -> str:
             )
     rank = shown["published_rank"]
     if rank is not None:
-        cards = shown["result"]["cards"]
-        words = describe_rank(Rank(**rank), cards, published_ranking())
-        lines.append(f"against the published records ({cards:,} cards): {words}")
+        cards, players = shown["result"]["cards"], shown["deal"].count("/") + 1
+        ranking = published_ranking(players)
+        words = describe_rank(Rank(**rank), cards, ranking, players)
+        against = "the published records" if players == 2 else f"bmn's {players}-player table"
+        lines.append(f"against {against} ({cards:,} cards): {words}")
+    numbers = shown.get("numbers")
+    if numbers is not None:
+        lines.append(numbers_line(numbers, shown["deal"].count("/") + 1))
     return "\n".join(lines)
+
+
+def numbers_line(numbers: dict[str, str | None], players: int) -> str:
+    """A standard deal's numbers (report.deal_numbers), and the command that deals each back."""
+    back = "bmn deal --rank N" + (f" --players {players}" if players != 2 else "")
+    line = f"deal number: {numbers['bmn']} in bmn's order ({back})"
+    if numbers["camicia"] is not None:
+        line += f"; {numbers['camicia']} in camicia.dev's (--rank-order camicia)"
+    return line
