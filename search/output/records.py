@@ -17,14 +17,20 @@ if TYPE_CHECKING:
 
 
 def published_table(rows: Sequence[Replayed]) -> Table:
-    """`bmn records published`: each record game, published and replayed."""
-    head = ["name", "year", "status", "cards", "replayed", "tricks", "replayed", ""]
-    body = [
-        [r.name, str(r.year), r.status, r.cards, r.replayed_cards, r.tricks, r.replayed_tricks]
-        + ["" if r.matches else "<-- differs"]
-        for r in rows
-    ]
-    return Table(head, body, left=(0, 2, 7))
+    """`bmn records published`: each record game, its deal, and whether it replays as
+    published ('same', or the replay's figures). At 80 columns a deal is never split: the
+    year (in the name already), the tricks, the replay and the status give way, in turn, and a
+    name wraps at its spaces."""
+    head = ["name", "year", "status", "cards", "tricks", "replayed", "deal"]
+    body = [[r.name, str(r.year), r.status, r.cards, r.tricks, _replayed(r), r.deal] for r in rows]
+    return Table(head, body, left=(0, 2, 5, 6), wrap=(0, 5), spare=(1, 4, 5, 2))
+
+
+def _replayed(row: Replayed) -> str:
+    if row.matches:
+        return "same"
+    status = "" if row.replayed_status == row.status else f"{row.replayed_status}, "
+    return f"{status}{row.replayed_cards:,} cards, {row.replayed_tricks:,} tricks: differs"
 
 
 def top_text(
