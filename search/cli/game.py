@@ -26,7 +26,14 @@ from bmn.search.words import counted
     help="Stop after this many cards; the seat holding most cards wins.",
 )
 @click.option("--trace", is_flag=True, help="Add a per-trick table (a 'trace' list with --json).")
-def play(hands: tuple[str, ...], as_json: bool, limit_cards: int | None, trace: bool) -> None:
+@click.option(
+    "--odds",
+    is_flag=True,
+    help="Add how rare the game is: one random deal in N (an 'odds' object with --json).",
+)
+def play(
+    hands: tuple[str, ...], as_json: bool, limit_cards: int | None, trace: bool, odds: bool
+) -> None:
     """Play one deal with the reference engine and report its length.
 
     Hands are listed in seat order, top card first, as separate arguments or joined
@@ -34,11 +41,17 @@ def play(hands: tuple[str, ...], as_json: bool, limit_cards: int | None, trace: 
     is a hand of no cards (a hand with nothing written, as after a stray '/', is refused).
     A deal holds at most 1,000 cards, which keeps any game to seconds and megabytes.
 
+    --odds adds how rare a game this long is: one random deal in N finishes at least as
+    long, by cards and by tricks, from the fitted tail of random deals' lengths that a
+    search's live display reads (an estimate: docs/searching.md). Only a finished game of
+    the standard deck dealt evenly has odds ("odds": null in JSON otherwise).
+
     \b
     Examples:
       bmn play ---AJ--Q---------QAKQJJ-QK -----A----KJ-K--------A---
       bmn play '-J/Q-' --trace
       bmn play 'AS 10H QD' 'KC 2S 3S' --json
+      bmn play $(bmn deal --seed 3) --odds
     """
     from bmn.kernels.reference import play as play_deal
 
@@ -51,12 +64,32 @@ def play(hands: tuple[str, ...], as_json: bool, limit_cards: int | None, trace: 
                 {"taker": t.taker, "cards": t.cards, "hand_sizes": list(t.hand_sizes)}
                 for t in result.trace or ()
             ]
+        if odds:
+            rare = _odds(deal, result)
+            out["odds"] = rare.as_dict() if not isinstance(rare, str) else None
         click.echo(json.dumps(out))
         return
     click.echo(f"deal: {format_deal(deal)}")
     click.echo(describe(result))
+    if odds:
+        from bmn.search.output.odds import deal_odds_line
+
+        rare = _odds(deal, result)
+        click.echo(f"odds: none: {rare}" if isinstance(rare, str) else deal_odds_line(rare))
     if trace:
         echo(trace_table(result.trace or (), len(deal)))
+
+
+def _odds(deal: Deal, result):
+    """The deal's odds (measure/odds.deal_odds), or why it has none, in words."""
+    from bmn.kernels.decks import is_standard
+    from bmn.search.measure.odds import deal_odds
+
+    if not is_standard(deal):
+        return "the fitted tail is of random deals of the standard deck dealt evenly"
+    if result.status != "finished":
+        return "a game that does not finish has no length to compare"
+    return deal_odds(len(deal), result.cards, result.tricks)
 
 
 DEALS_AT_ONCE = 65_536  # deals made and printed together: memory stays small for any --count
