@@ -241,10 +241,11 @@ def test_a_deals_odds_are_the_live_displays_one_in_for_its_length(bmn):
     for a deal of another deck."""
     import json
 
+    from samples import CASELLA, RECORD
+
     from bmn.kernels.deal import DealError
     from bmn.search import odds
     from bmn.search.measure.odds import deal_odds
-    from samples import CASELLA, RECORD
 
     for players, seed in ((2, 3), (3, 1), (4, 2)):
         deal = bmn("deal", "--players", players, "--seed", seed).stdout.strip()
