@@ -289,6 +289,7 @@ def search_bench(
       bmn search-bench --strategies walk,random --time 10m --json   # 6 trials of 10 min
     """
     from bmn.kernels.benchmark import bench
+    from bmn.search.output.measures import trial_line
     from bmn.search.runs.quality import THRESHOLDS, compare, table
     from bmn.search.words import duration
 
@@ -309,9 +310,7 @@ def search_bench(
         seconds,
         workers,
         lambda t: click.echo(
-            f"{t.strategy} seed {t.seed}: {t.rate:,.0f} games/s, "
-            f"best {t.best_cards}, tail {t.tail}",
-            err=True,
+            trial_line(t.strategy, t.seed, t.rate, t.best_cards, t.tail), err=True
         ),
     )
     rows = table(trials, kernel)
