@@ -74,3 +74,29 @@ def test_a_number_past_the_deck_and_an_unknown_order_are_refused():
         unrank_in("camicia", -1, STANDARD_COUNTS)
     with pytest.raises(ValueError, match="not one of bmn, camicia"):
         rank_in("lexicographic", (0, 1))
+
+
+def test_the_library_numbers_deals_both_ways():
+    """bmn.kernels.deal_number and numbered_deal: camicia's numbers above, and bmn's order for
+    2 to 4 seats; the orders the library and the command line name are ranks.py's."""
+    import bmn.kernels as game
+    from bmn.kernels import api
+    from bmn.kernels.ranks import RANK_ORDERS
+    from bmn.search.cli.game import deal as deal_command
+
+    for number, deck in CAMICIA[5:12]:
+        dealt = game.numbered_deal(number, "camicia")
+        assert format_deal(dealt) == f"{deck[:26]}/{deck[26:]}"
+        assert game.deal_number(dealt, "camicia") == number
+        assert game.deal_number(dealt) == arrangements(STANDARD_COUNTS) - 1 - number
+    for players in (2, 3, 4):
+        dealt = game.numbered_deal(123_456_789_012_345, players=players)
+        assert [len(h) for h in dealt] == {2: [26, 26], 3: [18, 17, 17], 4: [13] * 4}[players]
+        assert game.deal_number(dealt) == 123_456_789_012_345
+    orders = next(p for p in deal_command.params if p.name == "rank_order").type.choices
+    assert api.RANK_ORDERS == RANK_ORDERS == tuple(orders)
+    for bad in (lambda: game.deal_number("-J/Q-"), lambda: game.numbered_deal(-1)):
+        with pytest.raises(game.DealError):
+            bad()
+    with pytest.raises(game.DealError, match="camicia numbers two-player deals"):
+        game.deal_number(game.numbered_deal(0, players=3), "camicia")
