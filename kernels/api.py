@@ -68,7 +68,9 @@ __all__ = [
     "Trick",
     "as_deal",
     "cycle",
+    "deal_number",
     "format_deal",
+    "numbered_deal",
     "parse_deal",
     "play",
     "random_deals",
@@ -448,3 +450,47 @@ def _basin_arguments(
         hand_sizes, MAX_SEATS, "hand_sizes", "two to four whole numbers"
     )
     return tuple(arguments.whole(n, "a hand size", 0, MAX_DEAL_CARDS) for n in sizes)
+
+
+# -- deal numbers (kernels/ranks.py; docs/rules.md, "Deal numbers") --------------------------
+
+RANK_ORDERS = ("bmn", "camicia")
+
+
+def deal_number(deal: DealLike, order: str = "bmn") -> int:
+    """A standard deal's number, dealt evenly, as `bmn records show` gives it: its rank among
+    the deck's arrangements in bmn's order (numeral < J < Q < K < A) or, for two seats,
+    camicia.dev's (A < K < Q < J < numeral). DealError for another deck or split.
+
+    >>> deal_number("---JQ---K-A----A-J-K---QK-/-J-----------AJQA----K---Q", "camicia")
+    497985732634057566415
+    """
+    from bmn.kernels.decks import is_standard
+    from bmn.kernels.ranks import rank_in
+
+    order = arguments.one_of(order, "order", RANK_ORDERS)
+    hands = as_deal(deal)
+    if not is_standard(hands):
+        raise DealError("deals are numbered for the standard deck dealt evenly, seat 0 first")
+    if order == "camicia" and len(hands) != 2:
+        raise DealError(f"camicia numbers two-player deals, not {len(hands)}")
+    return rank_in(order, [v for hand in hands for v in hand])
+
+
+def numbered_deal(number: int, order: str = "bmn", players: int = 2) -> Deal:
+    """The standard deal of `number` in `order`, cut evenly into `players` hands, seat 0 first
+    (`bmn deal --rank N`); the inverse of deal_number. DealError for a number past the deck's.
+
+    >>> format_deal(numbered_deal(497985732634057566415, "camicia"))
+    '---JQ---K-A----A-J-K---QK-/-J-----------AJQA----K---Q'
+    """
+    from bmn.kernels.decks import STANDARD_COUNTS, even_sizes
+    from bmn.kernels.ranks import arrangements, unrank_in
+
+    order = arguments.one_of(order, "order", RANK_ORDERS)
+    players = arguments.whole(players, "players", MIN_SEATS, MAX_SEATS)
+    if order == "camicia" and players != 2:
+        raise DealError(f"camicia numbers two-player deals, not {players}")
+    number = arguments.whole(number, "number", 0, arrangements(STANDARD_COUNTS) - 1)
+    cards = unrank_in(order, number, STANDARD_COUNTS)
+    return decode(cards, even_sizes(len(cards), players))

@@ -8,6 +8,14 @@ numeral first and the aces last, the last rank (arrangements - 1) the reverse. R
 standard deck (6.5e20 sequences) exceed 64 bits, so ranking and unranking are Python ints,
 done once per chunk; the enumeration itself steps from one sequence to the next in compiled code
 (`next_arrangement`, the next permutation of a multiset), so no deal is unranked on its own.
+
+A second numbering, **camicia's** (FraSanga/camicia, the numbers of camicia.dev), orders the
+same sequences lexicographically with the symbols the other way round, A < K < Q < J < numeral:
+its rank 0 is AAAAKKKK...---, and it deals the sequence's first half to the player who leads.
+For sequences of one length, reversing the symbols' order reverses the lexicographic order
+(the first place two sequences differ decides both, each the other way), so a sequence's
+camicia rank is arrangements - 1 - its bmn rank: `rank_in` and `unrank_in` number a deal in
+either order.
 """
 
 from __future__ import annotations
@@ -68,6 +76,34 @@ def unrank(rank: int, counts: Sequence[int]) -> np.ndarray:
             rank -= block
             left[value] += 1
     return out
+
+
+RANK_ORDERS = ("bmn", "camicia")  # numeral < J < Q < K < A; and A < K < Q < J < numeral
+
+
+def rank_in(order: str, cards: Sequence[int]) -> int:
+    """The rank of a card sequence among its deck's in `order` (one of RANK_ORDERS)."""
+    rank = rank_of(cards)
+    if _order(order) == "camicia":
+        return arrangements(counts_of(cards)) - 1 - rank
+    return rank
+
+
+def unrank_in(order: str, rank: int, counts: Sequence[int]) -> np.ndarray:
+    """The card sequence of `rank` in `order` (one of RANK_ORDERS); ValueError for a rank
+    outside 0 to arrangements - 1."""
+    if _order(order) == "camicia":
+        total = arrangements(counts)
+        if not 0 <= rank < total:
+            raise ValueError(f"rank {rank} is outside the deck's 0 to {total - 1}")
+        rank = total - 1 - rank
+    return unrank(rank, counts)
+
+
+def _order(order: str) -> str:
+    if order not in RANK_ORDERS:
+        raise ValueError(f"rank order {order!r} is not one of {', '.join(RANK_ORDERS)}")
+    return order
 
 
 def _multinomial(n: int, counts: Sequence[int]) -> int:

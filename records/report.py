@@ -229,19 +229,31 @@ def _imbalance(row: LoopRow) -> int:
     return max(sizes) - min(sizes)
 
 
+ELAPSED_DECIMALS = 3  # an export's seconds into the run: to the millisecond, as a clock reads
+
+
 def export_csv(rows: Iterable[FindRow], out: IO[str]) -> None:
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(FIND_KEYS)
     for row in rows:
-        writer.writerow(row.as_dict(FIND_KEYS).values())
+        writer.writerow(_exported(row).values())
 
 
 def export_json(rows: Iterable[FindRow], out: IO[str]) -> None:
     """A JSON list written row by row, so a large store never sits in memory at once."""
     out.write("[")
     for i, row in enumerate(rows):
-        out.write(("," if i else "") + "\n" + json.dumps(row.as_dict(FIND_KEYS)))
+        out.write(("," if i else "") + "\n" + json.dumps(_exported(row)))
     out.write("\n]\n")
+
+
+def _exported(row: FindRow) -> dict[str, Any]:
+    """A find as an export writes it: `elapsed` to the millisecond, not a float's 16 digits
+    (the time a find is stamped with is no finer than that)."""
+    found = row.as_dict(FIND_KEYS)
+    if isinstance(found.get("elapsed"), float):
+        found["elapsed"] = round(found["elapsed"], ELAPSED_DECIMALS)
+    return found
 
 
 # -- ranking against the published records ------------------------------------------------
@@ -301,23 +313,39 @@ def compare_json(
 def show_dict(
     deal: str, result: dict[str, Any], finds: Sequence[FindRow] | None, store: str | None = None
 ) -> dict[str, Any]:
-    """One deal: the replayed result, every time it was found, whether they agree, and its
-    rank among the published records (for a finished standard two-player deal only).
+    """One deal: the replayed result, every time it was found, whether they agree, its rank
+    among the published records of its seat count (bmn's own table for 3 and 4 seats), for a
+    finished deal of the standard deck dealt evenly only, and that deal's numbers (deal_numbers).
     `finds` None: there is no store; "store" is then None, else the store's path."""
     from bmn.kernels.deal import parse_deal
     from bmn.kernels.decks import is_standard
 
-    rank = rank_among(deal, result["cards"], published_ranking())
     hands = parse_deal(deal)
-    comparable = result["status"] == "finished" and len(hands) == 2 and is_standard(hands)
+    standard = is_standard(hands)
+    rank = None
+    if result["status"] == "finished" and standard:
+        rank = rank_among(deal, result["cards"], published_ranking(len(hands))).as_dict()
     return {
         "deal": deal,
         "result": result,
         "finds": [row.as_dict() for row in finds or ()],
         "matches": all(agrees(row, result) for row in finds or ()),
-        "published_rank": rank.as_dict() if comparable else None,
+        "published_rank": rank,
+        "numbers": deal_numbers(hands) if standard else None,
         "store": None if finds is None else store,
     }
+
+
+def deal_numbers(hands: Sequence[Sequence[int]]) -> dict[str, str | None]:
+    """A standard deal's numbers (kernels/ranks.py), as text (past 2**53, which JSON readers
+    often cannot hold): its rank in bmn's order (`bmn deal --rank N --players S` deals it back)
+    and, for two seats, camicia.dev's number (`--rank-order camicia`); None for 3 or 4 seats,
+    which camicia does not number."""
+    from bmn.kernels.ranks import rank_in
+
+    cards = [v for hand in hands for v in hand]
+    camicia = str(rank_in("camicia", cards)) if len(hands) == 2 else None
+    return {"bmn": str(rank_in("bmn", cards)), "camicia": camicia}
 
 
 def agrees(row: FindRow, result: dict[str, Any]) -> bool:

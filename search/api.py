@@ -23,7 +23,9 @@ from bmn.search.runs.settings import SearchOptionError, check_settings, python_w
 from bmn.search.runs.start import NothingToResume, StoppedBeforeRun
 
 if TYPE_CHECKING:
+    from bmn.kernels.api import DealLike
     from bmn.search.backends.base import Backend
+    from bmn.search.measure.odds import DealOdds
     from bmn.search.runs.grow import GrowSummary
     from bmn.search.runs.handler import RunProgress
     from bmn.search.runs.longest_base import LongestSummary
@@ -37,6 +39,7 @@ __all__ = [
     "SearchOptionError",
     "StoppedBeforeRun",
     "StoreError",
+    "odds",
     "search",
 ]
 
@@ -162,3 +165,32 @@ def _run(stopping: Any, job: Any, on_progress: Callable[[Any], None] | None, dis
 
         # The display hears the start too (the kernels compiling), as bmn search's does.
         return stopping.run(job, starts_too(progress) if display else progress)
+
+
+def odds(deal: DealLike) -> DealOdds | None:
+    """How rare `deal`'s game is, as `bmn play --odds` says it: of random standard deals of
+    its seat count, one in `cards_one_in` finishes at least as many cards long, one in
+    `tricks_one_in` at least as many tricks, from the fitted tail the live display reads (an
+    estimate; docs/searching.md). None for a game that does not finish; DealError for a deal
+    bmn cannot read or one that is not the standard deck dealt evenly (the tail's yardstick).
+
+    >>> rare = odds("---AJ--Q---------QAKQJJ-QK/-----A----KJ-K--------A---")
+    >>> rare.cards, f"{rare.cards_one_in:.1e}"
+    (8344, '3.2e+17')
+    """
+    from bmn.kernels.api import as_deal
+    from bmn.kernels.deal import DealError, format_deal, shorten
+    from bmn.kernels.decks import is_standard
+    from bmn.kernels.reference import play
+    from bmn.search.measure.odds import deal_odds
+
+    hands = as_deal(deal)
+    if not is_standard(hands):
+        raise DealError(
+            f"odds are for the standard deck dealt evenly (the fitted tail's yardstick), not"
+            f" {shorten(format_deal(hands))}"
+        )
+    result = play(hands)
+    if result.status != "finished":
+        return None
+    return deal_odds(len(hands), result.cards, result.tricks)

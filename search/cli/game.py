@@ -10,7 +10,7 @@ from bmn.kernels.deal import Deal, format_deal
 from bmn.kernels.decks import even_sizes
 from bmn.search.cli.deals import HANDS_ARGUMENT, HandCommand, read_deal
 from bmn.search.cli.figures import check_figure, figure_option, write_figure
-from bmn.search.cli.options import JSON_OPTION, echo
+from bmn.search.cli.options import JSON_OPTION, echo, given, refuse
 from bmn.search.cli.values import Whole, seed_option
 from bmn.search.output.games import describe, describe_loop, trace_table
 from bmn.search.words import counted
@@ -26,7 +26,14 @@ from bmn.search.words import counted
     help="Stop after this many cards; the seat holding most cards wins.",
 )
 @click.option("--trace", is_flag=True, help="Add a per-trick table (a 'trace' list with --json).")
-def play(hands: tuple[str, ...], as_json: bool, limit_cards: int | None, trace: bool) -> None:
+@click.option(
+    "--odds",
+    is_flag=True,
+    help="Add how rare the game is: one random deal in N (an 'odds' object with --json).",
+)
+def play(
+    hands: tuple[str, ...], as_json: bool, limit_cards: int | None, trace: bool, odds: bool
+) -> None:
     """Play one deal with the reference engine and report its length.
 
     Hands are listed in seat order, top card first, as separate arguments or joined
@@ -34,11 +41,17 @@ def play(hands: tuple[str, ...], as_json: bool, limit_cards: int | None, trace: 
     is a hand of no cards (a hand with nothing written, as after a stray '/', is refused).
     A deal holds at most 1,000 cards, which keeps any game to seconds and megabytes.
 
+    --odds adds how rare a game this long is: one random deal in N finishes at least as
+    long, by cards and by tricks, from the fitted tail of random deals' lengths that a
+    search's live display reads (an estimate: docs/searching.md). Only a finished game of
+    the standard deck dealt evenly has odds ("odds": null in JSON otherwise).
+
     \b
     Examples:
       bmn play ---AJ--Q---------QAKQJJ-QK -----A----KJ-K--------A---
       bmn play '-J/Q-' --trace
       bmn play 'AS 10H QD' 'KC 2S 3S' --json
+      bmn play $(bmn deal --seed 3) --odds
     """
     from bmn.kernels.reference import play as play_deal
 
@@ -51,15 +64,52 @@ def play(hands: tuple[str, ...], as_json: bool, limit_cards: int | None, trace: 
                 {"taker": t.taker, "cards": t.cards, "hand_sizes": list(t.hand_sizes)}
                 for t in result.trace or ()
             ]
+        if odds:
+            rare = _odds(deal, result)
+            out["odds"] = rare.as_dict() if not isinstance(rare, str) else None
         click.echo(json.dumps(out))
         return
     click.echo(f"deal: {format_deal(deal)}")
     click.echo(describe(result))
+    if odds:
+        from bmn.search.output.odds import deal_odds_line
+
+        rare = _odds(deal, result)
+        click.echo(f"odds: none: {rare}" if isinstance(rare, str) else deal_odds_line(rare))
     if trace:
         echo(trace_table(result.trace or (), len(deal)))
 
 
+def _odds(deal: Deal, result):
+    """The deal's odds (measure/odds.deal_odds), or why it has none, in words."""
+    from bmn.kernels.decks import is_standard
+    from bmn.search.measure.odds import deal_odds
+
+    if not is_standard(deal):
+        return "the fitted tail is of random deals of the standard deck dealt evenly"
+    if result.status != "finished":
+        return "a game that does not finish has no length to compare"
+    return deal_odds(len(deal), result.cards, result.tricks)
+
+
 DEALS_AT_ONCE = 65_536  # deals made and printed together: memory stays small for any --count
+
+
+class DealNumber(click.ParamType):
+    """A deal's number (rank): ASCII digits, optionally grouped by ',' or '_' as camicia.dev
+    and bmn print them; past 64 bits (the standard deck has 6.5e20 arrangements)."""
+
+    name = "number"
+
+    def convert(self, value, param, ctx) -> int:
+        import re
+
+        if isinstance(value, int):
+            return value
+        text = str(value).strip()
+        if not re.fullmatch(r"[0-9]{1,3}([,_]?[0-9]{3})*|[0-9]{1,40}", text):
+            self.fail(f"{text[:60]!r} is not a deal number (digits 0-9)", param, ctx)
+        return int(text.replace(",", "").replace("_", ""))
 
 
 @click.command()
@@ -73,11 +123,30 @@ DEALS_AT_ONCE = 65_536  # deals made and printed together: memory stays small fo
     show_default=True,
     help="Deals to print, one per line (the first is the deal --seed alone gives).",
 )
-def deal(players: int, seed: int | None, count: int) -> None:
+@click.option(
+    "--rank",
+    type=DealNumber(),
+    default=None,
+    help="The deal of this number instead of a shuffle (with --count, the numbers after it).",
+)
+@click.option(
+    "--rank-order",
+    type=click.Choice(("bmn", "camicia")),  # kernels/ranks.RANK_ORDERS (ranks imports numba)
+    default=None,
+    help="How --rank numbers deals: bmn's (numeral < J < Q < K < A) or camicia.dev's"
+    " (A < K < Q < J < numeral; two players).  [default: bmn]",
+)
+def deal(
+    players: int, seed: int | None, count: int, rank: int | None, rank_order: str | None
+) -> None:
     """Shuffle the standard deck and deal it, one card at a time from seat 0.
 
     Prints the deal in record notation, ready for `bmn play`; with --count, that many
-    deals, one per line, ready for `bmn score`.
+    deals, one per line, ready for `bmn score`. With --rank N, the deal numbered N instead:
+    the standard deck's cards in the N-th arrangement (from 0) of --rank-order, cut into
+    hands of 26/26 (18/17/17, 13 each), seat 0 first; camicia.dev numbers two-player deals
+    this way in its own order, so --rank-order camicia gives the deal of a camicia number
+    (docs/rules.md; `bmn records show DEAL` gives a deal's numbers).
 
     \b
     Examples:
@@ -85,10 +154,27 @@ def deal(players: int, seed: int | None, count: int) -> None:
       bmn deal --players 4 --seed 1
       bmn play $(bmn deal --seed 3)
       bmn deal --count 1000 --seed 1 | bmn score --json
+      bmn deal --rank 497985732634057566415 --rank-order camicia
     """
+    ctx = click.get_current_context()
+    if rank is None:
+        if given(ctx, "rank_order"):
+            refuse(ctx, "rank_order", "numbers the deal of --rank: give --rank N too")
+        return _shuffled(players, seed, count)
+    if seed is not None:
+        refuse(ctx, "seed", "shuffles; --rank names one deal: give one or the other")
+    order = rank_order or "bmn"
+    if order == "camicia" and players != 2:
+        why = "must be 2 with --rank-order camicia: camicia numbers two-player deals"
+        refuse(ctx, "players", why)
+    _ranked(players, rank, count, order)
+
+
+def _shuffled(players: int, seed: int | None, count: int) -> None:
+    """--count random deals, made and written DEALS_AT_ONCE at a time, the text in numpy."""
     import secrets
 
-    from bmn.kernels.deal import decode
+    from bmn.kernels.deal import deal_texts
     from bmn.kernels.dealer import random_deals
     from bmn.kernels.rng import seed_state
 
@@ -96,7 +182,26 @@ def deal(players: int, seed: int | None, count: int) -> None:
     state = seed_state(secrets.randbits(64) if seed is None else seed)
     for start in range(0, count, DEALS_AT_ONCE):
         rows, sizes = random_deals(min(DEALS_AT_ONCE, count - start), state, players)
-        click.echo("\n".join(format_deal(decode(r, s)) for r, s in zip(rows, sizes, strict=True)))
+        click.echo("\n".join(deal_texts(rows, sizes[0])))
+
+
+def _ranked(players: int, rank: int, count: int, order: str) -> None:
+    """The deals numbered rank to rank + count - 1 in `order`, cut into even hands."""
+    from bmn.kernels.deal import decode
+    from bmn.kernels.decks import STANDARD_COUNTS
+    from bmn.kernels.ranks import arrangements, unrank_in
+
+    total = arrangements(STANDARD_COUNTS)
+    last = rank + count - 1
+    if last >= total:
+        hint = "--rank" if rank >= total else "--count"
+        raise click.BadParameter(
+            f"the standard deck's deals are numbered 0 to {total - 1:,}; {last:,} is past them",
+            param_hint=hint,
+        )
+    sizes = even_sizes(sum(STANDARD_COUNTS), players)
+    for number in range(rank, last + 1):
+        click.echo(format_deal(decode(unrank_in(order, number, STANDARD_COUNTS), sizes)))
 
 
 @click.command(cls=HandCommand)

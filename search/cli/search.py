@@ -290,6 +290,7 @@ def search_bench(
     """
     from bmn.kernels.benchmark import bench
     from bmn.search.cli.quality import THRESHOLDS, compare, table
+    from bmn.search.output.measures import trial_line
     from bmn.search.words import duration
 
     names, seed_list = strategies, seeds
@@ -309,9 +310,7 @@ def search_bench(
         seconds,
         workers,
         lambda t: click.echo(
-            f"{t.strategy} seed {t.seed}: {t.rate:,.0f} games/s, "
-            f"best {t.best_cards}, tail {t.tail}",
-            err=True,
+            trial_line(t.strategy, t.seed, t.rate, t.best_cards, t.tail), err=True
         ),
     )
     rows = table(trials, kernel)

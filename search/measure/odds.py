@@ -118,3 +118,36 @@ def _table(players: int, unit: str) -> tuple[tuple[int, str], ...]:
 def milestone(model: TailModel, name: str, length: int, rate: float) -> Milestone:
     share = max(model.survival(length), 1e-300)
     return Milestone(name, length, 1 / share, 1 / (rate * share) if rate > 0 else None)
+
+
+@dataclass(frozen=True)
+class DealOdds:
+    """How rare one deal's game is: of random standard deals of its seat count, one in
+    `cards_one_in` finishes at least `cards` long (the same yardstick as a run's best)."""
+
+    players: int
+    cards: int
+    tricks: int
+    cards_one_in: float
+    tricks_one_in: float
+    model: str  # what the estimate rests on, in words
+
+    def as_dict(self) -> dict:
+        return {**asdict(self), "estimate": True}
+
+
+def deal_odds(players: int, cards: int, tricks: int) -> DealOdds | None:
+    """The odds of a finished game of `cards` cards and `tricks` tricks, any length, from the
+    fitted tail the live display reads (run_odds' one_in); None for a seat count without one."""
+    by_cards, by_tricks = tail_model(players, "cards"), tail_model(players, "tricks")
+    if by_cards is None or by_tricks is None:
+        return None
+    model = f"the length tail fitted to {by_cards.deals:,} random {players}-seat deals"
+    return DealOdds(
+        players,
+        cards,
+        tricks,
+        1 / max(by_cards.survival(cards), 1e-300),
+        1 / max(by_tricks.survival(tricks), 1e-300),
+        model,
+    )

@@ -3,16 +3,17 @@ row and the search summary's line."""
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from bmn.search.measure.odds import Odds
+    from bmn.search.measure.odds import DealOdds, Odds
 
 
 def odds_row(odds: Odds) -> str:
     """The live panel's odds row, brief: how rare the best is, how lucky the run, the waits."""
     rarity = f"best is 1 random deal in {big_count(odds.one_in)}"
-    row = f"{rarity}; {luck(odds.luckier_than)} runs this size"
+    row = f"{rarity}; {luck(odds.luckier_than, 'runs this size', longer_share(odds))}"
     waits = [
         f"{m.name if m.name.endswith(odds.unit) else f'{m.name} ({m.length:,})'}"
         f" ~{long_wait(m.seconds)}"
@@ -28,8 +29,8 @@ def odds_line(odds: Odds) -> str:
     how rare the best is, how lucky the run, and the expected waits at its rate."""
     line = (
         f"odds (an estimate from {odds.model}): {odds.best:,} {odds.unit} is one random deal in"
-        f" {big_count(odds.one_in)}; this run is {luck(odds.luckier_than)} runs of"
-        f" {odds.deals:,} random deals"
+        f" {big_count(odds.one_in)}; this run is"
+        f" {luck(odds.luckier_than, f'runs of {odds.deals:,} random deals', longer_share(odds))}"
     )
     waits = [
         f"{m.name if m.name.endswith(odds.unit) else f'{m.name} ({m.length:,} {odds.unit})'}"
@@ -41,19 +42,48 @@ def odds_line(odds: Odds) -> str:
     return line
 
 
-def luck(shorter: float) -> str:
-    """'luckier than 80% of': `shorter` is the share of runs whose best is shorter. One
-    phrasing whatever the share, so a live row does not flip between two as the run goes on;
-    a share near 0 or 1 gets the digits that tell it apart."""
-    return f"luckier than {_percent(shorter)} of"
+def deal_odds_line(odds: DealOdds) -> str:
+    """`bmn play --odds`: how rare the deal's game is among random deals, by cards and tricks."""
+    return (
+        f"odds (an estimate from {odds.model}): a game at least {odds.cards:,} cards long is"
+        f" one random deal in {_in(odds.cards_one_in)}; at least {odds.tricks:,} tricks, one"
+        f" in {_in(odds.tricks_one_in)}"
+    )
 
 
-def _percent(share: float) -> str:
-    if share > 0.9999:
-        return "over 99.99%"
-    if share < 0.0001:
-        return "under 0.01%"
-    return f"{share:.0%}" if 0.01 <= share <= 0.99 else f"{share:.2%}"
+def _in(n: float) -> str:
+    """big_count, with a tenth under 10: a short game is one deal in 1.3, not in 1."""
+    return f"{n:.2g}" if n < 10 else big_count(n)
+
+
+def luck(shorter: float, runs: str, longer: float | None = None) -> str:
+    """'luckier than 80% of runs this size': `shorter` is the share of runs whose best is
+    shorter, `longer` the rest (given when it was worked out apart, so that a share too near 1
+    to tell from it in a float keeps its figure). One phrasing whatever the share, so a live
+    row does not flip between two as the run goes on; a share near 0 or 1 as one run in so
+    many, never as a floor ('under 0.01%') that hides how far past it the run is."""
+    longer = 1 - shorter if longer is None else longer
+    if shorter < 0.01:
+        return f"luckier than only {_one_in(shorter)} {runs}"
+    if longer < 0.01:
+        return f"luckier than all but {_one_in(longer)} {runs}"
+    return f"luckier than {shorter:.0%} of {runs}"
+
+
+def _one_in(share: float) -> str:
+    """'1 in 3.1 million': a share as one in so many."""
+    if share <= 0:  # past a float's range: (1 - S)^n below 1e-308
+        return "1 in more than 1e308"
+    return f"1 in {big_count(1 / share)}"
+
+
+def longer_share(odds: Odds) -> float:
+    """1 - (1 - S)^n, the share of runs whose best is at least the run's, worked out without
+    the rounding of 1 minus a share near 1 (the odds of a run barely begun)."""
+    share = 1 / odds.one_in
+    if share >= 1:
+        return 1.0
+    return -math.expm1(odds.deals * math.log1p(-share))
 
 
 def big_count(n: float) -> str:

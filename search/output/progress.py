@@ -138,7 +138,7 @@ class Display:
             table.add_row("Ctrl-C", "stops at once; nothing is searched yet", style="dim")
             return table
         if p.done is not None:
-            table.add_row("progress", progress_bar(p.done))
+            table.add_row("progress", progress_bar(p.done, color=_colored(self.console)))
         for label, value in p.rows():
             table.add_row(label, value)
         odds = p.odds()
@@ -171,13 +171,20 @@ def no_echo(stream: IO) -> Iterator[None]:
         termios.tcsetattr(fd, termios.TCSANOW, before)
 
 
-def progress_bar(done: float, width: int = 32) -> Text:
-    """A bar and its percentage, for a panel's row."""
+def progress_bar(done: float, width: int = 32, color: bool = True) -> Text:
+    """A bar and its percentage, for a panel's row. Without colour (NO_COLOR, or a terminal
+    with none) the part still to go is a thin line, not the done part's heavy one in another
+    colour, which would read as a full bar."""
     filled = round(done * width)
     bar = Text("━" * filled, style="bar.complete")
-    bar.append("━" * (width - filled), style="bar.back")
+    bar.append(("━" if color else "─") * (width - filled), style="bar.back")
     bar.append(f" {done:.0%}")
     return bar
+
+
+def _colored(console: Console) -> bool:
+    """Whether `console` draws colours: NO_COLOR set, or no colour system, says not."""
+    return not console.no_color and console.color_system is not None
 
 
 @contextmanager

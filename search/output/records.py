@@ -17,14 +17,20 @@ if TYPE_CHECKING:
 
 
 def published_table(rows: Sequence[Replayed]) -> Table:
-    """`bmn records published`: each record game, published and replayed."""
-    head = ["name", "year", "status", "cards", "replayed", "tricks", "replayed", ""]
-    body = [
-        [r.name, str(r.year), r.status, r.cards, r.replayed_cards, r.tricks, r.replayed_tricks]
-        + ["" if r.matches else "<-- differs"]
-        for r in rows
-    ]
-    return Table(head, body, left=(0, 2, 7))
+    """`bmn records published`: each record game, its deal, and whether it replays as
+    published ('same', or the replay's figures). At 80 columns a deal is never split: the
+    year (in the name already), the tricks, the replay and the status give way, in turn, and a
+    name wraps at its spaces."""
+    head = ["name", "year", "status", "cards", "tricks", "replayed", "deal"]
+    body = [[r.name, str(r.year), r.status, r.cards, r.tricks, _replayed(r), r.deal] for r in rows]
+    return Table(head, body, left=(0, 2, 5, 6), wrap=(0, 5), spare=(1, 4, 5, 2))
+
+
+def _replayed(row: Replayed) -> str:
+    if row.matches:
+        return "same"
+    status = "" if row.replayed_status == row.status else f"{row.replayed_status}, "
+    return f"{status}{row.replayed_cards:,} cards, {row.replayed_tricks:,} tricks: differs"
 
 
 def top_text(
@@ -179,12 +185,12 @@ def ranking_note(ranking: Sequence[PublishedGame], players: int = 2) -> str:
             f"No {players}-player games were published before bmn: that table starts empty."
             f" Ranks are by cards among the {len(ranking)} games of bmn's own table (its"
             f" longest {players}-player finds: bmn records published --players {players}),"
-            f" plus the deal ranked (so 'of {len(ranking) + 1}')."
+            f" plus the deal ranked when it is not one of them (so 'of {len(ranking) + 1}')."
         )
     endless = [g.name for g in published_games() if g.status != "finished"]
     note = (
         f"Ranks are by cards among the {len(ranking)} published games that finish, plus"
-        f" the deal ranked (so 'of {len(ranking) + 1}')"
+        f" the deal ranked when it is not one of them (so 'of {len(ranking) + 1}')"
     )
     if endless:
         never = " and ".join(endless)
@@ -249,7 +255,21 @@ def show_text(shown: dict[str, Any], summary: str, store: str) -> str:
             )
     rank = shown["published_rank"]
     if rank is not None:
-        cards = shown["result"]["cards"]
-        words = describe_rank(Rank(**rank), cards, published_ranking())
-        lines.append(f"against the published records ({cards:,} cards): {words}")
+        cards, players = shown["result"]["cards"], shown["deal"].count("/") + 1
+        ranking = published_ranking(players)
+        words = describe_rank(Rank(**rank), cards, ranking, players)
+        against = "the published records" if players == 2 else f"bmn's {players}-player table"
+        lines.append(f"against {against} ({cards:,} cards): {words}")
+    numbers = shown.get("numbers")
+    if numbers is not None:
+        lines.append(numbers_line(numbers, shown["deal"].count("/") + 1))
     return "\n".join(lines)
+
+
+def numbers_line(numbers: dict[str, str | None], players: int) -> str:
+    """A standard deal's numbers (report.deal_numbers), and the command that deals each back."""
+    back = "bmn deal --rank N" + (f" --players {players}" if players != 2 else "")
+    line = f"deal number: {numbers['bmn']} in bmn's order ({back})"
+    if numbers["camicia"] is not None:
+        line += f"; {numbers['camicia']} in camicia.dev's (--rank-order camicia)"
+    return line

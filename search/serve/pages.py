@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
 
-from bmn.kernels.deal import DealError, format_deal, parse_deal
+from bmn.kernels.deal import Deal, DealError, format_deal, parse_deal
 from bmn.kernels.decks import is_standard
 from bmn.records.published import published_games
 from bmn.records.report import published_ranking, rank_among
@@ -234,7 +234,8 @@ def published(players: int) -> LinkedTable | str:
     if not games:
         return f"the {players}-player table is empty"
     head = ["name", "year", "status", "cards", "tricks", "deal", "note"]
-    rows = [[g.name, g.year, g.status, g.cards, g.tricks, g.deal, g.note] for g in games]
+    # A year is a name, not a count: 1999, never 1,999 (cell_text groups a whole number).
+    rows = [[g.name, str(g.year), g.status, g.cards, g.tricks, g.deal, g.note] for g in games]
     return linked(Table(head, rows, left=(0, 2, 5, 6)))
 
 
@@ -251,18 +252,38 @@ class Replay:
     summary: str  # `bmn play`'s line
     rank: str | None  # among the published games that finish, or None (not comparable)
     rank_note: str
+    numbers: str | None  # the deal's numbers (bmn's order, camicia.dev's): standard deals only
     finds: LinkedTable | str
     tricks: LinkedTable | str
     picture: str | None  # the URL of its trajectory picture; None past PICTURE_CARDS
     bounds: Mapping[str, str]  # a note for each part the page's bounds cut: result, tricks, picture
 
 
-def replay(store: Store | None, deal_text: str) -> Replay:
-    """Replay `deal_text` (any notation bmn reads; DealError otherwise), within the page's
-    bounds (REPLAY_CARDS, TRICKS_SHOWN, PICTURE_CARDS), each one it reaches said in `bounds`."""
-    from bmn.kernels.reference import play
+def read_deal(text: str) -> Deal:
+    """A deal as the page's form takes it: hands joined by '/', or, in a text with no '/',
+    separated by spaces as `bmn play` takes them (the README's deals); read by `bmn play`'s
+    rules (DealError), its refusals worded for the form, not the command line."""
+    hands = text if "/" in text else text.split()
+    try:
+        return parse_deal(hands, typed=True)
+    except DealError as err:
+        message = str(err).replace(_ARGUMENTS_WORDS, _FORM_WORDS)
+        raise DealError(message) from None
 
-    deal = parse_deal(deal_text, typed=True)  # as `bmn play` reads it
+
+# parse_deal's advice for the wrong number of hands, in the command line's words and the form's
+_ARGUMENTS_WORDS = "give them as separate arguments or join them with '/'"
+_FORM_WORDS = "separate the hands with '/' (or with spaces, when no hand has a space in it)"
+
+
+def replay(store: Store | None, deal_text: str) -> Replay:
+    """Replay `deal_text` (read_deal's; DealError otherwise), within the page's bounds
+    (REPLAY_CARDS, TRICKS_SHOWN, PICTURE_CARDS), each one it reaches said in `bounds`."""
+    from bmn.kernels.reference import play
+    from bmn.records.report import deal_numbers
+    from bmn.search.output.records import numbers_line
+
+    deal = read_deal(deal_text)
     text = format_deal(deal)
     result = play(deal, limit=REPLAY_CARDS, trace=True)
     seats = len(deal)
@@ -280,6 +301,7 @@ def replay(store: Store | None, deal_text: str) -> Replay:
         summary=describe(result),
         rank=rank,
         rank_note=note,
+        numbers=numbers_line(deal_numbers(deal), seats) if is_standard(deal) else None,
         finds=found_table(finds, result),
         tricks=linked(trace_table((result.trace or ())[:TRICKS_SHOWN], seats)),
         picture=picture_url(text) if _pictured(deal) else None,
@@ -330,7 +352,7 @@ def found_table(finds: Sequence[FindRow], result: object) -> LinkedTable | str:
 def trajectory_png(deal_text: str) -> bytes:
     """The deal's trajectory picture (`bmn plot`'s, up to REPLAY_CARDS) as PNG bytes;
     DealError past PICTURE_CARDS."""
-    deal = parse_deal(deal_text, typed=True)
+    deal = read_deal(deal_text)
     if not _pictured(deal):
         raise DealError(f"no picture for a deal of more than {PICTURE_CARDS} cards")
     return _trajectory_png(format_deal(deal))

@@ -31,7 +31,7 @@ from datasette.utils.asgi import Base400, NotFound, Request
 from datasette.views.base import DatasetteError
 from markupsafe import Markup
 
-from bmn.kernels.deal import DealError, parse_deal, shorten
+from bmn.kernels.deal import DealError, shorten
 from bmn.records.store import SCHEMA_VERSION, Store, StoreError
 from bmn.records.store import connection as store_connection
 from bmn.records.store import schema as store_schema
@@ -209,7 +209,7 @@ def _deal(request: Any) -> str:
     text = request.args.get("deal", "").strip()
     if not text:
         raise Unanswerable("name a deal: ?deal=HANDS (hands joined by '/', in any notation)")
-    parse_deal(text, typed=True)  # as `bmn play` reads it; DealError: a 400 page (answers)
+    pages.read_deal(text)  # as `bmn play` reads it; DealError: a 400 page (answers)
     return text
 
 

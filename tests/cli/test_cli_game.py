@@ -77,6 +77,51 @@ def test_deal_count_writes_that_many_deals_for_score(bmn, monkeypatch):
     assert [json.loads(row)["deal"] for row in scored] == lines
 
 
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_deal_count_is_each_deal_as_format_deal_writes_it(bmn, monkeypatch, players):
+    """The deals are written in numpy a batch at a time: the text of each is format_deal's."""
+    from bmn.kernels.deal import decode, format_deal
+    from bmn.kernels.dealer import random_deals
+    from bmn.kernels.rng import seed_state
+
+    monkeypatch.setattr("bmn.search.cli.game.DEALS_AT_ONCE", 4)
+    rows, sizes = random_deals(9, seed_state(11), players)
+    made = [format_deal(decode(r, s)) for r, s in zip(rows, sizes, strict=True)]
+    assert bmn("deal", "-n", 9, "--seed", 11, "--players", players).stdout == "\n".join(made) + "\n"
+
+
+def test_deal_rank_in_camicias_order_and_bmns(bmn):
+    """--rank N --rank-order camicia: the deal of camicia.dev's number N (Kleber 1999's, from
+    camicia's own test data); bmn's order numbers from numerals first."""
+    out = bmn("deal", "--rank", "497,985,732,634,057,566,415", "--rank-order", "camicia")
+    assert out.stdout == samples_kleber() + "\n"
+    first = bmn("deal", "--rank", 0, "-n", 2, "--players", 4).stdout.splitlines()
+    assert first == ["-------------/-------------/----------JJJ/JQQQQKKKKAAAA",
+                     "-------------/-------------/----------JJJ/JQQQQKKKAKAAA"]  # fmt: skip
+    shown = json.loads(bmn("records", "show", samples_kleber(), "--json").stdout)
+    assert shown["numbers"] == {"bmn": "155548402252820678584", "camicia": "497985732634057566415"}
+
+
+def samples_kleber():
+    return "---JQ---K-A----A-J-K---QK-/-J-----------AJQA----K---Q"
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (["--rank", "653534134886878245000"], "numbered 0 to 653,534,134,886,878,244,999"),
+        (["--rank", "653534134886878244999", "-n", "2"], "--count"),
+        (["--rank", "1", "--seed", "3"], "--seed"),
+        (["--rank-order", "camicia"], "give --rank N too"),
+        (["--rank", "1", "--rank-order", "camicia", "--players", "3"], "two-player"),
+        (["--rank", "١"], "not a deal number"),
+        (["--rank", "-1"], "not a deal number"),
+    ],
+)
+def test_deal_rank_refusals(bmn, failed, args, says):
+    failed(bmn("deal", *args), 2, says)
+
+
 def test_records_published_all_match(bmn):
     result = bmn("records", "published", "--json")
     rows = json.loads(result.stdout)

@@ -138,6 +138,17 @@ def test_export_csv_and_json(ok, store):
     assert (data[3]["strategy"], data[3]["elapsed"], data[3]["cards"]) == ("climb", 2.5, 7000)
 
 
+def test_export_writes_elapsed_to_the_millisecond(ok, tmp_path):
+    path = tmp_path / "clock.sqlite"
+    with Store(path) as db:
+        run = db.create_run("walk", "cards", 1, {})
+        db.add_finds(run, [Find(PAULHUS, 4791, 670, elapsed=12.345678901234567)])
+    assert list(csv.DictReader(io.StringIO(ok("export", "--store", path))))[0]["elapsed"] == (
+        "12.346"
+    )
+    assert json.loads(ok("export", "--json", "--store", path))[0]["elapsed"] == 12.346
+
+
 def test_compare_ranks_finds_among_published(ok, store):
     out = json.loads(ok("compare", "--json", "--store", store))
     assert [p["rank"] for p in out["published"]] == list(range(1, 10))

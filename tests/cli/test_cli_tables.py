@@ -153,6 +153,31 @@ def test_the_other_records_tables_keep_deals_whole(bmn, monkeypatch, store, widt
         assert whole(lines, CASELLA) and whole(lines, "440c/62t")
 
 
+@pytest.mark.parametrize("width", [*WIDTHS, 140])
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_records_published_shows_each_deal_whole(bmn, monkeypatch, width, players):
+    """Each game's deal, whole on one line, at 80 columns and more (the year, the tricks, the
+    replay and the status give way first); one column headed 'replayed'."""
+    plain = bmn("records", "published", "--players", players).stdout.splitlines()
+    assert plain[0].split() == ["name", "year", "status", "cards", "tricks", "replayed", "deal"]
+    assert all(line.split()[-1].count("/") == players - 1 for line in plain[1:])
+    lines = drawn(bmn, monkeypatch, width, "records", "published", "--players", players)
+    fits(lines, width)
+    for game in json.loads(bmn("records", "published", "--players", players, "--json").stdout):
+        assert whole(lines, game["deal"]) and whole(lines, f"{game['cards']:,}")
+
+
+def test_records_published_says_how_a_replay_differs():
+    from bmn.records.published import Replayed
+    from bmn.search.output.records import published_table
+
+    same = Replayed("A 1999", 1999, PAULHUS, "finished", 4791, 670, "finished", 4791, 670)
+    off = Replayed("B 2000", 2000, CASELLA, "finished", 9, 2, "loop", 474, 66)
+    lines = tables.plain([published_table([same, off])]).splitlines()
+    assert lines[1].split()[:7] == ["A", "1999", "1999", "finished", "4,791", "670", "same"]
+    assert "loop, 474 cards, 66 tricks: differs  " + CASELLA in lines[2]
+
+
 def test_a_terminal_too_narrow_gets_plain_columns_not_lost_ones(bmn, monkeypatch, store):
     """Issue 26: on a narrow terminal rich dropped every column of `records top` but the deal."""
     plain = bmn("records", "top", "--players", 3, "--store", store).stdout.splitlines()

@@ -16,7 +16,7 @@ from bmn.kernels.reference import play
 from bmn.kernels.rng import seed_state
 from bmn.search.measure.odds import milestones, run_odds, shorter_share
 from bmn.search.measure.tail import UNITS, fit_tail, length_counts, tail_model, tail_models
-from bmn.search.output.odds import big_count, long_wait, luck
+from bmn.search.output.odds import big_count, long_wait, longer_share, luck, odds_line, odds_row
 from bmn.search.output.progress import Display
 from bmn.search.runs.longest_base import LongestProgress
 from bmn.search.runs.loop_hunt import LoopHuntProgress
@@ -174,9 +174,24 @@ def test_words_for_counts_waits_and_luck():
     ]
     waits = [long_wait(s) for s in (0.2, 40, 570, 3 * 3600, 4 * 86400, 3.2e7 * 3.15576e7)]
     assert waits == ["1s", "40s", "9.5m", "3h", "4 days", "3.2e7 years"]
-    assert luck(0.8) == "luckier than 80% of" and luck(0.05) == "luckier than 5% of"
-    assert luck(0.003) == "luckier than 0.30% of" and luck(0.00001) == "luckier than under 0.01% of"
-    assert luck(0.99995) == "luckier than over 99.99% of"
+    assert luck(0.8, "runs") == "luckier than 80% of runs"
+    assert luck(0.05, "runs") == "luckier than 5% of runs"
+    # Near 0 or 1: one run in so many, never a floor such as 'under 0.01%'.
+    assert luck(0.003, "runs") == "luckier than only 1 in 333 runs"
+    assert luck(3.2e-7, "runs this size") == "luckier than only 1 in 3.1 million runs this size"
+    assert luck(0.99995, "runs") == "luckier than all but 1 in 20,000 runs"
+    assert luck(1.0, "runs", 2e-18) == "luckier than all but 1 in 5e17 runs"
+    assert luck(0.0, "runs") == "luckier than only 1 in more than 1e308 runs"
+
+
+@pytest.mark.parametrize("best", [1500, 4000, 9000])
+def test_the_odds_never_say_a_floor(best):
+    """A run far luckier or unluckier than the 0.01% a percentage showed says by how much."""
+    for deals in (10, 10**6, 10**12):
+        odds = run_odds("cards", 2, best, 0, deals, 1e6)
+        said = odds_line(odds) + odds_row(odds)
+        assert "under" not in said and "over 99" not in said
+        assert longer_share(odds) == pytest.approx(1 - odds.luckier_than, abs=1e-12)
 
 
 def test_a_short_search_summary_says_its_odds(bmn, path):
@@ -235,3 +250,38 @@ def test_a_run_s_summary_reads_the_odds_its_display_last_showed(tmp_path):
         "cards", 2, summary.best_cards, summary.best_tricks, 20_000, loop.progress.rate
     )
     assert summary.odds == expected
+
+
+def test_a_deals_odds_are_the_live_displays_one_in_for_its_length(bmn):
+    """`bmn play --odds` and bmn.search.odds: one random deal in N, from the same fitted tail
+    as a run's best (run_odds' one_in), for a deal of any length; none for a loop; refused
+    for a deal of another deck."""
+    import json
+
+    from samples import CASELLA, RECORD
+
+    from bmn.kernels.deal import DealError
+    from bmn.search import odds
+    from bmn.search.measure.odds import deal_odds
+
+    for players, seed in ((2, 3), (3, 1), (4, 2)):
+        deal = bmn("deal", "--players", players, "--seed", seed).stdout.strip()
+        out = json.loads(bmn("play", deal, "--odds", "--json").stdout)
+        rare = odds(deal)
+        assert out["odds"] == rare.as_dict() and rare.cards == out["cards"]
+        for unit in ("cards", "tricks"):
+            live = run_odds(unit, players, out["cards"], out["tricks"], 1, 0.0)
+            assert getattr(rare, f"{unit}_one_in") == pytest.approx(live.one_in)
+    record = odds(RECORD)
+    assert record.cards_one_in == pytest.approx(1 / tail_model(2, "cards").survival(8344))
+    assert 1e17 < record.cards_one_in < 1e18  # far out on the fitted tail
+    said = bmn("play", RECORD, "--odds").stdout
+    assert "a game at least 8,344 cards long is one random deal in 3.2e17" in said
+    assert (
+        odds(CASELLA) is None
+        and json.loads(bmn("play", CASELLA, "--odds", "--json").stdout)["odds"] is None
+    )
+    assert "odds: none: a game that does not finish" in bmn("play", CASELLA, "--odds").stdout
+    with pytest.raises(DealError, match="standard deck dealt evenly"):
+        odds("-J/Q-")
+    assert deal_odds(5, 100, 10) is None

@@ -133,3 +133,19 @@ def test_stats_command_text_and_bad_extension(bmn, tmp_path):
     assert result.stdout.startswith("deals: 200 (4 players, seed 1)")
     bad = bmn("stats", "--deals", "10", "-o", str(tmp_path / "x.jpg"))
     assert bad.exit_code == 2 and "png or .svg" in bad.output
+
+
+def test_search_bench_text_groups_its_numbers():
+    """search-bench's lines and table: every figure with its thousands separators."""
+    from bmn.search.output.measures import bench_table, trial_line
+
+    line = trial_line("walk", 1, 1_234_567.4, 3210, {2500: 1, 2000: 12, 3000: 0})
+    assert line == (
+        "walk seed 1: 1,234,567 games/s, best 3,210 cards, 12 deals of 2,000+ cards,"
+        " 1 of 2,500+, 0 of 3,000+"
+    )
+    row = {"strategy": "walk", "rate": 318630.2, "rate_vs_bench": 0.84, "best_cards_median": 2815}
+    row |= {"per_million_2000": 80.01, "per_minute_2000": 1529.62}
+    lines = plain([bench_table([row], [2000])]).splitlines()
+    assert lines[0].split()[-2:] == [">=2,000/M", ">=2,000/min"]
+    assert lines[1].split() == ["walk", "318,630", "0.84", "2,815", "80.01", "1,529.62"]

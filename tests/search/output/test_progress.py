@@ -162,7 +162,7 @@ def test_the_panel_shows_the_setting_the_share_done_the_standing_and_the_hint():
     for shown in (
         "night.sqlite",
         "walk, 2 workers, seed 42",
-        "━ 42%",
+        "━" * 13 + "─" * 19 + " 42%",  # no colour here: what is left is a thin line
         "38% of the record, 8,344 cards (Nessler 2022)",
         "shorter than all 9 published games",
         "bmn search --resume 3 --store night.sqlite",
@@ -174,6 +174,17 @@ def test_the_panel_shows_the_setting_the_share_done_the_standing_and_the_hint():
     assert (
         "bmn search --resume 3 " in text + " " and "--store" not in text and "%" not in text[:200]
     )
+
+
+def test_without_colour_the_bar_still_shows_what_is_left(monkeypatch):
+    """With NO_COLOR the bar's two parts differ by their line, not only by their colour (the
+    same heavy line in two colours, uncoloured, read as a full bar)."""
+    assert display.progress_bar(0.25).plain == "━" * 32 + " 25%"  # coloured: two colours
+    assert display.progress_bar(0.25, color=False).plain == "━" * 8 + "─" * 24 + " 25%"
+    monkeypatch.setenv("NO_COLOR", "1")
+    assert not display._colored(Console(force_terminal=True, color_system="truecolor"))
+    monkeypatch.delenv("NO_COLOR")
+    assert display._colored(Console(force_terminal=True, color_system="truecolor"))
 
 
 def test_log_lines_say_the_same_briefly(tmp_path, capsys):

@@ -288,6 +288,28 @@ def test_the_trajectory_picture_and_bad_deals(served):
     assert "a deal has 2 to 4 hands, got 1" in page
 
 
+def test_the_form_takes_the_readmes_spaced_deal_and_refuses_in_its_own_words(served):
+    """The README's `bmn play HAND HAND` deal, typed into the form with its space, replays as
+    the deal joined by '/'; a refusal names the form's separators, not command-line
+    arguments; a standard deal's page gives its numbers (Kleber 1999's camicia.dev number)."""
+    spaced = RECORD.replace("/", " ")
+    status, page, _ = served(f"/-/bmn/deal?deal={spaced}")
+    assert status == 200 and re.search(r'id="bmn-cards">8,344<', page)
+    assert served(pages.deal_url(spaced))[1] == served(pages.deal_url(RECORD))[1]
+    status, page, _ = served("/-/bmn/deal?deal=---AJ--Q---------QAKQJJ-QK")
+    assert status == 400 and "separate the hands with &#39;/&#39;" in page
+    assert "argument" not in page
+    kleber = "---JQ---K-A----A-J-K---QK-/-J-----------AJQA----K---Q"
+    _, page, _ = served(pages.deal_url(kleber))
+    assert "497985732634057566415 in camicia.dev" in page
+
+
+def test_the_published_page_writes_years_as_years(served):
+    _, page, _ = served("/-/bmn/published")
+    assert cells(page, "published-2", "year")[:2] == ["1999", "1999"]
+    assert set(cells(page, "published-3", "year")) == {"2026"}
+
+
 # -- read-only, and one snapshot a page ------------------------------------------------------
 
 
