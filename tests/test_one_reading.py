@@ -7,7 +7,10 @@ every surface; an empty hand is written '.'.
 A surface that reads a line or a form field (`bmn score`, the web page) reads it stripped of
 spaces at its ends, so its refusal is the library's for the stripped text; a text that is blank
 once stripped names no deal there (a blank line is skipped, the page asks for a deal), so the
-property draws texts that are not.
+property draws texts that are not. The page's form takes a deal as the README writes it too:
+a text with no '/' is split at its spaces, as a shell splits `bmn play`'s arguments, so the
+page reads what the library reads for those hands, and words a wrong number of hands for the
+form rather than the command line.
 """
 
 from __future__ import annotations
@@ -40,7 +43,7 @@ HAND = st.text(alphabet="-JQKA", max_size=5) | st.sampled_from([".", "", " ", "2
 DEALS = st.sampled_from(TEXTS) | st.lists(HAND, min_size=1, max_size=5).map("/".join)
 
 
-def outcome(read: str) -> dict | str:
+def outcome(read: str | list[str]) -> dict | str:
     """The library's reading of a text: the result's fields, or the DealError's message."""
     try:
         result = game.play(read).as_dict()
@@ -106,9 +109,18 @@ def command_line(bmn, text: str, expected: dict | str) -> None:
             assert same(found, wanted) == wanted, (name, text, found)
 
 
+# The advice for a wrong number of hands, on the command line and in the page's form.
+ARGUMENTS_WORDS = "give them as separate arguments or join them with '/'"
+FORM_WORDS = "separate the hands with '/' (or with spaces, when no hand has a space in it)"
+
+
 def web_page(replay_page, text: str) -> None:
-    """The replay route: the figures of the page, or a 400 page saying the library's words."""
-    expected = outcome(text.strip())
+    """The replay route: the figures of the page, or a 400 page saying the library's words
+    for the hands the form reads (split at spaces when no '/' joins them)."""
+    stripped = text.strip()
+    expected = outcome(stripped if "/" in stripped else stripped.split())
+    if isinstance(expected, str):
+        expected = expected.replace(ARGUMENTS_WORDS, FORM_WORDS)
     status, page = replay_page(text)
     if isinstance(expected, str):
         assert status == 400 and expected in html.unescape(page), (text, status, page[-2000:])
