@@ -19,7 +19,8 @@ from typing import TYPE_CHECKING, Any, Union
 
 from bmn.kernels.cuda.env import CudaUnavailable
 from bmn.records.store import DEFAULT_PATH, RunHeld, RunNotFound, StoreError
-from bmn.search.runs.settings import SearchOptionError, check_settings, python_words
+from bmn.search.runs.said import in_python
+from bmn.search.runs.settings import SearchOptionError, check_settings
 from bmn.search.runs.start import NothingToResume, StoppedBeforeRun
 
 if TYPE_CHECKING:
@@ -103,12 +104,12 @@ def search(
         given = check_settings({**named, **settings})
         asked = start.request(given, set(given), resume)
     except SearchOptionError as err:
-        raise _in_python(err) from None
+        raise err from None
     with start.Stopping(store) as stopping, Store(store, create=resume is None) as db:
         try:
             job = start.open_run(db, asked, backend)  # resuming never makes a store
         except SearchOptionError as err:
-            raise _in_python(err) from None
+            raise err from None
         return _run(stopping, job, on_progress, display)
 
 
@@ -143,11 +144,6 @@ def _shown(value: Any) -> str:
     return shown(value)
 
 
-def _in_python(err: SearchOptionError) -> SearchOptionError:
-    """The same error, of the same class, in Python's words."""
-    return type(err)(err.option, python_words(err.why))
-
-
 def _run(stopping: Any, job: Any, on_progress: Callable[[Any], None] | None, display: bool) -> Any:
     """Run `job` until done or stopped, with the callback and, if asked, the live display;
     the run's notes (warnings) in Python's words."""
@@ -156,7 +152,7 @@ def _run(stopping: Any, job: Any, on_progress: Callable[[Any], None] | None, dis
     with Display(quiet=not display) as shown:
 
         def progress(p: Any) -> None:
-            p.notes[:] = [python_words(note) for note in p.notes]
+            p.notes[:] = [in_python(note) for note in p.notes]
             shown.update(p)
             if on_progress is not None and getattr(p, "starting", None) is None:
                 # after commits only, as promised; a copy of this moment's progress, since the

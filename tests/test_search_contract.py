@@ -21,7 +21,8 @@ import bmn.search as searching
 from bmn.kernels.cuda import env
 from bmn.records.store import Store, StoreError
 from bmn.search.runs import clock, start
-from bmn.search.runs.settings import SETTINGS, python_words
+from bmn.search.runs.said import Resume, Words, named
+from bmn.search.runs.settings import SETTINGS
 
 
 @pytest.mark.parametrize(
@@ -58,12 +59,12 @@ def test_refusals_speak_python(tmp_path):
     )
     with pytest.raises(searching.SearchOptionError, match="objective='loop' or 'grow'"):
         searching.search(tmp_path / "s.sqlite", basin_states=5)
-    assert (
-        python_words(
-            "warning: --keep-above 10 keeps ...; resume with: bmn search --resume 3 --store 'a b'"
-        )
-        == "warning: keep_above 10 keeps ...; resume with: search(store, resume=3)"
+    note = Words("warning: ", named("keep_above"), " 10 keeps ...; resume with: ", Resume(3, "a b"))
+    assert note.python() == "warning: keep_above 10 keeps ...; resume with: search(store, resume=3)"
+    assert str(note) == (
+        "warning: --keep-above 10 keeps ...; resume with: bmn search --resume 3 --store 'a b'"
     )
+    assert Words(named("objective", "loop", "grow")).python() == "objective='loop' or 'grow'"
 
 
 def test_a_duration_is_read_as_the_command_line_reads_it(tmp_path):

@@ -35,7 +35,7 @@ class RunView(Protocol):
 
     run: int
     store: str
-    notes: list[str]  # warnings, each shown once
+    notes: list  # warnings, each shown once (text, or words the command line says)
     starting: float | None  # seconds into the start; None once the run runs
     compiling: bool
     done: float | None  # the share of the run used, or None
@@ -96,7 +96,7 @@ class Display:
     @starts_too
     def update(self, p: RunView) -> None:
         for note in p.notes[self._noted :]:
-            self._print(note)
+            self._print(str(note))
             self._noted += 1
         if self.quiet:
             return

@@ -39,7 +39,8 @@ from bmn.search.output.tables import fit_summary
 from bmn.search.runs.chunks import sized_chunk, split_finds, stream_quota
 from bmn.search.runs.cycle_book import BASIN_STATES, CycleBook, loop_record, record_loop
 from bmn.search.runs.job import Job, RunContext, options_from_run
-from bmn.search.runs.progress import RunProgress, resume_command, store_option
+from bmn.search.runs.progress import RunProgress
+from bmn.search.runs.said import Resume, Words, named, resume_command, store_option
 from bmn.search.runs.settings import KEEP_ABOVE
 from bmn.search.words import counted, duration
 
@@ -509,10 +510,14 @@ class EveryBase(Job):
             return
         self._warned = True
         p.notes.append(
-            f"note: the {self.options.ranks:,} deals of this range take about {span(whole)} at"
-            f" {p.rate:,.0f} deals/s; --time {duration(self.options.seconds)} covers about"
-            f" {self.options.seconds / whole:.1%}; resume goes on from the next rank with:"
-            f" {resume_command(self.run_id, str(self.store.path))}"
+            Words(
+                f"note: the {self.options.ranks:,} deals of this range take about {span(whole)}"
+                f" at {p.rate:,.0f} deals/s; ",
+                named("seconds"),
+                f" {duration(self.options.seconds)} covers about"
+                f" {self.options.seconds / whole:.1%}; resume goes on from the next rank with: ",
+                Resume(self.run_id, str(self.store.path)),
+            )
         )
 
     def summary(self, status: str, seconds: float) -> EverySummary:

@@ -53,7 +53,8 @@ from bmn.search.cycles.piece_hunt import HuntFind, HuntOptions, HuntState, hunt_
 from bmn.search.cycles.pieces import PUBLISHED_CONTROL, Control, controls_for
 from bmn.search.output.tables import fit_summary
 from bmn.search.runs.job import Job, RunContext
-from bmn.search.runs.progress import RunProgress, store_option
+from bmn.search.runs.progress import RunProgress
+from bmn.search.runs.said import store_option
 from bmn.search.words import counted, duration
 
 GROW_FROM = ("known", "descent")

@@ -15,6 +15,7 @@ from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Any
 
+from bmn.search.runs.said import Words, named
 from bmn.search.strategies.registry import CHOICES, uses
 
 # The settings of the longest-game search that a loop hunt or a grow run has no use for.
@@ -25,9 +26,15 @@ CLUSTER_OPTIONS = ("scheduler", "scheduler_file", "cluster")
 # strategy that does not use one is (after its name: 'walk does not restart').
 STRATEGY_OPTIONS = {"patience": "does not restart", "history": "keeps no history"}
 # Why the GPU search refuses a deck: its kernel deals the standard deck, 26/26.
-GPU_DECK = "is for the CPU search: --device cuda deals the standard deck 26/26 only"
+GPU_DECK = Words(
+    "is for the CPU search: ", named("device", "cuda"), " deals the standard deck 26/26 only"
+)
 # An enumeration traces a cycle back only with --objective loop.
-EVERY_BASIN = (("loop",), "only --objective loop traces cycles back")
+EVERY_BASIN = (("loop",), Words("only ", named("objective", "loop"), " traces cycles back"))
+# Why the GPU kinds refuse --workers.
+GPU_WORKERS = Words(
+    "sets CPU threads; with ", named("device", "cuda"), " use ", named("device_threads")
+)
 # The order in which a new run's options are checked: the first refused is the one named.
 CHECK_ORDER = (
     "grow_from",
@@ -66,10 +73,10 @@ class RunKind:
     # option it does not take; others are refused as 'is for' the kinds that take them.
     idle: str = ""
     idle_options: tuple[str, ...] | None = None
-    refuses: dict[str, str] = field(default_factory=dict)  # option -> a reason of its own
+    refuses: dict[str, Words] = field(default_factory=dict)  # option -> a reason of its own
     strategy: str | None = None  # the --strategy that selects it, with any of its objectives
     # Settings it takes with some of its objectives only: setting -> (objectives, why not).
-    only_with: dict[str, tuple[tuple[str, ...], str]] = field(default_factory=dict)
+    only_with: dict[str, tuple[tuple[str, ...], Words]] = field(default_factory=dict)
     timed: bool = True  # without --time or --iterations: a minute; False: until its work is done
 
     def job_class(self) -> Any:
@@ -80,14 +87,14 @@ class RunKind:
         """Its options dataclass, imported now."""
         return self.job_class().options_type
 
-    def selector(self) -> str:
-        """What chooses it on the command line: '--device cuda', '--objective loop',
-        '--strategy every'."""
+    def selector(self) -> Words:
+        """What chooses it: '--device cuda', '--objective loop', '--strategy every' on the
+        command line."""
         if self.strategy is not None:
-            return f"--strategy {self.strategy}"
+            return Words(named("strategy", self.strategy))
         if self.device != "cpu":
-            return f"--device {self.device}"
-        return f"--objective {' or '.join(self.objectives)}"
+            return Words(named("device", self.device))
+        return Words(named("objective", *self.objectives))
 
 
 def _load(name: str) -> type:
@@ -130,7 +137,7 @@ KINDS: dict[str, RunKind] = {
             strategies=("walk", "random"),
             does="searches for the longest games",
             refuses={
-                "workers": "sets CPU threads; with --device cuda use --device-threads",
+                "workers": GPU_WORKERS,
                 "deck": GPU_DECK,
                 "hand_sizes": GPU_DECK,
             },
@@ -211,7 +218,7 @@ KINDS: dict[str, RunKind] = {
             seats_why="the GPU kernel plays two seats",
             on_backend=False,
             does="enumerates every deal of a deck",
-            refuses={"workers": "sets CPU threads; with --device cuda use --device-threads"},
+            refuses={"workers": GPU_WORKERS},
             strategy="every",
             timed=False,
             only_with={"basin_states": EVERY_BASIN},
@@ -251,40 +258,42 @@ def _device_kind(device: str) -> RunKind | None:
     return next(k for k in KINDS.values() if k.device == device)
 
 
-def _is_for(option: str, objective: str) -> str:
+def _is_for(option: str, objective: str) -> Words:
     """Why a kind refuses an option that other kinds take: it is for those (named by their
     objectives; by their strategy where only kinds a strategy selects take it)."""
     takers = [k for k in KINDS.values() if option in k.takes]
     if all(k.device != "cpu" for k in takers):
-        return f"is for {takers[0].selector()} only"
+        return Words("is for ", takers[0].selector(), " only")
     if all(k.strategy is not None for k in takers):  # on the CPU and a GPU alike: named once
-        return f"is for {' or '.join(dict.fromkeys(k.selector() for k in takers))} only"
+        strategies = dict.fromkeys(k.strategy for k in takers if k.strategy is not None)
+        return Words("is for ", named("strategy", *strategies), " only")
     objectives = list(dict.fromkeys(o for k in takers if k.strategy is None for o in k.objectives))
     only = " only" if len(objectives) == 1 else ""
-    return f"is for --objective {' or '.join(objectives)}{only}, not {objective}"
+    return Words("is for ", named("objective", *objectives), f"{only}, not {objective}")
 
 
-def _why_not(kind: RunKind, option: str, objective: str, strategy: str) -> str | None:
+def _why_not(kind: RunKind, option: str, objective: str, strategy: str) -> Words | None:
     """Why `kind` refuses `option`, given on the command line; None: it takes it."""
     if option in STRATEGY_OPTIONS and "strategy" in kind.takes:
         if uses(strategy, option):
             return None
-        users = " or ".join(name for name in CHOICES if uses(name, option))
+        users = named("strategy", *(name for name in CHOICES if uses(name, option)))
         others = [
             o for k in KINDS.values() if "strategy" not in k.takes and option in k.takes
             for o in k.objectives
         ]  # fmt: skip
-        also = f" and --objective {' or '.join(others)}" if others else " only"
-        return f"is for --strategy {users}{also}; {strategy} {STRATEGY_OPTIONS[option]}"
+        also = Words(" and ", named("objective", *others)) if others else Words(" only")
+        return Words("is for ", users, also, f"; {strategy} {STRATEGY_OPTIONS[option]}")
     if option in kind.only_with and objective not in kind.only_with[option][0]:
         why = kind.only_with[option][1]
-        return f"does nothing with {kind.selector()} --objective {objective}: {why}"
+        with_objective = Words(kind.selector(), " ", named("objective", objective))
+        return Words("does nothing with ", with_objective, ": ", why)
     if option in kind.takes:
         return None
     if option in kind.refuses:
         return kind.refuses[option]
     if kind.idle and (kind.idle_options is None or option in kind.idle_options):
-        return f"does nothing with {kind.selector()}: {kind.idle}"
+        return Words("does nothing with ", kind.selector(), f": {kind.idle}")
     return _is_for(option, objective)
 
 
@@ -295,7 +304,7 @@ def refusal(
     players: int,
     given: Collection[str],
     typed: Collection[str] = (),
-) -> tuple[str, str] | None:
+) -> tuple[str, Words] | None:
     """Why `bmn search` refuses a new run with these settings: (the option, one line saying
     why) or None. `given`: the options set on the command line or in the environment;
     `typed`: those on the command line (a cluster named only by the environment is ignored by
@@ -305,26 +314,28 @@ def refusal(
     device the objective's kind does not run on; then each option the kind does not take,
     in CHECK_ORDER; then a cluster for a kind that runs on this machine only."""
     family = kind_for(objective, "cpu", strategy)
-    for named in (family, _device_kind(device)):
-        if named is not None and players not in named.seats:
-            low, high = named.seats[0], named.seats[-1]
+    for by in (family, _device_kind(device)):
+        if by is not None and players not in by.seats:
+            low, high = by.seats[0], by.seats[-1]
             seats = f"{low}" if low == high else f"{low} to {high}"
-            return "players", f"must be {seats} with {named.selector()}: {named.seats_why}"
+            return "players", Words(f"must be {seats} with ", by.selector(), f": {by.seats_why}")
     kind = kind_for(objective, device, strategy)
     if kind is None:  # a loop hunt or grow run on a GPU
         does = _device_kind(device).does
-        return "device", f"{device} {does}; {family.what} runs on the CPU"
+        return "device", Words(f"{device} {does}; {family.what} runs on the CPU")
     for option in CHECK_ORDER:
         why = _why_not(kind, option, objective, strategy) if option in given else None
         if why is not None:
             return option, why
         if option == "strategy" and kind.strategies and strategy not in kind.strategies:
             choose = " or ".join(kind.strategies)
-            why = f"{strategy} runs on the CPU only; with {kind.selector()} choose {choose}"
+            why = Words(
+                f"{strategy} runs on the CPU only; with ", kind.selector(), f" choose {choose}"
+            )
             return "strategy", why
     if not kind.on_backend:
         for option in CLUSTER_OPTIONS:
             if option in typed:
-                where = kind.selector() if kind.device != "cpu" else kind.what
-                return option, f"runs on a Dask cluster; {where} runs on this machine"
+                where = kind.selector() if kind.device != "cpu" else Words(kind.what)
+                return option, Words("runs on a Dask cluster; ", where, " runs on this machine")
     return None

@@ -41,6 +41,7 @@ from bmn.search.backends.threads import default_workers
 from bmn.search.runs.chunks import sized_chunk
 from bmn.search.runs.job import RunContext, options_from_run
 from bmn.search.runs.longest_base import COMMIT_FINDS, LongestBase, LongestProgress, RunBest
+from bmn.search.runs.said import Words, named
 from bmn.search.runs.settings import KEEP_ABOVE
 from bmn.search.strategies.cpu import run_chunk
 from bmn.search.strategies.moves import OBJECTIVES
@@ -321,9 +322,13 @@ class LongestJob(LongestBase):
         size = BULK_FIND_BYTES if self.options.keep_above < BULK_BELOW else FIND_BYTES
         gigabytes = rate * size * 3600 / 1e9
         self.progress.notes.append(
-            f"warning: --keep-above {self.options.keep_above:,} keeps about {rate:,.0f} finds"
-            f" a second (about {gigabytes:,.1f} GB of store an hour); a higher threshold keeps"
-            " fewer (the default, 3,000, a few a second at most)"
+            Words(
+                "warning: ",
+                named("keep_above"),
+                f" {self.options.keep_above:,} keeps about {rate:,.0f} finds a second (about"
+                f" {gigabytes:,.1f} GB of store an hour); a higher threshold keeps fewer (the"
+                f" default, {KEEP_ABOVE:,}, a few a second at most)",
+            )
         )
 
 

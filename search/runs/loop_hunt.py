@@ -55,7 +55,8 @@ from bmn.search.runs.cycle_book import (
     record_loop,
 )
 from bmn.search.runs.job import Job, PastTime, RunContext, options_from_run
-from bmn.search.runs.progress import RunProgress, store_option
+from bmn.search.runs.progress import RunProgress
+from bmn.search.runs.said import store_option
 from bmn.search.words import counted, duration
 
 

@@ -1,27 +1,16 @@
-"""What every run's display shows (a kind's progress subclasses it), and the command that
-resumes a run."""
+"""What every run's display shows (a kind's progress subclasses it)."""
 
 from __future__ import annotations
 
-import shlex
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from bmn.records.store import DEFAULT_PATH
+from bmn.search.runs.said import Words, resume_command
 from bmn.search.words import counted, duration
 
 if TYPE_CHECKING:
     from bmn.search.measure.odds import Odds
-
-
-def store_option(store: str) -> str:
-    """' --store PATH' for a command line that must reach this store; '' for the default."""
-    return "" if store == DEFAULT_PATH else f" --store {shlex.quote(store)}"
-
-
-def resume_command(run: int, store: str) -> str:
-    """The command that resumes a run."""
-    return f"bmn search --resume {run}{store_option(store)}"
 
 
 @dataclass
@@ -38,7 +27,8 @@ class RunProgress:
     strategy: str = ""
     workers: int = 0
     seed: int = 0
-    notes: list[str] = field(default_factory=list)  # warnings, for the display to show once
+    # Warnings, for the display to show once: text, or Words (said.py) where they name settings.
+    notes: list[str | Words] = field(default_factory=list)
     backend: str = ""  # where the chunks run: workers, threads, a dashboard link
     # While the run starts (its kernels compiled or loaded): the seconds so far; None once it runs.
     starting: float | None = None

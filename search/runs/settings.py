@@ -5,8 +5,8 @@ and defaults: search/cli/search.py) and `bmn.search.search` reads its keyword ar
 (search/api.py); which kind of run takes which setting is kinds.py's. A value is read the same
 way on both (a duration as '10s' or a number of seconds, a whole number as 5 or '5') and a bad
 one raises SearchOptionError before a store is opened, named as it was given: `keep_above` in
-Python, `--keep-above` on the command line (`python_words` turns the command line's words into
-Python's). Plain Python: `bmn --help` reads it.
+Python, `--keep-above` on the command line (the message is `Words`, said.py, said by each
+front end in its own words). Plain Python: `bmn --help` reads it.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from typing import Any
 from bmn.kernels.cuda.env import THREADS_PER_BLOCK
 from bmn.records.store.columns import INT64_MAX
 from bmn.search.runs.kinds import KINDS
+from bmn.search.runs.said import FLAGS, Words, flag, in_python, on_command_line
 from bmn.search.strategies.registry import (
     CHOICES,
     DEFAULT_HISTORY,
@@ -42,12 +43,18 @@ _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
 
 class SearchOptionError(ValueError):
     """A setting of a search that is bad or conflicts with others: `option` names it (as the
-    command line's parameter, 'seconds' for --time), the message says why."""
+    command line's parameter, 'seconds' for --time), `words` say why (said.Words, or plain
+    text). Its message is the library's, in Python's words; `why` is the command line's."""
 
-    def __init__(self, option: str, why: str):
-        super().__init__(f"{option} {why}")
+    def __init__(self, option: str, why: str | Words):
         self.option = option
-        self.why = why
+        self.words = why
+        super().__init__(f"{option} {in_python(why)}")
+
+    @property
+    def why(self) -> str:
+        """Why, in the command line's words (the option is named by the command line)."""
+        return on_command_line(self.words)
 
 
 class Refused(ValueError):
@@ -205,7 +212,7 @@ READERS: dict[str, Callable[[Setting, Any], Any]] = {
 class Setting:
     """One setting of a run: its Python name (a keyword of `bmn.search.search`), its type
     (a key of READERS) and range, its default (None: the run's kind chooses) and its meaning
-    (the command line's help). `flag` is its option where that is not --name with dashes."""
+    (the command line's help)."""
 
     name: str
     type: str
@@ -214,14 +221,18 @@ class Setting:
     low: int = 0
     high: int = INT64_MAX
     choices: tuple[str, ...] = ()
-    flag: str = ""
     rule: Callable[[int], None] | None = None  # a further check of a whole number
     what: str | None = None  # what a whole number is, in words, where not its range
 
     @property
     def option(self) -> str:
         """Its command-line option: '--keep-above', '--time'."""
-        return self.flag or "--" + self.name.replace("_", "-")
+        return flag(self.name)
+
+    @property
+    def flag(self) -> str:
+        """Its option where that is not --name with dashes ('--time'), else ''."""
+        return FLAGS.get(self.name, "")
 
     def read(self, value: Any) -> Any:
         """The value, read and checked; Refused saying why (without the setting's name)."""
@@ -232,7 +243,7 @@ class Setting:
         try:
             return self.read(value)
         except Refused as err:
-            raise SearchOptionError(self.name, python_words(str(err))) from None
+            raise SearchOptionError(self.name, str(err)) from None
 
 
 # The --objective values: those some kind of run plays (kinds.py), in the registry's order.
@@ -258,7 +269,6 @@ DECLARED = (
         "duration",
         "How long to search: 90s, 10m, 8h, 1h30m, at most 365d [default: 1m, unless"
         " --iterations is given]. With --iterations too, the run stops at whichever comes first.",
-        flag="--time",
     ),
     Setting(
         "iterations",
@@ -410,32 +420,3 @@ def check_stored(name: str, value: Any) -> None:
             raise Refused(f"{value!r} is not positive")
         return
     setting.read(value)
-
-
-# -- the command line's words in Python's ------------------------------------------------------
-
-
-def _choice_words(setting: Setting) -> re.Pattern[str]:
-    one = "|".join(map(re.escape, setting.choices))
-    return re.compile(rf"{re.escape(setting.option)} ((?:{one})(?: or (?:{one}))*)\b")
-
-
-_RESUME = re.compile(r"bmn search --resume (\d+)(?: --store (?:'[^']*'|\S+))?")
-_OPTION = re.compile(r"--[a-z][a-z-]*[a-z]")
-_FLAGS = {s.option: s.name for s in DECLARED} | {"--resume": "resume", "--store": "store"}
-
-
-def python_words(text: str) -> str:
-    """A line written for the command line, in Python's words: '--keep-above' is
-    'keep_above', '--objective loop or grow' is "objective='loop' or 'grow'", and
-    'bmn search --resume 3 --store x.sqlite' is 'search(store, resume=3)'."""
-    text = _RESUME.sub(r"search(store, resume=\1)", text)
-    for setting in DECLARED:
-        if setting.choices:
-            text = _choice_words(setting).sub(
-                lambda m, s=setting: (
-                    f"{s.name}=" + " or ".join(repr(c) for c in m.group(1).split(" or "))
-                ),
-                text,
-            )
-    return _OPTION.sub(lambda m: _FLAGS.get(m.group(0), m.group(0)), text)

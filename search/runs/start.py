@@ -27,6 +27,7 @@ from bmn.search.runs.kinds import (
     kind_for,
     refusal,
 )
+from bmn.search.runs.said import Words, named
 from bmn.search.runs.settings import SearchOptionError, read_whole
 from bmn.search.runs.settings import check_stored as check_stored_setting
 from bmn.search.strategies.registry import DEFAULT_STRATEGY
@@ -101,10 +102,10 @@ def open_run(db: Store, asked: Request, backend: Backend | None) -> RunLoop:
     if asked.kind is not None:
         return new_run(db, asked.kind, asked.settings, backend)
     run_id, kind = stored_run(db, asked.resume or "latest")
-    named = [option for option in CLUSTER_OPTIONS if option in asked.typed]
-    if named and not kind.on_backend:
+    clusters = [option for option in CLUSTER_OPTIONS if option in asked.typed]
+    if clusters and not kind.on_backend:
         why = f"runs on a Dask cluster; run {run_id}, {kind.what}, runs on this machine"
-        raise SearchOptionError(named[0], why)
+        raise SearchOptionError(clusters[0], why)
     require_device(kind)
     return resumed_run(db, run_id, kind, backend)
 
@@ -144,16 +145,18 @@ def check_deck(kind: RunKind, settings: dict[str, Any]) -> None:
     if "deck" not in kind.takes:
         return
     if settings.get("deck") is not None and settings.get("loop_deck") is not None:
-        raise SearchOptionError("loop_deck", "is the first name of --deck; give one of them")
-    named = "deck" if settings.get("loop_deck") is None else "loop_deck"
-    deck = settings.get(named) or "standard"
+        why = Words("is the first name of ", named("deck"), "; give one of them")
+        raise SearchOptionError("loop_deck", why)
+    given = "deck" if settings.get("loop_deck") is None else "loop_deck"
+    deck = settings.get(given) or "standard"
     sizes, players = settings.get("hand_sizes"), settings.get("players")
     if sizes is not None and players is not None and len(sizes) != players:
-        raise SearchOptionError("hand_sizes", f"gives {len(sizes)} hands; --players is {players}")
+        why = Words(f"gives {len(sizes)} hands; ", named("players"), f" is {players}")
+        raise SearchOptionError("hand_sizes", why)
     try:
         kind.job_class().check(deck, sizes, players or 2, settings)
     except DeckInputError as err:
-        raise DeckValueError(named if err.option == "deck" else err.option, str(err)) from None
+        raise DeckValueError(given if err.option == "deck" else err.option, str(err)) from None
 
 
 def new_run(db: Store, kind: RunKind, settings: dict[str, Any], backend: Backend | None) -> RunLoop:
@@ -216,7 +219,10 @@ def nothing_to_resume(db: Store) -> NoReturn:
         )
     why = f"every run in it finished (the latest is run {runs[-1].id})" if runs else "no runs"
     raise NothingToResume(
-        "resume", f"nothing to resume in {db.path}: {why}; start a new search without --resume"
+        "resume",
+        Words(
+            f"nothing to resume in {db.path}: {why}; start a new search without ", named("resume")
+        ),
     )
 
 

@@ -73,7 +73,7 @@ def test_a_low_threshold_is_warned_of_once(tmp_path):
             store, LongestJob, LongestOptions(**{**OPTIONS, "iterations": 60_000, "keep_above": 0})
         )
         seen = []
-        summary = job.run(lambda p: seen.append(list(p.notes)))
+        summary = job.run(lambda p: seen.append([str(note) for note in p.notes]))
         kept = len(store.run_finds(summary.run))
     assert kept == job.progress.finds > 59_000  # every deal but a walk's few repeats
     notes = seen[-1]

@@ -252,7 +252,7 @@ def test_a_time_too_short_for_the_range_says_so_with_the_whole_time(tmp_path, mo
     notes = []
     with Store(tmp_path / "t.sqlite") as store:
         options = EveryOptions(deck="standard", seconds=0.5, workers=1)
-        summary = RunLoop(store, EveryJob, options).run(lambda p: notes.extend(p.notes))
+        summary = RunLoop(store, EveryJob, options).run(lambda p: notes.extend(map(str, p.notes)))
     assert summary.status == "stopped" and not summary.complete
     assert summary.whole_range_seconds > 1e6
     assert any("653,534,134,886,878,245,000 deals of this range take about" in n for n in notes)

@@ -208,9 +208,9 @@ def test_resume_takes_no_setting(bmn, failed, made, option):
 
 def test_refusal_names_the_first_option_refused():
     """Two options a kind does not take: the first in CHECK_ORDER is named."""
-    assert refusal("cards", "cpu", "walk", 2, {"history", "grow_from"}) == (
-        "grow_from", "is for --objective grow only, not cards",
-    )  # fmt: skip
+    option, why = refusal("cards", "cpu", "walk", 2, {"history", "grow_from"})
+    assert (option, str(why)) == ("grow_from", "is for --objective grow only, not cards")
+    assert why.python() == "is for objective='grow' only, not cards"
     assert refusal("loop", "cpu", "walk", 2, {"scheduler"}, {"scheduler"}) is None
     assert refusal("grow", "cpu", "walk", 2, {"scheduler"}, set()) is None  # the environment's
 
