@@ -32,12 +32,18 @@ from bmn.kernels.decks import (
     parse_deck,
 )
 from bmn.kernels.ranks import arrangements, unrank
-from bmn.records.store import DEFAULT_PATH, Find, Loop, Store
+from bmn.records.store import DEFAULT_PATH, Find, Loop, Store, deal_order
 from bmn.search.backends.base import Backend, Result
 from bmn.search.output.tables import fit_summary
 from bmn.search.runs.handler import RunHandler, RunProgress, options_from_run, store_option
 from bmn.search.runs.longest_base import sized_chunk, split_finds, stream_quota
-from bmn.search.runs.loop_hunt import DEFAULT_BASIN_STATES, Hunt, loop_record, record_loop
+from bmn.search.runs.loop_hunt import (
+    DEFAULT_BASIN_STATES,
+    Hunt,
+    loop_record,
+    new_cycle,
+    record_loop,
+)
 from bmn.search.words import counted, duration
 
 if TYPE_CHECKING:
@@ -135,13 +141,14 @@ class EveryState:
 @dataclass
 class ChunkFinds:
     """What a chunk kept: its first rank, its first best finished deal (rank, row, figures),
-    its kept deals (rows, and cards, tricks, status, offset), and each loop's cycle keys."""
+    its kept deals (rows, and cards, tricks, status, offset), and each loop's cycle keys and
+    rank."""
 
     start: int
     best: tuple[int, np.ndarray, int, int, int] | None
     decks: np.ndarray
     meta: np.ndarray
-    cycles: list[tuple[tuple, str, str]] = field(default_factory=list)
+    cycles: list[tuple[tuple, str, str, int]] = field(default_factory=list)
 
 
 def every_chunk(
@@ -163,7 +170,7 @@ def chunk_result(
 ) -> tuple[EveryState, ChunkFinds, int]:
     """A chunk's return from the ranks it scored from `state.next` (on the CPU, or on a GPU by
     every_cuda.py): the stream's new state, what it kept (each loop's cycle keys with
-    --objective loop), the deals visited."""
+    --objective loop, and its rank), the deals visited."""
     from bmn.kernels.cycles.loops import analyse
 
     best = None
@@ -175,7 +182,8 @@ def chunk_result(
         for row in np.flatnonzero(seen.meta[:, 2] == LOOP):
             deal = decode(seen.decks[row], options.hand_sizes)
             loop = analyse(deal)
-            cycles.append((deal, loop.key or "", loop.rotation_key or ""))
+            rank = state.next + int(seen.meta[row, 3])
+            cycles.append((deal, loop.key or "", loop.rotation_key or "", rank))
     finds = ChunkFinds(state.next, best, seen.decks, seen.meta, cycles)
     return EveryState(state.first, state.next + seen.done), finds, seen.done
 
@@ -319,7 +327,7 @@ class Totals:
 
     best: tuple[int, int, int, int, str] | None = None  # score, -rank, cards, tricks, deal
     loops: int = 0
-    cycles: list[str] = field(default_factory=list)  # keys seen, in the order first seen
+    cycles: list[str] = field(default_factory=list)  # keys seen (sorted at each commit)
     seat_blind: list[str] = field(default_factory=list)
     new_cycles: int = 0
     finds: int = 0
@@ -346,6 +354,7 @@ class EveryRun(RunHandler):
         self.hunt = Hunt()  # cycles summarised this session, by key
         self.known = {row.key: row for row in store.loops()}
         self.pending: dict[str, int] = {}  # cycle keys seen since the last commit
+        self._firsts: dict[str, tuple[int, tuple[int, ...]]] = {}  # key: its first deal's order
         self._finds: list[tuple[int, int, np.ndarray, np.ndarray]] = []
         self._stored_best: int | None = None  # the best score stored with the run
         self._warned = False
@@ -433,15 +442,21 @@ class EveryRun(RunHandler):
         self.totals.loops += int(np.count_nonzero(meta[:, 2] == LOOP))
         first = found.start - self.options.slice_of(result.stream)[0]
         self._finds.append((result.stream, first, found.decks, meta[:, :3]))
-        for deal, key, seat_blind in found.cycles:
-            self._count_cycle(deal, key, seat_blind)
+        for deal, key, seat_blind, rank in found.cycles:
+            self._count_cycle(deal, key, seat_blind, rank)
 
-    def _count_cycle(self, deal: tuple, key: str, seat_blind: str) -> None:
+    def _count_cycle(self, deal: tuple, key: str, seat_blind: str, rank: int) -> None:
         """Count a looping deal under its cycle; a cycle new to the store is summarised by
-        backward play (the loop hunt's record_loop)."""
+        backward play (the loop hunt's record_loop), and again from a deal of lower rank: the
+        streams' chunks come in any order, and the deal stored as a cycle's first (with the
+        summary made from it) is the first by rank, as one stream would have met it."""
         t = self.totals
+        order = (rank, tuple(self.options.hand_sizes))
         if key not in self.known and key not in self.hunt.cycles:
             record_loop(self.hunt, deal, self.options.max_basin_states)
+            self._firsts[key] = order
+        elif order < self._first_order(key):
+            self._earlier_deal(key, deal, order)
         for seen, keys, name in (
             (self._keys, t.cycles, key),
             (self._blind, t.seat_blind, seat_blind),
@@ -450,6 +465,22 @@ class EveryRun(RunHandler):
                 seen.add(name)
                 keys.append(name)
         self.pending[key] = self.pending.get(key, 0) + 1
+
+    def _first_order(self, key: str) -> tuple[int, tuple[int, ...]]:
+        """Where the first deal held for a cycle comes in rank order (records' deal_order)."""
+        if key not in self._firsts:
+            self._firsts[key] = deal_order(self.known[key].first_deal)
+        return self._firsts[key]
+
+    def _earlier_deal(self, key: str, deal: tuple, order: tuple[int, tuple[int, ...]]) -> None:
+        """A deal of lower rank than the cycle's first so far: the cycle summarised from it,
+        stored at the next commit (the store keeps the deal of lowest rank it is offered)."""
+        find = new_cycle(deal, self.options.max_basin_states)
+        self._firsts[key] = order
+        if key in self.known:  # committed, or known to the store: its record again
+            self.known[key] = loop_record(find)
+        else:
+            self.hunt.cycles[key] = find
 
     def commit_seconds(self) -> float:
         return COMMIT_SECONDS
@@ -469,6 +500,8 @@ class EveryRun(RunHandler):
             (w, json.dumps({"next": s.next}).encode(), s.next - s.first, seconds)
             for w, s in enumerate(self.states)
         ]
+        t.cycles.sort()  # the keys, not the order the streams' chunks came in
+        t.seat_blind.sort()
         rows.append((o.workers, json.dumps(asdict(t)).encode(), self.games, seconds))
         t.finds += self.store.save_progress(
             self.run_id, rows, finds, update, holder=self.holder, bulks=bulks, loops=loops
