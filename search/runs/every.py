@@ -84,7 +84,7 @@ class EveryOptions:
     seconds: float | None = None
     iterations: int | None = None
     workers: int = 0
-    seed: int = 0  # unused: an enumeration draws nothing, but every run stores one
+    seed: int = 0  # an enumeration draws nothing, but every run stores a seed: always 0
     deck: str = "standard"
     hand_sizes: tuple[int, ...] | None = None
     players: int = 2
@@ -97,6 +97,7 @@ class EveryOptions:
         from bmn.search.backends.threads import default_workers
 
         self.workers = self.workers or default_workers()
+        self.seed = 0  # not the random one a new run is given: same settings, same rows
         self.deck = deck_spec(self.deck)
         counts, sizes, first, end = check_input(
             self.deck, self.hand_sizes, self.players, self.from_rank, self.to_rank
@@ -502,7 +503,8 @@ class EveryRun(RunHandler):
         ]
         t.cycles.sort()  # the keys, not the order the streams' chunks came in
         t.seat_blind.sort()
-        rows.append((o.workers, json.dumps(asdict(t)).encode(), self.games, seconds))
+        totals = {k: v for k, v in asdict(t).items() if k != "finds"}  # counted on resume
+        rows.append((o.workers, json.dumps(totals).encode(), self.games, seconds))
         t.finds += self.store.save_progress(
             self.run_id, rows, finds, update, holder=self.holder, bulks=bulks, loops=loops
         )
