@@ -23,7 +23,9 @@ class Loop:
     play within `basin_states` states (`basin_complete` when that was the whole basin). The
     seats and the kind are read from `key` (seat-bound: one hand per seat, 'x' for a seat out),
     so 3- and 4-seat cycles need no column of their own; `rotation_key` is the seat-blind key,
-    that of the cycle among the seats still in."""
+    that of the cycle among the seats still in. `first_deal` is a deal into the cycle, the one
+    the example and basin figures were found from: of the deals offered for a key, the store
+    keeps the first in rank order (`deal_order`)."""
 
     key: str
     rotation_key: str
