@@ -1,7 +1,8 @@
-"""Every stored row is reproducible: what an enumeration or a loop hunt stores (its finds, each
-cycle's first deal, example deal and counts, the run's figures and checkpoints) is fixed by its
-settings alone: the same with 1, 2 or 3 workers, whatever order the streams' chunks come back
-in, and after a stop or a kill -9 and a resume. Every row of every table is compared, less
+"""Every stored row is reproducible: what an enumeration, a loop hunt or a search stores (its
+finds, each cycle's first deal, example deal and counts, the run's figures and checkpoints) is
+fixed by its settings alone: the same with 1, 2 or 3 workers (a search: its streams are a
+setting), whatever order the streams' chunks come back in, and after a stop or a kill -9 and a
+resume. Every row of every table is compared, less
 the columns that say when or where it was written (stored_rows.py)."""
 
 import json
@@ -17,8 +18,9 @@ from bmn.kernels.cycles.loops import analyse
 from bmn.kernels.deal import parse_deal
 from bmn.kernels.ranks import rank_of
 from bmn.records.store import Loop, Store
-from bmn.search.runs import loop_hunt
+from bmn.search.runs import longest, loop_hunt
 from bmn.search.runs.every import EveryOptions, EveryRun
+from bmn.search.runs.longest import Search, SearchOptions
 from bmn.search.runs.loop_hunt import LoopHunt, LoopOptions
 
 # Small decks whose cycles are each met by several deals, in several streams' ranks: 14 looping
@@ -119,6 +121,24 @@ def test_a_loop_hunt_stores_the_same_rows_with_1_2_and_3_workers_and_a_resume(
         assert stored(path, streams=False) == expected, workers
     whole = stored(hunt_into(tmp_path / "whole.sqlite", deck, players, 2))
     assert stored(hunt_into(tmp_path / "stopped.sqlite", deck, players, 2, stop=True)) == whole
+
+
+def test_a_longest_search_stores_the_same_rows_in_any_order_and_after_a_stop(tmp_path, monkeypatch):
+    """Its streams draw from seeds of their own, so their number is a setting: the rows are
+    the same on threads, handed back last stream first, and stopped at the first commit."""
+    monkeypatch.setattr(longest, "CHUNK_SECONDS", 0.01)  # many chunks
+    monkeypatch.setattr(longest, "COMMIT_SECONDS", 0.0)
+    options = dict(strategy="walk", iterations=200_000, workers=3, seed=5, keep_above=1500)
+    rows = []
+    for name, backend in (("threads", None), ("last-first", LastStreamFirst()), ("stop", None)):
+        with Store(tmp_path / f"{name}.sqlite") as store:
+            job = Search(store, SearchOptions(**options), backend=backend)
+            if name == "stop":
+                assert job.run(lambda progress, stop=job.stop: stop.set()).status == "interrupted"
+                job = Search.resume(store, 1)
+            assert job.run().status == "finished"
+        rows.append(stored(tmp_path / f"{name}.sqlite"))
+    assert rows[0]["find_batches"] and rows[0] == rows[1] == rows[2]
 
 
 def test_the_store_keeps_the_lowest_ranked_deal_offered_whatever_the_order(tmp_path):
