@@ -30,7 +30,7 @@ from bmn.records.store.columns import INT64_MAX, canonical_deal, now
 from bmn.records.store.connection import BUSY_TIMEOUT_MS, DEFAULT_PATH
 from bmn.records.store.errors import QueryError, RunHeld, RunNotFound, StoreError
 from bmn.records.store.finds import FIND_KEYS, FIND_STATUSES, TOP_KEYS, Find, FindRow
-from bmn.records.store.loops import Loop, LoopRow
+from bmn.records.store.loops import Loop, LoopRow, deal_order
 from bmn.records.store.runs import (
     OBJECTIVES,
     RUN_STATUSES,
@@ -67,6 +67,7 @@ __all__ = [
     "StoreError",
     "bulk",
     "canonical_deal",
+    "deal_order",
     "holder_alive",
     "holder_name",
     "now",

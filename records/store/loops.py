@@ -23,7 +23,9 @@ class Loop:
     play within `basin_states` states (`basin_complete` when that was the whole basin). The
     seats and the kind are read from `key` (seat-bound: one hand per seat, 'x' for a seat out),
     so 3- and 4-seat cycles need no column of their own; `rotation_key` is the seat-blind key,
-    that of the cycle among the seats still in."""
+    that of the cycle among the seats still in. `first_deal` is a deal into the cycle, the one
+    the example and basin figures were found from: of the deals offered for a key, the store
+    keeps the first in rank order (`deal_order`)."""
 
     key: str
     rotation_key: str
@@ -81,6 +83,18 @@ class LoopRow(Loop, Generic[Stamp]):
 
 _LOOP_FIELDS = tuple(f.name for f in fields(Loop))
 _LOOP_COLUMNS = ", ".join(_LOOP_FIELDS) + ", balanced_reachable, run_id, found_at, times_seen"
+_LOOP_SETS = ", ".join(f"{name} = ?" for name in _LOOP_FIELDS)
+
+
+def deal_order(deal: str) -> tuple[int, tuple[int, ...]]:
+    """Where a deal comes among the deals into its cycle: the rank of its cards (hands joined,
+    seat 0 first: kernels/ranks.py, the order an enumeration visits them), then its hand sizes.
+    A cycle's stored first deal is the first in this order of the deals offered for it."""
+    from bmn.kernels.deal import parse_deal
+    from bmn.kernels.ranks import rank_of
+
+    hands = parse_deal(deal)
+    return rank_of([card for hand in hands for card in hand]), tuple(len(h) for h in hands)
 
 
 class Loops(Connection):
@@ -89,7 +103,9 @@ class Loops(Connection):
     @sql_errors
     def add_loops(self, run_id: int, loops: Iterable[tuple[Loop, int]]) -> int:
         """Store cycles found by a run, (cycle, times seen) pairs, in one transaction: a cycle
-        whose key is known only adds its times seen. Returns how many cycles were new."""
+        whose key is known adds its times seen, and takes the offered deal and its summary when
+        that deal comes first in rank order (`deal_order`), so what a row holds does not hang on
+        which run or stream wrote first. Returns how many cycles were new."""
         with self.transaction() as db:
             return self._add_loops(db, run_id, loops)
 
@@ -101,21 +117,29 @@ class Loops(Connection):
         if db.execute("SELECT 1 FROM runs WHERE id = ?", (int(run_id),)).fetchone() is None:
             raise StoreError(f"no run {run_id} in record store {self.path}")
         for loop, seen in loops:
-            cursor = db.execute(
-                "UPDATE loops SET times_seen = times_seen + ? WHERE key = ?",
-                (int(seen), loop.key),
-            )
-            if cursor.rowcount:
-                continue
             values = [plain(getattr(loop, name)) for name in _LOOP_FIELDS]
             values[_LOOP_FIELDS.index("example_deal")] = canonical_deal(loop.example_deal)
-            values[_LOOP_FIELDS.index("first_deal")] = canonical_deal(loop.first_deal)
-            db.execute(
-                f"INSERT INTO loops ({_LOOP_COLUMNS}) VALUES"
-                f" ({', '.join('?' * (len(_LOOP_FIELDS) + 4))})",
-                (*values, loop.balanced_reachable, int(run_id), stamp, int(seen)),
-            )
-            new += 1
+            first = values[_LOOP_FIELDS.index("first_deal")] = canonical_deal(loop.first_deal)
+            stored = db.execute("SELECT first_deal FROM loops WHERE key = ?", (loop.key,))
+            row = stored.fetchone()
+            if row is None:
+                db.execute(
+                    f"INSERT INTO loops ({_LOOP_COLUMNS}) VALUES"
+                    f" ({', '.join('?' * (len(_LOOP_FIELDS) + 4))})",
+                    (*values, loop.balanced_reachable, int(run_id), stamp, int(seen)),
+                )
+                new += 1
+            elif first != row[0] and deal_order(first) < deal_order(row[0]):
+                db.execute(
+                    f"UPDATE loops SET {_LOOP_SETS}, balanced_reachable = ?,"
+                    " times_seen = times_seen + ? WHERE key = ?",
+                    (*values, loop.balanced_reachable, int(seen), loop.key),
+                )
+            else:
+                db.execute(
+                    "UPDATE loops SET times_seen = times_seen + ? WHERE key = ?",
+                    (int(seen), loop.key),
+                )
         return new
 
     @sql_errors

@@ -33,11 +33,11 @@ from bmn.kernels.decks import (
     parse_deck,
 )
 from bmn.kernels.ranks import arrangements
-from bmn.records.store import DEFAULT_PATH, Find, Loop
+from bmn.records.store import DEFAULT_PATH, Find, Loop, deal_order
 from bmn.search.backends.base import Result
 from bmn.search.output.tables import fit_summary
 from bmn.search.runs.chunks import sized_chunk, split_finds, stream_quota
-from bmn.search.runs.cycle_book import BASIN_STATES, CycleBook, loop_record, record_loop
+from bmn.search.runs.cycle_book import BASIN_STATES, CycleBook, loop_record, new_cycle, record_loop
 from bmn.search.runs.job import Job, RunContext, options_from_run
 from bmn.search.runs.progress import RunProgress
 from bmn.search.runs.said import Resume, Words, named, resume_command, store_option
@@ -81,7 +81,7 @@ class EveryOptions:
     seconds: float | None = None
     iterations: int | None = None
     workers: int = 0
-    seed: int = 0  # unused: an enumeration draws nothing, but every run stores one
+    seed: int = 0  # an enumeration draws nothing, but every run stores a seed: always 0
     deck: str = "standard"
     hand_sizes: tuple[int, ...] | None = None
     players: int = 2
@@ -94,6 +94,7 @@ class EveryOptions:
         from bmn.search.backends.threads import default_workers
 
         self.workers = self.workers or default_workers()
+        self.seed = 0  # not the random one a new run is given: same settings, same rows
         self.deck = deck_spec(self.deck)
         counts, sizes, first, end = check_input(
             self.deck, self.hand_sizes, self.players, self.from_rank, self.to_rank
@@ -138,13 +139,14 @@ class EveryState:
 @dataclass
 class ChunkFinds:
     """What a chunk kept: its first rank, its first best finished deal (rank, row, figures),
-    its kept deals (rows, and cards, tricks, status, offset), and each loop's cycle keys."""
+    its kept deals (rows, and cards, tricks, status, offset), and each loop's cycle keys and
+    rank."""
 
     start: int
     best: tuple[int, np.ndarray, int, int, int] | None
     decks: np.ndarray
     meta: np.ndarray
-    cycles: list[tuple[tuple, str, str]] = field(default_factory=list)
+    cycles: list[tuple[tuple, str, str, int]] = field(default_factory=list)
 
 
 def chunk_result(
@@ -152,7 +154,7 @@ def chunk_result(
 ) -> tuple[EveryState, ChunkFinds, int]:
     """A chunk's return from the ranks it scored from `state.next` (on the CPU, or on a GPU by
     every_cuda.py): the stream's new state, what it kept (each loop's cycle keys with
-    --objective loop), the deals visited."""
+    --objective loop, and its rank), the deals visited."""
     from bmn.kernels.cycles.loops import analyse
 
     best = None
@@ -164,7 +166,8 @@ def chunk_result(
         for row in np.flatnonzero(seen.meta[:, 2] == LOOP):
             deal = decode(seen.decks[row], options.hand_sizes)
             loop = analyse(deal)
-            cycles.append((deal, loop.key or "", loop.rotation_key or ""))
+            rank = state.next + int(seen.meta[row, 3])
+            cycles.append((deal, loop.key or "", loop.rotation_key or "", rank))
     finds = ChunkFinds(state.next, best, seen.decks, seen.meta, cycles)
     return EveryState(state.first, state.next + seen.done), finds, seen.done
 
@@ -301,7 +304,7 @@ class Totals:
 
     best: tuple[int, int, int, int, str] | None = None  # score, -rank, cards, tricks, deal
     loops: int = 0
-    cycles: list[str] = field(default_factory=list)  # keys seen, in the order first seen
+    cycles: list[str] = field(default_factory=list)  # keys seen (sorted at each commit)
     seat_blind: list[str] = field(default_factory=list)
     new_cycles: int = 0
     finds: int = 0
@@ -320,6 +323,7 @@ class EveryBase(Job):
         self.hunt = CycleBook()  # cycles summarised this session, by key
         self.known = {row.key: row for row in run.store.loops()}
         self.pending: dict[str, int] = {}  # cycle keys seen since the last commit
+        self._firsts: dict[str, tuple[int, tuple[int, ...]]] = {}  # key: its first deal's order
         self._finds: list[tuple[int, int, np.ndarray, np.ndarray]] = []
         self._stored_best: int | None = None  # the best score stored with the run
         self._warned = False
@@ -408,15 +412,21 @@ class EveryBase(Job):
         self.totals.loops += int(np.count_nonzero(meta[:, 2] == LOOP))
         first = found.start - self.options.slice_of(result.stream)[0]
         self._finds.append((result.stream, first, found.decks, meta[:, :3]))
-        for deal, key, seat_blind in found.cycles:
-            self._count_cycle(deal, key, seat_blind)
+        for deal, key, seat_blind, rank in found.cycles:
+            self._count_cycle(deal, key, seat_blind, rank)
 
-    def _count_cycle(self, deal: tuple, key: str, seat_blind: str) -> None:
+    def _count_cycle(self, deal: tuple, key: str, seat_blind: str, rank: int) -> None:
         """Count a looping deal under its cycle; a cycle new to the store is summarised by
-        backward play (the loop hunt's record_loop)."""
+        backward play (cycle_book.record_loop), and again from a deal of lower rank: the
+        streams' chunks come in any order, and the deal stored as a cycle's first (with the
+        summary made from it) is the first by rank, as one stream would have met it."""
         t = self.totals
+        order = (rank, tuple(self.options.hand_sizes))
         if key not in self.known and key not in self.hunt.cycles:
             record_loop(self.hunt, deal, self.options.basin_states)
+            self._firsts[key] = order
+        elif order < self._first_order(key):
+            self._earlier_deal(key, deal, order)
         for seen, keys, name in (
             (self._keys, t.cycles, key),
             (self._blind, t.seat_blind, seat_blind),
@@ -425,6 +435,22 @@ class EveryBase(Job):
                 seen.add(name)
                 keys.append(name)
         self.pending[key] = self.pending.get(key, 0) + 1
+
+    def _first_order(self, key: str) -> tuple[int, tuple[int, ...]]:
+        """Where the first deal held for a cycle comes in rank order (records' deal_order)."""
+        if key not in self._firsts:
+            self._firsts[key] = deal_order(self.known[key].first_deal)
+        return self._firsts[key]
+
+    def _earlier_deal(self, key: str, deal: tuple, order: tuple[int, tuple[int, ...]]) -> None:
+        """A deal of lower rank than the cycle's first so far: the cycle summarised from it,
+        stored at the next commit (the store keeps the deal of lowest rank it is offered)."""
+        find = new_cycle(deal, self.options.basin_states)
+        self._firsts[key] = order
+        if key in self.known:  # committed, or known to the store: its record again
+            self.known[key] = loop_record(find)
+        else:
+            self.hunt.cycles[key] = find
 
     def commit_seconds(self) -> float:
         return COMMIT_SECONDS
@@ -444,7 +470,10 @@ class EveryBase(Job):
             (w, json.dumps({"next": s.next}).encode(), s.next - s.first, seconds)
             for w, s in enumerate(self.states)
         ]
-        rows.append((o.workers, json.dumps(asdict(t)).encode(), self.games, seconds))
+        t.cycles.sort()  # the keys, not the order the streams' chunks came in
+        t.seat_blind.sort()
+        totals = {k: v for k, v in asdict(t).items() if k != "finds"}  # counted on resume
+        rows.append((o.workers, json.dumps(totals).encode(), self.games, seconds))
         t.finds += self.store.save_progress(
             self.run_id, rows, finds, update, holder=self.holder, bulks=bulks, loops=loops
         )
