@@ -20,7 +20,7 @@ import click
 
 from bmn.kernels.deal import DealError
 from bmn.records.store import StoreError
-from bmn.search.cli import game, kernel, records, search
+from bmn.search.cli import game, kernel, records, search, stops
 
 
 class BmnGroup(click.Group):
@@ -42,20 +42,26 @@ class BmnGroup(click.Group):
         log = sys.stderr = GuardedOutput(sys.stderr, quiet=True)
         try:
             code = self.run(args, *pos, **kw)
+            code = code if isinstance(code, int) else 0  # an int: click's exit (--help)
             out.flush()  # results still buffered fail here, inside the contract
         except click.ClickException as err:
             show_error(err)
-            sys.exit(err.exit_code)
+            code = err.exit_code
         except click.Abort:  # Ctrl-C outside a search (which checkpoints and exits 130 itself)
             click.echo("Aborted!", err=True)
-            sys.exit(130)
+            code = 130
         except BrokenPipeError:  # the reader went away (`| head -1`): quiet, as click does it
             out.close_quietly()
-            sys.exit(1)
+            code = 1
+        except SystemExit as done:  # a command's own status (a search interrupted: 130)
+            if not isinstance(done.code, int | None):
+                raise
+            code = done.code or 0
         finally:
             sys.stdout = out.stream if out.usable else out
             sys.stderr = log.stream if log.usable else log
-        sys.exit(code if isinstance(code, int) else 0)  # an int: click's exit (--help, --version)
+        stops.finished(code)  # done and said: a signal from here on exits with this status
+        sys.exit(code)
 
     def run(self, *args: Any, **kw: Any) -> Any:
         """click's main, but a bare group (`bmn`, `bmn records`) prints its help on stdout
