@@ -11,6 +11,7 @@ to stdout; progress and logs go to stderr.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import sys
 import traceback
@@ -133,9 +134,15 @@ class GuardedOutput:
     quietly, as `bmn ... | head -1` expects. On stderr (warnings, progress, the error line)
     a failure is dropped: there is nowhere to say it, and the results still go to stdout.
     After one failure nothing more is tried, so the interpreter's flush at exit adds no
-    second error. Everything else is the stream's own."""
+    second error. A character the stream's encoding cannot write (`PYTHONIOENCODING=latin-1`
+    and a store named with a euro sign) is escaped, `\\u20ac`, on stdout as Python does on
+    stderr, rather than end a command in UnicodeEncodeError after its run is stored.
+    Everything else is the stream's own."""
 
     def __init__(self, stream: Any, quiet: bool = False):
+        if getattr(stream, "errors", None) == "strict" and hasattr(stream, "reconfigure"):
+            with contextlib.suppress(OSError, ValueError):  # closed or failing: said on write
+                stream.reconfigure(errors="backslashreplace")
         self.stream = stream
         self.quiet = quiet
         self.usable = True
