@@ -27,6 +27,8 @@ STRATEGY_OPTIONS = {"patience": "does not restart", "history": "keeps no history
 GPU_DECK = "is for the CPU search: --device cuda deals the standard deck 26/26 only"
 # An enumeration traces a cycle back only with --objective loop.
 EVERY_BASIN = (("loop",), "only --objective loop traces cycles back")
+# An enumeration draws nothing at random: it stores a seed, but none can be asked for.
+EVERY_SEED = "does nothing with --strategy every: it plays every deal in rank order, drawing none"
 # The order in which a new run's options are checked: the first refused is the one named.
 CHECK_ORDER = (
     "grow_from",
@@ -42,6 +44,7 @@ CHECK_ORDER = (
     "basin_states",
     "patience",
     "history",
+    "seed",
 )
 
 
@@ -95,7 +98,8 @@ def _load(name: str) -> type:
     return getattr(importlib.import_module(module), cls)
 
 
-_COMMON = {"seconds": "seconds", "iterations": "iterations", "seed": "seed"}
+_TIMED = {"seconds": "seconds", "iterations": "iterations"}
+_COMMON = {**_TIMED, "seed": "seed"}
 _LONGEST = {"strategy": "strategy", "objective": "objective", "keep_above": "keep_above"}
 
 KINDS: dict[str, RunKind] = {
@@ -180,7 +184,7 @@ KINDS: dict[str, RunKind] = {
             ("cards", "tricks", "loop"),
             takes={
                 **_LONGEST,
-                **_COMMON,
+                **_TIMED,
                 "workers": "workers",
                 "players": "players",
                 "deck": "deck",
@@ -191,6 +195,7 @@ KINDS: dict[str, RunKind] = {
                 "basin_states": "max_basin_states",
             },
             seats=(2, 3, 4),
+            refuses={"seed": EVERY_SEED},
             strategy="every",
             timed=False,
             only_with={"basin_states": EVERY_BASIN},
@@ -204,7 +209,7 @@ KINDS: dict[str, RunKind] = {
             device="cuda",
             takes={
                 **_LONGEST,
-                **_COMMON,
+                **_TIMED,
                 "device_threads": "device_threads",
                 "players": "players",
                 "deck": "deck",
@@ -217,7 +222,10 @@ KINDS: dict[str, RunKind] = {
             seats_why="the GPU kernel plays two seats",
             on_backend=False,
             does="enumerates every deal of a deck",
-            refuses={"workers": "sets CPU threads; with --device cuda use --device-threads"},
+            refuses={
+                "workers": "sets CPU threads; with --device cuda use --device-threads",
+                "seed": EVERY_SEED,
+            },
             strategy="every",
             timed=False,
             only_with={"basin_states": EVERY_BASIN},
