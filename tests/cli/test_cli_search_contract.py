@@ -6,6 +6,7 @@ exit 1; the resume line is quoted for the shell; SIGTERM as soon as bmn starts s
 
 from __future__ import annotations
 
+import json
 import os
 import shlex
 import signal
@@ -70,6 +71,26 @@ def test_a_refused_scheduler_is_said_to_be_refused(bmn, failed, tmp_path):
         port = free.getsockname()[1]
     result = bmn("search", "--scheduler", f"tcp://127.0.0.1:{port}", "--store", tmp_path / "s")
     failed(result, 1, "connection refused")
+
+
+@pytest.mark.parametrize(
+    "address", ["nonsense", "http://host:8787/status", "tcp://host:0", "tcp://host:8786/x"]
+)
+def test_a_scheduler_file_with_a_bad_address_says_what_scheduler_says(
+    bmn, failed, tmp_path, address
+):
+    """The address is refused in --scheduler's words (it was tried, and called 'not a Dask
+    scheduler'); the file is one bmn cannot use: exit 1, nothing stored."""
+    given = bmn("search", "--scheduler", address, "--store", tmp_path / "s.sqlite")
+    why = given.stderr.splitlines()[0].removeprefix("Error: Invalid value for '--scheduler': ")
+    file = tmp_path / "dask.json"
+    file.write_text(json.dumps({"address": address}))
+    result = bmn("search", "--scheduler-file", file, "--store", tmp_path / "s.sqlite")
+    assert failed(result, 1) == f"Error: scheduler file {file}: {why}"
+    file.write_text(json.dumps({"address": 8786}))
+    result = bmn("search", "--scheduler-file", file, "--store", tmp_path / "s.sqlite")
+    failed(result, 1, "is not a Dask scheduler file (its address is int, not text)")
+    assert not (tmp_path / "s.sqlite").exists()
 
 
 @pytest.mark.skipif(not os.path.exists("/proc/self/mem"), reason="Linux's /proc")
