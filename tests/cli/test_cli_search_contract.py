@@ -98,6 +98,14 @@ def test_a_file_that_cannot_be_read_is_one_line(bmn, failed):
     failed(bmn("score", "/proc/self/mem"), 1, "could not read")
 
 
+def test_a_file_that_cannot_be_opened_is_a_file_bmn_cannot_use(bmn, failed, tmp_path):
+    """Exit 1, as the README's table gives for a file bmn cannot use (it was click's 2)."""
+    missing, folder = tmp_path / "missing.txt", tmp_path
+    line = failed(bmn("score", missing), 1)
+    assert line == f"Error: could not read {missing}: No such file or directory"
+    assert failed(bmn("score", folder), 1) == f"Error: could not read {folder}: Is a directory"
+
+
 def test_a_store_deleted_during_a_search_stops_it(bmn, failed, tmp_path, monkeypatch):
     store = tmp_path / "s.sqlite"
     commit = RunHandler._commit
