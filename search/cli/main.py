@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import re
 import sys
 import traceback
 from typing import Any
@@ -245,6 +246,21 @@ def name_the_command(command: click.Command) -> None:
 
 
 name_the_command(cli)
+
+
+def summarise(command: click.Command) -> None:
+    """Give `command` and every command under it a summary for its group's --help: the first
+    sentence of its help, whole (click cuts its own at the width left, mid-sentence, '...')."""
+    if command.short_help is None and command.help:
+        paragraph = " ".join(command.help.split("\n\n")[0].split())
+        command.short_help = re.split(r"(?<=\.)\s", paragraph, maxsplit=1)[0]
+    for sub in getattr(command, "commands", {}).values():
+        summarise(sub)
+
+
+for family in (game, kernel, search, records):
+    for command in family.COMMANDS:
+        summarise(command)
 
 
 def main() -> None:
