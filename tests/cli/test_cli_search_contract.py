@@ -140,10 +140,12 @@ ready = int(sys.argv.pop(1))
 real = signal.signal
 
 def installed(signum, handler):
+    global ready
     done = real(signum, handler)
-    if signum == signal.SIGTERM and ready >= 0:
+    if signum == signal.SIGTERM and ready >= 0:  # the first handler only
         os.write(ready, b"ready")
         os.close(ready)
+        ready = -1
     return done
 
 signal.signal = installed
