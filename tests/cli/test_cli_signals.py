@@ -160,3 +160,36 @@ def test_a_signal_while_a_command_works_is_130_aborted(searched, command, signum
     args = ["play", *RECORD] if command == "play" else ["records", "runs", "--store", searched]
     status, out, err = signalled(args, "command", signum)
     assert (status, out, err.strip()) == (130, "", "Aborted!")
+
+
+SWALLOWS = """
+import os, signal, sys
+from bmn.search.cli import stops
+ready = int(sys.argv[1])
+stops.install()
+for said in (b"1", b"2"):
+    try:
+        os.write(ready, said)
+        signal.pause()
+    except KeyboardInterrupt:
+        pass  # code that swallows it (Dask's, as a cluster starts)
+"""
+
+
+@pytest.mark.slow
+def test_a_second_signal_ends_a_command_that_swallowed_the_first():
+    ready, write = os.pipe()
+    command = [sys.executable, "-c", SWALLOWS, str(write)]
+    child = subprocess.Popen(command, stderr=subprocess.PIPE, text=True, pass_fds=[write])
+    os.close(write)
+    try:
+        for said, signum in ((b"1", signal.SIGINT), (b"2", signal.SIGTERM)):
+            assert os.read(ready, 1) == said
+            child.send_signal(signum)
+        _, err = child.communicate(timeout=HANG_SECONDS)
+    finally:
+        os.close(ready)
+        if child.poll() is None:
+            child.kill()
+            child.wait()
+    assert (child.returncode, err.strip()) == (130, "Aborted!")
