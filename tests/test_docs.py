@@ -20,6 +20,8 @@ The conventions, so that the docs can show real shell lines:
 - Lines of the commands in RUN (cheap, no store needed) with options or arguments are run
   too, and must exit 0.
 Every line is read, parsed and run in an empty folder holding `deals.txt`, with no BMN_STORE.
+One slow test runs the README's Commands block as written, in bash, after the README's own
+step that puts `bmn` on the PATH (`. .venv/bin/activate`).
 """
 
 import os
