@@ -20,18 +20,24 @@ The conventions, so that the docs can show real shell lines:
 - Lines of the commands in RUN (cheap, no store needed) with options or arguments are run
   too, and must exit 0.
 Every line is read, parsed and run in an empty folder holding `deals.txt`, with no BMN_STORE.
+One slow test runs the README's Commands block as written, in bash, after the README's own
+step that puts `bmn` on the PATH (`. .venv/bin/activate`).
 """
 
+import os
 import re
 import shlex
+import subprocess
+import sys
 from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 
 import click
 import pytest
-from samples import RECORD
+from samples import CASELLA, RECORD
 
+from bmn.records.store import Find, Store
 from bmn.search.cli.main import cli
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -206,6 +212,76 @@ def test_readme_is_a_front_page():
         assert f"\n{command}\n" in readme, command
     for page in DOCS[1:]:
         assert f"(docs/{page.name})" in readme, f"README.md does not link {page.name}"
+
+
+ACTIVATE = ". .venv/bin/activate"  # the README's step that puts bmn on the PATH
+
+
+def readme_commands() -> list[str]:
+    """The lines of the README's Commands block (the code block of `bmn ...` lines), as
+    written, comments and all."""
+    section = (ROOT / "README.md").read_text().split("\n## Commands\n", 1)[1]
+    blocks = [block.group(2).splitlines() for block in FENCE.finditer(section)]
+    return next(rows for rows in blocks if rows and all(r.startswith("bmn ") for r in rows))
+
+
+def with_help(line: str) -> str:
+    """A README line with `--help` after each bmn command's words, its comment dropped: the
+    commands and options it names, checked by the installed bmn without running it."""
+    shell = re.sub(r"\s#.*$", "", line).strip()
+    return " | ".join(f"{part.strip()} --help" for part in shell.split(" | "))
+
+
+# What reads the README's night.sqlite, which the test makes: cheap to run too.
+READS_NIGHT = {("records", name) for name in ("top", "compare", "runs", "export", "loops", "plot")}
+
+
+def runs_as_written(line: str) -> bool:
+    """Whether every command of a README line is one cheap enough to run (RUN, READS_NIGHT)."""
+    calls = command_lines(line, "README.md")
+    return all(call.path() in RUN | READS_NIGHT and not call.named_only() for call in calls)
+
+
+def without_bmn(path: str) -> str:
+    """A PATH with no folder that holds a `bmn`: a shell where the README's step is needed."""
+    return os.pathsep.join(d for d in path.split(os.pathsep) if not (Path(d) / "bmn").exists())
+
+
+@pytest.mark.slow
+def test_the_readmes_commands_run_as_written_after_its_path_step(tmp_path):
+    """In a new shell (bash) in a clone whose quick start made `.venv` (here the environment
+    running the suite), the README's step puts bmn on the PATH, and then every line of its
+    Commands block runs as written: the cheap ones for real (the records commands on a small
+    night.sqlite), the others with --help after each command (bmn parses every option it
+    names, then prints help)."""
+    readme = (ROOT / "README.md").read_text()
+    assert f"\n```sh\n{ACTIVATE}\n```\n" in readme
+    (tmp_path / ".venv").symlink_to(sys.prefix)
+    with Store(tmp_path / "night.sqlite") as db:
+        run = db.create_run("walk", "cards", 1, {})
+        db.add_finds(run, [Find(RECORD, 8344, 1164, elapsed=5.0), Find(CASELLA, 474, 66, "loop")])
+        db.update_run(run, status="finished", games=10**6, seconds=60.0, best_deal=RECORD)
+    env = {k: v for k, v in os.environ.items() if k not in ("VIRTUAL_ENV", "BMN_STORE")}
+    env["PATH"] = without_bmn(env.get("PATH", os.defpath))
+
+    def shell(line: str) -> subprocess.CompletedProcess:
+        script = f"set -o pipefail\n{line}\n"
+        return subprocess.run(
+            ["bash", "-c", script], cwd=tmp_path, env=env, capture_output=True, text=True
+        )
+
+    assert shell("command -v bmn").returncode == 1  # not on the PATH before the step
+    found = shell(f"{ACTIVATE} && command -v bmn")
+    assert Path(found.stdout.strip()).resolve() == (Path(sys.prefix) / "bin" / "bmn").resolve()
+    lines = readme_commands()
+    assert len(lines) >= 25
+    for line in lines:
+        real = runs_as_written(line)
+        ran = shell(f"{ACTIVATE} && {line if real else with_help(line)}")
+        assert ran.returncode == 0 and "Error" not in ran.stderr, (line, ran.stderr)
+        assert real or ran.stdout.startswith("Usage: bmn "), (line, ran.stdout)
+    assert sum(map(runs_as_written, lines)) >= 12
+    assert (tmp_path / "game.png").exists() and (tmp_path / "progress.png").exists()
 
 
 def slug(heading: str) -> str:

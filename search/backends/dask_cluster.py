@@ -420,7 +420,10 @@ async def _handshake(address: str, seconds: float) -> None:
 def read_scheduler_file(path: str) -> str:
     """The address a scheduler file (`dask scheduler --scheduler-file PATH`) names."""
     try:
-        return json.loads(Path(path).read_text())["address"]
+        address = json.loads(Path(path).read_text())["address"]
+        if not isinstance(address, str):
+            raise TypeError(f"its address is {type(address).__name__}, not text")
+        return address
     except FileNotFoundError:
         raise BackendError(
             f"no scheduler file at {path}: start the scheduler with "

@@ -23,21 +23,26 @@ class SchedulerAddress(click.ParamType):
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> str:
         text = str(value).strip()
-        if text.startswith(("http://", "https://")):
-            self.fail(
-                f"{text!r} is a dashboard link; give the scheduler, tcp://host:8786", param, ctx
-            )
-        found = self.pattern.fullmatch(text)
-        if not found:
-            self.fail(
-                f"{text!r} is not a scheduler address: a scheme, a host and a port, like"
-                " tcp://host:8786",
-                param,
-                ctx,
-            )
-        if not 1 <= int(found.group(3)) <= 65535:
-            self.fail(f"{text!r}: a port is 1 to 65535, like tcp://host:8786", param, ctx)
+        why = address_problem(text)
+        if why is not None:
+            self.fail(why, param, ctx)
         return text
+
+
+def address_problem(text: str) -> str | None:
+    """What is wrong with a scheduler address, in the words both --scheduler and a scheduler
+    file's refusal use; None for one that may be tried."""
+    if text.startswith(("http://", "https://")):
+        return f"{text!r} is a dashboard link; give the scheduler, tcp://host:8786"
+    found = SchedulerAddress.pattern.fullmatch(text)
+    if not found:
+        return (
+            f"{text!r} is not a scheduler address: a scheme, a host and a port, like"
+            " tcp://host:8786"
+        )
+    if not 1 <= int(found.group(3)) <= 65535:
+        return f"{text!r}: a port is 1 to 65535, like tcp://host:8786"
+    return None
 
 
 def cluster_options(command: Callable) -> Callable:
@@ -101,6 +106,11 @@ def cluster_backend(
         if cluster == "local":
             local = min(workers or default_workers(), default_workers())
             return get_backend("dask", local=True, local_workers=local)
-        return get_backend("dask", address=scheduler, scheduler_file=scheduler_file)
+        if scheduler_file is not None:  # its address refused as --scheduler's would be
+            scheduler = dask_backend.read_scheduler_file(scheduler_file)
+            why = address_problem(scheduler)
+            if why is not None:
+                raise BackendError(f"scheduler file {scheduler_file}: {why}")
+        return get_backend("dask", address=scheduler)
     except BackendError as err:
         raise click.ClickException(str(err)) from None

@@ -20,13 +20,21 @@ from bmn.search.output.measures import format_stats
 
 
 class DealFile(click.File):
-    """A file of deals, or '-' for stdin; a closed stdin (`bmn score <&-`) is bad input."""
+    """A file of deals, or '-' for stdin; a closed stdin (`bmn score <&-`) is bad input, and
+    a file that cannot be opened (missing, a directory, not allowed) is a file bmn cannot
+    use, exit 1 (the README's table), as one that cannot be read is."""
 
     def convert(self, value, param, ctx):
         try:
             return super().convert(value, param, ctx)
         except RuntimeError:  # click finds no stdin to read
             self.fail("stdin is closed: give a FILE of deals, or the deals on stdin", param, ctx)
+        except click.BadParameter as err:
+            failed = err.__context__
+            if not isinstance(failed, OSError):
+                raise
+            name = click.format_filename(value)
+            raise click.ClickException(f"could not read {name}: {failed.strerror}") from None
 
 
 @click.command()

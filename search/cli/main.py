@@ -11,7 +11,9 @@ to stdout; progress and logs go to stderr.
 
 from __future__ import annotations
 
+import contextlib
 import errno
+import re
 import sys
 import traceback
 from typing import Any
@@ -20,7 +22,7 @@ import click
 
 from bmn.kernels.deal import DealError
 from bmn.records.store import StoreError
-from bmn.search.cli import game, kernel, records, search
+from bmn.search.cli import game, kernel, records, search, stops
 
 
 class BmnGroup(click.Group):
@@ -42,20 +44,26 @@ class BmnGroup(click.Group):
         log = sys.stderr = GuardedOutput(sys.stderr, quiet=True)
         try:
             code = self.run(args, *pos, **kw)
+            code = code if isinstance(code, int) else 0  # an int: click's exit (--help)
             out.flush()  # results still buffered fail here, inside the contract
         except click.ClickException as err:
             show_error(err)
-            sys.exit(err.exit_code)
+            code = err.exit_code
         except click.Abort:  # Ctrl-C outside a search (which checkpoints and exits 130 itself)
             click.echo("Aborted!", err=True)
-            sys.exit(130)
+            code = 130
         except BrokenPipeError:  # the reader went away (`| head -1`): quiet, as click does it
             out.close_quietly()
-            sys.exit(1)
+            code = 1
+        except SystemExit as done:  # a command's own status (a search interrupted: 130)
+            if not isinstance(done.code, int | None):
+                raise
+            code = done.code or 0
         finally:
             sys.stdout = out.stream if out.usable else out
             sys.stderr = log.stream if log.usable else log
-        sys.exit(code if isinstance(code, int) else 0)  # an int: click's exit (--help, --version)
+        stops.finished(code)  # done and said: a signal from here on exits with this status
+        sys.exit(code)
 
     def run(self, *args: Any, **kw: Any) -> Any:
         """click's main, but a bare group (`bmn`, `bmn records`) prints its help on stdout
@@ -127,9 +135,15 @@ class GuardedOutput:
     quietly, as `bmn ... | head -1` expects. On stderr (warnings, progress, the error line)
     a failure is dropped: there is nowhere to say it, and the results still go to stdout.
     After one failure nothing more is tried, so the interpreter's flush at exit adds no
-    second error. Everything else is the stream's own."""
+    second error. A character the stream's encoding cannot write (`PYTHONIOENCODING=latin-1`
+    and a store named with a euro sign) is escaped, `\\u20ac`, on stdout as Python does on
+    stderr, rather than end a command in UnicodeEncodeError after its run is stored.
+    Everything else is the stream's own."""
 
     def __init__(self, stream: Any, quiet: bool = False):
+        if getattr(stream, "errors", None) == "strict" and hasattr(stream, "reconfigure"):
+            with contextlib.suppress(OSError, ValueError):  # closed or failing: said on write
+                stream.reconfigure(errors="backslashreplace")
         self.stream = stream
         self.quiet = quiet
         self.usable = True
@@ -232,6 +246,21 @@ def name_the_command(command: click.Command) -> None:
 
 
 name_the_command(cli)
+
+
+def summarise(command: click.Command) -> None:
+    """Give `command` and every command under it a summary for its group's --help: the first
+    sentence of its help, whole (click cuts its own at the width left, mid-sentence, '...')."""
+    if command.short_help is None and command.help:
+        paragraph = " ".join(command.help.split("\n\n")[0].split())
+        command.short_help = re.split(r"(?<=\.)\s", paragraph, maxsplit=1)[0]
+    for sub in getattr(command, "commands", {}).values():
+        summarise(sub)
+
+
+for family in (game, kernel, search, records):
+    for command in family.COMMANDS:
+        summarise(command)
 
 
 def main() -> None:

@@ -241,7 +241,10 @@ def open_run(db: Store, asked: start.Request, backend: Backend | None) -> RunLoo
         raise click.ClickException(str(err)) from None
 
 
-@click.command("search-bench")
+@click.command(
+    "search-bench",
+    short_help="Compare search strategies: their speed and how often each reaches the far tail.",
+)
 @click.option(
     "--strategies",
     type=NameList(list(STRATEGIES), "strategy"),

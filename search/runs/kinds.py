@@ -35,6 +35,12 @@ EVERY_BASIN = (("loop",), Words("only ", named("objective", "loop"), " traces cy
 GPU_WORKERS = Words(
     "sets CPU threads; with ", named("device", "cuda"), " use ", named("device_threads")
 )
+# An enumeration draws nothing at random: it stores a seed, but none can be asked for.
+EVERY_SEED = Words(
+    "does nothing with ",
+    named("strategy", "every"),
+    ": it plays every deal in rank order, drawing none",
+)
 # The order in which a new run's options are checked: the first refused is the one named.
 CHECK_ORDER = (
     "grow_from",
@@ -50,6 +56,7 @@ CHECK_ORDER = (
     "basin_states",
     "patience",
     "history",
+    "seed",
 )
 
 
@@ -102,7 +109,8 @@ def _load(name: str) -> type:
     return getattr(importlib.import_module(module), cls)
 
 
-_COMMON = {"seconds": "seconds", "iterations": "iterations", "seed": "seed"}
+_TIMED = {"seconds": "seconds", "iterations": "iterations"}
+_COMMON = {**_TIMED, "seed": "seed"}
 _LONGEST = {"strategy": "strategy", "objective": "objective", "keep_above": "keep_above"}
 
 KINDS: dict[str, RunKind] = {
@@ -182,7 +190,7 @@ KINDS: dict[str, RunKind] = {
             ("cards", "tricks", "loop"),
             takes={
                 **_LONGEST,
-                **_COMMON,
+                **_TIMED,
                 "workers": "workers",
                 "players": "players",
                 "deck": "deck",
@@ -193,6 +201,7 @@ KINDS: dict[str, RunKind] = {
                 "basin_states": "basin_states",
             },
             seats=(2, 3, 4),
+            refuses={"seed": EVERY_SEED},
             strategy="every",
             timed=False,
             only_with={"basin_states": EVERY_BASIN},
@@ -205,7 +214,7 @@ KINDS: dict[str, RunKind] = {
             device="cuda",
             takes={
                 **_LONGEST,
-                **_COMMON,
+                **_TIMED,
                 "device_threads": "device_threads",
                 "players": "players",
                 "deck": "deck",
@@ -218,7 +227,7 @@ KINDS: dict[str, RunKind] = {
             seats_why="the GPU kernel plays two seats",
             on_backend=False,
             does="enumerates every deal of a deck",
-            refuses={"workers": GPU_WORKERS},
+            refuses={"workers": GPU_WORKERS, "seed": EVERY_SEED},
             strategy="every",
             timed=False,
             only_with={"basin_states": EVERY_BASIN},

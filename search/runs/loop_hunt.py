@@ -191,6 +191,11 @@ def check_loop_deck(deck: str, players: int) -> None:
         counts = hunt_counts(deck)
     except ValueError as err:
         raise DeckInputError("deck", str(err)) from None
+    if counts is not None and sum(n > 0 for n in counts) < 2:  # as a search refuses it
+        raise DeckInputError(
+            "deck", f"the deck {counts_text(counts)} holds one card value: it has a single deal,"
+            " so there is nothing to hunt; give a deck of two values at least",
+        )  # fmt: skip
     if not MIN_SEATS <= players <= MAX_SEATS:
         raise DeckInputError("players", f"must be {MIN_SEATS} to {MAX_SEATS}, not {players}")
     if counts is not None and sum(counts) < players:

@@ -2,6 +2,7 @@
 and text output drawn by rich on a terminal, plain elsewhere."""
 
 import json
+import re
 import shlex
 import shutil
 import subprocess
@@ -245,3 +246,20 @@ def test_tables_drawn_by_rich_on_a_terminal(bmn, monkeypatch):
     traced = bmn("play", "-J/Q-", "--trace").stdout
     assert traced.startswith("deal: -J/Q-\nfinished: 4 cards, 1 trick; seat 0 wins\n")
     assert "seat 1" in traced and "─" in traced
+
+
+@pytest.mark.parametrize("group", [[], ["records"]])
+def test_a_groups_help_gives_each_summary_whole(bmn, group):
+    """`bmn --help` cut summaries at the width left, mid-sentence ('Measure the compiled
+    kernel's speed on random standard...'); each is now its command's first sentence, whole,
+    wrapped."""
+    listed = bmn(*group, "--help").stdout.split("Commands:\n")[1]
+    rows = re.split(r"\n  (?=\S)", "\n" + listed.rstrip())[1:]
+    summaries = {row.split()[0]: " ".join(row.split()[1:]) for row in rows}
+    parent = cli.commands[group[0]] if group else cli
+    assert set(summaries) == set(parent.commands)
+    for name, summary in summaries.items():
+        command = parent.commands[name]
+        assert summary == command.short_help and summary.endswith("."), (name, summary)
+        first = " ".join(command.help.split("\n\n")[0].split())
+        assert first.startswith(summary) or name == "search-bench", (name, first)

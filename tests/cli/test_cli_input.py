@@ -17,6 +17,7 @@ from bmn.kernels.reference import play
 from bmn.records.published import published_games
 from bmn.records.report import published_ranking, rank_among
 from bmn.records.store import Find, Store
+from bmn.search import SearchOptionError, search
 from bmn.search.cli.values import Seed, Whole
 from bmn.search.output.plots import seats_out, trajectory
 from bmn.search.output.records import describe_rank
@@ -225,6 +226,9 @@ def test_a_deal_that_is_not_the_standard_deck_plays_with_one_warning(bmn):
 
 # -- options that conflict ---------------------------------------------------------------------
 
+EVERY_SEED = ["--strategy", "every", "--deck", "6,2,2,0,0", "--seed", "5"]
+ONE_VALUE_HUNT = ["--objective", "loop", "--deck", "0,0,0,0,4"]
+
 
 @pytest.mark.parametrize(
     "args, message",
@@ -238,6 +242,8 @@ def test_a_deal_that_is_not_the_standard_deck_plays_with_one_warning(bmn):
         (["--strategy", "lahc", "--patience", "5"], "--patience is for --strategy climb only"),
         (["--resume", "--strategy", "climb"], "--resume takes its settings from the run"),
         (["--resume", "3", "--keep-above", "5"], "from the run; drop --keep-above"),
+        (EVERY_SEED, "--seed does nothing with --strategy every: it plays every deal in rank"),
+        (ONE_VALUE_HUNT, "'--deck': the deck 0,0,0,0,4 holds one card value: it has a single"),
     ],
 )
 def test_search_refuses_options_that_do_nothing_together(bmn, failed, tmp_path, args, message):
@@ -245,6 +251,21 @@ def test_search_refuses_options_that_do_nothing_together(bmn, failed, tmp_path, 
     bound = [] if "--resume" in args else ["--iterations", "10"]
     failed(bmn("search", *args, *bound, "--store", store), 2, message)
     assert not store.exists()
+
+
+@pytest.mark.parametrize(
+    "settings, option",
+    [
+        ({"strategy": "every", "deck": "6,2,1,1,0", "seed": 5}, "seed"),
+        ({"strategy": "every", "device": "cuda", "deck": "6,2,1,1,0", "seed": 5}, "seed"),
+        ({"objective": "loop", "deck": "0,0,0,0,4"}, "deck"),
+    ],
+)
+def test_the_library_refuses_them_as_the_command_line_does(tmp_path, settings, option):
+    """`--seed` with an enumeration and a loop hunt on a deck of one value did nothing."""
+    with pytest.raises(SearchOptionError) as caught:
+        search(tmp_path / "s.sqlite", **settings)
+    assert caught.value.option == option and not (tmp_path / "s.sqlite").exists()
 
 
 def test_options_that_belong_together_are_accepted(bmn, tmp_path):

@@ -11,6 +11,7 @@ import subprocess
 import sys
 
 import pytest
+from click.testing import CliRunner
 from errors import COMMANDS
 from samples import RECORD
 from test_cli_contract import walk_args
@@ -226,3 +227,31 @@ def test_a_line_with_no_end_in_sight_is_refused(bmn, failed):
 def test_backward_play_takes_at_most_two_decks(bmn, failed):
     """preimages on a 998-card loop ran for hours (16 s a state at depth 1): refused."""
     failed(bmn("preimages", "-" * 199 + "J/K"), 2, "at most 104 cards", "has 201")
+
+
+# -- an output that cannot encode a character -------------------------------------------------
+
+EURO_STORE = "st\u20acre.sqlite"  # a euro sign: no character of latin-1
+ENUMERATION = ["search", "--strategy", "every", "--deck", "6,2,2,0,0", "--objective", "loop"]
+
+
+def test_a_character_the_output_cannot_encode_is_escaped(tmp_path, monkeypatch):
+    """An enumeration's summary names its store; on a latin-1 stdout the euro sign ended the
+    command in UnicodeEncodeError after its run was stored."""
+    monkeypatch.chdir(tmp_path)
+    args = [*ENUMERATION, "--workers", "1", "--store", EURO_STORE]
+    result = CliRunner(charset="latin-1").invoke(cli, args, prog_name="bmn")
+    assert result.exit_code == 0, result.output
+    assert "bmn records loops --store 'st\\u20acre.sqlite'" in result.stdout
+    assert "st\\u20acre.sqlite" in result.stderr  # as the child's stderr escapes it below
+
+
+@pytest.mark.slow
+def test_a_latin_1_terminal_gets_the_store_escaped(tmp_path):
+    """The same in a real process, with PYTHONIOENCODING=latin-1 (stderr escapes by default)."""
+    env = {**os.environ, "PYTHONIOENCODING": "latin-1"}
+    args = [*ENUMERATION, "--workers", "1", "--store", EURO_STORE]
+    child = bmn_child(*args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=tmp_path, env=env)
+    out, err = child.communicate(timeout=HANG_SECONDS)
+    assert child.returncode == 0 and "Traceback" not in err, err
+    assert "bmn records loops --store 'st\\u20acre.sqlite'" in out

@@ -6,6 +6,7 @@ exit 1; the resume line is quoted for the shell; SIGTERM as soon as bmn starts s
 
 from __future__ import annotations
 
+import json
 import os
 import shlex
 import signal
@@ -73,9 +74,37 @@ def test_a_refused_scheduler_is_said_to_be_refused(bmn, failed, tmp_path):
     failed(result, 1, "connection refused")
 
 
+@pytest.mark.parametrize(
+    "address", ["nonsense", "http://host:8787/status", "tcp://host:0", "tcp://host:8786/x"]
+)
+def test_a_scheduler_file_with_a_bad_address_says_what_scheduler_says(
+    bmn, failed, tmp_path, address
+):
+    """The address is refused in --scheduler's words (it was tried, and called 'not a Dask
+    scheduler'); the file is one bmn cannot use: exit 1, nothing stored."""
+    given = bmn("search", "--scheduler", address, "--store", tmp_path / "s.sqlite")
+    why = given.stderr.splitlines()[0].removeprefix("Error: Invalid value for '--scheduler': ")
+    file = tmp_path / "dask.json"
+    file.write_text(json.dumps({"address": address}))
+    result = bmn("search", "--scheduler-file", file, "--store", tmp_path / "s.sqlite")
+    assert failed(result, 1) == f"Error: scheduler file {file}: {why}"
+    file.write_text(json.dumps({"address": 8786}))
+    result = bmn("search", "--scheduler-file", file, "--store", tmp_path / "s.sqlite")
+    failed(result, 1, "is not a Dask scheduler file (its address is int, not text)")
+    assert not (tmp_path / "s.sqlite").exists()
+
+
 @pytest.mark.skipif(not os.path.exists("/proc/self/mem"), reason="Linux's /proc")
 def test_a_file_that_cannot_be_read_is_one_line(bmn, failed):
     failed(bmn("score", "/proc/self/mem"), 1, "could not read")
+
+
+def test_a_file_that_cannot_be_opened_is_a_file_bmn_cannot_use(bmn, failed, tmp_path):
+    """Exit 1, as the README's table gives for a file bmn cannot use (it was click's 2)."""
+    missing, folder = tmp_path / "missing.txt", tmp_path
+    line = failed(bmn("score", missing), 1)
+    assert line == f"Error: could not read {missing}: No such file or directory"
+    assert failed(bmn("score", folder), 1) == f"Error: could not read {folder}: Is a directory"
 
 
 def test_a_store_deleted_during_a_search_stops_it(bmn, failed, tmp_path, monkeypatch):
@@ -112,10 +141,12 @@ ready = int(sys.argv.pop(1))
 real = signal.signal
 
 def installed(signum, handler):
+    global ready
     done = real(signum, handler)
-    if signum == signal.SIGTERM and ready >= 0:
+    if signum == signal.SIGTERM and ready >= 0:  # the first handler only
         os.write(ready, b"ready")
         os.close(ready)
+        ready = -1
     return done
 
 signal.signal = installed
