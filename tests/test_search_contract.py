@@ -75,6 +75,19 @@ def test_a_duration_is_read_as_the_command_line_reads_it(tmp_path):
         assert [run.params["seconds"] for run in db.runs()] == [5400.0, 5400.0]
 
 
+def test_a_deck_is_read_alike_as_text_or_as_counts(tmp_path):
+    """The same deck in every form it can be given: text, a list or a tuple of counts."""
+    store = tmp_path / "s.sqlite"
+    for deck in ("20,2,2,2,0", [20, 2, 2, 2, 0], (20, 2, 2, 2, 0)):
+        searching.search(store, deck=deck, iterations=2000, workers=1, seed=1)
+    with Store(store) as db:
+        assert [run.params["deck"] for run in db.runs()] == ["20,2,2,2,0"] * 3
+    for bad in ([20, 2, 2], [20.0, 2, 2, 2, 0], [True, 2, 2, 2, 0], [-1, 2, 2, 2, 0]):
+        with pytest.raises(searching.SearchOptionError, match="^deck "):
+            searching.search(tmp_path / "bad.sqlite", deck=bad, iterations=10)
+    assert not (tmp_path / "bad.sqlite").exists()
+
+
 def test_no_gpu_is_one_documented_error_and_no_store(tmp_path, monkeypatch):
     monkeypatch.setattr(env, "available", lambda: "no CUDA GPU found (a test says so)")
     store = tmp_path / "s.sqlite"

@@ -138,10 +138,15 @@ def _choice(setting: Setting, value: Any) -> str:
 
 def _deck(setting: Setting, value: Any) -> str:
     """'standard', 'mixed' (the loop hunt's) or counts N,J,Q,K,A written plainly, as the run
-    stores it (' 36, 4,4,4,4 ' is '36,4,4,4,4')."""
+    stores it (' 36, 4,4,4,4 ' is '36,4,4,4,4'); the counts may be given as a list or tuple
+    of whole numbers too, read by the same rule ([36, 4, 4, 4, 4])."""
     from bmn.kernels.deal import DealError
     from bmn.kernels.decks import counts_text, parse_counts
 
+    if isinstance(value, (list, tuple)) and all(
+        isinstance(n, numbers.Integral) and not isinstance(n, bool) for n in value
+    ):
+        value = counts_text(value)
     if not isinstance(value, str):
         raise Refused(f"{_shown(value)} is not a deck: 'standard' or counts N,J,Q,K,A")
     text = "".join(value.split())
