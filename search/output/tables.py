@@ -11,6 +11,7 @@ longer game, in the live panel and the search summary).
 
 from __future__ import annotations
 
+import re
 import sys
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
@@ -165,7 +166,8 @@ def terminal(blocks: Iterable[Block], width: int) -> list[RichTable | str]:
 
 def wrap_words(text: str, width: int) -> str:
     """Each line of `text` wrapped at spaces to `width`, never inside a word (a deal, a number,
-    a key), the rest of a wrapped line indented two spaces more than its start."""
+    a key) nor between a number and its unit ('0.5 s'), the rest of a wrapped line indented
+    two spaces more than its start."""
     import textwrap
 
     lines = []
@@ -174,14 +176,21 @@ def wrap_words(text: str, width: int) -> str:
             lines.append(line)
             continue
         indent = " " * (len(line) - len(line.lstrip(" "))) + "  "
-        lines += textwrap.wrap(
-            line,
+        held = _UNIT.sub(lambda m: m.group(0).replace(" ", _KEPT), line)
+        wrapped = textwrap.wrap(
+            held,
             width,
             subsequent_indent=indent,
             break_long_words=False,
             break_on_hyphens=False,
         )
+        lines += [part.replace(_KEPT, " ") for part in wrapped]
     return "\n".join(lines)
+
+
+# A number and the unit after it, kept on one line by wrap_words (the space held as _KEPT).
+_UNIT = re.compile(r"\d (?:s|ms|%)(?=\W|$)")
+_KEPT = "\x00"
 
 
 def fit_summary(text: str) -> str:

@@ -369,3 +369,14 @@ def test_the_live_panel_silences_the_terminal_and_restores_it():
     finally:
         os.close(master)
         os.close(slave)
+
+
+def test_a_summary_never_parts_a_number_from_its_unit():
+    """'in 0.0 s' wrapped at any width keeps '0.0 s' together (a summary once ended in '0.0'
+    with 's' alone on the next line)."""
+    from bmn.search.output.tables import wrap_words
+
+    line = "run 3 (finished): 168 deals of 5,2,1,0,0, hands 4/4, ranks 0 to 167, in 0.0 s"
+    for width in range(40, len(line)):
+        wrapped = wrap_words(line, width)
+        assert "0.0 s" in wrapped and wrapped.replace("\n  ", " ") == line, width
