@@ -388,7 +388,9 @@ class GrowHunt(RunHandler):
         if 0 not in checkpoints:
             self.states = start_states(self.options)
             return
-        self.states = json.loads(checkpoints[0][0])["streams"]
+        from bmn.records.store.saved import grow, json_state  # checked: StoreDamaged
+
+        self.states = json_state(checkpoints[0][0], grow(self.options.workers))["streams"]
         self.new_cycles = len(self.store.loops(self.run_id))  # the cycles it found first
 
     def _cycles(self) -> dict[str, dict]:

@@ -182,12 +182,13 @@ class CudaSearch(LongestRun):
         return super().commit_due() or sum(len(f[2]) for f in self._finds) >= COMMIT_FINDS
 
     def _restore(self, checkpoints: dict[int, tuple[bytes, int, float]]) -> None:
+        from bmn.records.store.saved import array_state
         from bmn.search.strategies.cuda import Streams
 
-        if 0 in checkpoints:
+        self.state = Streams.new(self.options.seed, self.options.workers)
+        if 0 in checkpoints:  # checked against a fresh state by the store (StoreDamaged)
+            array_state(checkpoints[0][0], vars(self.state), permuted=("deck", "best"))
             self.state = Streams.from_bytes(checkpoints[0][0])
-        else:
-            self.state = Streams.new(self.options.seed, self.options.workers)
 
     def _stream_games(self, stream: int) -> int:
         return rounds(self.state)

@@ -461,7 +461,9 @@ class LoopHunt(RunHandler):
     def _restore(self, checkpoints: dict[int, tuple[bytes, int, float]]) -> None:
         if 0 not in checkpoints:
             return
-        state = json.loads(checkpoints[0][0])
+        from bmn.records.store.saved import LOOP_HUNT, json_state
+
+        state = json_state(checkpoints[0][0], LOOP_HUNT)  # checked by the store: StoreDamaged
         self.rng_state = state["rng"]
         self.hunt.deals, self.hunt.loops = state["deals"], state["loops"]
         self.seen = set(state["cycles"])
