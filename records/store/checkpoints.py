@@ -87,7 +87,7 @@ class Checkpoints(Runs, Finds, Loops):
             "SELECT worker, state, games, seconds FROM checkpoints"
             " WHERE run_id = ? ORDER BY worker",
             (int(run_id),),
-        )
+        ).fetchall()  # done before a row can fail: a statement left open keeps -wal, -shm
         out = {}
         for worker, state, games, seconds in rows:
             r = Row(self.path, "checkpoints", f"of run {run_id}, worker {worker}")

@@ -146,7 +146,8 @@ class FindReader(Connection):
         """Every find `which` picks: rows, then batches' finds, each read in SQL `order`, then
         sorted (stably, so rows come first at a tie) by `key`."""
         sql = f"SELECT id, {_FIND_COLUMNS} FROM finds WHERE {which.rows_where()} ORDER BY {order}"
-        found = [_find_row(self.path, row) for row in self._db.execute(sql, which.params())]
+        rows = self._db.execute(sql, which.params()).fetchall()  # done before a row can fail
+        found = [_find_row(self.path, row) for row in rows]
         for batch in self._batches(which, order):
             found += _batch_finds(batch, which.picks(batch))
         return sorted(found, key=key)
@@ -160,7 +161,7 @@ class FindReader(Connection):
             f" ORDER BY {_ORDER[by]} LIMIT :n"
         )
         key = _RANK_KEY[by]
-        rows = self._db.execute(sql, {**which.params(), "n": n})
+        rows = self._db.execute(sql, {**which.params(), "n": n}).fetchall()
         best = sorted((_find_row(self.path, row) for row in rows), key=key)
         for batch in self._batches(which, order=f"best_{by} DESC"):
             floor = _score(best[n - 1], by) if len(best) >= n else -1
@@ -233,7 +234,7 @@ class FindReader(Connection):
     @sql_errors
     def _batch(self, batch_id: int) -> bulk.Batch:
         sql = f"SELECT {_BATCH_COLUMNS} FROM find_batches WHERE id = ?"
-        return _batch(self.path, batch_id, self._db.execute(sql, (batch_id,)).fetchone())
+        return _batch(self.path, batch_id, self._db.execute(sql, (batch_id,)).fetchall()[0])
 
 
 class Finds(FindReader):

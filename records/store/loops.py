@@ -126,7 +126,10 @@ class Loops(Connection):
         """Every stored cycle (or those a run found first), in the order first found."""
         where, params = ("WHERE run_id = ?", (int(run_id),)) if run_id is not None else ("", ())
         sql = f"SELECT id, {_LOOP_COLUMNS} FROM loops {where} ORDER BY id"
-        return [_loop_row(self.path, row) for row in self._db.execute(sql, params)]
+        rows = self._db.execute(
+            sql, params
+        ).fetchall()  # done before a row can fail (connection.py)
+        return [_loop_row(self.path, row) for row in rows]
 
 
 def _loop_row(path: Path, row: tuple) -> LoopRow:

@@ -140,7 +140,7 @@ class Runs(Connection):
         once exactly one succeeds."""
         with self.transaction() as db:
             row = db.execute(f"SELECT {_RUN_COLUMNS} FROM runs WHERE id = ?", (int(run_id),))
-            row = row.fetchone()
+            row = next(iter(row.fetchall()), None)
             if row is None:
                 raise StoreError(f"no run {run_id} in record store {self.path}")
             run = _run(self.path, row)
@@ -224,9 +224,8 @@ class Runs(Connection):
     @sql_errors
     def get_run(self, run_id: int) -> Run:
         """One run by number; StoreError if there is none."""
-        row = self._db.execute(
-            f"SELECT {_RUN_COLUMNS} FROM runs WHERE id = ?", (int(run_id),)
-        ).fetchone()
+        rows = self._db.execute(f"SELECT {_RUN_COLUMNS} FROM runs WHERE id = ?", (int(run_id),))
+        row = next(iter(rows.fetchall()), None)
         if row is None:
             raise StoreError(f"no run {run_id} in record store {self.path}")
         return _run(self.path, row)
@@ -234,9 +233,8 @@ class Runs(Connection):
     @sql_errors
     def latest_run(self) -> Run | None:
         """The most recently started run, or None in a store without runs."""
-        row = self._db.execute(
-            f"SELECT {_RUN_COLUMNS} FROM runs ORDER BY id DESC LIMIT 1"
-        ).fetchone()
+        rows = self._db.execute(f"SELECT {_RUN_COLUMNS} FROM runs ORDER BY id DESC LIMIT 1")
+        row = next(iter(rows.fetchall()), None)
         return None if row is None else _run(self.path, row)
 
     def latest_unfinished_run(self) -> Run | None:
@@ -252,7 +250,7 @@ class Runs(Connection):
         """Every run, oldest first."""
         return [
             _run(self.path, row)
-            for row in self._db.execute(f"SELECT {_RUN_COLUMNS} FROM runs ORDER BY id")
+            for row in self._db.execute(f"SELECT {_RUN_COLUMNS} FROM runs ORDER BY id").fetchall()
         ]
 
 

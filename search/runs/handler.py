@@ -258,7 +258,12 @@ class RunHandler:
                 self._unhold()
                 raise
             self.spent = run.seconds or 0.0
-            self._restore(store.load_checkpoints(run_id))
+            try:  # a damaged checkpoint (StoreDamaged): the run released as it was found
+                self._restore(store.load_checkpoints(run_id))
+            except BaseException:
+                store.release_run(run_id, self.holder)
+                self._unhold()
+                raise
         self.progress = self._new_progress()
         p = self.progress
         p.store, p.strategy, p.seed = str(store.path), options.strategy, options.seed
