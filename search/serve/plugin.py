@@ -9,8 +9,8 @@ in one read transaction (pages.SnapshotReader); the content comes from pages.py.
 Every error page, Datasette's own among them, is bmn's (bmn_error.html, or JSON for a .json
 URL): a 4xx for what a request asked, a 503 once the store is gone, replaced or no longer
 readable as this bmn's, or when a page meets a value the store should not hold (StoreDamaged,
-naming the table, the row and what is wrong), a 500 for anything else. Serve's stdout holds only its URL line, so
-Datasette's own error handler, which prints a traceback with its locals there, never runs; a
+naming the table, the row and what is wrong), a 500 for anything else. Serve's stdout holds
+only its URL line, so Datasette's own error handler, which prints a traceback with its locals there, never runs; a
 problem of the server's own says one line on stderr.
 """
 
