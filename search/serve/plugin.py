@@ -10,8 +10,8 @@ Every error page, Datasette's own among them, is bmn's (bmn_error.html, or JSON 
 URL): a 4xx for what a request asked, a 503 once the store is gone, replaced or no longer
 readable as this bmn's, or when a page meets a value the store should not hold (StoreDamaged,
 naming the table, the row and what is wrong), a 500 for anything else. Serve's stdout holds
-only its URL line, so Datasette's own error handler, which prints a traceback with its locals there, never runs; a
-problem of the server's own says one line on stderr.
+only its URL line, so Datasette's own error handler, which prints a traceback with its
+locals there, never runs; a problem of the server's own says one line on stderr.
 """
 
 from __future__ import annotations
