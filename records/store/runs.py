@@ -17,7 +17,7 @@ from typing import Any, Generic
 from bmn.records.store.checked import Row
 from bmn.records.store.columns import INT64_MAX, Stamp, canonical_deal, now, plain, require
 from bmn.records.store.connection import Connection, sql_errors
-from bmn.records.store.errors import RunHeld, StoreError
+from bmn.records.store.errors import RunHeld, RunNotFound, StoreError
 
 OBJECTIVES = ("cards", "tricks", "loop")
 RUN_STATUSES = ("running", "stopped", "finished", "interrupted")
@@ -223,11 +223,11 @@ class Runs(Connection):
 
     @sql_errors
     def get_run(self, run_id: int) -> Run:
-        """One run by number; StoreError if there is none."""
+        """One run by number; RunNotFound (a StoreError) if there is none."""
         rows = self._db.execute(f"SELECT {_RUN_COLUMNS} FROM runs WHERE id = ?", (int(run_id),))
         row = next(iter(rows.fetchall()), None)
         if row is None:
-            raise StoreError(f"no run {run_id} in record store {self.path}")
+            raise RunNotFound(f"no run {run_id} in record store {self.path}")
         return _run(self.path, row)
 
     @sql_errors
