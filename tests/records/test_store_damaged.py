@@ -127,7 +127,7 @@ def one_line_or_clean(result, table: str) -> str | None:
 
 
 @properties(
-    12,
+    8,
     150,
     st.sampled_from(EDITS),
     st.integers(0, 10**6),

@@ -20,14 +20,18 @@ BMN = f"{shlex.quote(sys.executable)} -m bmn.search.cli"
 SEARCH = "search --iterations 100 --workers 1 --quiet"
 FULL = "the disk is full"
 KEPT = "nothing stored was lost"
+# `say`: a line for the test; `run`: bmn, then its status and last line of stderr (kept beside
+# the disk, not on it).
+HELPERS = """say() { echo "@ $*"; }
+run() { $BMN "$@" >/dev/null 2>"$D.err"; say "exit $? $(tail -1 "$D.err")"; }
+"""
 
 
 def on_a_small_disk(disk: Path, script: str) -> list[str]:
     """Run `script` (bash, `$D` the disk, `$BMN` bmn) in a child whose `disk` is a tmpfs
     mounted there; each `say` line of it, in order."""
     disk.mkdir()
-    body = f"set -u\nD={shlex.quote(str(disk))}\nBMN='{BMN}'\nsay() {{ echo \"@ $*\"; }}\n"
-    body += "run() { $BMN \"$@\" >/dev/null 2>\"$D.err\"; say \"exit $? $(tail -1 \"$D.err\")\"; }\n"
+    body = f"set -u\nD={shlex.quote(str(disk))}\nBMN='{BMN}'\n" + HELPERS
     done = subprocess.run(
         ["unshare", "-rm", "bash", "-c", body + script],
         capture_output=True,
