@@ -14,7 +14,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Generic
 
-from bmn.records.store.checked import Row
+from bmn.records.store.checked import Row, shown
 from bmn.records.store.columns import INT64_MAX, Stamp, canonical_deal, now, plain, require
 from bmn.records.store.connection import Connection, sql_errors
 from bmn.records.store.errors import RunHeld, RunNotFound, StoreError
@@ -283,7 +283,7 @@ def _run(path: Path, row: tuple) -> Run:
         r.text("strategy", strategy),
         r.text("objective", objective, OBJECTIVES),
         r.whole("seed", seed, -INT64_MAX - 1),
-        _settings(r.text("params", params, shape=_ANY, what="text")),
+        _sizes(r, _settings(r.text("params", params, shape=_ANY, what="text"))),
         status,
         r.whole("games", games),
         r.number("seconds", seconds),
@@ -300,29 +300,27 @@ def _run(path: Path, row: tuple) -> Run:
 
 UNREADABLE = "unreadable settings"  # the key a run's settings are kept under when not JSON
 _ANY = re.compile(r".*", re.DOTALL)
-# Settings the records commands read themselves (records/report.py: a run's deck), with what
-# each must be; the others are read back by their declarations when a run is resumed.
-_READ = {"deck": (str,), "hand_sizes": (list, type(None))}
 
 
 def _settings(text: str) -> dict:
-    """A run's stored settings; text that is not a JSON object (a damaged row), or one whose
-    deck or hand sizes are not of their kind, is kept under UNREADABLE, so the run still
-    lists, and resuming it is refused as a run whose settings cannot be read
-    (search/runs/start.py), not a traceback."""
+    """A run's stored settings; text that is not a JSON object (a damaged row) is kept under
+    UNREADABLE, so the run still lists, and resuming it is refused as a run whose settings
+    cannot be read (search/runs/start.py), not a traceback."""
     try:
         settings = json.loads(text)
     except (TypeError, ValueError, RecursionError):
         settings = None
-    if isinstance(settings, dict) and all(_readable(settings, k) for k in _READ):
-        return settings
-    return {UNREADABLE: str(text)[:80]}
+    return settings if isinstance(settings, dict) else {UNREADABLE: str(text)[:80]}
 
 
-def _readable(settings: dict, name: str) -> bool:
-    value = settings.get(name, "" if name == "deck" else None)
-    if not isinstance(value, _READ[name]):
-        return False
-    return not isinstance(value, list) or all(
-        isinstance(n, int) and not isinstance(n, bool) and 0 <= n <= 10**4 for n in value
-    )
+def _sizes(r: Row, settings: dict) -> dict:
+    """`settings`, once its hand sizes (which the records commands read themselves, to name a
+    run's deck) are found a list of whole numbers, or absent; the others are read back by their
+    declarations when the run is resumed (search/runs/settings.py)."""
+    sizes = settings.get("hand_sizes")
+    if sizes is not None and not (
+        isinstance(sizes, list)
+        and all(isinstance(n, int) and not isinstance(n, bool) and 0 <= n <= 10**4 for n in sizes)
+    ):
+        raise r.bad("params", f"holds hand_sizes {shown(sizes)}, not a list of hand sizes")
+    return settings
