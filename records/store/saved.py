@@ -62,10 +62,12 @@ def array_state(
     like: Mapping[str, np.ndarray],
     permuted: tuple[str, ...] = (),
     optional: tuple[str, ...] = (),
+    any_length: tuple[str, ...] = (),
 ) -> dict[str, np.ndarray]:
     """Named arrays in numpy's format (no pickles), each of the type and shape of the same
     name in `like`; those `permuted` hold, row by row, the same values as `like`'s (a deal is
-    a shuffle of its deck); those `optional` may be missing (older checkpoints)."""
+    a shuffle of its deck); those `optional` may be missing (older checkpoints); those of
+    `any_length` may hold any number of values but none (a history an older bmn sized)."""
     row = _row(blob)
     try:
         with np.load(io.BytesIO(bytes(blob)), allow_pickle=False) as data:
@@ -74,15 +76,19 @@ def array_state(
         what = f"holds {shown(blob)} that numpy cannot read as arrays ({type(err).__name__})"
         raise row.bad("state", what) from None
     for name, want in like.items():
-        problem = _array_problem(name, arrays.get(name), want, name in permuted)
+        problem = _array_problem(name, arrays.get(name), want, name in permuted, name in any_length)
         if problem is not None and not (name in optional and name not in arrays):
             raise row.bad("state", f"is not this run's checkpoint: {problem}")
     return arrays
 
 
-def _array_problem(name: str, got: Any, want: np.ndarray, permuted: bool) -> str | None:
+def _array_problem(
+    name: str, got: Any, want: np.ndarray, permuted: bool, any_length: bool
+) -> str | None:
     if got is None:
         return f"it lacks the array {name}"
+    if any_length and got.dtype == want.dtype and got.ndim == want.ndim and got.size:
+        return None
     if got.dtype != want.dtype or got.shape != want.shape:
         return f"{name} is {got.dtype}{list(got.shape)}, not {want.dtype}{list(want.shape)}"
     if permuted and not np.array_equal(np.sort(got, axis=-1), np.sort(want, axis=-1)):

@@ -378,7 +378,7 @@ class Search(LongestRun):
         from bmn.records.store.saved import array_state
 
         fresh = vars(self._fresh(worker))
-        array_state(blob, fresh, permuted=("deck", "best"), optional=("sizes",))
+        array_state(blob, fresh, ("deck", "best"), optional=("sizes",), any_length=("history",))
         return WorkerState.from_bytes(blob)
 
     def _best(self) -> RunBest | None:

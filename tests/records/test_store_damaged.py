@@ -216,3 +216,31 @@ def test_a_checked_state_names_what_is_wrong():
     with pytest.raises(StoreDamaged, match=r"the state\.next is 99, out of range \(0 to 10\)"):
         saved.json_state(blob, saved.every_stream(0, 10))
     assert saved.json_state(saved.saved(b'{"next": 4}', "s", 3, 1), saved.every_stream(0, 10))
+
+
+def test_a_checked_array_state_takes_the_run_s_shapes_only():
+    from dataclasses import replace
+
+    import numpy as np
+
+    from bmn.search.strategies.worker import new_worker
+
+    fresh = new_worker(7, 0, history=5)
+    like = vars(new_worker(7, 1, history=5))
+
+    def check(state, **kw):
+        blob = saved.saved(state.to_bytes(), "s.sqlite", 2, 0)
+        return saved.array_state(blob, like, ("deck", "best"), ("sizes",), ("history",), **kw)
+
+    assert np.array_equal(check(fresh)["deck"], fresh.deck)  # another shuffle of the deck
+    assert check(replace(fresh, history=np.zeros(9, np.int64)))["history"].shape == (9,)
+    bad = [
+        (replace(fresh, deck=np.zeros(52, np.uint8)), "deck is not a deal of this run's deck"),
+        (replace(fresh, rng=fresh.rng.astype(np.int64)), "rng is int64[4], not uint64[4]"),
+        (replace(fresh, counters=fresh.counters[:3]), "counters is int64[3], not int64[8]"),
+        (replace(fresh, history=np.zeros(0, np.int64)), "history is int64[0], not int64[5]"),
+    ]
+    for state, said in bad:
+        with pytest.raises(StoreDamaged, match=r"checkpoints, row of run 2, worker 0") as err:
+            check(state)
+        assert said in str(err.value), str(err.value)
