@@ -21,7 +21,7 @@ from bmn.records.store import bulk
 from bmn.records.store.checked import SIZES, Row
 from bmn.records.store.columns import INT64_MAX, Stamp, canonical_deal, now, require
 from bmn.records.store.connection import Connection, sql_errors
-from bmn.records.store.errors import QueryError, StoreError
+from bmn.records.store.errors import QueryError, StoreDamaged, StoreError
 
 FIND_STATUSES = ("finished", "loop")
 _FIND_COLUMNS = "deal, cards, tricks, status, run_id, found_at, strategy, elapsed"
@@ -140,14 +140,37 @@ class Which:
 
 
 class FindReader(Connection):
-    """Reads finds, rows and batches alike, the only code that knows they live in two tables."""
+    """Reads finds, rows and batches alike, the only code that knows they live in two tables.
+
+    With `skip_damaged` set (`records top`), a damaged find row or batch is left out of what
+    the reads return, and its error line kept in `skipped` for the caller to say; otherwise
+    it raises StoreDamaged, as every other read does."""
+
+    skip_damaged = False
+    skipped: tuple[str, ...] = ()  # each damaged row left out, once
+
+    def _finds(self, rows: Iterable[tuple]) -> list[FindRow]:
+        """Rows of the finds table (their id first) as finds, each checked."""
+        found = []
+        for row in rows:
+            try:
+                found.append(_find_row(self.path, row))
+            except StoreDamaged as err:
+                self._skip(err)
+        return found
+
+    def _skip(self, err: StoreDamaged) -> None:
+        if not self.skip_damaged:
+            raise err
+        if str(err) not in self.skipped:
+            self.skipped += (str(err),)
 
     def _collect(self, which: Which, order: str, key: Callable[[FindRow], Any]) -> list[FindRow]:
         """Every find `which` picks: rows, then batches' finds, each read in SQL `order`, then
         sorted (stably, so rows come first at a tie) by `key`."""
         sql = f"SELECT id, {_FIND_COLUMNS} FROM finds WHERE {which.rows_where()} ORDER BY {order}"
         rows = self._db.execute(sql, which.params()).fetchall()  # done before a row can fail
-        found = [_find_row(self.path, row) for row in rows]
+        found = self._finds(rows)
         for batch in self._batches(which, order):
             found += _batch_finds(batch, which.picks(batch))
         return sorted(found, key=key)
@@ -162,7 +185,7 @@ class FindReader(Connection):
         )
         key = _RANK_KEY[by]
         rows = self._db.execute(sql, {**which.params(), "n": n}).fetchall()
-        best = sorted((_find_row(self.path, row) for row in rows), key=key)
+        best = sorted(self._finds(rows), key=key)
         for batch in self._batches(which, order=f"best_{by} DESC"):
             floor = _score(best[n - 1], by) if len(best) >= n else -1
             figures = batch.figures
@@ -207,7 +230,7 @@ class FindReader(Connection):
         last = 0
         while True:
             rows = self._row_page(which, last, page)
-            yield from (_find_row(self.path, row) for row in rows)
+            yield from self._finds(rows)
             if len(rows) < page:
                 return
             last = rows[-1][0]
@@ -224,7 +247,12 @@ class FindReader(Connection):
         """The batches that may hold finds `which` picks, one at a time (a batch may hold a
         million finds: never all at once)."""
         for batch_id in self._batch_ids(which, order):
-            yield self._batch(batch_id)
+            try:
+                batch = self._batch(batch_id)
+            except StoreDamaged as err:
+                self._skip(err)
+                continue
+            yield batch
 
     @sql_errors
     def _batch_ids(self, which: Which, order: str) -> list[int]:

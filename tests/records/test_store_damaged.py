@@ -244,3 +244,20 @@ def test_a_checked_array_state_takes_the_run_s_shapes_only():
         with pytest.raises(StoreDamaged, match=r"checkpoints, row of run 2, worker 0") as err:
             check(state)
         assert said in str(err.value), str(err.value)
+
+
+def test_records_top_leaves_a_damaged_find_out_and_says_so():
+    with tempfile.TemporaryDirectory() as folder:
+        store = Path(folder, "s.sqlite")
+        shutil.copy(base_store(), store)
+        conn = sqlite3.connect(store)
+        conn.execute("UPDATE finds SET cards = 'many' WHERE deal = ?", (RECORD,))
+        conn.commit()
+        conn.close()
+        result = bmn("records", "top", "--store", str(store))
+        assert result.exit_code == 0, result.output
+        said = result.stderr.strip()
+        assert said.startswith("warning: left out 1 damaged row of the store: ")
+        assert "table finds, row " in said and "column cards holds 'many'" in said, said
+        assert RECORD.split("/")[0] not in result.stdout and "cards" in result.stdout
+        assert bmn("records", "export", "--store", str(store)).exit_code == 1  # every row, or none
