@@ -7,7 +7,8 @@ dataclasses with `as_dict()`), its time stamps as datetimes in UTC (the store ke
 ISO-8601 text, which the command line shows). The published record games come back as
 PublishedGame and, replayed by the reference engine, as Replayed. Reading needs nothing
 compiled. Bad arguments raise QueryError (a ValueError), a bad deal DealError, a store that
-cannot be used StoreError.
+cannot be used StoreError (StoreDamaged, a StoreError, for a value the store should not hold,
+naming its table, row and column).
 
 >>> max(game.cards for game in published_games())
 8344
@@ -34,6 +35,7 @@ from bmn.records.store import (
     Run,
     RunHeld,
     RunNotFound,
+    StoreDamaged,
     StoreError,
 )
 
@@ -50,6 +52,7 @@ __all__ = [
     "Run",
     "RunHeld",
     "RunNotFound",
+    "StoreDamaged",
     "StoreError",
     "StoreReader",
     "open_store",

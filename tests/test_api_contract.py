@@ -83,7 +83,8 @@ def store(tmp_path_factory) -> Path:
     with Store(path) as db:
         run = db.create_run("walk", "cards", 1, {})
         db.add_finds(run, [Find("-J/Q-", 4, 1), Find(CASELLA, 500, 70, status="loop")])
-        cycle = Loop("k", "0:k", "36,4,4,4,4", 440, 62, 62, 0, 0, 0, 10, True, CASELLA, CASELLA)
+        key = "0:-K/A-"
+        cycle = Loop(key, key, "36,4,4,4,4", 440, 62, 62, 0, 0, 0, 10, True, CASELLA, CASELLA)
         db.add_loops(run, [(cycle, 1)])
         db.update_run(run, status="finished", games=10, seconds=1.0)
     return path

@@ -8,7 +8,9 @@ package owns the schema and every SQL statement; `Store` is built from one part 
 - runs.py: runs and their leases (holder, heartbeat); loops.py: cycles of endless games;
 - finds.py: finds stored one row each or in bulk (bulk.py packs those), read through one reader;
 - checkpoints.py: worker checkpoints and the progress commits that save them with finds;
-- columns.py: time stamps, deal notation and plain values as the columns keep them.
+- columns.py: time stamps, deal notation and plain values as the columns keep them;
+- checked.py: every value read back checked (StoreDamaged naming table, row and column);
+  saved.py: checkpoint states decoded and checked against the shape each kind of run writes.
 
 Safety rules (connection.py and schema.py say why):
 - WAL journal, BEGIN IMMEDIATE write transactions (one per public method) and a long busy
@@ -28,7 +30,7 @@ from bmn.records.store import bulk
 from bmn.records.store.checkpoints import Checkpoints
 from bmn.records.store.columns import INT64_MAX, canonical_deal, now
 from bmn.records.store.connection import BUSY_TIMEOUT_MS, DEFAULT_PATH
-from bmn.records.store.errors import QueryError, RunHeld, RunNotFound, StoreError
+from bmn.records.store.errors import QueryError, RunHeld, RunNotFound, StoreDamaged, StoreError
 from bmn.records.store.finds import FIND_KEYS, FIND_STATUSES, TOP_KEYS, Find, FindRow
 from bmn.records.store.loops import Loop, LoopRow, deal_order
 from bmn.records.store.runs import (
@@ -64,6 +66,7 @@ __all__ = [
     "RunHeld",
     "RunNotFound",
     "Store",
+    "StoreDamaged",
     "StoreError",
     "bulk",
     "canonical_deal",

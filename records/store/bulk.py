@@ -15,11 +15,14 @@ This module packs and unpacks only; finds.py stores and reads the batches (the s
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from bmn.kernels.deal import deal_texts
+
+if TYPE_CHECKING:
+    from bmn.records.store.checked import Row
 
 BULK_BELOW = 3000  # cards: a finished find shorter than this may go into bulk (the default
 # --keep-above; 16-bit figures hold it)
@@ -94,6 +97,17 @@ class Batch:
     def figures(self) -> np.ndarray:
         """[count, 2] int64: cards and tricks."""
         return np.frombuffer(self.figures_blob, dtype=FIGURES).reshape(-1, 2).astype(np.int64)
+
+    def checked(self, row: Row) -> Batch:
+        """This batch, once its blobs are found to hold `count` finds of its hand sizes and
+        its deals only card values 0 to 4 (StoreDamaged from `row` otherwise)."""
+        width = sum(self.hand_sizes())
+        row.blob("figures", self.figures_blob, self.count * FIGURES.itemsize * 2)
+        row.blob("decks", self.decks_blob, self.count * ((width + 1) // 2))
+        nibbles = np.frombuffer(self.decks_blob, dtype=np.uint8)
+        if len(nibbles) and max(int((nibbles >> 4).max()), int((nibbles & 15).max())) > 4:
+            raise row.bad("decks", "holds a card value past 4 (an ace)")
+        return self
 
     def hand_sizes(self) -> tuple[int, ...]:
         return tuple(int(n) for n in self.sizes.split("/"))

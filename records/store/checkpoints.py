@@ -8,7 +8,8 @@ import sqlite3
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from bmn.records.store import bulk
+from bmn.records.store import bulk, saved
+from bmn.records.store.checked import Row
 from bmn.records.store.columns import now
 from bmn.records.store.connection import sql_errors
 from bmn.records.store.finds import Find, Finds
@@ -16,6 +17,7 @@ from bmn.records.store.loops import Loop, Loops
 from bmn.records.store.runs import Runs
 
 Checkpoint = tuple[int, bytes, int, float]  # worker, state, games, seconds
+MOST_WORKERS = 2**20  # a worker number past this is no search's (every keeps its totals past them)
 
 
 class Checkpoints(Runs, Finds, Loops):
@@ -78,10 +80,22 @@ class Checkpoints(Runs, Finds, Loops):
 
     @sql_errors
     def load_checkpoints(self, run_id: int) -> dict[int, tuple[bytes, int, float]]:
-        """The latest checkpoint of each worker of a run: worker -> (state, games, seconds)."""
+        """The latest checkpoint of each worker of a run: worker -> (state, games, seconds),
+        each value checked; the state a saved.Saved, which the kind of run decodes with
+        saved.json_state or saved.array_state, checked against its shape."""
         rows = self._db.execute(
             "SELECT worker, state, games, seconds FROM checkpoints"
             " WHERE run_id = ? ORDER BY worker",
             (int(run_id),),
-        )
-        return {worker: (bytes(state), games, seconds) for worker, state, games, seconds in rows}
+        ).fetchall()  # done before a row can fail: a statement left open keeps -wal, -shm
+        out = {}
+        for worker, state, games, seconds in rows:
+            r = Row(self.path, "checkpoints", f"of run {run_id}, worker {worker}")
+            worker = r.whole("worker", worker, 0, MOST_WORKERS)
+            r.blob("state", state)
+            out[worker] = (
+                saved.saved(state, self.path, run_id, worker),
+                r.whole("games", games),
+                r.number("seconds", seconds),
+            )
+        return out

@@ -24,6 +24,7 @@ from bmn.records.store.errors import StoreError
 
 DEFAULT_PATH = "bmn-records.sqlite"
 BUSY_TIMEOUT_MS = 30_000
+FULL_BELOW = 1 << 20  # bytes free on a file system taken as full (a -shm index takes 32 KiB)
 _Self = TypeVar("_Self", bound="Connection")
 
 
@@ -45,13 +46,23 @@ def explain(path: Path, err: sqlite3.Error) -> str:
     text = str(err)
     if "locked" in text or "busy" in text:
         return f"record store {path} stayed busy for {BUSY_TIMEOUT_MS / 1000:g} s ({text})"
-    if "full" in text:
+    if "full" in text or ("disk I/O" in text and disk_full(path)):
         return f"record store {path}: the disk is full ({text}); nothing stored was lost"
     if "same thread" in text:  # a ProgrammingError, which the branch below would call damage
         return f"record store {path} was opened in another thread: open it in this one too"
     if isinstance(err, sqlite3.DatabaseError) and not isinstance(err, sqlite3.OperationalError):
         return f"record store {path} is damaged or not a database ({text}); it was left as it is"
     return f"record store {path}: {text}"
+
+
+def disk_full(path: Path) -> bool:
+    """Whether the file system holding `path` has (about) no room left: SQLite says only
+    "disk I/O error" when it cannot make the -shm index a WAL store is read through."""
+    try:
+        room = os.statvfs(Path(os.path.realpath(path)).parent)
+    except (OSError, ValueError):
+        return False
+    return room.f_bavail * room.f_frsize < FULL_BELOW
 
 
 def connect(path: Path, create: bool, read_only: bool = False) -> sqlite3.Connection:
@@ -119,12 +130,15 @@ class Connection:
         self._create = create and not read_only
         self._read_only = read_only
         self._conn: sqlite3.Connection | None = None
+        beside = paths.beside(self.path)  # what lay beside the store: a failed open leaves it so
+        made = self._create and not paths.found(self.path)
         self._conn = connect(self.path, self._create, read_only)
         self._file = _identity(self.path)  # what a write checks is still at the path
         try:
             self._open()
         except BaseException:
             self.close()
+            paths.tidy(self.path, beside, self._file if made else None)
             raise
 
     @sql_errors

@@ -7,6 +7,11 @@ class StoreError(Exception):
     """The store cannot be used: missing, not a bmn store, newer, damaged, busy or full."""
 
 
+class StoreDamaged(StoreError):
+    """A value the store holds is not one bmn writes (a damaged file, a hand edit, another
+    program's write): the line names the table, the row and what is wrong."""
+
+
 class RunHeld(StoreError):
     """Another live process holds the run (is searching it now)."""
 

@@ -11,15 +11,17 @@ import heapq
 import sqlite3
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass, fields
+from pathlib import Path
 from typing import Any, Generic
 
 import numpy as np
 
 from bmn.kernels.deal import encode, parse_deal
 from bmn.records.store import bulk
+from bmn.records.store.checked import SIZES, Row
 from bmn.records.store.columns import INT64_MAX, Stamp, canonical_deal, now, require
 from bmn.records.store.connection import Connection, sql_errors
-from bmn.records.store.errors import QueryError, StoreError
+from bmn.records.store.errors import QueryError, StoreDamaged, StoreError
 
 FIND_STATUSES = ("finished", "loop")
 _FIND_COLUMNS = "deal, cards, tricks, status, run_id, found_at, strategy, elapsed"
@@ -138,13 +140,37 @@ class Which:
 
 
 class FindReader(Connection):
-    """Reads finds, rows and batches alike, the only code that knows they live in two tables."""
+    """Reads finds, rows and batches alike, the only code that knows they live in two tables.
+
+    With `skip_damaged` set (`records top`), a damaged find row or batch is left out of what
+    the reads return, and its error line kept in `skipped` for the caller to say; otherwise
+    it raises StoreDamaged, as every other read does."""
+
+    skip_damaged = False
+    skipped: tuple[str, ...] = ()  # each damaged row left out, once
+
+    def _finds(self, rows: Iterable[tuple]) -> list[FindRow]:
+        """Rows of the finds table (their id first) as finds, each checked."""
+        found = []
+        for row in rows:
+            try:
+                found.append(_find_row(self.path, row))
+            except StoreDamaged as err:
+                self._skip(err)
+        return found
+
+    def _skip(self, err: StoreDamaged) -> None:
+        if not self.skip_damaged:
+            raise err
+        if str(err) not in self.skipped:
+            self.skipped += (str(err),)
 
     def _collect(self, which: Which, order: str, key: Callable[[FindRow], Any]) -> list[FindRow]:
         """Every find `which` picks: rows, then batches' finds, each read in SQL `order`, then
         sorted (stably, so rows come first at a tie) by `key`."""
-        sql = f"SELECT {_FIND_COLUMNS} FROM finds WHERE {which.rows_where()} ORDER BY {order}"
-        found = [FindRow(*row) for row in self._db.execute(sql, which.params())]
+        sql = f"SELECT id, {_FIND_COLUMNS} FROM finds WHERE {which.rows_where()} ORDER BY {order}"
+        rows = self._db.execute(sql, which.params()).fetchall()  # done before a row can fail
+        found = self._finds(rows)
         for batch in self._batches(which, order):
             found += _batch_finds(batch, which.picks(batch))
         return sorted(found, key=key)
@@ -154,12 +180,12 @@ class FindReader(Connection):
         are read best first and only while they can still place."""
         first = "id = (SELECT min(id) FROM finds g WHERE g.deal = f.deal)"
         sql = (
-            f"SELECT {_FIND_COLUMNS} FROM finds f WHERE {which.rows_where()} AND {first}"
+            f"SELECT id, {_FIND_COLUMNS} FROM finds f WHERE {which.rows_where()} AND {first}"
             f" ORDER BY {_ORDER[by]} LIMIT :n"
         )
         key = _RANK_KEY[by]
-        rows = self._db.execute(sql, {**which.params(), "n": n})
-        best = sorted((FindRow(*row) for row in rows), key=key)
+        rows = self._db.execute(sql, {**which.params(), "n": n}).fetchall()
+        best = sorted(self._finds(rows), key=key)
         for batch in self._batches(which, order=f"best_{by} DESC"):
             floor = _score(best[n - 1], by) if len(best) >= n else -1
             figures = batch.figures
@@ -204,7 +230,7 @@ class FindReader(Connection):
         last = 0
         while True:
             rows = self._row_page(which, last, page)
-            yield from (FindRow(*row[1:]) for row in rows)
+            yield from self._finds(rows)
             if len(rows) < page:
                 return
             last = rows[-1][0]
@@ -221,7 +247,12 @@ class FindReader(Connection):
         """The batches that may hold finds `which` picks, one at a time (a batch may hold a
         million finds: never all at once)."""
         for batch_id in self._batch_ids(which, order):
-            yield self._batch(batch_id)
+            try:
+                batch = self._batch(batch_id)
+            except StoreDamaged as err:
+                self._skip(err)
+                continue
+            yield batch
 
     @sql_errors
     def _batch_ids(self, which: Which, order: str) -> list[int]:
@@ -231,7 +262,7 @@ class FindReader(Connection):
     @sql_errors
     def _batch(self, batch_id: int) -> bulk.Batch:
         sql = f"SELECT {_BATCH_COLUMNS} FROM find_batches WHERE id = ?"
-        return bulk.Batch(*self._db.execute(sql, (batch_id,)).fetchone())
+        return _batch(self.path, batch_id, self._db.execute(sql, (batch_id,)).fetchall()[0])
 
 
 class Finds(FindReader):
@@ -364,6 +395,39 @@ def _batch_finds(batch: bulk.Batch, picked: np.ndarray | None) -> list[FindRow]:
     if picked is not None and not picked.any():
         return []  # not even unpacked
     return [FindRow(*row) for row in batch.rows(picked)]
+
+
+def _find_row(path: Path, row: tuple) -> FindRow:
+    """A find from its row of the finds table (its id first), each value checked."""
+    id_, deal, cards, tricks, status, run, found_at, strategy, elapsed = row
+    r = Row(path, "finds", id_)
+    return FindRow(
+        r.deal("deal", deal),
+        r.whole("cards", cards),
+        r.whole("tricks", tricks),
+        r.text("status", status, FIND_STATUSES),
+        r.whole("run_id", run, 1),
+        r.stamp("found_at", found_at),
+        r.text("strategy", strategy),
+        r.number("elapsed", elapsed),
+    )
+
+
+def _batch(path: Path, batch_id: int, row: tuple) -> bulk.Batch:
+    """A batch from its row of find_batches, each value checked, its blobs' sizes among them
+    (bulk.Batch.checked): a count of 10**9 never makes a billion rows."""
+    r = Row(path, "find_batches", batch_id)
+    run, strategy, found_at, elapsed, sizes, count, figures, decks = row
+    return bulk.Batch(
+        r.whole("run_id", run, 1),
+        r.text("strategy", strategy),
+        r.stamp("found_at", found_at),
+        r.number("elapsed", elapsed),
+        r.text("sizes", sizes, shape=SIZES, what="hand sizes ('26/26')"),
+        r.whole("count", count, 1),
+        r.blob("figures", figures),
+        r.blob("decks", decks),
+    ).checked(r)
 
 
 def _score(find: FindRow, by: str) -> int:

@@ -6,9 +6,11 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, fields
+from pathlib import Path
 from typing import Any, Generic
 
 from bmn.kernels.cycles.loops import ALL_IN, REDUCED, key_seats
+from bmn.records.store.checked import DECK, Row
 from bmn.records.store.columns import Stamp, canonical_deal, now, plain
 from bmn.records.store.connection import Connection, sql_errors
 from bmn.records.store.errors import StoreError
@@ -97,6 +99,9 @@ def deal_order(deal: str) -> tuple[int, tuple[int, ...]]:
     return rank_of([card for hand in hands for card in hand]), tuple(len(h) for h in hands)
 
 
+_COUNTS = tuple(f.name for f in fields(Loop) if f.type == "int")
+
+
 class Loops(Connection):
     """The loops table: storing the cycles a hunt found, and reading them back."""
 
@@ -120,8 +125,10 @@ class Loops(Connection):
             values = [plain(getattr(loop, name)) for name in _LOOP_FIELDS]
             values[_LOOP_FIELDS.index("example_deal")] = canonical_deal(loop.example_deal)
             first = values[_LOOP_FIELDS.index("first_deal")] = canonical_deal(loop.first_deal)
-            stored = db.execute("SELECT first_deal FROM loops WHERE key = ?", (loop.key,))
+            stored = db.execute("SELECT id, first_deal FROM loops WHERE key = ?", (loop.key,))
             row = stored.fetchone()
+            if row is not None:  # the row's first deal, checked: it is ordered against ours
+                row = (Row(self.path, "loops", row[0]).deal("first_deal", row[1]),)
             if row is None:
                 db.execute(
                     f"INSERT INTO loops ({_LOOP_COLUMNS}) VALUES"
@@ -146,19 +153,30 @@ class Loops(Connection):
     def loops(self, run_id: int | None = None) -> list[LoopRow]:
         """Every stored cycle (or those a run found first), in the order first found."""
         where, params = ("WHERE run_id = ?", (int(run_id),)) if run_id is not None else ("", ())
-        sql = f"SELECT {_LOOP_COLUMNS} FROM loops {where} ORDER BY id"
-        return [_loop_row(row) for row in self._db.execute(sql, params)]
+        sql = f"SELECT id, {_LOOP_COLUMNS} FROM loops {where} ORDER BY id"
+        rows = self._db.execute(
+            sql, params
+        ).fetchall()  # done before a row can fail (connection.py)
+        return [_loop_row(self.path, row) for row in rows]
 
 
-def _loop_row(row: tuple) -> LoopRow:
-    n = len(_LOOP_FIELDS)
-    values = dict(zip(_LOOP_FIELDS, row[:n], strict=True))
-    values["basin_complete"] = bool(values["basin_complete"])
-    reachable, run, found_at, seen = row[n:]
+def _loop_row(path: Path, row: tuple) -> LoopRow:
+    """A cycle from its row (its id first), each value checked."""
+    r = Row(path, "loops", row[0])
+    values = dict(zip(_LOOP_FIELDS, row[1 : len(_LOOP_FIELDS) + 1], strict=True))
+    for name in _COUNTS:
+        values[name] = r.whole(name, values[name])
+    for name in ("key", "rotation_key"):
+        values[name] = r.key(name, values[name])
+    values["deck"] = r.text("deck", values["deck"], shape=DECK, what="deck counts ('36,4,4,4,4')")
+    values["basin_complete"] = r.flag("basin_complete", values["basin_complete"])
+    values["example_deal"] = r.deal("example_deal", values["example_deal"])
+    values["first_deal"] = r.deal("first_deal", values["first_deal"])
+    reachable, run, found_at, seen = row[len(_LOOP_FIELDS) + 1 :]
     return LoopRow(
         **values,
-        reachable=None if reachable is None else bool(reachable),
-        run=run,
-        found_at=found_at,
-        times_seen=seen,
+        reachable=r.flag("balanced_reachable", reachable, null=True),
+        run=r.whole("run_id", run, 1),
+        found_at=r.stamp("found_at", found_at),
+        times_seen=r.whole("times_seen", seen),
     )

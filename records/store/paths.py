@@ -161,3 +161,45 @@ def _read_only_mode(path: Path, real: Path) -> str:
             )
         return "mode=ro"
     return "mode=ro&immutable=1"
+
+
+def beside(path: Path) -> frozenset[str]:
+    """The suffixes of the files SQLite keeps that lie beside the store now."""
+    try:
+        real = _real(path)
+        return frozenset(suffix for suffix in BESIDE if Path(f"{real}{suffix}").exists())
+    except (OSError, ValueError):
+        return frozenset(BESIDE)  # cannot tell: tidy removes none
+
+
+def tidy(path: Path, before: frozenset[str], made: tuple[int, int] | None) -> None:
+    """After an open that failed (a full disk): remove the files SQLite made beside the store
+    that were not there `before`, while its log holds nothing; and the store itself when this
+    open `made` it (its device and inode) and it never became a bmn store (no application id
+    in its header), so that a first search the disk cut short leaves no file that the next
+    command would take for a store. Another process opening the same path at that instant
+    would have made its files too; a log holding anything (a commit) keeps everything."""
+    try:
+        real = _real(path)
+        wal = Path(f"{real}-wal")
+        if wal.exists() and wal.stat().st_size > 0:
+            return
+        for suffix in BESIDE:
+            if suffix not in before:
+                Path(f"{real}{suffix}").unlink(missing_ok=True)
+        if made is not None and _ours(real, made) and not _marked(real):
+            real.unlink()
+    except OSError:
+        pass  # nothing more can be done: the error already said what went wrong
+
+
+def _ours(real: Path, made: tuple[int, int]) -> bool:
+    info = real.stat()
+    return (info.st_dev, info.st_ino) == made
+
+
+def _marked(real: Path) -> bool:
+    """Whether the file's header holds bmn's application id (SQLite keeps it at byte 68)."""
+    with real.open("rb") as handle:
+        header = handle.read(72)
+    return len(header) == 72 and header[68:72] != bytes(4)

@@ -6,15 +6,18 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import socket
 import sqlite3
 import time
 from dataclasses import asdict, dataclass
+from pathlib import Path
 from typing import Any, Generic
 
+from bmn.records.store.checked import Row, shown
 from bmn.records.store.columns import INT64_MAX, Stamp, canonical_deal, now, plain, require
 from bmn.records.store.connection import Connection, sql_errors
-from bmn.records.store.errors import RunHeld, StoreError
+from bmn.records.store.errors import RunHeld, RunNotFound, StoreError
 
 OBJECTIVES = ("cards", "tricks", "loop")
 RUN_STATUSES = ("running", "stopped", "finished", "interrupted")
@@ -137,10 +140,10 @@ class Runs(Connection):
         once exactly one succeeds."""
         with self.transaction() as db:
             row = db.execute(f"SELECT {_RUN_COLUMNS} FROM runs WHERE id = ?", (int(run_id),))
-            row = row.fetchone()
+            row = next(iter(row.fetchall()), None)
             if row is None:
                 raise StoreError(f"no run {run_id} in record store {self.path}")
-            run = _run(row)
+            run = _run(self.path, row)
             if run.holder not in (None, holder) and holder_alive(run.holder, run.heartbeat_at):
                 age = time.time() - (run.heartbeat_at or 0.0)
                 raise RunHeld(
@@ -220,21 +223,19 @@ class Runs(Connection):
 
     @sql_errors
     def get_run(self, run_id: int) -> Run:
-        """One run by number; StoreError if there is none."""
-        row = self._db.execute(
-            f"SELECT {_RUN_COLUMNS} FROM runs WHERE id = ?", (int(run_id),)
-        ).fetchone()
+        """One run by number; RunNotFound (a StoreError) if there is none."""
+        rows = self._db.execute(f"SELECT {_RUN_COLUMNS} FROM runs WHERE id = ?", (int(run_id),))
+        row = next(iter(rows.fetchall()), None)
         if row is None:
-            raise StoreError(f"no run {run_id} in record store {self.path}")
-        return _run(row)
+            raise RunNotFound(f"no run {run_id} in record store {self.path}")
+        return _run(self.path, row)
 
     @sql_errors
     def latest_run(self) -> Run | None:
         """The most recently started run, or None in a store without runs."""
-        row = self._db.execute(
-            f"SELECT {_RUN_COLUMNS} FROM runs ORDER BY id DESC LIMIT 1"
-        ).fetchone()
-        return None if row is None else _run(row)
+        rows = self._db.execute(f"SELECT {_RUN_COLUMNS} FROM runs ORDER BY id DESC LIMIT 1")
+        row = next(iter(rows.fetchall()), None)
+        return None if row is None else _run(self.path, row)
 
     def latest_unfinished_run(self) -> Run | None:
         """The most recently started run that is not finished (and not held by a live
@@ -248,7 +249,8 @@ class Runs(Connection):
     def runs(self) -> list[Run]:
         """Every run, oldest first."""
         return [
-            _run(row) for row in self._db.execute(f"SELECT {_RUN_COLUMNS} FROM runs ORDER BY id")
+            _run(self.path, row)
+            for row in self._db.execute(f"SELECT {_RUN_COLUMNS} FROM runs ORDER BY id").fetchall()
         ]
 
 
@@ -263,35 +265,41 @@ def _to_json(params: dict) -> str:
     return json.dumps(params, sort_keys=True, default=default)
 
 
-def _run(row: tuple) -> Run:
-    """A run from its row; a run still marked running whose holder died reads as interrupted."""
+def _run(path: Path, row: tuple) -> Run:
+    """A run from its row, each value checked (checked.py); a run still marked running whose
+    holder died reads as interrupted."""
     (id_, started, updated, strategy, objective, seed, params, status, *rest) = row
     games, seconds, best_deal, best_cards, best_tricks, seats, backend, holder, beat, kind = rest
+    r = Row(path, "runs", id_)
+    status = r.text("status", status, RUN_STATUSES)
+    holder = r.text("holder", holder, null=True)
+    beat = r.number("heartbeat_at", beat, null=True)
     if status == "running" and not holder_alive(holder, beat):
         status = "interrupted"
     return Run(
-        id_,
-        started,
-        updated,
-        strategy,
-        objective,
-        seed,
-        _settings(params),
+        r.whole("id", id_, 1),
+        r.stamp("started_at", started),
+        r.stamp("updated_at", updated),
+        r.text("strategy", strategy),
+        r.text("objective", objective, OBJECTIVES),
+        r.whole("seed", seed, -INT64_MAX - 1),
+        _sizes(r, _settings(r.text("params", params, shape=_ANY, what="text"))),
         status,
-        games,
-        seconds,
-        best_deal,
-        best_cards,
-        best_tricks,
-        seats,
-        backend,
+        r.whole("games", games),
+        r.number("seconds", seconds),
+        r.deal("best_deal", best_deal, null=True),
+        r.whole("best_cards", best_cards, null=True),
+        r.whole("best_tricks", best_tricks, null=True),
+        r.whole("seats", seats, 2, 4),
+        r.text("backend", backend),
         holder,
         beat,
-        kind,
+        r.text("kind", kind),
     )
 
 
 UNREADABLE = "unreadable settings"  # the key a run's settings are kept under when not JSON
+_ANY = re.compile(r".*", re.DOTALL)
 
 
 def _settings(text: str) -> dict:
@@ -300,6 +308,19 @@ def _settings(text: str) -> dict:
     cannot be read (search/runs/start.py), not a traceback."""
     try:
         settings = json.loads(text)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, RecursionError):
         settings = None
     return settings if isinstance(settings, dict) else {UNREADABLE: str(text)[:80]}
+
+
+def _sizes(r: Row, settings: dict) -> dict:
+    """`settings`, once its hand sizes (which the records commands read themselves, to name a
+    run's deck) are found a list of whole numbers, or absent; the others are read back by their
+    declarations when the run is resumed (search/runs/settings.py)."""
+    sizes = settings.get("hand_sizes")
+    if sizes is not None and not (
+        isinstance(sizes, list)
+        and all(isinstance(n, int) and not isinstance(n, bool) and 0 <= n <= 10**4 for n in sizes)
+    ):
+        raise r.bad("params", f"holds hand_sizes {shown(sizes)}, not a list of hand sizes")
+    return settings

@@ -178,6 +178,7 @@ def top(
     standard deck first) of at most -n deals; --players picks one seat count. A deal found by
     several runs is listed once, with the run that found it first. Games that never end have
     no length to rank: they are listed apart, the first found first (not with --min-cards).
+    A damaged find (a value no bmn writes) is left out, and a line on stderr says so.
 
     \b
     Examples:
@@ -189,8 +190,13 @@ def top(
     from bmn.records.report import first_loops, top_json, top_lists
 
     with open_store(store) as db:
+        db.skip_damaged = True  # a damaged find is left out of the lists, and said below
         lists = top_lists(db, by, count, min_cards, players)
         loops, looping = first_loops(db, count, players) if not min_cards else ([], 0)
+        skipped = db.skipped
+    if skipped:
+        rows = f"{len(skipped)} damaged row{'s' if len(skipped) > 1 else ''}"
+        click.echo(f"warning: left out {rows} of the store: {skipped[0]}", err=True)
     if as_json:
         click.echo(top_json(lists, loops))
     else:

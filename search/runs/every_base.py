@@ -356,8 +356,12 @@ class EveryBase(Job):
     def restore(self, checkpoints: dict[int, tuple[bytes, int, float]]) -> None:
         o = self.options
         self.states = [EveryState(*(o.slice_of(w)[0],) * 2) for w in range(o.workers)]
-        for w, (blob, _, _) in checkpoints.items():
-            saved = json.loads(blob)
+        from bmn.records.store.saved import EVERY_TOTALS, every_stream, json_state
+
+        for w, (blob, _, _) in checkpoints.items():  # checked by the store: StoreDamaged
+            saved = json_state(
+                blob, every_stream(*o.slice_of(w)) if w < o.workers else EVERY_TOTALS
+            )
             if w < o.workers:
                 self.states[w].next = int(saved["next"])
             else:
@@ -388,7 +392,7 @@ class EveryBase(Job):
     def stream_games(self, stream: int) -> int:
         return self.states[stream].next - self.states[stream].first
 
-    def state(self, stream: int) -> EveryState:
+    def stream_state(self, stream: int) -> EveryState:
         return self.states[stream]
 
     def chunk_size(self, stream: int, rate: float | None, planned: int, ahead: float) -> int:

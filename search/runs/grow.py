@@ -394,7 +394,9 @@ class GrowJob(Job):
         if 0 not in checkpoints:
             self.states = start_states(self.options)
             return
-        self.states = json.loads(checkpoints[0][0])["streams"]
+        from bmn.records.store.saved import grow, json_state  # checked: StoreDamaged
+
+        self.states = json_state(checkpoints[0][0], grow(self.options.workers))["streams"]
         self.new_cycles = len(self.store.loops(self.run_id))  # the cycles it found first
 
     def _cycles(self) -> dict[str, dict]:
@@ -425,7 +427,7 @@ class GrowJob(Job):
     def stream_games(self, stream: int) -> int:
         return self.states[stream]["chunks"]
 
-    def state(self, stream: int) -> dict:
+    def stream_state(self, stream: int) -> dict:
         return self.states[stream]
 
     def chunk_size(self, stream: int, rate: float | None, planned: int, ahead: float) -> int:

@@ -224,7 +224,7 @@ class Job:
         """A stream's games, as committed."""
         raise NotImplementedError
 
-    def state(self, stream: int) -> Any:
+    def stream_state(self, stream: int) -> Any:
         """The state a stream's next chunk starts from, as committed."""
         raise NotImplementedError
 

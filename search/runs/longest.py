@@ -251,9 +251,18 @@ class LongestJob(LongestBase):
 
     def restore(self, checkpoints: dict[int, tuple[bytes, int, float]]) -> None:
         self.states = [
-            WorkerState.from_bytes(checkpoints[w][0]) if w in checkpoints else self._fresh(w)
+            self._saved(checkpoints[w][0], w) if w in checkpoints else self._fresh(w)
             for w in range(self.options.workers)
         ]
+
+    def _saved(self, blob: bytes, worker: int) -> WorkerState:
+        """A stream's checkpoint, checked against a fresh state of the run by the store
+        (StoreDamaged, one line, for one not of this run's shape)."""
+        from bmn.records.store.saved import array_state
+
+        fresh = vars(self._fresh(worker))
+        array_state(blob, fresh, ("deck", "best"), optional=("sizes",), any_length=("history",))
+        return WorkerState.from_bytes(blob)
 
     def _best(self) -> RunBest | None:
         leader = best_of(self.states)
@@ -266,7 +275,7 @@ class LongestJob(LongestBase):
     def stream_games(self, stream: int) -> int:
         return int(self.states[stream].counters[GAMES])
 
-    def state(self, stream: int) -> WorkerState:
+    def stream_state(self, stream: int) -> WorkerState:
         return self.states[stream]
 
     def _sized(

@@ -184,17 +184,18 @@ class LongestCudaJob(LongestBase):
         return super().commit_due(saved) or sum(len(f[2]) for f in self._finds) >= COMMIT_FINDS
 
     def restore(self, checkpoints: dict[int, tuple[bytes, int, float]]) -> None:
+        from bmn.records.store.saved import array_state
         from bmn.search.strategies.cuda.streams import Streams
 
-        if 0 in checkpoints:
+        self.state = Streams.new(self.options.seed, self.options.workers)
+        if 0 in checkpoints:  # checked against a fresh state by the store (StoreDamaged)
+            array_state(checkpoints[0][0], vars(self.state), permuted=("deck", "best"))
             self.state = Streams.from_bytes(checkpoints[0][0])
-        else:
-            self.state = Streams.new(self.options.seed, self.options.workers)
 
     def stream_games(self, stream: int) -> int:
         return rounds(self.state)
 
-    def state(self, stream: int) -> Streams:
+    def stream_state(self, stream: int) -> Streams:
         return self.state
 
     def _sized(

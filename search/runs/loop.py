@@ -167,7 +167,13 @@ class RunLoop:
         )
         # A signal while the job is made (its first compile) leaves the run held: the stop
         # that caught it releases this process's runs and names the run to resume.
-        self.job = self._made(job_type, checkpoints, resuming)
+        try:
+            self.job = self._made(job_type, checkpoints, resuming)
+        except Exception:  # a damaged checkpoint (StoreDamaged): the run released as found
+            if resuming:
+                store.release_run(run_id, self.holder)
+                self._unhold()
+            raise
         self._streams: list[Stream] = []
         self._dirty = False
         self._cores = 1  # how many chunks the backend runs at once, once started
@@ -413,7 +419,7 @@ class RunLoop:
         n = self.job.chunk_size(stream, s.rate, s.planned, ahead)
         if n <= 0:
             return False
-        state = None if s.in_flight else self.job.state(stream)  # None: chained
+        state = None if s.in_flight else self.job.stream_state(stream)  # None: chained
         self.backend.submit(Task(self.job.work, stream, s.next_chunk, state, self.options, n))
         s.in_flight[s.next_chunk] = n
         s.next_chunk += 1

@@ -393,7 +393,9 @@ class LoopHuntJob(Job):
     def restore(self, checkpoints: dict[int, tuple[bytes, int, float]]) -> None:
         if 0 not in checkpoints:
             return
-        state = json.loads(checkpoints[0][0])
+        from bmn.records.store.saved import LOOP_HUNT, json_state
+
+        state = json_state(checkpoints[0][0], LOOP_HUNT)  # checked by the store: StoreDamaged
         self.rng_state = state["rng"]
         self.hunt.deals, self.hunt.loops = state["deals"], state["loops"]
         self.seen = set(state["cycles"])
@@ -408,7 +410,7 @@ class LoopHuntJob(Job):
     def stream_games(self, stream: int) -> int:
         return self.hunt.deals
 
-    def state(self, stream: int) -> dict:
+    def stream_state(self, stream: int) -> dict:
         return self.rng_state
 
     def chunk_size(self, stream: int, rate: float | None, planned: int, ahead: float) -> int:

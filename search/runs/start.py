@@ -198,7 +198,7 @@ def stored_run(db: Store, resume: int | str) -> tuple[int, RunKind]:
     else:
         try:
             run_id = db.get_run(int(resume)).id
-        except StoreError as err:
+        except RunNotFound as err:  # not StoreDamaged: a damaged run is not a missing one
             raise RunNotFound(str(err)) from None
     run = db.get_run(run_id)
     try:

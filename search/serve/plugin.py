@@ -8,9 +8,10 @@ in one read transaction (pages.SnapshotReader); the content comes from pages.py.
 
 Every error page, Datasette's own among them, is bmn's (bmn_error.html, or JSON for a .json
 URL): a 4xx for what a request asked, a 503 once the store is gone, replaced or no longer
-readable as this bmn's, a 500 for anything else. Serve's stdout holds only its URL line, so
-Datasette's own error handler, which prints a traceback with its locals there, never runs; a
-problem of the server's own says one line on stderr.
+readable as this bmn's, or when a page meets a value the store should not hold (StoreDamaged,
+naming the table, the row and what is wrong), a 500 for anything else. Serve's stdout holds
+only its URL line, so Datasette's own error handler, which prints a traceback with its
+locals there, never runs; a problem of the server's own says one line on stderr.
 """
 
 from __future__ import annotations
@@ -232,6 +233,7 @@ def _count(request: Any, name: str, default: int, most: int) -> int:
 # -- errors --------------------------------------------------------------------------------
 
 GONE = "The store is gone or changed"
+DAMAGED = "The store cannot be read"
 
 
 class Watch:
@@ -309,6 +311,9 @@ async def _refusal(datasette: Any, request: Any, exception: Exception) -> Respon
     if (gone := watch.problem(deep=True)) is not None:
         watch.say(gone)
         return await _error(datasette, request, 503, gone, GONE)
+    if isinstance(exception, StoreError):  # a value the store holds is not bmn's: StoreDamaged
+        watch.say(str(exception))
+        return await _error(datasette, request, 503, str(exception), DAMAGED)
     if isinstance(exception, DatasetteError):
         # Raised for what a request asked; its default status, 500, is a bad _sort's too.
         message = Markup(exception.message) if exception.message_is_html else exception.message

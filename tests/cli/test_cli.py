@@ -130,8 +130,8 @@ def workdir(tmp_path, monkeypatch):
 
 def cycle() -> Loop:
     return Loop(
-        key="0:a",
-        rotation_key="0:a",
+        key="0:-J/Q-",
+        rotation_key="0:-J/Q-",
         deck="36,4,4,4,4",
         period_cards=440,
         period_tricks=62,

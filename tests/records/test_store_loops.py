@@ -9,10 +9,10 @@ from samples import CASELLA
 from bmn.records.store import SCHEMA_VERSION, Loop, Store, StoreError
 
 
-def cycle(key: str = "0:a", balanced: int = 18, complete: bool = True) -> Loop:
+def cycle(key: str = "0:-J/Q-", balanced: int = 18, complete: bool = True) -> Loop:
     return Loop(
         key=key,
-        rotation_key="0:r",
+        rotation_key="0:J/Q",
         deck="36,4,4,4,4",
         period_cards=440,
         period_tricks=62,
@@ -42,7 +42,7 @@ def test_version_one_store_gains_the_loops_table(tmp_path):
         assert db.version == SCHEMA_VERSION == 5
         assert db.get_run(run).seed == 3 and db.loops() == []
         db.add_loops(run, [(cycle(), 1)])
-        assert [row.key for row in db.loops()] == ["0:a"]
+        assert [row.key for row in db.loops()] == ["0:-J/Q-"]
 
 
 def test_add_loops_inserts_once_then_counts(db):
@@ -50,14 +50,14 @@ def test_add_loops_inserts_once_then_counts(db):
     two = db.create_run("loophunt", "loop", 2, {})
     assert db.add_loops(one, [(cycle(), 3)]) == 1
     assert db.add_loops(two, [(cycle(balanced=0), 2)]) == 0  # same key: only counted
-    assert db.add_loops(two, [(cycle("0:b", 0, False), 1), (cycle(), 1)]) == 1
+    assert db.add_loops(two, [(cycle("0:Q-/-J", 0, False), 1), (cycle(), 1)]) == 1
     rows = {row.key: row for row in db.loops()}
-    a, b = rows["0:a"], rows["0:b"]
+    a, b = rows["0:-J/Q-"], rows["0:Q-/-J"]
     assert (a.run, a.times_seen, a.balanced_deals, a.reachable) == (one, 6, 18, True)
     assert (b.run, b.times_seen, b.reachable) == (two, 1, None)  # basin cut, none found
     assert a.as_dict()["balanced_reachable"] is True and a.basin_complete is True
-    assert [row.key for row in db.loops(two)] == ["0:b"]
-    assert [row.key for row in db.loops()] == ["0:a", "0:b"]
+    assert [row.key for row in db.loops(two)] == ["0:Q-/-J"]
+    assert [row.key for row in db.loops()] == ["0:-J/Q-", "0:Q-/-J"]
 
 
 def test_no_balanced_deal_in_a_complete_basin_is_a_no(db):

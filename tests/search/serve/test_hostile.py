@@ -17,6 +17,7 @@ import random
 import select
 import shutil
 import signal
+import sqlite3
 import subprocess
 import sys
 import urllib.error
@@ -190,6 +191,27 @@ def test_a_store_gone_or_replaced_is_a_503_page_said_once(served, store, capfd, 
         assert status == 503 and why in page and 'id="bmn-error"' in page, (url, page)
     status, page = served(f"/{NAME}/finds.json")
     assert status in (200, 503), page  # an older store's own table reads as it is
+    out, err = capfd.readouterr()
+    assert out == "" and len(err.splitlines()) == 1 and why in err, err
+
+
+@pytest.mark.parametrize(
+    "table, column, value, url",
+    [("finds", "cards", "many", "/"), ("runs", "seats", 7, "/-/bmn/runs")]
+    + [("runs", "seconds", "nan", "/-/bmn/runs")],
+)
+def test_a_damaged_value_is_a_503_page_naming_it_said_once(
+    served, store, capfd, table, column, value, url
+):
+    conn = sqlite3.connect(store)
+    conn.execute(f"UPDATE {table} SET {column} = ?", (value,))
+    conn.commit()
+    conn.close()
+    why = f"is damaged: table {table}, row 1, column {column} holds {value!r}"
+    for _ in range(2):
+        status, page = served(url)
+        assert status == 503 and why in html.unescape(page) and 'id="bmn-error"' in page, page
+    assert served(f"{pages.PREFIX}/published")[0] == 200  # a page that reads no store
     out, err = capfd.readouterr()
     assert out == "" and len(err.splitlines()) == 1 and why in err, err
 
