@@ -150,7 +150,7 @@ class RunLoop:
                 kind=job_type.kind,
             )
             self._held = _hold(store, run_id)
-            spent, checkpoints = 0.0, {}
+            spent = 0.0
         else:
             # First of all: RunHeld (naming the holder) if another live process, or another
             # thread of this one, searches it.
@@ -160,7 +160,7 @@ class RunLoop:
             except BaseException:
                 self._unhold()
                 raise
-            spent, checkpoints = run.seconds or 0.0, store.load_checkpoints(run_id)
+            spent = run.seconds or 0.0
         self.run_id = run_id
         self.context = RunContext(
             store, run_id, self.holder, spent, self.backend, self.stop, SearchClock()
@@ -168,6 +168,7 @@ class RunLoop:
         # A signal while the job is made (its first compile) leaves the run held: the stop
         # that caught it releases this process's runs and names the run to resume.
         try:
+            checkpoints = store.load_checkpoints(run_id) if resuming else {}
             self.job = self._made(job_type, checkpoints, resuming)
         except Exception:  # a damaged checkpoint (StoreDamaged): the run released as found
             if resuming:
