@@ -86,6 +86,20 @@ def _room(module: str) -> str:
     return max((p for p in FLOORS if module == p or module.startswith(p + ".")), key=len)
 
 
+def test_every_import_of_bmn_names_a_module() -> None:
+    """An import of a bmn module that is not there (one moved or renamed) is found here too,
+    under TYPE_CHECKING as well, where nothing runs it."""
+    missing = []
+    for module, path in MODULES.items():
+        tree = ast.parse(path.read_text(), str(path))
+        package = path.name == "__init__.py"
+        for node in ast.walk(tree):
+            for target in _targets(node, module, package):
+                if target.startswith("bmn.") and target not in MODULES:
+                    missing.append(f"{module} -> {target}")
+    assert missing == []
+
+
 def test_every_module_has_a_floor() -> None:
     assert len(MODULES) > 80
     assert all(_room(m) for m in MODULES)

@@ -11,8 +11,8 @@ it did: at most `iterations`, fewer when it stops early (a search chunk whose fi
 full); the handler plans the rest into later chunks. `work` must not change the state it is
 given: the state may be a result already handed back to the run.
 
-A backend runs tasks and hands their results back; it writes nothing. The run handler
-(bmn.search.runs.handler), in the process that owns the record store, decides every chunk, keeps
+A backend runs tasks and hands their results back; it writes nothing. The run loop
+(bmn.search.runs.loop), in the process that owns the record store, decides every chunk, keeps
 one or two of them in flight per stream and commits each result as it arrives. The contract a
 backend keeps:
 - the chunks of one stream run one after another, in the order submitted;
