@@ -28,9 +28,9 @@ if TYPE_CHECKING:
     from bmn.search.backends.base import Backend
     from bmn.search.measure.odds import DealOdds
     from bmn.search.runs.grow import GrowSummary
-    from bmn.search.runs.progress import RunProgress
     from bmn.search.runs.longest_base import LongestSummary
     from bmn.search.runs.loop_hunt import LoopHuntSummary
+    from bmn.search.runs.progress import RunProgress
 
 __all__ = [
     "CudaUnavailable",
