@@ -30,6 +30,7 @@ SEED = 20_260_115
 if SIMULATED:
     from bmn.kernels.cuda import two as cuda_two
     from bmn.search.runs import longest_cuda as cuda_driver
+    from bmn.search.runs.loop import RunLoop
     from bmn.search.strategies.cuda import host as cuda_host
     from bmn.search.strategies.cuda import streams as cuda_streams
 
@@ -310,7 +311,7 @@ class TestSearchOnDevice:
             options = cuda_driver.LongestCudaOptions(
                 iterations=160, workers=8, seed=7, keep_above=400
             )
-            job = cuda_driver.LongestCudaJob(db, options)
+            job = RunLoop(db, cuda_driver.LongestCudaJob, options)
             stopped = job.run(lambda progress: job.stop.set())
         assert stopped.status == "interrupted" and 0 < stopped.games < 160
         resumed = run_search_resume(bmn, parts)
