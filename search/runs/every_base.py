@@ -495,7 +495,7 @@ class EveryBase(Job):
         t = self.totals
         if t.best is None or t.best[2] >= self.options.keep_above:
             return
-        seconds = self.spent + self.elapsed()
+        seconds = self.searched()
         best = Find(t.best[4], t.best[2], t.best[3], "finished", None, seconds)
         t.finds += self.store.add_finds(self.run_id, [best])
 

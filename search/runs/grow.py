@@ -434,9 +434,8 @@ class GrowJob(Job):
         """One round; none once the time is up or the stream's share of the rounds is done,
         nor one that would end more than half a round past the time (a round, seconds long,
         cannot be cut short: --time is kept within half a round)."""
-        o = self.options
-        if o.seconds is not None:
-            left = o.seconds - self.spent - self.elapsed()
+        o, left = self.options, self.seconds_left()
+        if left is not None:
             round_seconds = 1 / rate if rate else self._round_seconds
             if left <= 0 or left < round_seconds / 2:
                 return 0

@@ -75,7 +75,8 @@ class RunContext:
     clock: SearchClock
 
     def elapsed(self) -> float:
-        """Seconds this session has searched (not while the process was stopped)."""
+        """Seconds this session has searched: since its clock started, less any time the
+        process was stopped (SIGSTOP: see clock.py)."""
         return self.clock.seconds()
 
 
@@ -120,12 +121,21 @@ class Job:
     def elapsed(self) -> float:
         return self.run.elapsed()
 
-    def deadline(self) -> float | None:
-        """When this session's time is up (time.monotonic()), or None without a time limit."""
+    def searched(self) -> float:
+        """Seconds the run has searched in all: before this session, and in it."""
+        return self.spent + self.elapsed()
+
+    def seconds_left(self) -> float | None:
+        """Seconds of the run's --time still to search (0 or less once it is up); None
+        without a time limit."""
         if self.options.seconds is None:
             return None
-        left = self.options.seconds - self.spent - self.elapsed()
-        return time.monotonic() + max(left, 0.0)
+        return self.options.seconds - self.searched()
+
+    def deadline(self) -> float | None:
+        """When this session's time is up (time.monotonic()), or None without a time limit."""
+        left = self.seconds_left()
+        return None if left is None else time.monotonic() + max(left, 0.0)
 
     # -- what the kind decides before a run exists ------------------------------------------------
 

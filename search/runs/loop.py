@@ -338,9 +338,8 @@ class RunLoop:
             _HELD.pop(self._held, None)
 
     def elapsed(self) -> float:
-        """Seconds this session has searched: since its clock started, less any time the
-        process was stopped (SIGSTOP: see clock.py)."""
-        return self.context.clock.seconds()
+        """Seconds this session has searched (RunContext.elapsed)."""
+        return self.context.elapsed()
 
     def _receive_all(self, on_progress: Callable[[Any], None]) -> None:
         cancelled = False

@@ -424,8 +424,8 @@ class LoopHuntJob(Job):
     def past_time(self) -> bool:
         """Whether the run's --time is up: summarising a batch's new cycles can take seconds
         where scoring it took milliseconds, so batches still to come are dropped then."""
-        limit = self.options.seconds
-        return limit is not None and self.spent + self.elapsed() >= limit
+        left = self.seconds_left()
+        return left is not None and left <= 0
 
     def absorb(self, result: Result) -> None:
         """Count each loop of a batch under its cycle; new cycles are summarised by backward
