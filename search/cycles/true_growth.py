@@ -7,12 +7,15 @@ benchmark (benchmarks/true_cycles.py) gives each the same budget and compares th
   yet tried. A step takes up to `beam` of them and scores every state of each with one card of
   the standard deck's remainder put anywhere (`insertions`). With `moves`, a step that finds no
   larger cycle also scores every state with one card moved elsewhere, to any seat (`moves`):
-  new cycles of the same size to grow from. With `jumps`, such a step first scores that many
-  random insertions of 2 to 4 cards into each (`jumps`). With `backtrack`, when the largest
+  new cycles of the same size to grow from, and every state with one card changed to another
+  value (`swaps`). With `jumps`, such a step first scores that many random insertions of 2 to
+  4 cards into each (`jumps`), and when every cycle has been tried, jumps go on from the
+  cycles of the three largest sizes met. With `backtrack`, when the largest
   size is used up the pool falls back to the next size down (its untried cycles); without,
   growth stops there (the plain beam that reached 29 and 37 cards before).
 - `hunt`: random even deals of random sub-decks of the standard deck, as the loop hunt plays
-  them: the true cycles they fall into (what found 37 and 40 cards before).
+  them: the true cycles they fall into (what found 37 and 40 cards before); with
+  `heavy_counts`, sub-decks of many numerals and few court cards, where the large ones are.
 - `lift`: true cycles made from two-seat cycles: a state of a two-seat cycle with a block of
   one hand's cards moved to a new seat (the reduced cycle given its out seats back).
 
@@ -24,7 +27,7 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -125,6 +128,21 @@ def jumps(cycle: TrueCycle, rng: random.Random, n: int, most: int = 4) -> list[S
     return out
 
 
+def swaps(cycle: TrueCycle) -> list[Seated]:
+    """Every state of the cycle with one card changed to another value the standard deck
+    still holds (the deck changes, its size does not)."""
+    out = []
+    values = _left(cycle)
+    for hands in cycle.states:
+        for seat, hand in enumerate(hands):
+            for at, old in enumerate(hand):
+                for v in values:
+                    if v != old:
+                        new = hand[:at] + (v,) + hand[at + 1 :]
+                        out.append(hands[:seat] + (new,) + hands[seat + 1 :])
+    return out
+
+
 @dataclass(frozen=True)
 class GrowOptions:
     """How `grow` works: cycles taken a step, moves on a step that finds none larger, falling
@@ -154,21 +172,48 @@ def grow(
         growth.add([c])
         pool.setdefault(c.cards, []).append(c)
     done = 0
-    while pool and growth.elapsed() < seconds and (steps is None or done < steps):
+    while growth.elapsed() < seconds and (steps is None or done < steps):
         done += 1
+        if not pool:  # every cycle tried: random jumps again from the largest, or stop
+            if not options.jumps:
+                break
+            _jump_again(growth, pool, options, rng)
+            continue
         size = max(pool)
         batch = _take(pool, size, options.beam, rng)
-        grown = growth.score([s for c in batch for s in insertions(c)], options.threads)
-        if not grown and options.jumps and growth.elapsed() < seconds:
-            tries = [s for c in batch for s in jumps(c, rng, options.jumps)]
-            grown = growth.score(tries, options.threads)
-        if not grown and options.moves and growth.elapsed() < seconds:
-            grown = growth.score([s for c in batch for s in moves(c)], options.threads)
+        grown = _step(growth, batch, options, rng, seconds)
         for c in grown:
             pool.setdefault(c.cards, []).append(c)
         if not options.backtrack:  # the frontier only: smaller sizes are given up
             pool = {k: v for k, v in pool.items() if k >= max(pool, default=0)}
     return growth
+
+
+def _step(
+    growth: Growth, batch: list[TrueCycle], options: GrowOptions, rng: random.Random, seconds: float
+) -> list[TrueCycle]:
+    """One step on a batch: insertions; if none larger, jumps; if none, moves and swaps."""
+    grown = growth.score([s for c in batch for s in insertions(c)], options.threads)
+    if not grown and options.jumps and growth.elapsed() < seconds:
+        tries = [s for c in batch for s in jumps(c, rng, options.jumps)]
+        grown = growth.score(tries, options.threads)
+    if not grown and options.moves and growth.elapsed() < seconds:
+        sideways = [s for c in batch for s in moves(c) + swaps(c)]
+        grown = growth.score(sideways, options.threads)
+    return grown
+
+
+def _jump_again(
+    growth: Growth, pool: dict[int, list[TrueCycle]], options: GrowOptions, rng: random.Random
+) -> None:
+    """Fresh random jumps from the cycles of the three largest sizes met; the cycles they
+    find go into the pool."""
+    sizes = sorted({c.cards for c in growth.cycles.values()})[-3:]
+    top = [c for c in growth.cycles.values() if c.cards in sizes]
+    picked = rng.sample(top, min(len(top), options.beam))
+    tries = [s for c in picked for s in jumps(c, rng, options.jumps)]
+    for c in growth.score(tries, options.threads):
+        pool.setdefault(c.cards, []).append(c)
 
 
 def _take(pool: dict[int, list[TrueCycle]], size: int, n: int, rng: random.Random) -> list:
@@ -189,22 +234,33 @@ def random_counts(rng: random.Random, seats: int) -> tuple[int, ...]:
             return counts
 
 
+def heavy_counts(rng: random.Random, seats: int) -> tuple[int, ...]:
+    """A random sub-deck of 24 to 36 numerals and `seats` - 1 to 2 * `seats` court cards (the
+    large true cycles hunts find hold few court cards: 37 cards with 3, 40 with 4)."""
+    courts = [0, 0, 0, 0]
+    for _ in range(rng.randint(seats - 1, 2 * seats)):
+        value = rng.randrange(4)
+        courts[value] = min(4, courts[value] + 1)
+    return (rng.randint(24, 36), *courts)
+
+
 def hunt(
     seats: int,
     seconds: float,
     rng: random.Random,
     deals: int = 20_000,
+    counts: Callable[[random.Random, int], tuple[int, ...]] = random_counts,
     threads: int | None = 1,
     growth: Growth | None = None,
     batches: int | None = None,
 ) -> Growth:
-    """The true cycles random even deals of random sub-decks fall into, for `seconds` (or
-    `batches` batches of `deals`, one sub-deck each)."""
+    """The true cycles random even deals of random sub-decks (drawn by `counts`) fall into,
+    for `seconds` (or `batches` batches of `deals`, one sub-deck each)."""
     growth = growth if growth is not None else Growth()
     done = 0
     while growth.elapsed() < seconds and (batches is None or done < batches):
         done += 1
-        deck = list(deck_of(random_counts(rng, seats)))
+        deck = list(deck_of(counts(rng, seats)))
         sizes = even_sizes(len(deck), seats)
         batch = []
         for _ in range(deals):
