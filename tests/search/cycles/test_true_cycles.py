@@ -17,11 +17,13 @@ from bmn.search.cycles.true_cycles import (
 from bmn.search.cycles.true_growth import (
     GrowOptions,
     grow,
+    heavy_counts,
     hunt,
     insertions,
     jumps,
     lifts,
     moves,
+    swaps,
 )
 
 # True cycles hunts found (3 seats, 14 cards; 4 seats, 19 cards), and the smallest.
@@ -123,6 +125,9 @@ def test_insertions_add_one_card_of_the_remainder_and_moves_keep_the_deck():
         assert sum((_deck(hands) - deck).values()) == 1 and _deck(hands) >= deck
     for hands in moves(cycle):
         assert _deck(hands) == deck and all(hands) and len(hands) == 3
+    for hands in swaps(cycle):  # one card changed: the same size, one value more, one fewer
+        assert list(map(len, hands)) in [list(map(len, s)) for s in cycle.states]
+        assert sum((_deck(hands) - deck).values()) == 1
     for hands in jumps(cycle, random.Random(1), 50):
         assert 2 <= sum((_deck(hands) - deck).values()) <= 4
 
@@ -157,3 +162,12 @@ def test_hunt_finds_only_true_cycles():
     assert growth.scored == 30_000
     for c in growth.cycles.values():
         assert _reference_true(c.most_balanced()) and c.seats == 4
+
+
+def test_heavy_decks_hold_many_numerals_and_few_court_cards():
+    rng = random.Random(4)
+    for seats in (3, 4):
+        for _ in range(200):
+            counts = heavy_counts(rng, seats)
+            assert 24 <= counts[0] <= 36 and max(counts[1:]) <= 4
+            assert 1 <= sum(counts[1:]) <= 2 * seats
