@@ -263,7 +263,8 @@ def from_cycles(
         for control, parts in controls_of(cycle.states):
             if growth.elapsed() >= seconds:
                 return growth
-            _assemble(control, parts, rng, nrng, descents, growth)
+            library = SeatLibrary(control)  # type: ignore[arg-type]
+            _assemble(library, parts, rng, nrng, descents, growth)
     return growth
 
 
@@ -275,24 +276,29 @@ def descended(
     growth: Growth | None = None,
 ) -> Growth:
     """True cycles assembled from the closed pieces random descents find, control by control
-    (`controls`), round and round for `seconds`."""
+    (`controls`), round and round for `seconds`; each control's library is kept between its
+    turns, so its pieces add up."""
     growth = growth if growth is not None else Growth()
     nrng = np.random.default_rng(rng.randrange(2**32))
-    every = controls(seats)
+    libraries = {c: SeatLibrary(c) for c in controls(seats)}  # type: ignore[arg-type]
+    every = list(libraries)
     while growth.elapsed() < seconds:
-        _assemble(rng.choice(every), [], rng, nrng, descents, growth)
+        control = rng.choice(every)
+        _assemble(libraries[control], [], rng, nrng, descents, growth)
     return growth
 
 
 def _assemble(
-    control: SeatControl,
+    library: SeatLibrary,
     parts: Sequence[bytes],
     rng: random.Random,
     nrng: np.random.Generator,
     descents: int,
     growth: Growth,
 ) -> None:
-    library = SeatLibrary(control)  # type: ignore[arg-type]
+    """Offer `parts` and `descents` random descents' pieces to the library, then score the
+    largest assembly of its closed pieces."""
+    control: SeatControl = library.control  # type: ignore[assignment]
     for word in parts:
         library.offer(word)
     for _ in range(descents):
