@@ -46,6 +46,7 @@ from bmn.kernels.cpu.nseat_table import (
     play_limit_at,
     setup,
 )
+from bmn.kernels.rule_flags import differences
 from bmn.kernels.rulesets import RuleSet
 from bmn.kernels.targets import specialise
 
@@ -364,15 +365,18 @@ _RULED = (
 _VARIANTS: dict[bool, SimpleNamespace] = {}
 
 
-def for_rules(rules: RuleSet) -> ModuleType | SimpleNamespace:
+def for_rules(rules: RuleSet) -> ModuleType | SimpleNamespace | None:
     """This kernel's entry points under `rules`: score_rows, play_fast_at, play_exact_at and
-    play_limit_at, as this module offers them. Rule sets that play 2 to 4 seats alike (only
-    out_while_paying matters here) share one compiled copy."""
-    next_pays = rules.out_while_paying == rulesets.NEXT_PAYS
-    if not next_pays:
+    play_limit_at, as this module offers them; None for a rule set it cannot play. Rule sets
+    that play 3 and 4 seats alike share one compiled copy (kernels/rule_flags.py)."""
+    points = differences(rules, MAX_SEATS)
+    if not points:
         return sys.modules[__name__]
+    if set(points) != {"out_while_paying"}:
+        return None
+    next_pays = points["out_while_paying"] == rulesets.NEXT_PAYS
     if next_pays not in _VARIANTS:
-        copies = specialise(_RULED, "next_pays", NEXT_PAYS=True)
+        copies = specialise(_RULED, "next_pays", NEXT_PAYS=next_pays)
         _VARIANTS[next_pays] = SimpleNamespace(
             score_rows=partial(_score_batch, copies["_score_rows"]),
             play_fast_at=copies["play_fast_at"],

@@ -20,6 +20,9 @@ The module offers what every kernel module offers (kernels/score.py registers it
 
 from __future__ import annotations
 
+import sys
+from types import ModuleType
+
 import numpy as np
 from numba import njit, prange
 
@@ -35,6 +38,8 @@ from bmn.kernels.config import (
 )
 from bmn.kernels.cpu.bits import ctz, top_bit
 from bmn.kernels.results import Scores
+from bmn.kernels.rule_flags import differences
+from bmn.kernels.rulesets import RuleSet
 from bmn.kernels.targets import compile_for
 
 # Unsigned constants: mixing uint64 with int64 in numba promotes to float64.
@@ -297,3 +302,9 @@ def total_cards(deals: np.ndarray, n0: int, n1: int, cap: int = FAST_CAP) -> tup
     """Total cards and tricks over deals (N, W), every one with hands of n0 and n1 cards."""
     deals = np.ascontiguousarray(deals, dtype=np.uint8)
     return _total_cards(deals.reshape(-1), deals.shape[1], len(deals), n0, n1, cap)
+
+
+def for_rules(rules: RuleSet) -> ModuleType | None:
+    """This kernel under `rules`: itself for every rule set that plays two seats as bmn's rules
+    do (kernels/rule_flags.py), None (the reference engine plays) for another."""
+    return None if differences(rules, 2) else sys.modules[__name__]
