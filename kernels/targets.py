@@ -23,19 +23,20 @@ from bmn.kernels.config import INLINE_JIT, JIT, PARALLEL_JIT
 
 
 def compile_for(
-    functions: tuple[FunctionType, ...], jit: Callable, **primitives: Callable
+    functions: tuple[FunctionType, ...], jit: Callable, tag: str = "", **primitives: object
 ) -> tuple:
     """`functions` (plain, from one module) compiled by `jit`, in the order given.
 
     In every copy the names of `functions` mean their compiled copies, and the names of
-    `primitives` mean the callables given; everything else keeps the module's meaning.
+    `primitives` mean the callables (or a rule set's constants) given; everything else keeps
+    the module's meaning. A `tag` goes into the copies' names (see `specialise`).
     """
     namespace = dict(functions[0].__globals__)
     namespace.update(primitives)
     compiled = []
     for function in functions:
         copy = FunctionType(function.__code__, namespace, function.__name__, function.__defaults__)
-        copy.__qualname__ = function.__qualname__
+        copy.__qualname__ = f"{function.__qualname__}__{tag}" if tag else function.__qualname__
         copy.__doc__ = function.__doc__
         copy.__module__ = function.__module__
         copy.__annotations__ = dict(function.__annotations__)

@@ -1,13 +1,16 @@
 """STOPGAP until kernels/reference.py plays rule sets (issue 33's rules helper): the reference
-engine, with Paulhus's rule for a seat out while paying read in plainly here. Removed when the
-reference engine takes `rules=`."""
+engine, with Paulhus's rule for a seat out while paying and the two-seat empty-hand ending read
+in plainly here. Removed when the reference engine takes `rules=`."""
 
 from __future__ import annotations
 
 import inspect
 
 from bmn.kernels import reference as r
-from bmn.kernels.rulesets import NEXT_PAYS, rule_set
+from bmn.kernels.rulesets import AT_ONCE, NEXT_PAYS, rule_set
+
+
+AT_ONCE_RULE = [False]
 
 
 def _paulhus_trick(table, leader, limit):
@@ -35,6 +38,14 @@ def _paulhus_trick(table, leader, limit):
         card = table.hands[seat].popleft()
         pile.append(card)
         table.cards += 1
+        if AT_ONCE_RULE[0] and not table.hands[seat]:
+            completes = card == 0 and court_layer is not None and owed == 1
+            if not completes:  # its last card ends the game: the other seat takes the pile
+                other = 1 - seat
+                table.hands[other].extend(pile)
+                table.tricks += 1
+                table.go_out(seat)
+                return r.FINISHED, other, len(pile)
         if card > 0:
             court_layer, owed = seat, card
             seat = table.next_seat(seat)
@@ -51,10 +62,12 @@ def _paulhus_trick(table, leader, limit):
 def play(deal, limit=None, trace=False, rules=None):
     if "rules" in inspect.signature(r.play).parameters:
         return r.play(deal, limit=limit, trace=trace, rules=rules)
-    if rule_set(rules).out_while_paying != NEXT_PAYS:
+    chosen = rule_set(rules)
+    if chosen.out_while_paying != NEXT_PAYS and chosen.empty_hand != AT_ONCE:
         return r.play(deal, limit=limit, trace=trace)
     plain = r._play_trick
     r._play_trick = _paulhus_trick
+    AT_ONCE_RULE[0] = chosen.empty_hand == AT_ONCE and len(deal) == 2
     try:
         return r.play(deal, limit=limit, trace=trace)
     finally:
