@@ -73,7 +73,7 @@ def test_a_resumed_run_plays_its_stored_rules_and_takes_no_other(bmn, failed, tm
     assert first.exit_code == 0, first.output
     with Store(store) as db:
         db.update_run(1, status="stopped")
-    failed(bmn("search", "--resume", "1", "--rules", "bmn", "--store", store), 2, "--rules is")
+    failed(bmn("search", "--resume", "1", "--rules", "bmn", "--store", store), 2, "--resume takes its settings from the run; drop --rules")
     resumed = bmn("search", "--resume", "1", "--store", store, "--json")
     assert resumed.exit_code == 0, resumed.output
     assert json.loads(resumed.stdout)["rules"] == "paulhus"
@@ -105,3 +105,26 @@ def test_a_loop_hunt_takes_a_rule_set_that_plays_its_seats_as_bmn_s(tmp_path):
     summary = search(store, objective="loop", rules="paulhus", iterations=200, workers=1, seed=1)
     with Store(store) as db:
         assert db.get_run(summary.run).rules == "bmn"
+
+
+def test_the_records_keep_rule_sets_apart(bmn, tmp_path):
+    """top lists each rule set's games apart (a rule set that plays the seats as bmn's does is
+    bmn's list), and compare ranks only bmn's, saying how many it left out under which rules."""
+    store = tmp_path / "s.sqlite"
+    common = dict(iterations=2000, workers=1, seed=4, keep_above=600)
+    search(store, players=3, **common)
+    search(store, players=3, rules="paulhus", **common)
+    search(store, players=2, rules="paulhus", **common)  # two seats: as bmn's
+    top = json.loads(bmn("records", "top", "--json", "--store", store).stdout)
+    assert {(row["seats"], row["rules"]) for row in top} == {(3, "bmn"), (3, "paulhus"), (2, "bmn")}
+    text = bmn("records", "top", "--players", "3", "--store", store).stdout
+    assert "3 players, standard deck, paulhus's rules: longest by cards" in text
+    compare = json.loads(
+        bmn("records", "compare", "--players", "3", "--json", "--store", store).stdout
+    )
+    with Store(store) as db:
+        paulhus = db.count_finds(run=2, status="finished")
+        assert {f["run"] for f in compare["finds"]} == {1}
+    assert compare["left_out"]["rules"] == {"paulhus": paulhus} and paulhus > 0
+    said = bmn("records", "compare", "--players", "3", "--store", store).stdout
+    assert f"{paulhus:,} under paulhus's rules" in said
