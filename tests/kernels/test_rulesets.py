@@ -121,3 +121,25 @@ def test_what_the_readings_share_on_two_seats(deal):
     if once[0].status == "finished":
         assert once[0].cards <= bmn.cards or bmn.status == "loop"
         assert once[2].tricks <= once[0].tricks
+
+
+any_deal = st.lists(st.lists(st.integers(0, 4), max_size=10).map(tuple), min_size=2, max_size=4)
+
+
+@properties(40, 300, any_deal, st.sampled_from(sorted(RULE_SETS)))
+def test_every_rule_set_keeps_the_cards_and_counts_what_it_says(deal, rules):
+    ruleset = rule_set(rules)
+    if not ruleset.plays(len(deal)):
+        return
+    total = sum(len(hand) for hand in deal)
+    result = play(deal, limit=2000, trace=True, rules=rules)
+    assert all(sum(trick.hand_sizes) == total for trick in result.trace)
+    assert sum(trick.cards for trick in result.trace) <= result.cards
+    if ruleset.tricks == "taken":
+        assert len(result.trace) == result.tricks
+    else:  # piles won, or battles started: never more than the piles taken, bar the last
+        assert result.tricks <= len(result.trace) + (ruleset.tricks == "battles")
+    if result.status == "finished" and result.trace:
+        assert result.trace[-1].hand_sizes[result.winner] == total
+    if result.status == "loop":
+        assert result.loop_start_cards + result.period_cards == result.cards
