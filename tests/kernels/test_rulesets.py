@@ -99,6 +99,8 @@ def test_bmn_tables_under_paulhus():
         ("finished", 160),
     ]
     assert got[(4, "bmn 2026 #1")] == ("finished", 369)
+    held_out = parse_deal("---Q------JJ-/A-----K-A-K--/AJ--A-K-----Q/--KJQ--Q-----")  # searching.md
+    assert (play(held_out).cards, play(held_out, rules="paulhus").cards) == (4903, 464)
     endless_4 = [got[(4, f"bmn 2026 endless #{n}")][0] for n in range(1, 6)]
     assert endless_4 == ["loop", "finished", "finished", "finished", "finished"]
 
