@@ -47,6 +47,8 @@ from bmn.kernels.deal import parse_deal as _parse_deal
 from bmn.kernels.decks import deck_of
 from bmn.kernels.reference import Result, Trick
 from bmn.kernels.results import Scores
+from bmn.kernels.rule_flags import differences
+from bmn.kernels.rulesets import RULE_SETS, RuleSet, rule_set
 
 __all__ = [
     "FINISHED",
@@ -62,8 +64,10 @@ __all__ = [
     "DealLike",
     "Deals",
     "LoopAnalysis",
+    "RULE_SETS",
     "PreimageDeal",
     "Result",
+    "RuleSet",
     "Scores",
     "Trick",
     "as_deal",
@@ -81,6 +85,8 @@ __all__ = [
 # A deal as the API takes it: text ('-J/Q-'), its hands as texts (['-J', 'Q-']), or hands of
 # penalty values ((0, 1), (2, 0)): 0 for a numeral, 1-4 for J, Q, K, A.
 DealLike = str | Sequence[str] | Sequence[Sequence[int]]
+# A rule set as the API takes it: its name ('paulhus'), a RuleSet, or None for bmn's rules.
+Rules = str | RuleSet | None
 _DEAL_FORMS = "text ('-J/Q-'), its hands as texts, or its hands as penalty values"
 
 
@@ -139,8 +145,11 @@ def _value(v: object, seat: int) -> int:
     )
 
 
-def play(deal: DealLike, *, limit: int | None = None, trace: bool = False) -> Result:
-    """Play one deal with the reference engine (seat 0 leads), as `bmn play` does.
+def play(
+    deal: DealLike, *, limit: int | None = None, trace: bool = False, rules: Rules = None
+) -> Result:
+    """Play one deal with the reference engine (seat 0 leads), as `bmn play` does, under
+    `rules` (a rule set's name or RuleSet, kernels/rulesets.py; None: bmn's, the default).
 
     Any 2 to 4 hands of any sizes and deck. The game stops when it finishes, at its first
     repeated state (status 'loop', with where the cycle starts and its period), or after
@@ -159,7 +168,18 @@ def play(deal: DealLike, *, limit: int | None = None, trace: bool = False) -> Re
 
     limit = arguments.optional_whole(limit, "limit", 1)
     trace = arguments.flag(trace, "trace")
-    return reference_play(as_deal(deal), limit=limit, trace=trace)
+    chosen = _rules(rules)
+    return reference_play(as_deal(deal), limit=limit, trace=trace, rules=chosen)
+
+
+def _rules(rules: object) -> RuleSet:
+    """The rule set named (a name, a RuleSet, or None for the default); DealError otherwise."""
+    if rules is not None and not isinstance(rules, (str, RuleSet)):
+        raise DealError(f"rules is a rule set's name or a RuleSet, got {arguments.shown(rules)}")
+    try:
+        return rule_set(rules)
+    except ValueError as error:
+        raise DealError(str(error)) from None
 
 
 def format_deal(deal: DealLike) -> str:
@@ -292,8 +312,10 @@ def score_deals(
     *,
     threads: int | None = None,
     device: str = "cpu",
+    rules: Rules = None,
 ) -> Scores:
-    """Score many deals at once with the compiled kernels, as `bmn score` does.
+    """Score many deals at once with the compiled kernels, as `bmn score` does, under `rules`
+    (a rule set's name or RuleSet; None: the default).
 
     `deals` is a Deals (from random_deals), an integer array of rows (hands concatenated,
     zero padded) with `sizes` (one row of hand sizes for every deal, or one per deal), any
@@ -317,15 +339,16 @@ def score_deals(
 
     device = arguments.one_of(device, "device", ("cpu", "cuda"))
     threads = arguments.optional_whole(threads, "threads", 1)
+    chosen = _rules(rules)
     if isinstance(deals, (Deals, np.ndarray)):
         if isinstance(deals, np.ndarray) and sizes is None:
             raise DealError("an array of deals needs their hand sizes: sizes=(26, 26), say")
         given = deals if isinstance(deals, Deals) else Deals(deals, sizes)  # type: ignore[arg-type]
-        return score(given.rows, given.sizes, threads, device)
+        return score(given.rows, given.sizes, threads, device, chosen)
     if sizes is not None:
         raise DealError("sizes are for an array of deals; deals given as text carry their own")
     values, shapes = _deal_values(deals)
-    return score_values(values, shapes, threads, device)
+    return score_values(values, shapes, threads, device, chosen)
 
 
 def _deal_values(deals: object) -> tuple[list[bytes], list[tuple[int, ...]]]:
@@ -367,7 +390,7 @@ def _values_hand(hand: object) -> bool:
     return all(arguments.is_whole(v) for v in islice(hand, MAX_DEAL_CARDS + 1))
 
 
-def cycle(deal: DealLike) -> LoopAnalysis:
+def cycle(deal: DealLike, *, rules: Rules = None) -> LoopAnalysis:
     """The cycle a looping deal falls into, as `bmn loop` describes it: where it starts, its
     period, every state on it (hands and the seat to lead), which are balanced, and its key,
     the same from every deal that reaches the cycle. A deal that finishes comes back with
@@ -376,8 +399,18 @@ def cycle(deal: DealLike) -> LoopAnalysis:
     >>> c = cycle("---K---Q-KQAJ-----AAJ--J--/----------Q----KQ-J-----KA")
     >>> c.loop_start_tricks, c.period_tricks, len(c.states), len(c.balanced_states)
     (4, 62, 62, 0)
+
+    Cycle analysis plays bmn's rules: `rules` names any rule set that plays the deal's seats
+    as they do (Paulhus's with two seats), and DealError refuses another.
     """
-    return analyse(as_deal(deal))
+    hands = as_deal(deal)
+    chosen = _rules(rules)
+    if differences(chosen, len(hands)):
+        raise DealError(
+            f"cycle analysis plays bmn's rules only; rule set {chosen.name!r} plays"
+            f" {len(hands)} seats otherwise"
+        )
+    return analyse(hands)
 
 
 def reaching_deals(

@@ -18,12 +18,14 @@ import numpy as np
 
 from bmn.kernels import reference
 from bmn.kernels.config import FAST_CAP
+from bmn.kernels.cpu import two
 from bmn.kernels.cpu.two import total_cards
 from bmn.kernels.deal import decode
 from bmn.kernels.dealer import random_deals
 from bmn.kernels.decks import STANDARD_DECK, even_sizes
 from bmn.kernels.results import Scores
 from bmn.kernels.rng import seed_state
+from bmn.kernels.rulesets import RuleSet, rule_set
 from bmn.kernels.score import kernel_for, numba_threads, score
 
 DEFAULT_SEED = 20_240_601
@@ -51,13 +53,22 @@ def bench(
     threads: int | None = None,
     seed: int = DEFAULT_SEED,
     players: int = 2,
+    rules: str | RuleSet | None = None,
 ) -> BenchResult:
-    """Time the compiled kernel on `deals` random standard deals (compile and deal outside)."""
+    """Time the compiled kernel on `deals` random standard deals (compile and deal outside)
+    under `rules` (a rule set's name or RuleSet; None: the default). ValueError for a rule set
+    no compiled kernel plays with `players` seats."""
+    chosen = rule_set(rules)
+    kernel = kernel_for(players, rules=chosen)
+    if kernel is None:
+        raise ValueError(f"no compiled kernel plays rule set {chosen.name!r} with {players} seats")
     batch, sizes = random_deals(deals, seed_state(seed), players)
-    timed = _time_two if players == 2 else _time_rows
     with numba_threads(threads):
         used = numba.get_num_threads()
-        seconds, cards, tricks = timed(batch, sizes, 4 * used)
+        if players == 2 and kernel is two:  # the two-seat kernel's own total
+            seconds, cards, tricks = _time_two(batch, sizes, 4 * used)
+        else:
+            seconds, cards, tricks = _time_rows(kernel, batch, sizes, 4 * used)
     seconds = max(seconds, 1e-9)
     return BenchResult(
         deals=deals,
@@ -80,9 +91,8 @@ def _time_two(batch, sizes, warm: int) -> tuple[float, int, int]:
     return time.perf_counter() - start, cards, tricks
 
 
-def _time_rows(batch, sizes, warm: int) -> tuple[float, int, int]:
-    """The registered kernel's batch scorer over the batch: (seconds, cards, tricks)."""
-    kernel = kernel_for(sizes.shape[1])
+def _time_rows(kernel, batch, sizes, warm: int) -> tuple[float, int, int]:
+    """A kernel's batch scorer over the batch: (seconds, cards, tricks)."""
     rows = np.arange(len(batch), dtype=np.int64)
     out = Scores.empty(len(batch))
     kernel.score_rows(batch, sizes, rows[:warm], out, FAST_CAP)  # compile or load
@@ -108,21 +118,24 @@ def selfcheck(
     progress: Callable[[int], None] | None = None,
     chunk: int = 4096,
     players: int = 2,
+    rules: str | RuleSet | None = None,
 ) -> Disagreement | None:
     """Score random standard deals of `players` seats with the kernel registered for them
-    (kernels/score.py) and with the reference engine; the first difference.
+    (kernels/score.py) and with the reference engine, under `rules` (a rule set's name or
+    RuleSet; None: the default); the first difference.
 
     `progress(k)` is called after each k deals checked.
     """
+    chosen = rule_set(rules)
     state = seed_state(seed)
     done = 0
     while done < deals:
         n = min(chunk, deals - done)
         batch, sizes = random_deals(n, state, players)
-        scores = score(batch, sizes)
+        scores = score(batch, sizes, rules=chosen)
         for i in range(n):
             deal = decode(batch[i], sizes[i])
-            want = reference.play(deal).as_dict()
+            want = reference.play(deal, rules=chosen).as_dict()
             got = scores.as_dict(i)
             if got != want:
                 return Disagreement(done + i, deal, got, want)

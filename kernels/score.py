@@ -14,7 +14,7 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from types import ModuleType
+from types import ModuleType, SimpleNamespace
 
 import numba
 import numpy as np
@@ -25,6 +25,12 @@ from bmn.kernels.config import FAST_CAP, FINISHED, INLINE_JIT, MAX_CARDS, UNDECI
 from bmn.kernels.cpu import two
 from bmn.kernels.deal import Deal, DealError
 from bmn.kernels.results import Scores
+from bmn.kernels.rulesets import RuleSet, rule_set
+
+# A rule set as the kernels take it: its name, the RuleSet, or None for the default.
+Rules = str | RuleSet | None
+# A kernel's entry points under one rule set: its module, or a namespace of compiled copies.
+Kernel = ModuleType | SimpleNamespace
 
 # (seats, device) -> the kernel module that scores those deals, or its name to import on first
 # use (so that, say, a CUDA kernel costs nothing until it is asked for). One line registers one.
@@ -35,15 +41,23 @@ KERNELS[(4, "cpu")] = "bmn.kernels.cpu.nseat"
 KERNELS[(2, "cuda")] = "bmn.kernels.cuda.two"  # raises CudaUnavailable (one line) without CUDA
 
 
-def kernel_for(seats: int, device: str = "cpu") -> ModuleType | None:
-    """The compiled kernel module for deals of `seats` seats on `device`; None: the reference."""
+def kernel_for(seats: int, device: str = "cpu", rules: Rules = None) -> Kernel | None:
+    """The compiled kernel for deals of `seats` seats on `device` under `rules` (a rule set's
+    name or RuleSet; None: the default); None: the reference engine plays them.
+
+    Each module's `for_rules(rule_set)` gives its entry points under a rule set: the module
+    itself for bmn's rules (and for any rule set that plays these seats alike), a copy compiled
+    on first use for another, or None for one it cannot play.
+    """
     kernel = KERNELS.get((seats, device))
     if isinstance(kernel, str):
         kernel = KERNELS[(seats, device)] = importlib.import_module(kernel)
-    return kernel
+    if kernel is None:
+        return None
+    return kernel.for_rules(rule_set(rules))
 
 
-def per_deal(kernel: ModuleType, sizes: Sequence[int]) -> tuple[Callable, Callable]:
+def per_deal(kernel: Kernel, sizes: Sequence[int]) -> tuple[Callable, Callable]:
     """A kernel's per-deal functions (play_fast_at, play_exact_at) for deals cut into `sizes`:
     its `play_fast_for(sizes)` where it has one (two seats: the 26/26 deal's own)."""
     fast_for = getattr(kernel, "play_fast_for", None)
@@ -94,14 +108,21 @@ def _check(deals: np.ndarray, sizes: np.ndarray) -> tuple[np.ndarray, np.ndarray
 
 
 def score(
-    deals: np.ndarray, sizes: np.ndarray, threads: int | None = None, device: str = "cpu"
+    deals: np.ndarray,
+    sizes: np.ndarray,
+    threads: int | None = None,
+    device: str = "cpu",
+    rules: Rules = None,
 ) -> Scores:
-    """Score N deals: rows of penalty values (hands concatenated, zero padded), (N, S) sizes.
+    """Score N deals: rows of penalty values (hands concatenated, zero padded), (N, S) sizes,
+    under `rules` (a rule set's name or RuleSet; None: the default).
 
     Deals of a seat count `device` has no kernel for go to the CPU's kernel for them."""
     deals, sizes = _check(deals, sizes)
+    rules = rule_set(rules)
     out = Scores.empty(len(deals))
-    kernel = kernel_for(sizes.shape[1], device) or kernel_for(sizes.shape[1])
+    seats = sizes.shape[1]
+    kernel = kernel_for(seats, device, rules) or kernel_for(seats, "cpu", rules)
     fast = np.zeros(len(deals), dtype=bool)
     if kernel is not None:
         fast = sizes.sum(axis=1) <= MAX_CARDS
@@ -113,14 +134,15 @@ def score(
         deal = tuple(
             tuple(int(v) for v in row[e - s : e]) for s, e in zip(sizes[i], ends, strict=True)
         )
-        out._set_from(int(i), reference.play(deal))
+        out._set_from(int(i), reference.play(deal, rules=rules))
     return out
 
 
-def score_parsed(deals: Sequence[Deal], threads: int | None = None) -> Scores:
+def score_parsed(deals: Sequence[Deal], threads: int | None = None, rules: Rules = None) -> Scores:
     """Score parsed deals (tuples of hands); deals with different seat counts may be mixed."""
     values = [bytes(v for hand in deal for v in hand) for deal in deals]
-    return score_values(values, [tuple(len(hand) for hand in deal) for deal in deals], threads)
+    sizes = [tuple(len(hand) for hand in deal) for deal in deals]
+    return score_values(values, sizes, threads, rules=rules)
 
 
 def score_values(
@@ -128,6 +150,7 @@ def score_values(
     sizes: Sequence[tuple[int, ...]],
     threads: int | None = None,
     device: str = "cpu",
+    rules: Rules = None,
 ) -> Scores:
     """Score deals given as their concatenated values and hand sizes, grouped by seat count."""
     out = Scores.empty(len(values))
@@ -144,7 +167,7 @@ def score_values(
             for r, v in enumerate(part):
                 rows[r, : len(v)] = np.frombuffer(v, dtype=np.uint8)
         hands = np.array([sizes[i] for i in idx], dtype=np.int64).reshape(len(idx), seats)
-        out._take(np.array(idx), score(rows, hands, threads, device))
+        out._take(np.array(idx), score(rows, hands, threads, device, rules))
     return out
 
 

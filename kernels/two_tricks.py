@@ -23,6 +23,16 @@ _ONE = np.uint64(1)
 _TWO = np.uint64(2)
 _TOP = np.uint64(63)
 
+# A rule set's points, frozen into the compiled rules (kernels/rule_flags.py, `two_seat_flags`):
+# each target's compile_for passes a rule set's values; these are bmn's, the default.
+AT_ONCE = False  # empty_hand "at-once": the game ends as a seat lays its last card
+ASKED = False  # finish "asked": a trick that empties a hand does not end the game at once
+TRICKS = 0  # tricks counted: 0 every pile taken, 1 piles won by a paid penalty, 2 battles
+
+# How a game ended (the last trick): a seat ran out (or laid its last card) in free play; ran
+# out while paying a penalty; or paid one that left it empty.
+FREE_END, PAYING_END, PAID_END = 0, 1, 2
+
 
 def ctz(x):
     """Trailing zeros of a non-zero uint64 (each target compiles the rules with its own)."""
@@ -39,7 +49,7 @@ def pays(mc, m0, m1, pc, p0, p1, pile, pen):
 
     Returns (paid, court, mc, m0, m1, pc, p0, p1, pile, pen): `paid` when pen numerals were
     laid; `court` when a court card was laid first (pen is then its value); neither when m
-    ran out while paying.
+    ran out while paying (or, AT_ONCE, laid its last card, a court card).
     """
     k = ctz(mc)
     if k >= pen:
@@ -48,6 +58,8 @@ def pays(mc, m0, m1, pc, p0, p1, pile, pen):
     uk = np.uint64(k)
     if (mc >> uk) == _ONE:  # the sentinel: m is out while paying
         return False, False, mc, m0, m1, pc, p0, p1, pile + k, pen
+    if AT_ONCE and (mc >> (uk + _ONE)) == _ONE:  # its last card, a court card: the game ends
+        return False, False, mc, m0, m1, pc, p0, p1, pile + k + 1, pen
     at = np.uint64(pile + k)
     b0 = (m0 >> uk) & _ONE
     b1 = (m1 >> uk) & _ONE
@@ -70,62 +82,91 @@ def collect(wc, w0, w1, pc, p0, p1, pile):
 def chain(mc, m0, m1, wc, w0, w1, pc, p0, p1, pile, pen):
     """m pays pen to w, then w pays m, ..., until a penalty is paid in numerals or one runs out.
 
-    Returns (w_took, mc, m0, m1, wc, w0, w1, pile, over). Unrolled by two so that who pays
-    whom is known in the code rather than swapped at run time.
+    Returns (w_took, mc, m0, m1, wc, w0, w1, pile, over, paid): `paid` when the last penalty
+    was paid (else the payer ran out). Unrolled by two so that who pays whom is known in the
+    code rather than swapped at run time.
     """
     while True:
         paid, court, mc, m0, m1, pc, p0, p1, pile, pen = pays(mc, m0, m1, pc, p0, p1, pile, pen)
         if not court:
             if paid:
                 wc, w0, w1 = collect(wc, w0, w1, pc, p0, p1, pile)
-                return True, mc, m0, m1, wc, w0, w1, pile, mc == _ONE
-            return True, mc, m0, m1, wc, w0, w1, pile, True
+                return True, mc, m0, m1, wc, w0, w1, pile, mc == _ONE, True
+            return True, mc, m0, m1, wc, w0, w1, pile, True, False
         paid, court, wc, w0, w1, pc, p0, p1, pile, pen = pays(wc, w0, w1, pc, p0, p1, pile, pen)
         if not court:
             if paid:
                 mc, m0, m1 = collect(mc, m0, m1, pc, p0, p1, pile)
-                return False, mc, m0, m1, wc, w0, w1, pile, wc == _ONE
-            return False, mc, m0, m1, wc, w0, w1, pile, True
+                return False, mc, m0, m1, wc, w0, w1, pile, wc == _ONE, True
+            return False, mc, m0, m1, wc, w0, w1, pile, True, False
 
 
 def trick(lc, l0, l1, oc, o0, o1):
     """Play one trick from an empty pile: hand l leads, hand o follows; both hold cards.
 
-    Returns (leader_took, lc, l0, l1, oc, o0, o1, cards, over): the hands after the trick, the
-    cards laid in it, and `over` when the loser ran out (the taker wins; hands then moot).
+    Returns (leader_took, lc, l0, l1, oc, o0, o1, cards, over, end): the hands after the
+    trick, the cards laid in it, `over` when the loser ran out (the taker wins; hands then
+    moot), and then `end`, how (FREE_END, PAYING_END, PAID_END: see `ending`).
     """
     # Free play: the leader lays at steps 0, 2, 4, ..., the other at 1, 3, 5, ...
     i = ctz(lc)
     j = ctz(oc)
+    if AT_ONCE:  # a hand's last card ends the game as running out would, one step later
+        i = ctz(lc | (_ONE << np.uint64(top_bit(lc) - 1)))
+        j = ctz(oc | (_ONE << np.uint64(top_bit(oc) - 1)))
     if i <= j:  # the leader reaches a court card (or runs out) first, at step 2i
         ui = np.uint64(i)
         if (lc >> ui) == _ONE:
-            return False, lc, l0, l1, oc, o0, o1, 2 * i, True
+            return False, lc, l0, l1, oc, o0, o1, 2 * i, True, FREE_END
+        if AT_ONCE and (lc >> (ui + _ONE)) == _ONE:
+            return False, lc, l0, l1, oc, o0, o1, 2 * i + 1, True, FREE_END
         at = ui + ui
         b0 = (l0 >> ui) & _ONE
         b1 = (l1 >> ui) & _ONE
         pen = np.int64(b0 + b1 * _TWO) + 1
         s = ui + _ONE
-        took, oc, o0, o1, lc, l0, l1, pile, over = chain(
+        took, oc, o0, o1, lc, l0, l1, pile, over, paid = chain(
             oc >> ui, o0 >> ui, o1 >> ui, lc >> s, l0 >> s, l1 >> s,
             _ONE << at, b0 << at, b1 << at, 2 * i + 1, pen,
         )  # fmt: skip
-        return took, lc, l0, l1, oc, o0, o1, pile, over
+        return took, lc, l0, l1, oc, o0, o1, pile, over, PAID_END if paid else PAYING_END
     # the other player reaches a court card (or runs out) first, at step 2j + 1
     uj = np.uint64(j)
     if (oc >> uj) == _ONE:
-        return True, lc, l0, l1, oc, o0, o1, 2 * j + 1, True
+        return True, lc, l0, l1, oc, o0, o1, 2 * j + 1, True, FREE_END
+    if AT_ONCE and (oc >> (uj + _ONE)) == _ONE:
+        return True, lc, l0, l1, oc, o0, o1, 2 * j + 2, True, FREE_END
     s = uj + _ONE
     at = uj + s
     b0 = (o0 >> uj) & _ONE
     b1 = (o1 >> uj) & _ONE
     pen = np.int64(b0 + b1 * _TWO) + 1
-    took, lc, l0, l1, oc, o0, o1, pile, over = chain(
+    took, lc, l0, l1, oc, o0, o1, pile, over, paid = chain(
         lc >> s, l0 >> s, l1 >> s, oc >> s, o0 >> s, o1 >> s,
         _ONE << at, b0 << at, b1 << at, 2 * j + 2, pen,
     )  # fmt: skip
-    return not took, lc, l0, l1, oc, o0, o1, pile, over
+    return not took, lc, l0, l1, oc, o0, o1, pile, over, PAID_END if paid else PAYING_END
+
+
+def ending(cards, tricks, end):
+    """A finished game's (cards, tricks), counted as the rule set counts them, from bmn's count
+    (every pile taken, the last included) and how the last trick ended.
+
+    TRICKS 1 counts only piles won by a paid penalty; 2 counts battles (a court card laid in
+    free play, not one that ends the game): one in every trick but one ended in free play.
+    ASKED: a trick that empties the payer's hand does not end the game: the taker leads one
+    more card and the empty seat, asked to answer, goes out (one more pile taken).
+    """
+    if ASKED and end == PAID_END:
+        cards += 1
+        if TRICKS == 0:
+            tricks += 1
+    if TRICKS == 1 and end != PAID_END:
+        tricks -= 1
+    if TRICKS == 2 and end == FREE_END:
+        tricks -= 1
+    return cards, tricks
 
 
 # In the order kernels/targets.compile_for compiles them: each after the rules it calls.
-RULES = (pays, collect, chain, trick)
+RULES = (pays, collect, chain, trick, ending)

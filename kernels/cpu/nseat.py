@@ -13,10 +13,15 @@ checked against kernels/reference.py.
 
 from __future__ import annotations
 
+import sys
+from functools import partial
+from types import ModuleType, SimpleNamespace
+
 import numpy as np
 from numba import njit, prange
 from numba.extending import overload
 
+from bmn.kernels import rulesets
 from bmn.kernels.config import (
     FINISHED,
     INLINE_JIT,
@@ -28,6 +33,7 @@ from bmn.kernels.config import (
     PARALLEL_JIT,
     UNDECIDED,
 )
+from bmn.kernels.cpu import nseat_table as table
 from bmn.kernels.cpu.bits import ctz, top_bit
 from bmn.kernels.cpu.nseat_table import (
     NO_LIMIT,
@@ -40,8 +46,18 @@ from bmn.kernels.cpu.nseat_table import (
     play_limit_at,
     setup,
 )
+from bmn.kernels.rule_flags import differences
+from bmn.kernels.rulesets import RuleSet
+from bmn.kernels.targets import specialise
 
-__all__ = ["NO_LIMIT", "play_exact_at", "play_fast_at", "play_limit_at", "score_rows"]
+__all__ = [
+    "NO_LIMIT",
+    "for_rules",
+    "play_exact_at",
+    "play_fast_at",
+    "play_limit_at",
+    "score_rows",
+]
 
 _ONE = np.uint64(1)
 _TWO = np.uint64(2)
@@ -304,6 +320,11 @@ def score_rows(deals: np.ndarray, sizes: np.ndarray, rows: np.ndarray, out, cap:
     cards. `out` is a Scores (cards, tricks, status, winner and the four loop arrays). Games
     past `cap` cards are replayed with exact loop detection, so every result is exact.
     """
+    _score_batch(_score_rows, deals, sizes, rows, out, cap)
+
+
+def _score_batch(compiled, deals, sizes, rows, out, cap: int) -> None:
+    """score_rows through `compiled`, the _score_rows of one rule set."""
     seats = sizes.shape[1]
     if not MIN_SEATS <= seats <= MAX_SEATS:
         raise ValueError(f"the N-seat kernel plays {MIN_SEATS} to {MAX_SEATS} seats, not {seats}")
@@ -312,7 +333,7 @@ def score_rows(deals: np.ndarray, sizes: np.ndarray, rows: np.ndarray, out, cap:
     if len(rows) and sizes[rows].sum(axis=1).max() > MAX_CARDS:
         raise ValueError(f"the N-seat kernel plays deals of at most {MAX_CARDS} cards")
     loops = (out.loop_start_cards, out.loop_start_tricks, out.period_cards, out.period_tricks)
-    _score_rows(
+    compiled(
         deals.reshape(-1),
         deals.shape[1],
         sizes.reshape(-1),
@@ -325,3 +346,41 @@ def score_rows(deals: np.ndarray, sizes: np.ndarray, rows: np.ndarray, out, cap:
         out.winner,
         loops,
     )
+
+
+# Rule sets (kernels/rulesets.py): a rule the table plays differently is a copy of every function
+# that reaches it, compiled with the rule's flag frozen (kernels/targets.specialise), made on
+# first use. bmn's rules are this module's own functions, unchanged.
+_RULED = (
+    table._trick,
+    advance,
+    exact,
+    play_exact_at,
+    table._stopped,
+    play_limit_at,
+    _fast,
+    play_fast_at,
+    _score_rows,
+)
+_VARIANTS: dict[bool, SimpleNamespace] = {}
+
+
+def for_rules(rules: RuleSet) -> ModuleType | SimpleNamespace | None:
+    """This kernel's entry points under `rules`: score_rows, play_fast_at, play_exact_at and
+    play_limit_at, as this module offers them; None for a rule set it cannot play. Rule sets
+    that play 3 and 4 seats alike share one compiled copy (kernels/rule_flags.py)."""
+    points = differences(rules, MAX_SEATS)
+    if not points:
+        return sys.modules[__name__]
+    if set(points) != {"out_while_paying"}:
+        return None
+    next_pays = points["out_while_paying"] == rulesets.NEXT_PAYS
+    if next_pays not in _VARIANTS:
+        copies = specialise(_RULED, "next_pays", NEXT_PAYS=next_pays)
+        _VARIANTS[next_pays] = SimpleNamespace(
+            score_rows=partial(_score_batch, copies["_score_rows"]),
+            play_fast_at=copies["play_fast_at"],
+            play_exact_at=copies["play_exact_at"],
+            play_limit_at=copies["play_limit_at"],
+        )
+    return _VARIANTS[next_pays]

@@ -15,9 +15,10 @@ shift per hand. Penalties are paid as in the two-seat kernel: a run of numerals 
 cut short by a court card or the sentinel.
 
 docs/rules.md: a seat that must lay and holds nothing is out; out while paying, the last court
-card's seat takes the pile; out on an ordinary turn, the turn passes on; the game ends when a
-trick leaves every other seat empty or one seat is left (it takes any pile). Every figure is
-checked against kernels/reference.py.
+card's seat takes the pile (under Paulhus's rule set the next seat still in pays the rest); out
+on an ordinary turn, the turn passes on; the game ends when a trick leaves every other seat
+empty or one seat is left (it takes any pile). Every figure is checked against
+kernels/reference.py.
 """
 
 from __future__ import annotations
@@ -36,6 +37,10 @@ from bmn.kernels.config import (
 from bmn.kernels.cpu.bits import ctz, top_bit
 
 NO_LIMIT = -1
+# The rule for a seat out while paying (kernels/rulesets.py's out_while_paying), frozen into the
+# compiled code: False, bmn's (the last court card's seat takes the pile); True, Paulhus's (the
+# next seat still in pays the rest). kernels/cpu/nseat.py compiles copies for True when asked.
+NEXT_PAYS = False
 WIDTH = 12  # court masks, value bit 0, value bit 1: four seats each
 
 # Unsigned constants: mixing uint64 with int64 in numba promotes to float64.
@@ -244,13 +249,19 @@ def _trick(h: np.ndarray, ring: np.ndarray, leader: int, live: int, out: int, to
             _shift(h, payer, pen)
             pile += pen
             break
-        if (h[payer] >> np.uint64(k)) == _ONE:  # out while paying: the layer takes the pile
+        if (h[payer] >> np.uint64(k)) == _ONE:  # out while paying
             _shift(h, payer, k)
             pile += k
             out |= 1 << payer
             live -= 1
             _drop(ring, payer)
-            break
+            if not NEXT_PAYS:  # bmn: the layer takes the pile
+                break
+            pen -= k  # Paulhus: the next seat still in pays the rest; the layer takes it
+            payer = ring[payer]
+            if payer == layer:
+                break
+            continue
         at = np.uint64(pile + k)
         pen = _penalty(h, payer, k)
         pc |= _ONE << at

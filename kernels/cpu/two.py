@@ -20,6 +20,9 @@ The module offers what every kernel module offers (kernels/score.py registers it
 
 from __future__ import annotations
 
+import sys
+from types import ModuleType, SimpleNamespace
+
 import numpy as np
 from numba import njit, prange
 
@@ -35,7 +38,9 @@ from bmn.kernels.config import (
 )
 from bmn.kernels.cpu.bits import ctz, top_bit
 from bmn.kernels.results import Scores
-from bmn.kernels.targets import compile_for
+from bmn.kernels.rule_flags import flags_tag, two_seat_flags
+from bmn.kernels.rulesets import RuleSet, rule_set
+from bmn.kernels.targets import compile_for, specialise
 
 # Unsigned constants: mixing uint64 with int64 in numba promotes to float64.
 _ZERO = np.uint64(0)
@@ -86,7 +91,7 @@ def _load(row: np.ndarray, start: int, n: int) -> tuple:
 
 
 # The trick rules (kernels/two_tricks.py, shared with the GPU kernel), compiled for the CPU.
-_pays, _collect, _chain, _trick = compile_for(
+_pays, _collect, _chain, _trick, _ending = compile_for(
     two_tricks.RULES, njit(**INLINE_JIT), ctz=ctz, top_bit=top_bit
 )
 
@@ -101,12 +106,13 @@ def _start(buf: np.ndarray, offset: int, n0: int, n1: int) -> tuple:
 
 @njit(**INLINE_JIT)
 def _step(state: tuple) -> tuple:
-    """Play one trick from a trick-boundary state; returns (next state, cards laid, over)."""
+    """Play one trick from a trick-boundary state; returns (next state, cards laid, over, how
+    it ended: two_tricks.ending's `end`)."""
     lc, l0, l1, oc, o0, o1, leader = state
-    led, lc, l0, l1, oc, o0, o1, cards, over = _trick(lc, l0, l1, oc, o0, o1)
+    led, lc, l0, l1, oc, o0, o1, cards, over, end = _trick(lc, l0, l1, oc, o0, o1)
     if led:
-        return (lc, l0, l1, oc, o0, o1, leader), cards, over
-    return (oc, o0, o1, lc, l0, l1, leader ^ 1), cards, over
+        return (lc, l0, l1, oc, o0, o1, leader), cards, over, end
+    return (oc, o0, o1, lc, l0, l1, leader ^ 1), cards, over, end
 
 
 @njit(**JIT)
@@ -140,10 +146,11 @@ def _fast(buf: np.ndarray, offset: int, n0: int, n1: int, cap: int) -> tuple:
     cards = 0
     tricks = 0
     while True:
-        state, laid, over = _step(state)
+        state, laid, over, end = _step(state)
         cards += laid
         tricks += 1
         if over:
+            cards, tricks = _ending(cards, tricks, end)
             return cards, tricks, state[6]
         if cards > cap:
             return cards, tricks, UNDECIDED
@@ -183,10 +190,11 @@ def exact_at(buf: np.ndarray, offset: int, n0: int, n1: int) -> tuple:
     cards = 0
     tricks = 0
     while True:
-        hare, laid, over = _advance(hare)
+        hare, laid, over, end = _advance(hare)
         cards += laid
         tricks += 1
         if over:
+            cards, tricks = _ending(cards, tricks, end)
             return FINISHED, cards, tricks, hare[6], -1, -1, -1, -1
         if _same(tortoise, hare):
             break
@@ -203,9 +211,9 @@ def exact_at(buf: np.ndarray, offset: int, n0: int, n1: int) -> tuple:
     steps = 0
     while steps < lam or not _same(tortoise, hare):
         if steps >= lam:
-            tortoise, laid, over = _advance(tortoise)
+            tortoise, laid, _, _ = _advance(tortoise)
             start_cards += laid
-        hare, laid, over = _advance(hare)
+        hare, laid, _, _ = _advance(hare)
         hare_cards += laid
         steps += 1
     mu = steps - lam
@@ -297,3 +305,66 @@ def total_cards(deals: np.ndarray, n0: int, n1: int, cap: int = FAST_CAP) -> tup
     """Total cards and tricks over deals (N, W), every one with hands of n0 and n1 cards."""
     deals = np.ascontiguousarray(deals, dtype=np.uint8)
     return _total_cards(deals.reshape(-1), deals.shape[1], len(deals), n0, n1, cap)
+
+
+# Rule sets (kernels/rulesets.py): the trick rules compiled with a rule set's two-seat points
+# frozen (kernels/rule_flags.two_seat_flags), and a copy of every function here that reaches
+# them (kernels/targets.specialise), made on first use. bmn's rules are this module's own.
+_RULED = (
+    _step,
+    _advance,
+    _fast,
+    fast_at,
+    exact_at,
+    play_fast_at,
+    play_fast_even,
+    play_exact_at,
+    _score_rows,
+    _total_cards,
+)
+_VARIANTS: dict[tuple, SimpleNamespace] = {}
+
+
+def for_rules(rules: RuleSet) -> ModuleType | SimpleNamespace | None:
+    """This kernel's entry points under `rules` (score_rows, play_fast_at, play_fast_for,
+    play_exact_at, total_cards): itself for every rule set that plays two seats as bmn's rules
+    do, a compiled copy for another, None for one it cannot play."""
+    flags = two_seat_flags(rules)
+    if flags is None:
+        return None
+    if flags == two_seat_flags(rule_set(None)):
+        return sys.modules[__name__]
+    if flags not in _VARIANTS:
+        _VARIANTS[flags] = _variant(flags)
+    return _VARIANTS[flags]
+
+
+def _variant(flags: tuple) -> SimpleNamespace:
+    constants = dict(flags)
+    tag = flags_tag(flags)
+    rules = compile_for(
+        two_tricks.RULES, njit(**INLINE_JIT), tag, ctz=ctz, top_bit=top_bit, **constants
+    )
+    names = ("_pays", "_collect", "_chain", "_trick", "_ending")
+    copies = specialise(_RULED, tag, **dict(zip(names, rules, strict=True)))
+    even, at = copies["play_fast_even"], copies["play_fast_at"]
+
+    def score(deals, sizes, rows, out, cap) -> None:
+        n0 = np.ascontiguousarray(sizes[:, 0])
+        n1 = np.ascontiguousarray(sizes[:, 1])
+        flat = deals.reshape(-1)
+        copies["_score_rows"](flat, deals.shape[1], n0, n1, rows, cap, out.arrays())
+
+    def total(deals, n0, n1, cap=FAST_CAP) -> tuple[int, int]:
+        deals = np.ascontiguousarray(deals, dtype=np.uint8)
+        return copies["_total_cards"](deals.reshape(-1), deals.shape[1], len(deals), n0, n1, cap)
+
+    return SimpleNamespace(
+        score_rows=score,
+        play_fast_at=at,
+        play_fast_for=lambda sizes: even if tuple(sizes) == (_HALF_DECK, _HALF_DECK) else at,
+        play_exact_at=copies["play_exact_at"],
+        fast_at=copies["fast_at"],
+        exact_at=copies["exact_at"],
+        total_cards=total,
+    )

@@ -12,6 +12,8 @@ against kernels/reference.py (tests/kernels/test_cuda_two.py, under the simulato
 
 from __future__ import annotations
 
+import sys
+from types import ModuleType
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -34,6 +36,7 @@ from numba import cuda  # noqa: E402  (only once require() has passed)
 
 from bmn.kernels.cpu import two  # noqa: E402
 from bmn.kernels.deal import DealError  # noqa: E402
+from bmn.kernels.rule_flags import differences  # noqa: E402
 from bmn.kernels.targets import compile_for  # noqa: E402
 
 if TYPE_CHECKING:
@@ -41,6 +44,7 @@ if TYPE_CHECKING:
 
     from bmn.kernels.benchmark import Disagreement
     from bmn.kernels.results import Scores
+    from bmn.kernels.rulesets import RuleSet
 
 CAP = FAST_CAP  # cards, as the CPU search
 SIMULATED = simulated()
@@ -280,3 +284,9 @@ def _differ(deals: np.ndarray, sizes: np.ndarray, cap: int) -> tuple[np.ndarray,
     for mine, theirs in zip(got.arrays(), want.arrays(), strict=True):
         differ |= mine != theirs
     return differ, got, want
+
+
+def for_rules(rules: RuleSet) -> ModuleType | None:
+    """This kernel under `rules`: itself for every rule set that plays two seats as bmn's rules
+    do (kernels/rule_flags.py), None (the reference engine plays) for another."""
+    return None if differences(rules, 2) else sys.modules[__name__]

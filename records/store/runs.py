@@ -19,7 +19,7 @@ from bmn.records.store.columns import INT64_MAX, Stamp, canonical_deal, now, pla
 from bmn.records.store.connection import Connection, sql_errors
 from bmn.records.store.errors import RunHeld, RunNotFound, StoreError
 
-OBJECTIVES = ("cards", "tricks", "loop")
+OBJECTIVES = ("cards", "tricks", "loop", "grow")  # what --objective asked for
 RUN_STATUSES = ("running", "stopped", "finished", "interrupted")
 # A run's holder refreshes its heartbeat with every commit (about once a second, and at least
 # every few seconds while compiling); one silent for this long has died.
@@ -27,7 +27,7 @@ STALE_SECONDS = 60.0
 _RUN_COLUMNS = (
     "id, started_at, updated_at, strategy, objective, seed, params, status,"
     " games, seconds, best_deal, best_cards, best_tricks, seats, backend, holder, heartbeat_at,"
-    " kind"
+    " kind, rules"
 )
 _RUN_FIELDS = ("status", "games", "seconds", "best_deal", "best_cards", "best_tricks")
 
@@ -39,7 +39,7 @@ class Run(Generic[Stamp]):
     id: int
     started_at: Stamp
     updated_at: Stamp
-    strategy: str
+    strategy: str | None  # None for a kind of run that has none (a loop hunt, grow, every)
     objective: str
     seed: int
     params: dict[str, Any]
@@ -54,6 +54,12 @@ class Run(Generic[Stamp]):
     holder: str | None = None
     heartbeat_at: float | None = None
     kind: str = "longest"  # its kind in bmn.search.runs.kinds
+    rules: str = "bmn"  # the rule set it plays (bmn.kernels.rulesets)
+
+    @property
+    def found_by(self) -> str:
+        """What its finds are labelled with: its strategy, or its kind where it has none."""
+        return self.strategy or self.kind
 
     def as_dict(self) -> dict[str, Any]:
         out = asdict(self)
@@ -96,7 +102,7 @@ class Runs(Connection):
     @sql_errors
     def create_run(
         self,
-        strategy: str,
+        strategy: str | None,
         objective: str,
         seed: int,
         params: dict,
@@ -104,9 +110,10 @@ class Runs(Connection):
         seats: int = 2,
         backend: str = "threads",
         kind: str = "longest",
+        rules: str = "bmn",
     ) -> int:
         """Record a new run of `kind` with status 'running', held by this process; returns its
-        number."""
+        number. `strategy` is None for a kind that has none."""
         require(objective, OBJECTIVES, "objective")
         if not -(2**63) <= int(seed) <= INT64_MAX:
             raise ValueError(f"seed {seed} does not fit in a signed 64-bit integer")
@@ -114,8 +121,8 @@ class Runs(Connection):
         with self.transaction() as db:
             cursor = db.execute(
                 "INSERT INTO runs (started_at, updated_at, strategy, objective, seed, params,"
-                " seats, backend, holder, heartbeat_at, kind)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                " seats, backend, holder, heartbeat_at, kind, rules)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     stamp,
                     stamp,
@@ -128,6 +135,7 @@ class Runs(Connection):
                     holder_name(),
                     time.time(),
                     kind,
+                    rules,
                 ),
             )
         return int(cursor.lastrowid)
@@ -269,7 +277,19 @@ def _run(path: Path, row: tuple) -> Run:
     """A run from its row, each value checked (checked.py); a run still marked running whose
     holder died reads as interrupted."""
     (id_, started, updated, strategy, objective, seed, params, status, *rest) = row
-    games, seconds, best_deal, best_cards, best_tricks, seats, backend, holder, beat, kind = rest
+    (
+        games,
+        seconds,
+        best_deal,
+        best_cards,
+        best_tricks,
+        seats,
+        backend,
+        holder,
+        beat,
+        kind,
+        rules,
+    ) = rest
     r = Row(path, "runs", id_)
     status = r.text("status", status, RUN_STATUSES)
     holder = r.text("holder", holder, null=True)
@@ -280,7 +300,7 @@ def _run(path: Path, row: tuple) -> Run:
         r.whole("id", id_, 1),
         r.stamp("started_at", started),
         r.stamp("updated_at", updated),
-        r.text("strategy", strategy),
+        r.text("strategy", strategy, null=True),
         r.text("objective", objective, OBJECTIVES),
         r.whole("seed", seed, -INT64_MAX - 1),
         _sizes(r, _settings(r.text("params", params, shape=_ANY, what="text"))),
@@ -295,6 +315,7 @@ def _run(path: Path, row: tuple) -> Run:
         holder,
         beat,
         r.text("kind", kind),
+        r.text("rules", rules),
     )
 
 

@@ -31,8 +31,12 @@ class PastTime(Exception):
 class RunOptions(Protocol):
     """The fields every kind of run's options has (they are stored with the run)."""
 
-    strategy: str
-    objective: str
+    @property
+    def strategy(self) -> str | None: ...  # None for a kind that has none
+
+    @property
+    def objective(self) -> str: ...
+
     seconds: float | None
     iterations: int | None
     workers: int
@@ -43,15 +47,35 @@ class RunOptions(Protocol):
 RENAMED = {"max_basin_states": "basin_states"}
 
 
-def stored_params(params: dict[str, Any]) -> dict[str, Any]:
-    """A run's stored options by today's field names (a store written before a rename)."""
-    return {RENAMED.get(name, name): value for name, value in params.items()}
+def stored_params(params: dict[str, Any], renamed: dict[str, str] | None = None) -> dict[str, Any]:
+    """A run's stored options by today's field names (a store written before a rename):
+    RENAMED, and `renamed`, an options type's own (its RENAMED)."""
+    names = {**RENAMED, **(renamed or {})}
+    return {names.get(name, name): value for name, value in params.items()}
 
 
 def options_from_run(cls: type, run: Run) -> Any:
     """A run's stored options as an options dataclass (unknown keys ignored)."""
-    params = stored_params(run.params)
+    params = stored_params(run.params, getattr(cls, "RENAMED", None))
     return cls(**{k: v for k, v in params.items() if k in cls.__dataclass_fields__})
+
+
+def rules_for(name: str, players: int) -> str:
+    """A run's rule set by its own name (an alias resolved); ValueError (with option 'rules')
+    for a name no rule set has, or one not defined for `players` seats."""
+    from bmn.kernels.rulesets import rule_set
+
+    try:
+        chosen = rule_set(name)
+    except ValueError as err:
+        err.option = "rules"  # type: ignore[attr-defined]
+        raise
+    if not chosen.plays(players):
+        seats = " or ".join(map(str, chosen.players or ()))
+        err = ValueError(f"rule set {chosen.name} is defined for {seats} seats, not {players}")
+        err.option = "rules"  # type: ignore[attr-defined]
+        raise err
+    return chosen.name
 
 
 def unreadable(run_id: int, err: BaseException) -> StoreError:

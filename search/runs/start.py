@@ -25,6 +25,7 @@ from bmn.search.runs.kinds import (
     UnknownKind,
     get_kind,
     kind_for,
+    plays_rules,
     refusal,
 )
 from bmn.search.runs.said import Words, named
@@ -80,6 +81,7 @@ def request(
                 raise SearchOptionError("resume", str(err)) from None
         return Request(None, resume=resume, typed=frozenset(typed))
     s = settings
+    given = check_rules(s, given)
     kind = check_new_run(
         s.get("objective") or "cards",
         s.get("device") or "cpu",
@@ -116,6 +118,29 @@ def require_device(kind: RunKind) -> None:
         from bmn.kernels.cuda.env import require
 
         require()
+
+
+def check_rules(settings: dict[str, Any], given: Collection[str]) -> Collection[str]:
+    """The settings given, the rule set refused (SearchOptionError) if it does not play the
+    run's seats, and left out of them where it plays those seats as bmn's rules do: every
+    kind of run takes that one, even those that play bmn's rules only."""
+    from bmn.kernels.rulesets import rule_set
+
+    players = settings.get("players") or 2
+    if "rules" not in given or settings.get("rules") is None:
+        return given
+    chosen = rule_set(settings["rules"])
+    if not chosen.plays(players):
+        seats = " or ".join(map(str, chosen.players or ()))
+        why = Words(f"{chosen.name} is defined for {seats} seats; ", named("players"))
+        raise SearchOptionError("rules", Words(why, f" is {players}"))
+    objective = settings.get("objective") or "cards"
+    kind = kind_for(
+        objective, settings.get("device") or "cpu", settings.get("strategy") or DEFAULT_STRATEGY
+    )
+    if chosen.plays_as(players) == "bmn" and kind is not None and not plays_rules(kind, objective):
+        return [name for name in given if name != "rules"]
+    return given
 
 
 def check_new_run(
@@ -164,7 +189,9 @@ def new_run(db: Store, kind: RunKind, settings: dict[str, Any], backend: Backend
     typed options made here, from the settings it takes and bmn search's defaults (a minute;
     a random seed)."""
     fields = {
-        name: settings[opt] for opt, name in kind.takes.items() if settings.get(opt) is not None
+        name: settings[opt]
+        for opt, name in kind.takes.items()
+        if name is not None and settings.get(opt) is not None
     }
     untimed = settings.get("seconds") is None and settings.get("iterations") is None
     if untimed and kind.timed:  # an enumeration runs until its range is done
@@ -250,9 +277,10 @@ def check_stored(db: Store, run_id: int, kind: RunKind) -> None:
             raise TypeError(f"they are {type(params).__name__}, not a mapping")
         if UNREADABLE in params:  # not JSON in the store: records/store/runs.py kept the text
             raise ValueError(f"not JSON: {params[UNREADABLE]!r}")
-        fields = stored_params(params)
+        fields = stored_params(params, getattr(kind.options_class(), "RENAMED", None))
         for setting, name in kind.takes.items():
-            check_stored_setting(setting, fields.get(name))
+            if name is not None:  # a setting that selects the kind is stored as the kind
+                check_stored_setting(setting, fields.get(name))
     except (ValueError, TypeError) as err:
         raise unreadable(run_id, err) from None
 

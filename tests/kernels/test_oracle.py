@@ -39,11 +39,13 @@ from edge_cases import (
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from simulator import SIMULATED, run_under_simulator
+from stopgap_reference import play  # STOPGAP: bmn.kernels.reference.play once it takes rules=
 
 from bmn.kernels.config import MAX_CARDS
 from bmn.kernels.deal import Deal, encode, format_deal, parse_deal
-from bmn.kernels.reference import play
 from bmn.kernels.results import Scores
+from bmn.kernels.rule_flags import differences
+from bmn.kernels.rulesets import DEFAULT, RULE_SETS, rule_set
 from bmn.kernels.score import KERNELS, kernel_for, numba_threads, score
 
 # Devices whose kernels run under Numba's CUDA simulator, in the child interpreter only.
@@ -80,18 +82,26 @@ SMALL_CAPS = (24, 0)
 # waking threads for one deal costs far more than the deal on a busy machine.
 PARALLEL_FROM = 64
 
-# The entries this process scores: the simulated ones only in the simulator's child.
-KEYS = sorted(key for key in KERNELS if (key[1] in SIMULATED_DEVICES) == SIMULATED)
+# The entries this process scores: the simulated ones only in the simulator's child, each
+# under every rule set (kernels/rulesets.py) that plays its seat count unlike the default: a
+# rule set that plays it alike runs the default's compiled code (test_rule_sets_alike_share).
+ENTRIES = sorted(key for key in KERNELS if (key[1] in SIMULATED_DEVICES) == SIMULATED)
+KEYS = [
+    (seats, device, name)
+    for seats, device in ENTRIES
+    for name in RULE_SETS
+    if name == DEFAULT or differences(rule_set(name), seats)
+]
 
 
-def key_id(key: tuple[int, str]) -> str:
-    return f"{key[0]}-{key[1]}"
+def key_id(key: tuple[int, str, str]) -> str:
+    return f"{key[0]}-{key[1]}-{key[2]}"
 
 
 TIERS = ("fast", "slow")
 
 
-def tiered(keys: list[tuple[int, str]]) -> list:
+def tiered(keys: list[tuple[int, str, str]]) -> list:
     """(key, tier) for every key: the fast tier, and the slow one marked slow."""
     slow = pytest.mark.slow
     return [
@@ -101,11 +111,11 @@ def tiered(keys: list[tuple[int, str]]) -> list:
     ]
 
 
-def budget(key: tuple[int, str]) -> Budget:
+def budget(key: tuple[int, str, str]) -> Budget:
     return BUDGETS["simulator" if key[1] in SIMULATED_DEVICES else "cpu"]
 
 
-def how_many(key: tuple[int, str], counts: tuple[int, int], tier: int) -> int:
+def how_many(key: tuple[int, str, str], counts: tuple[int, int], tier: int) -> int:
     return max(1, round(counts[tier] * budget(key).share))
 
 
@@ -118,29 +128,34 @@ def batch(deals: list[Deal], seats: int) -> tuple[np.ndarray, np.ndarray]:
     return rows, sizes
 
 
-def reference_scores(deals: list[Deal]) -> Scores:
+def reference_scores(deals: list[Deal], rules: str = DEFAULT) -> Scores:
     want = Scores.empty(len(deals))
     for i, deal in enumerate(deals):
-        want._set_from(i, play(deal))
+        want._set_from(i, play(deal, rules=rules))
     return want
 
 
 def assert_agrees(
-    key: tuple[int, str], deals: list[Deal], whys: list[str] | None = None, full: bool = False
+    key: tuple[int, str, str],
+    deals: list[Deal],
+    whys: list[str] | None = None,
+    full: bool = False,
 ) -> None:
-    """The kernel registered as `key` gives the reference engine's figures for every deal, in
-    every field of Scores: through `score` (or score_rows at its budget's cap, unless `full`)
-    and through its score_rows at each of SMALL_CAPS."""
-    seats, device = key
+    """The kernel registered as `key` (seats, device) gives the reference engine's figures
+    under `key`'s rule set for every deal, in every field of Scores: through `score` (or
+    score_rows at its budget's cap, unless `full`) and through its score_rows at each of
+    SMALL_CAPS."""
+    seats, device, rules = key
     assert all(len(deal) == seats for deal in deals)
-    want = reference_scores(deals)
+    want = reference_scores(deals, rules)
     rows, sizes = batch(deals, seats)
     threads = None if len(deals) >= PARALLEL_FROM else 1
-    kernel = kernel_for(seats, device)
+    kernel = kernel_for(seats, device, rules)
+    assert kernel is not None, f"no compiled kernel plays rule set {rules!r}"
     first = None if full else budget(key).cap
     runs = {}
     if first is None:
-        runs["score"] = score(rows, sizes, threads, device)
+        runs["score"] = score(rows, sizes, threads, device, rules)
     for cap in SMALL_CAPS if first is None else (first, *SMALL_CAPS):
         out = Scores.empty(len(deals))
         with numba_threads(threads):
@@ -201,6 +216,28 @@ def test_simulated_kernels(tiers):
     run_under_simulator(__file__)
 
 
+# -- rule sets ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("entry", ENTRIES, ids=lambda e: f"{e[0]}-{e[1]}")
+def test_rule_sets_alike_share_the_default_kernel(entry):
+    """A rule set that plays these seats as the default does runs the default's compiled code
+    (no compile of its own); one that plays them otherwise runs code of its own."""
+    seats, device = entry
+    default = kernel_for(seats, device)
+    for name, rules in RULE_SETS.items():
+        alike = not differences(rules, seats)
+        assert (kernel_for(seats, device, name) is default) == alike, name
+
+
+@parent_only
+@pytest.mark.parametrize("key", [k for k in KEYS if k[2] != DEFAULT], ids=key_id)
+def test_each_rule_set_changes_some_edge_case(key):
+    """The edge cases tell each rule set from the default: the checks above could fail."""
+    deals = [c.deal for c in EDGE_CASES[key[0]]]
+    assert any(play(deal, rules=key[2]) != play(deal) for deal in deals)
+
+
 # -- every registered kernel ------------------------------------------------------------------
 
 
@@ -212,19 +249,19 @@ def test_edge_cases(key):
 
 @pytest.mark.parametrize("key", KEYS, ids=key_id)
 def test_score_rows_writes_only_its_rows(key):
-    seats, device = key
+    seats, device, rules = key
     deals = [c.deal for c in EDGE_CASES[seats]]
     rows, sizes = batch(deals, seats)
     out = Scores.empty(len(deals))
     for array in out.arrays():
         array[:] = 7
     picked = np.arange(0, len(deals), 2)
-    kernel_for(seats, device).score_rows(rows, sizes, picked, out, 24)
+    kernel_for(seats, device, rules).score_rows(rows, sizes, picked, out, 24)
     for i, deal in enumerate(deals):
         if i % 2:
             assert [int(array[i]) for array in out.arrays()] == [7] * 8, format_deal(deal)
         else:
-            assert out.as_dict(i) == play(deal).as_dict(), format_deal(deal)
+            assert out.as_dict(i) == play(deal, rules=rules).as_dict(), format_deal(deal)
 
 
 @pytest.mark.parametrize(("key", "tier"), tiered(KEYS))
@@ -256,7 +293,8 @@ def test_tiny_decks_with_many_loops(key, tier):
     print(f"seed {seed}")
     deals = looping_decks(how_many(key, LOOPING_DECKS, tier), seats, seed)
     assert_agrees(key, deals)
-    assert sum(play(deal).status == "loop" for deal in deals) >= len(deals) // LOOP_EVERY[seats]
+    loops = sum(play(deal, rules=key[2]).status == "loop" for deal in deals)
+    assert loops >= len(deals) // LOOP_EVERY[seats]
 
 
 # -- hypothesis, on the devices that can afford one call per example ---------------------------
