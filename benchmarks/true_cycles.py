@@ -29,7 +29,13 @@ import random
 from bmn.kernels.deal import format_deal, parse_deal
 from bmn.kernels.decks import even_sizes
 from bmn.search.cycles.seat_pieces import descended, from_cycles
-from bmn.search.cycles.true_cycles import TrueCycle, is_true_cycle, strict, true_cycle
+from bmn.search.cycles.true_cycles import (
+    TrueCycle,
+    holds_under,
+    is_true_cycle,
+    strict,
+    true_cycle,
+)
 from bmn.search.cycles.true_growth import (
     GrowOptions,
     Growth,
@@ -87,6 +93,7 @@ def describe(cycle: TrueCycle | None) -> dict:
         "deal": format_deal(deal),
         "period_seated": cycle.period,
         "reference_true": is_true_cycle(deal),
+        "holds_under": holds_under(deal),
         "strict": strict(cycle),
     }
 

@@ -33,10 +33,11 @@ from bmn.kernels.decks import counts_of
 Seated = tuple[Hand, ...]
 
 
-def is_true_cycle(deal: Sequence[Sequence[int]]) -> bool:
+def is_true_cycle(deal: Sequence[Sequence[int]], rules: str | None = None) -> bool:
     """Whether the deal's game loops with every seat holding cards at every trick boundary of
-    the cycle, by the reference engine's trace (the hand sizes after every trick)."""
-    result = reference.play(deal, trace=True)
+    the cycle, by the reference engine's trace (the hand sizes after every trick), under the
+    rule set `rules` (None: bmn's)."""
+    result = reference.play(deal, trace=True, rules=rules)
     if result.status != LOOP or result.trace is None:
         return False
     start, period = result.loop_start_tricks or 0, result.period_tricks or 0
@@ -110,6 +111,15 @@ def strict(cycle: TrueCycle) -> bool:
         if any(n >= len(h) for n, h in zip(laid, hands, strict=True)):
             return False
     return True
+
+
+def holds_under(deal: Sequence[Sequence[int]]) -> list[str]:
+    """The rule sets bmn ships, of those that play the deal's seats, under which the deal falls
+    into a true cycle (every one, for a deal on a true cycle)."""
+    from bmn.kernels.rulesets import RULE_SETS
+
+    seats = len(deal)
+    return [n for n, r in RULE_SETS.items() if r.plays(seats) and is_true_cycle(deal, n)]
 
 
 def _rows(states: Sequence[Seated]) -> tuple[np.ndarray, np.ndarray]:

@@ -10,6 +10,7 @@ from bmn.kernels.deal import format_hand, parse_deal
 from bmn.search.cycles.true_cycles import (
     TrueCycle,
     find_true_cycles,
+    holds_under,
     is_true_cycle,
     strict,
     true_cycle,
@@ -81,6 +82,12 @@ def test_true_cycle_agrees_with_the_reference_near_true_cycles():
                 assert result.loop_start_tricks == 0
                 assert result.period_tricks % found.period == 0
     assert met[True, "loop"] > 5 and met[False, "loop"] > 5 and met[False, "finished"] > 5
+
+
+def test_a_true_cycle_holds_under_every_rule_set_for_its_seats_and_a_reduced_one_does_not():
+    assert holds_under(parse_deal(THREE)) == ["bmn", "paulhus"]
+    assert holds_under(parse_deal(FOUR)) == ["bmn", "paulhus"]
+    assert holds_under(parse_deal("-J-/JJ-/---")) == []
 
 
 def test_a_cycle_is_named_the_same_from_each_of_its_states():
