@@ -1,4 +1,6 @@
 """Building cycles: closed pieces that recombine into endless games (pieces.py) and the piece hunt
 that assembles them into cycles of a target deck (piece_hunt.py); the elimination search, from a
 two-seat cycle back to 3- and 4-seat deals as seats go out (elimination.py, on
-kernels/cycles/backward_seats.py)."""
+kernels/cycles/backward_seats.py); true 3- and 4-seat cycles, every seat in for ever: the
+predicate and naming (true_cycles.py), growth, hunts and lifts (true_growth.py), pieces with N
+seats (seat_pieces.py), chunk by chunk for a run (true_run.py)."""
