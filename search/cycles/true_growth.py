@@ -5,14 +5,13 @@ benchmark (benchmarks/true_cycles.py) gives each the same budget and compares th
 
 - `grow`: a pool of cycles by deck size, always working on the largest size with cycles not
   yet tried. A step takes up to `beam` of them and scores every state of each with one card of
-  the standard deck's remainder put anywhere (`insertions`). With `moves`, a step that finds no
-  larger cycle also scores every state with one card moved elsewhere, to any seat (`moves`):
-  new cycles of the same size to grow from, and every state with one card changed to another
-  value (`swaps`). With `jumps`, such a step first scores that many random insertions of 2 to
-  4 cards into each (`jumps`), and when every cycle has been tried, jumps go on from the
-  cycles of the three largest sizes met. With `backtrack`, when the largest
-  size is used up the pool falls back to the next size down (its untried cycles); without,
-  growth stops there (the plain beam that reached 29 and 37 cards before).
+  the standard deck's remainder put anywhere (`insertions`). If none is a larger true cycle:
+  with `jumps`, that many random insertions of 2 to 4 cards into each (`jumps`); if still
+  none, with `moves`, every state with one card moved anywhere, to any seat (`moves`), or
+  changed to another value (`swaps`): cycles of the same size to grow from. With `backtrack`,
+  when the largest size is used up the pool falls back to the next size down (its untried
+  cycles); without, growth stops there (the plain beam that reached 29 and 37 cards before).
+  With `jumps`, once every cycle is tried, jumps go on from the three largest sizes met.
 - `hunt`: random even deals of random sub-decks of the standard deck, as the loop hunt plays
   them: the true cycles they fall into (what found 37 and 40 cards before); with
   `heavy_counts`, sub-decks of many numerals and few court cards, where the large ones are.
