@@ -165,8 +165,8 @@ def test_lifts_seat_a_two_seat_state_round_more_seats():
 
 
 def test_hunt_finds_only_true_cycles():
-    growth = hunt(4, 1e9, random.Random(2), deals=5000, batches=6)
-    assert growth.scored == 30_000
+    growth = hunt(4, 1e9, random.Random(2), deals=2000, batches=4)
+    assert growth.scored == 8000
     for c in growth.cycles.values():
         assert _reference_true(c.most_balanced()) and c.seats == 4
 
