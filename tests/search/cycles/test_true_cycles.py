@@ -100,6 +100,10 @@ def test_the_smallest_three_seat_cycle_returns_rotated_after_a_third_of_its_peri
     cycle = true_cycle(parse_deal("J--/-J-/-J-"))
     assert cycle.period == 1
     assert reference.play(parse_deal("J--/-J-/-J-")).period_tricks == 3
+    # The 40-card 4-seat cycle a hunt found comes back with the seats turned by two.
+    large = true_cycle(parse_deal("------J-/-A----/-----------J-/--------A----"))
+    assert large.cards == 40 and large.period == 6
+    assert reference.play(large.states[0]).period_tricks == 12
 
 
 def test_strict_sees_a_hand_empty_inside_a_trick():
