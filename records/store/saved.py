@@ -274,3 +274,22 @@ _HUNT = record(
         "extra_anchors": items(items(HAND)),
     },
 )
+
+
+def true_cycles(streams: int) -> Shape:
+    """search/runs/true_cycles.py: each of its streams' TrueRunState.as_dict
+    (search/cycles/true_run.py)."""
+    return record(streams=items(_TRUE_RUN, streams))
+
+
+_TRUE_RUN = exactly("seats", "seed", "chunks", "found", "beam", "jumps", "grow_from")(
+    record(
+        seats=whole(3, 4),
+        seed=whole(),
+        chunks=whole(),
+        found=items(A_DEAL),
+        beam=whole(1, 10**6),
+        jumps=whole(0, 10**9),
+        grow_from=whole(0, 10**6),
+    )
+)

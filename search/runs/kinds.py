@@ -204,6 +204,23 @@ KINDS: dict[str, RunKind] = {
             idle="it builds deals from pieces",
         ),
         RunKind(
+            "true-cycles",
+            "bmn.search.runs.true_cycles:TrueCyclesJob",
+            "a true-cycle run",
+            ("grow",),
+            takes={
+                **_COMMON,
+                "workers": "workers",
+                "players": "players",
+                "basin_states": "basin_states",
+            },
+            seats=(3, 4),
+            seats_why="it grows cycles in which every seat keeps cards",
+            on_backend=False,
+            refuses={"rules": BACKWARD_RULES},
+            idle="it grows cycles of the standard deck's cards",
+        ),
+        RunKind(
             "every",
             "bmn.search.runs.every:EveryJob",
             "an enumeration",
@@ -273,10 +290,15 @@ def get_kind(name: str) -> RunKind:
     return KINDS[name]
 
 
-def kind_for(objective: str, device: str = "cpu", strategy: str | None = None) -> RunKind | None:
+def kind_for(
+    objective: str, device: str = "cpu", strategy: str | None = None, players: int | None = None
+) -> RunKind | None:
     """The kind a new run of this objective on this device is (a kind a strategy selects, if
-    `strategy` names one that plays the objective there); None if none plays it."""
+    `strategy` names one that plays the objective there; of those, one that plays `players`
+    seats where one does); None if none plays it."""
     plays = [k for k in KINDS.values() if objective in k.objectives and k.device == device]
+    seated = [k for k in plays if players in k.seats]
+    plays = seated or plays
     chosen = [k for k in plays if strategy is not None and k.strategy == strategy]
     return next(iter(chosen or [k for k in plays if k.strategy is None]), None)
 
@@ -349,13 +371,13 @@ def refusal(
     First the kind: the seats each kind named (by --objective, then by --device) plays, and a
     device the objective's kind does not run on; then each option the kind does not take,
     in CHECK_ORDER; then a cluster for a kind that runs on this machine only."""
-    family = kind_for(objective, "cpu", strategy)
+    family = kind_for(objective, "cpu", strategy, players)
     for by in (family, _device_kind(device)):
         if by is not None and players not in by.seats:
             low, high = by.seats[0], by.seats[-1]
             seats = f"{low}" if low == high else f"{low} to {high}"
             return "players", Words(f"must be {seats} with ", by.selector(), f": {by.seats_why}")
-    kind = kind_for(objective, device, strategy)
+    kind = kind_for(objective, device, strategy, players)
     if kind is None:  # a loop hunt or grow run on a GPU
         does = _device_kind(device).does
         return "device", Words(f"{device} {does}; {family.what} runs on the CPU")

@@ -135,9 +135,8 @@ def check_rules(settings: dict[str, Any], given: Collection[str]) -> Collection[
         why = Words(f"{chosen.name} is defined for {seats} seats; ", named("players"))
         raise SearchOptionError("rules", Words(why, f" is {players}"))
     objective = settings.get("objective") or "cards"
-    kind = kind_for(
-        objective, settings.get("device") or "cpu", settings.get("strategy") or DEFAULT_STRATEGY
-    )
+    device, strategy = settings.get("device") or "cpu", settings.get("strategy") or DEFAULT_STRATEGY
+    kind = kind_for(objective, device, strategy, players)
     if chosen.plays_as(players) == "bmn" and kind is not None and not plays_rules(kind, objective):
         return [name for name in given if name != "rules"]
     return given
@@ -157,7 +156,7 @@ def check_new_run(
     refused = refusal(objective, device, strategy, players, given=given, typed=typed)
     if refused is not None:
         raise SearchOptionError(*refused)
-    kind = kind_for(objective, device, strategy)
+    kind = kind_for(objective, device, strategy, players)
     assert kind is not None, "refusal names a device no kind runs on"
     return kind
 

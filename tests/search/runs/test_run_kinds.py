@@ -17,7 +17,7 @@ from bmn.search.runs.kinds import CHECK_ORDER, KIND_SETTINGS, KINDS, get_kind, k
 from bmn.search.runs.loop import RunLoop
 from bmn.search.runs.loop_hunt import LoopHuntOptions
 
-NAMES = ["longest", "longest-cuda", "loop-hunt", "grow", "every", "every-cuda"]
+NAMES = ["longest", "longest-cuda", "loop-hunt", "grow", "true-cycles", "every", "every-cuda"]
 
 
 def test_the_registry_names_every_kind_with_its_job_and_options():
@@ -63,7 +63,7 @@ def test_every_setting_is_a_search_option_and_refusable_where_not_taken():
     assert {
         "strategy", "objective", "seconds", "iterations", "workers", "seed", "keep_above",
         "patience", "history", "players", "loop_deck", "basin_states", "grow_from", "device",
-        "device_threads", "deck", "hand_sizes", "from_rank", "to_rank",
+        "device_threads", "deck", "hand_sizes", "from_rank", "to_rank", "rules",
     } == KIND_SETTINGS  # fmt: skip
     everywhere = set.intersection(*(set(k.takes) for k in KINDS.values()))
     selectors = {"objective", "device", "players"}
@@ -149,7 +149,6 @@ MATRIX = {
                 ("--cluster", "local"),
             ]  # fmt: skip
         },
-        "--players 3": "--players must be 2 with --objective grow: it plays two seats",
         "--device cuda": "--device cuda searches for the longest games; a grow run runs on the CPU",
     },
 }
@@ -199,6 +198,8 @@ def test_each_kind_refuses_what_it_does_not_take_as_before(
     if message is None:
         assert result.exit_code == 0, result.output
         chosen = {"--objective loop": "loop-hunt", "--device cuda": "longest-cuda"}
+        if base == ("--objective", "grow") and extra == "--players 3":
+            chosen[extra] = "true-cycles"  # three or four seats grow true cycles
         assert [name for name, _ in made] == [chosen.get(extra, KIND_OF[base])]
     else:
         failed(result, 2, message)

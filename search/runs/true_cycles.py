@@ -1,0 +1,290 @@
+"""True cycles of three or four seats: the run behind `bmn search --objective grow --players 3|4`.
+
+A true cycle is one in which every seat keeps cards for ever, so no seat is ever asked for a
+card it lacks and every reading of the rules plays it alike (docs/endless-games.md). Each
+stream is a true-cycle hunt (bmn.search.cycles.true_run): a chunk is CHUNK_SECONDS of a hunt
+over numeral-heavy sub-decks, then growth from the cycles it found and the largest known.
+`--iterations` counts chunks. A stream's state between chunks is its TrueRunState as JSON, the
+checkpoint blob too (every stream's in one blob), so a resumed run goes on from its cycles.
+
+Every new cycle is stored once in the loops table (`bmn records loops --players 3`), under the
+key of the cycle its deal enters, with the most balanced starting deal backward play reaches
+within --basin-states states. A hunt is timed, not counted: unlike a seeded search, the same
+seed finds what the machine's speed lets it find.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from bmn.kernels.deal import parse_deal
+from bmn.records.store import DEFAULT_PATH, Loop, Store
+from bmn.search.backends.base import Backend, Result
+from bmn.search.output.tables import fit_summary
+from bmn.search.runs.cycle_book import loop_record, new_cycle
+from bmn.search.runs.job import Job, RunContext
+from bmn.search.runs.progress import RunProgress
+from bmn.search.runs.said import store_option
+from bmn.search.words import counted, duration
+
+CHUNK_SECONDS = 20.0  # a hunt, then growth: long enough for a grow step to finish
+COMMIT_SECONDS = 2.0
+TRUE_BASIN_STATES = 20_000  # backward play per new cycle, toward an evenly dealt deal
+
+
+@dataclass
+class TrueCyclesOptions:
+    """Everything that defines a true-cycle run; stored with it so `--resume` needs nothing
+    else."""
+
+    strategy: ClassVar[None] = None  # it has none: --objective grow --players 3|4 selects it
+    objective: ClassVar[str] = "grow"
+    seconds: float | None = None
+    iterations: int | None = None  # chunks
+    workers: int = 1
+    seed: int = 0
+    players: int = 3
+    basin_states: int = TRUE_BASIN_STATES
+    chunk_seconds: float = CHUNK_SECONDS
+
+    def __post_init__(self) -> None:
+        if self.players not in (3, 4):
+            raise ValueError(f"true cycles are grown for 3 or 4 seats, not {self.players}")
+
+
+def stream_states(options: TrueCyclesOptions) -> list[dict]:
+    """Every stream's first state: a hunt with nothing found, seeded apart."""
+    from bmn.search.cycles.true_run import TrueRunState
+
+    return [
+        TrueRunState(options.players, seed=options.seed * 1000 + w).as_dict()
+        for w in range(options.workers)
+    ]
+
+
+def true_work(
+    stream: int, chunk: int, state: dict, options: TrueCyclesOptions, iterations: int
+) -> tuple[dict, list[str], int]:
+    """`iterations` chunks of one stream's hunt (see bmn.search.backends.base): the new
+    state, a deal on each cycle new to the stream, the chunks done. `state` is left as it is."""
+    from bmn.search.cycles.true_run import TrueRunState, true_chunk
+
+    hunt = TrueRunState.from_dict(json.loads(json.dumps(state)))
+    found: list[str] = []
+    for _ in range(iterations):
+        found += [cycle.text() for cycle in true_chunk(hunt, options.chunk_seconds)]
+    return hunt.as_dict(), found, iterations
+
+
+def warm_true() -> None:
+    """Compile (or load from the cache) the N-seat kernel the hunt scores states with."""
+    from bmn.kernels.api import score_deals
+
+    score_deals(["J--/-J-/-J-", "-J-/-J-/-J-/-J-"])
+
+
+def composition(deck: str) -> str:
+    """'36 numerals, 2 J, 1 Q, 0 K, 1 A' from stored counts '36,2,1,0,1'."""
+    counts = deck.split(",")
+    return f"{counts[0]} numerals, " + ", ".join(
+        f"{n} {name}" for n, name in zip(counts[1:], "JQKA", strict=True)
+    )
+
+
+@dataclass
+class TrueCyclesProgress(RunProgress):
+    """What the display shows of a true-cycle run."""
+
+    players: int = 3
+    cycles: int = 0  # distinct true cycles the run found
+    new_cycles: int = 0  # of them, new to the store
+    largest: str = "-"  # the largest so far: its cards and composition
+
+    def title(self) -> str:
+        return f"bmn search --objective grow --players {self.players}, run {self.run}"
+
+    def setting(self) -> str:
+        return f"true cycles of {self.players} seats, {counted(self.workers, 'stream')}"
+
+    def rows(self) -> list[tuple[str, str]]:
+        return [
+            ("store", self.store),
+            ("hunt", f"{self.setting()}, seed {self.seed}"),
+            ("elapsed", duration(self.seconds)),
+            ("remaining", duration(self.remaining)),
+            ("chunks", f"{self.games:,}"),
+            ("cycles", f"{self.cycles} ({self.new_cycles} new to the store)"),
+            ("largest", self.largest),
+        ]
+
+    def line(self) -> str:
+        return (
+            f"run {self.run}: {self.clock()}, {counted(self.games, 'chunk')}, "
+            f"{counted(self.cycles, 'true cycle')} ({self.new_cycles} new to the store), "
+            f"largest {self.largest}"
+        )
+
+
+@dataclass
+class TrueCyclesSummary:
+    run: int
+    status: str
+    games: int
+    seconds: float
+    seed: int
+    players: int
+    cycles: int
+    new_cycles: int
+    largest_cards: int | None
+    largest_deal: str | None
+    store: str = DEFAULT_PATH
+
+    def text(self) -> str:
+        largest = (
+            "none found"
+            if self.largest_deal is None
+            else f"the largest {self.largest_cards} cards:\n  {self.largest_deal}"
+        )
+        return fit_summary(
+            f"run {self.run} ({self.status}): {counted(self.games, 'chunk')} in"
+            f" {self.seconds:,.1f} s; seed {self.seed}\n"
+            f"{counted(self.cycles, 'true cycle')} of {self.players} seats"
+            f" ({self.new_cycles:,} new to the store), {largest}\n"
+            f"list them with:\n  bmn records loops --players {self.players}"
+            + store_option(self.store)
+        )
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "run": self.run,
+            "status": self.status,
+            "games": self.games,
+            "seconds": self.seconds,
+            "players": self.players,
+            "true_cycles": self.cycles,
+            "new_cycles": self.new_cycles,
+            "largest_cards": self.largest_cards,
+            "largest_deal": self.largest_deal,
+        }
+
+
+class TrueCyclesJob(Job):
+    """One true-cycle run: its streams are independent hunts, a chunk each at a time; every
+    COMMIT_SECONDS the new cycles, every stream's state (one checkpoint) and the run's totals
+    are committed in one transaction."""
+
+    kind = "true-cycles"
+    options_type = TrueCyclesOptions
+    work = staticmethod(true_work)
+    warm = staticmethod(warm_true)
+    in_flight = 1  # one chunk at a time per stream: a stop lands after the chunk under way
+
+    def __init__(self, run: RunContext, options: TrueCyclesOptions):
+        super().__init__(run, options)
+        self.states: list[dict] = []
+        self.pending: dict[str, list] = {}  # seat-aware key -> [Loop, times seen] to commit
+        self.found: dict[str, Loop] = {}  # the run's cycles by key
+        self.new_cycles = 0
+
+    @property
+    def streams(self) -> int:
+        return len(self.states)
+
+    @property
+    def games(self) -> int:
+        return sum(s["chunks"] for s in self.states)
+
+    def commit_seconds(self) -> float:
+        return COMMIT_SECONDS
+
+    def restore(self, checkpoints: dict[int, tuple[bytes, int, float]]) -> None:
+        if 0 not in checkpoints:
+            self.states = stream_states(self.options)
+            return
+        from bmn.records.store.saved import json_state, true_cycles  # checked: StoreDamaged
+
+        shape = true_cycles(self.options.workers)
+        self.states = json_state(checkpoints[0][0], shape)["streams"]
+        for row in self.store.loops(self.run_id):
+            self.found[row.key] = row
+        self.new_cycles = len(self.found)
+
+    def new_progress(self) -> TrueCyclesProgress:
+        p = TrueCyclesProgress(self.run_id, players=self.options.players)
+        self._tally(p)
+        return p
+
+    def _tally(self, p: TrueCyclesProgress) -> None:
+        p.cycles, p.new_cycles = len(self.found), self.new_cycles
+        largest = self._largest()
+        if largest is not None:
+            cards = sum(int(n) for n in largest.deck.split(","))
+            p.largest = f"{cards} cards ({composition(largest.deck)})"
+
+    def _largest(self) -> Loop | None:
+        cards = {key: sum(int(n) for n in row.deck.split(",")) for key, row in self.found.items()}
+        return self.found[max(cards, key=cards.__getitem__)] if cards else None
+
+    def stream_games(self, stream: int) -> int:
+        return self.states[stream]["chunks"]
+
+    def stream_state(self, stream: int) -> dict:
+        return self.states[stream]
+
+    def chunk_size(self, stream: int, rate: float | None, planned: int, ahead: float) -> int:
+        """One chunk; none once the time left is under half a chunk, or the stream's share of
+        --iterations is done (a chunk is timed: --time is kept within half a chunk)."""
+        o, left = self.options, self.seconds_left()
+        if left is not None and left < o.chunk_seconds / 2:
+            return 0
+        if o.iterations is None:
+            return 1
+        share = o.iterations // o.workers + (stream < o.iterations % o.workers)
+        return max(min(1, share - planned), 0)
+
+    def absorb(self, result: Result) -> None:
+        """A chunk's new cycles, each summarised once by backward play toward an even deal."""
+        self.states[result.stream] = result.state
+        for text in result.finds:
+            record = loop_record(new_cycle(parse_deal(text), self.options.basin_states))
+            if record.key in self.found:
+                self.pending.setdefault(record.key, [record, 0])[1] += 1
+                continue
+            self.found[record.key] = record
+            self.pending[record.key] = [record, 1]
+
+    def save(self, seconds: float) -> None:
+        """The new cycles, every stream's state and the run's totals, in one transaction."""
+        loops = [(record, seen) for record, seen in self.pending.values() if seen]
+        self.pending = {}
+        self.new_cycles += self.store.save_loop_progress(
+            self.run_id,
+            loops,
+            (0, json.dumps({"streams": self.states}).encode(), self.games, seconds),
+            {"games": self.games, "seconds": seconds},
+            holder=self.holder,
+        )
+        self._tally(self.progress)
+
+    def summary(self, status: str, seconds: float) -> TrueCyclesSummary:
+        p, largest = self.progress, self._largest()
+        cards = None if largest is None else sum(int(n) for n in largest.deck.split(","))
+        return TrueCyclesSummary(
+            self.run_id,
+            status,
+            self.games,
+            seconds,
+            self.options.seed,
+            self.options.players,
+            p.cycles,
+            p.new_cycles,
+            cards,
+            None if largest is None else largest.example_deal,
+            str(self.store.path),
+        )
+
+    @classmethod
+    def prepare(cls, fields: dict[str, Any], store: Store, backend: Backend | None) -> None:
+        """Nothing the store knows: its hunts start from nothing."""
