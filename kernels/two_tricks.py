@@ -168,5 +168,15 @@ def ending(cards, tricks, end):
     return cards, tricks
 
 
+def lone_lead(n0, first):
+    """(cards, tricks, winner) when seat 1 holds nothing: seat 0 lays one card (value `first`)
+    and seat 1, asked to answer or pay, is out; AT_ONCE, a last card ends the game first."""
+    if AT_ONCE and n0 == 1:
+        cards, tricks = ending(1, 1, FREE_END)
+        return cards, tricks, 1
+    cards, tricks = ending(1, 1, PAYING_END if first > 0 else FREE_END)
+    return cards, tricks, 0
+
+
 # In the order kernels/targets.compile_for compiles them: each after the rules it calls.
-RULES = (pays, collect, chain, trick, ending)
+RULES = (pays, collect, chain, trick, ending, lone_lead)
