@@ -13,7 +13,7 @@ against kernels/reference.py (tests/kernels/test_cuda_two.py, under the simulato
 from __future__ import annotations
 
 import sys
-from types import ModuleType
+from types import ModuleType, SimpleNamespace
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -36,8 +36,8 @@ from numba import cuda  # noqa: E402  (only once require() has passed)
 
 from bmn.kernels.cpu import two  # noqa: E402
 from bmn.kernels.deal import DealError  # noqa: E402
-from bmn.kernels.rule_flags import differences  # noqa: E402
-from bmn.kernels.targets import compile_for  # noqa: E402
+from bmn.kernels.rule_flags import flags_tag, two_seat_flags  # noqa: E402
+from bmn.kernels.targets import compile_for, specialise  # noqa: E402
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -95,7 +95,7 @@ def load(row, start, n):
 
 
 # The trick rules (kernels/two_tricks.py, shared with the CPU kernel), as device functions.
-_pays, _collect, _chain, trick = compile_for(
+_pays, _collect, _chain, trick, ending, lone_lead = compile_for(
     two_tricks.RULES, cuda.jit(**DEVICE), ctz=ctz, top_bit=top_bit
 )
 
@@ -111,13 +111,14 @@ def play_masks(c0, a0, b0, c1, a1, b1, cap):
     cards = 0
     tricks = 0
     while True:
-        led, lc, l0, l1, oc, o0, o1, laid, over = trick(lc, l0, l1, oc, o0, o1)
+        led, lc, l0, l1, oc, o0, o1, laid, over, end = trick(lc, l0, l1, oc, o0, o1)
         cards += laid
         tricks += 1
         if not led:
             lc, l0, l1, oc, o0, o1 = oc, o0, o1, lc, l0, l1
             leader ^= 1
         if over:
+            cards, tricks = ending(cards, tricks, end)
             return cards, tricks, leader
         if cards > cap:
             return cards, tricks, UNDECIDED
@@ -133,7 +134,7 @@ def play_fast_at(buf, offset, n0, n1, cap):
     if n0 == 0:  # seat 0 must lead and cannot: seat 1 wins, and an empty pile is no trick
         return 0, 0, 1
     if n1 == 0:  # seat 0 lays one card, seat 1 cannot answer and loses
-        return 1, 1, 0
+        return lone_lead(n0, buf[offset])
     c0, a0, b0 = load(buf, offset, n0)
     c1, a1, b1 = load(buf, offset + n0, n1)
     return play_masks(c0, a0, b0, c1, a1, b1, cap)
@@ -193,6 +194,11 @@ def score_rows(
     The rows travel to the device once; a deal past `cap` cards is replayed on the CPU with
     exact loop detection (kernels/cpu/two.play_exact_at), so results always equal the reference.
     """
+    _score_batch(_score_kernel, two.exact_at, deals, sizes, rows, out, cap)
+
+
+def _score_batch(kernel, exact_at, deals, sizes, rows, out, cap: int) -> None:
+    """score_rows through one rule set's `kernel` and CPU `exact_at`."""
     deals, sizes, rows = _check(deals, sizes, rows)
     if rows.size == 0:
         return
@@ -201,7 +207,7 @@ def score_rows(
     width = batch.shape[1]
     figures = cuda.device_array((len(rows), 3), dtype=np.int64)
     blocks, threads = _grid(len(rows))
-    _score_kernel[blocks, threads](
+    kernel[blocks, threads](
         cuda.to_device(batch.reshape(-1)), width, cuda.to_device(picked), cap, figures
     )
     cards, tricks, code = figures.copy_to_host().T
@@ -213,13 +219,13 @@ def score_rows(
         field[rows] = -1
     flat = batch.reshape(-1)
     for k in np.flatnonzero(code == UNDECIDED):
-        _replay(flat, k * width, picked[k], rows[k], out)
+        _replay(exact_at, flat, k * width, picked[k], rows[k], out)
 
 
-def _replay(flat: np.ndarray, offset: int, hand_sizes: np.ndarray, i: int, out: Scores) -> None:
+def _replay(exact_at, flat: np.ndarray, offset: int, hand_sizes: np.ndarray, i: int, out) -> None:
     """Deal i, stopped at the cap on the device, played exactly on the CPU."""
     n0, n1 = int(hand_sizes[0]), int(hand_sizes[1])
-    status, cards, tricks, winner, start_c, start_t, period_c, period_t = two.exact_at(
+    status, cards, tricks, winner, start_c, start_t, period_c, period_t = exact_at(
         flat, offset, n0, n1
     )
     out.status[i], out.cards[i], out.tricks[i], out.winner[i] = status, cards, tricks, winner
@@ -286,7 +292,46 @@ def _differ(deals: np.ndarray, sizes: np.ndarray, cap: int) -> tuple[np.ndarray,
     return differ, got, want
 
 
-def for_rules(rules: RuleSet) -> ModuleType | None:
-    """This kernel under `rules`: itself for every rule set that plays two seats as bmn's rules
-    do (kernels/rule_flags.py), None (the reference engine plays) for another."""
-    return None if differences(rules, 2) else sys.modules[__name__]
+# Rule sets (kernels/rulesets.py): the trick rules compiled with a rule set's two-seat points
+# frozen (kernels/rule_flags.two_seat_flags) and copies of the kernel that reaches them, made
+# on first use; the CPU replays with the CPU kernel's copy for the same rule set.
+_VARIANTS: dict[tuple, SimpleNamespace] = {}
+
+
+def for_rules(rules: RuleSet) -> ModuleType | SimpleNamespace | None:
+    """This kernel under `rules` (its score_rows): itself for every rule set that plays two
+    seats as bmn's rules do, a compiled copy for another, None for one it cannot play."""
+    flags = two_seat_flags(rules)
+    if flags is None:
+        return None
+    cpu = two.for_rules(rules)
+    if cpu is two:
+        return sys.modules[__name__]
+    if flags not in _VARIANTS:
+        tag = flags_tag(flags)
+        device = cuda.jit(**DEVICE)
+        compiled = compile_for(
+            two_tricks.RULES, device, tag, ctz=ctz, top_bit=top_bit, **dict(flags)
+        )
+        names = ("_pays", "_collect", "_chain", "trick", "ending", "lone_lead")
+        copies = specialise(
+            (play_masks, play_fast_at, _score_kernel),
+            tag,
+            _jit_like,
+            **dict(zip(names, compiled, strict=True)),
+        )
+        kernel = copies["_score_kernel"]
+        _VARIANTS[flags] = SimpleNamespace(
+            score_rows=lambda deals, sizes, rows, out, cap: _score_batch(
+                kernel, cpu.exact_at, deals, sizes, rows, out, cap
+            ),
+            play_fast_at=copies["play_fast_at"],
+        )
+    return _VARIANTS[flags]
+
+
+def _jit_like(function):
+    """The decorator `function` was compiled with: the kernel's, or a device function's."""
+    if function is _score_kernel:
+        return cuda.jit(**KERNEL)
+    return cuda.jit(**DEVICE)

@@ -185,7 +185,7 @@ def _streams(
     while more:
         steps = 0
         while not over and steps < window:
-            led, lc, l0, l1, oc, o0, o1, laid, over = trick(lc, l0, l1, oc, o0, o1)
+            led, lc, l0, l1, oc, o0, o1, laid, over, _ = trick(lc, l0, l1, oc, o0, o1)
             cards += laid
             tricks += 1
             if not led:
