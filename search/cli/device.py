@@ -60,7 +60,12 @@ def check_device_threads(ctx: click.Context, device: str, threads: int | None) -
 
 
 def bench_on_device(
-    device: str, deals: int, seed: int, device_threads: int | None, as_json: bool
+    device: str,
+    deals: int,
+    seed: int,
+    device_threads: int | None,
+    as_json: bool,
+    rules: str = "bmn",
 ) -> None:
     """`bmn bench --device cuda`: random standard deals made, played and counted on the GPU
     (`device` is checked here: --device-threads without cuda is refused)."""
@@ -89,19 +94,21 @@ def bench_on_device(
         "deals": games,
         "device": "cuda",
         "gpu": cuda_two.device_name(),
+        "rules": rules,
     }
     if as_json:
         click.echo(json.dumps(figures))
         return
+    named = "" if rules == "bmn" else f" ({rules}'s rules)"
     click.echo(
-        f"{games:,} deals on {figures['threads']:,} GPU threads ({figures['gpu']}) in"
+        f"{games:,} deals{named} on {figures['threads']:,} GPU threads ({figures['gpu']}) in"
         f" {seconds:.3f} s: {figures['games_per_s']:,.0f} games/s,"
         f" {figures['cards_per_s']:,.0f} cards/s; mean {figures['mean_cards']:.2f} cards,"
         f" {figures['mean_tricks']:.2f} tricks"
     )
 
 
-def selfcheck_on_device(deals: int, seed: int) -> None:
+def selfcheck_on_device(deals: int, seed: int, named: str = "") -> None:
     """`bmn selfcheck --device cuda`: the GPU against the CPU kernel on random deals."""
     require_cuda()
     from bmn.kernels.cuda import two as cuda_two
@@ -118,5 +125,5 @@ def selfcheck_on_device(deals: int, seed: int) -> None:
         raise click.ClickException("the CUDA kernel disagrees with the CPU kernel")
     click.echo(
         f"OK: the CUDA kernel ({cuda_two.device_name()}) and the CPU kernel agree on"
-        f" {deals:,} random deals (seed {seed})"
+        f" {deals:,} random deals (seed {seed}){named}"
     )

@@ -99,8 +99,9 @@ def length_stats(cards: np.ndarray, tricks: np.ndarray, status: np.ndarray) -> d
     return out
 
 
-def score_random(n: int, players: int, seed: int, progress=None):
-    """Score n random standard deals (kernels/score.py): (cards, tricks, status) arrays.
+def score_random(n: int, players: int, seed: int, progress=None, rules: str | None = None):
+    """Score n random standard deals (kernels/score.py) under `rules` (a rule set's name or
+    RuleSet; None: bmn's): (cards, tricks, status) arrays.
 
     Deals are made and scored in chunks so memory stays small; `progress(done)` is called
     after each chunk. The deals are those of kernels/dealer.py's random_deals(n, seed_state(seed),
@@ -115,7 +116,7 @@ def score_random(n: int, players: int, seed: int, progress=None):
     done = 0
     while done < n:
         m = min(CHUNK, n - done)
-        scores = score(*random_deals(m, state, players))
+        scores = score(*random_deals(m, state, players), rules=rules)
         parts.append((scores.cards, scores.tricks, scores.status))
         done += m
         if progress is not None:
