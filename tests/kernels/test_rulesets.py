@@ -55,8 +55,9 @@ WORKED = [
     ("J/--", "bmn", "finished", 4, 2, 0),
     ("J/--", "at-once", "finished", 1, 1, 1),
     ("J/--", "leodog896", "finished", 1, 0, 1),  # the card that ends the game starts nothing
-    ("Q-/--J", "pelagaletto2", "finished", 5, 1, 0),
-    ("./-J", "at-once", "finished", 0, 0, 1),  # a hand dealt empty is out when first asked  # the last card pays the Q: a pile won
+    ("Q-/--J", "bmn", "finished", 6, 2, 0),
+    ("Q-/--J", "pelagaletto2", "finished", 5, 1, 0),  # seat 1's last card, a J, ends it
+    ("./-J", "at-once", "finished", 0, 0, 1),  # a hand dealt empty is out when first asked
     ("A--/-/K---", "bmn", "finished", 9, 2, 0),
     ("A--/-/K---", "paulhus", "finished", 5, 1, 2),  # seat 2 pays what seat 1 could not
     ("Q/J/-/-", "paulhus", "finished", 5, 2, 1),
@@ -98,6 +99,8 @@ def test_bmn_tables_under_paulhus():
         ("finished", 160),
     ]
     assert got[(4, "bmn 2026 #1")] == ("finished", 369)
+    held_out = parse_deal("---Q------JJ-/A-----K-A-K--/AJ--A-K-----Q/--KJQ--Q-----")  # searching.md
+    assert (play(held_out).cards, play(held_out, rules="paulhus").cards) == (4903, 464)
     endless_4 = [got[(4, f"bmn 2026 endless #{n}")][0] for n in range(1, 6)]
     assert endless_4 == ["loop", "finished", "finished", "finished", "finished"]
 
@@ -120,3 +123,25 @@ def test_what_the_readings_share_on_two_seats(deal):
     if once[0].status == "finished":
         assert once[0].cards <= bmn.cards or bmn.status == "loop"
         assert once[2].tricks <= once[0].tricks
+
+
+any_deal = st.lists(st.lists(st.integers(0, 4), max_size=10).map(tuple), min_size=2, max_size=4)
+
+
+@properties(40, 300, any_deal, st.sampled_from(sorted(RULE_SETS)))
+def test_every_rule_set_keeps_the_cards_and_counts_what_it_says(deal, rules):
+    ruleset = rule_set(rules)
+    if not ruleset.plays(len(deal)):
+        return
+    total = sum(len(hand) for hand in deal)
+    result = play(deal, limit=2000, trace=True, rules=rules)
+    assert all(sum(trick.hand_sizes) == total for trick in result.trace)
+    assert sum(trick.cards for trick in result.trace) <= result.cards
+    if ruleset.tricks == "taken":
+        assert len(result.trace) == result.tricks
+    else:  # piles won, or battles started: never more than the piles taken, bar the last
+        assert result.tricks <= len(result.trace) + (ruleset.tricks == "battles")
+    if result.status == "finished" and result.trace:
+        assert result.trace[-1].hand_sizes[result.winner] == total
+    if result.status == "loop":
+        assert result.loop_start_cards + result.period_cards == result.cards

@@ -3,6 +3,7 @@ its README says where each came from), exactly, and the worked examples of docs/
 "Rule sets"."""
 
 import csv
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -10,6 +11,8 @@ from tiers import sizes
 
 from bmn.kernels.deal import parse_deal
 from bmn.kernels.reference import play
+from bmn.kernels.rulesets import NO_LOOPS, RULE_SETS
+from bmn.records.published import published_games
 
 PEERS = Path(__file__).parent.parent / "data" / "peers"
 
@@ -120,3 +123,83 @@ def test_pelagaletto2_counts_the_piles_won_where_bmn_counts_the_last_one_too():
         1121,
         1122,
     )
+
+
+@dataclass(frozen=True)
+class Figure:
+    """One published figure: the deal, the limit it was played to, and the result's fields."""
+
+    deal: list
+    want: dict  # Result field -> the published value
+    limit: int | None = None
+
+    def reproduced_by(self, result) -> bool:
+        return all(getattr(result, field) == value for field, value in self.want.items())
+
+
+def counts(row: dict) -> dict:
+    """A row's cards, and its tricks where it has them."""
+    return {"cards": int(row["cards"])} | ({"tricks": int(row["tricks"])} if row["tricks"] else {})
+
+
+def figure_sets() -> dict[str, list[Figure]]:
+    """Every set of published figures in tests/data/peers, and bmn's own records."""
+    return {
+        "N1k06 40-card deals": [
+            Figure(halves(r["deck"]), {"status": OUTCOME[r["outcome"]], "cards": int(r["cards"])})
+            for r in N1K06_40
+        ],
+        "N1k06 GPU counts": [
+            Figure(halves(r["deck"]), {"cards": int(r["gpu_cards"])}, gpu_cap(int(r["gpu_cards"])))
+            for r in N1K06_40
+        ],
+        "N1k06 half-deck loops": [
+            Figure(halves(r["deck"]), {"cards": int(r["cards"])}, 5000) for r in N1K06_20
+        ],
+        "exercism": [
+            Figure(parse_deal([r["hand_a"], r["hand_b"]]), {"status": r["status"]} | counts(r))
+            for r in rows("exercism_camicia.csv")
+        ],
+        "acinnes": [
+            Figure(parse_deal([r["deal"][:26], r["deal"][26:]]), counts(r)) for r in ACINNES
+        ],
+        "LeoDog896": [Figure(parse_deal(r["deal"]), counts(r)) for r in rows("leodog896.csv")],
+        "pelagaletto2": [
+            Figure(parse_deal(r["deal"]), counts(r)) for r in rows("pelagaletto2.csv")
+        ],
+        "ab0214": [
+            Figure([[int(c) for c in r["deck"][i::2]] for i in (0, 1)], counts(r))
+            for r in rows("ab0214.csv")
+        ],
+        "bmn records": [
+            Figure(parse_deal(g.deal), {"status": g.status, "cards": g.cards, "tricks": g.tricks})
+            for g in published_games(2)
+        ],
+    }
+
+
+def docs_table() -> dict[str, dict[str, str]]:
+    """docs/rules.md's table of figures reproduced: row -> rule set -> 'n/m'."""
+    text = (Path(__file__).parents[2] / "docs" / "rules.md").read_text()
+    lines = text.split("<!-- figures table")[1].splitlines()[1:]
+    head, table = lines[0], [line for line in lines[2:] if line.startswith("|")]
+    names = [cell.strip(" `") for cell in head.strip("|").split("|")][1:]
+    out = {}
+    for line in table:
+        cells = [cell.strip() for cell in line.strip("|").split("|")]
+        out[cells[0]] = dict(zip(names, cells[1:], strict=True))
+    return out
+
+
+@pytest.mark.slow
+def test_the_docs_say_which_figures_each_rule_set_reproduces():
+    got = {}
+    for name, figures in figure_sets().items():
+        got[name] = {}
+        for rules in RULE_SETS:
+            hits = 0
+            for figure in figures:
+                cap = figure.limit or (100_000 if RULE_SETS[rules].loops == NO_LOOPS else None)
+                hits += figure.reproduced_by(play(figure.deal, limit=cap, rules=rules))
+            got[name][rules] = f"{hits}/{len(figures)}"
+    assert docs_table() == got
