@@ -167,7 +167,23 @@ class TestScoreAndCheckOnDevice:
         assert result.exit_code == 0, result.output
         rows = [json.loads(line) for line in result.stdout.splitlines()]
         assert [row.pop("deal") for row in rows] == [format_deal(parse_deal(d)) for d in deals]
-        assert rows == [reference.play(parse_deal(d)).as_dict() for d in deals]
+        assert rows == [{**reference.play(parse_deal(d)).as_dict(), "rules": "bmn"} for d in deals]
+
+    def test_score_under_a_rule_set_is_the_reference_engines(self, bmn):
+        from bmn.kernels.dealer import random_deals
+        from bmn.kernels.rng import seed_state
+
+        rows, _ = random_deals(30, seed_state(SEED))
+        deals = [((*r[:26],), (*r[26:],)) for r in rows.tolist()] + [parse_deal("Q-/--J")]
+        text = "\n".join(map(format_deal, deals)) + "\n"
+        result = bmn("score", "--device", "cuda", "--rules", "at-once", "--json", input=text)
+        assert result.exit_code == 0, result.output
+        got = [json.loads(line) for line in result.stdout.splitlines()]
+        want = [reference.play(d, rules="at-once").as_dict() for d in deals]
+        assert [{k: v for k, v in g.items() if k != "deal"} for g in got] == [
+            {**w, "rules": "at-once"} for w in want
+        ]
+        assert want != [reference.play(d).as_dict() for d in deals]
 
     def test_score_plays_two_seat_deals_on_the_device(self, bmn, monkeypatch):
         seen = []
