@@ -326,6 +326,10 @@ def for_rules(rules: RuleSet) -> ModuleType | SimpleNamespace | None:
                 kernel, cpu.exact_at, deals, sizes, rows, out, cap
             ),
             play_fast_at=copies["play_fast_at"],
+            exact_at=cpu.exact_at,
+            trick=compiled[3],
+            ending=compiled[4],
+            tag=tag,
         )
     return _VARIANTS[flags]
 

@@ -337,6 +337,23 @@ class TestSearchOnDevice:
         assert len(finds) == played.sum() and played.sum() < 24
         assert replay_on_cpu(before, after, finds, "walk", "cards", 0) == []
 
+    @pytest.mark.parametrize("rules", ["leodog896", "n1k06"])
+    def test_a_rule_set_searched_on_the_device_counts_as_the_reference(self, rules):
+        """Every game the device search plays under a rule set (each kept: keep_above 0) has
+        the reference engine's figures under it; the rule set changes some of them."""
+        before = cuda_streams.Streams.new(SEED + 5, 8)
+        after, finds = cuda_host.search_chunk(
+            before, 4, "random", keep_above=0, threads_per_block=8, rules=rules
+        )
+        assert len(finds) == 32
+        changed = 0
+        for deck, figures in zip(finds.decks, finds.figures, strict=True):
+            deal = (tuple(int(v) for v in deck[:26]), tuple(int(v) for v in deck[26:]))
+            want, plain = reference.play(deal, rules=rules), reference.play(deal)
+            assert [want.cards, want.tricks] == figures[:2].tolist()
+            changed += (want.cards, want.tricks) != (plain.cards, plain.tricks)
+        assert changed > 0
+
     @SLOW
     def test_bench_sums_every_card(self):
         # No time limit: the simulator is slow enough that the probe would shrink the count
