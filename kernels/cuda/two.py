@@ -37,6 +37,7 @@ from numba import cuda  # noqa: E402  (only once require() has passed)
 from bmn.kernels.cpu import two  # noqa: E402
 from bmn.kernels.deal import DealError  # noqa: E402
 from bmn.kernels.rule_flags import flags_tag, two_seat_flags  # noqa: E402
+from bmn.kernels.rulesets import rule_set  # noqa: E402
 from bmn.kernels.targets import compile_for, specialise  # noqa: E402
 
 if TYPE_CHECKING:
@@ -330,6 +331,7 @@ def for_rules(rules: RuleSet) -> ModuleType | SimpleNamespace | None:
             trick=compiled[3],
             ending=compiled[4],
             tag=tag,
+            score_kernel=kernel,
         )
     return _VARIANTS[flags]
 
@@ -339,3 +341,11 @@ def _jit_like(function):
     if function is _score_kernel:
         return cuda.jit(**KERNEL)
     return cuda.jit(**DEVICE)
+
+
+def ruled(attribute: str, rules: str) -> object:
+    """This module's kernel `attribute` as compiled for a rule set (kernels/cuda/compiled.py)."""
+    if attribute != "_score_kernel":
+        raise ValueError(f"no rule set's copy of {attribute}")
+    played = for_rules(rule_set(rules))
+    return _score_kernel if played is sys.modules[__name__] else played.score_kernel

@@ -327,3 +327,9 @@ def _ruled_kernel(mode: int, max_registers: int | None, played):
         )
         _VARIANTS[key] = copies[_KERNELS[mode].py_func.__name__]
     return _VARIANTS[key]
+
+
+def ruled(attribute: str, rules: str) -> object:
+    """The search kernel `attribute` as compiled for a rule set (kernels/cuda/compiled.py)."""
+    modes = {kernel.py_func.__name__: mode for mode, kernel in _KERNELS.items()}
+    return search_kernel(modes[attribute], None, rule_set(rules))
