@@ -97,7 +97,7 @@ def search_replay(args, shape: dict) -> dict:
     for t in range(n):
         state = worker.new_worker(args.seed + 1, t)
         games = int(after.counters[t, cuda_streams.GAMES])
-        cpu = worker.Finds.empty()
+        cpu = worker.LoopFinds.empty()
         _, found = strategies.run_chunk("walk", state, cpu, games, 0, 400, 1)
         kept = [k for k in range(found) if cpu.meta[k, 0] >= 400]
         mine = finds.figures[:, cuda_streams.F_STREAM] == t
@@ -188,14 +188,16 @@ def search_run(args, shape: dict) -> dict:
 
     threads = shape["threads"] or host.resident_threads(shape["threads_per_block"], mode="walk")
     options = LongestCudaOptions(
-        seconds=args.run_seconds, workers=threads, seed=args.seed + 3, keep_above=KEEP_ABOVE
+        seconds=args.run_seconds, device_threads=threads, seed=args.seed + 3, keep_above=KEEP_ABOVE
     )
     with tempfile.TemporaryDirectory() as folder, Store(Path(folder) / "run.sqlite") as db:
         summary = RunLoop(db, LongestCudaJob, options).run()
         blob = db.load_checkpoints(summary.run)[0][0]
     replayed = reference.play(parse_deal(summary.best_deal))
     verified = (replayed.cards, replayed.tricks) == (summary.best_cards, summary.best_tricks)
-    small = LongestCudaOptions(iterations=None, workers=min(threads, 1024), seed=args.seed + 4)
+    small = LongestCudaOptions(
+        iterations=None, device_threads=min(threads, 1024), seed=args.seed + 4
+    )
     start = cuda_streams.Streams.new(small.seed, small.workers)
     rounds = 2 if args.quick else 24
     whole, _, _ = cuda_chunk(0, 0, start, small, rounds)

@@ -12,11 +12,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from bmn.kernels.rulesets import (
-    AT_CARDS,
     AT_LEAD,
     AT_ONCE,
     AT_TRICK,
-    AT_TRICKS,
     BATTLES,
     NO_LOOPS,
     TAKEN,
@@ -73,7 +71,7 @@ class Result:
 
 
 class _Table:
-    """The hands, which seats are out, the running counts and the states seen."""
+    """The hands, which seats are out, and the running counts."""
 
     def __init__(self, deal: Sequence[Sequence[int]], rules: RuleSet):
         self.rules = rules
@@ -82,8 +80,6 @@ class _Table:
         self.left = len(deal)  # seats still in the game
         self.cards = 0
         self.tricks = 0
-        self.seen: dict[tuple, tuple[int, int]] = {}  # state -> (cards, tricks) when first seen
-        self.repeat: tuple[int, int] | None = None  # (cards, tricks) when a repeated state began
 
     def go_out(self, seat: int) -> None:
         self.out[seat] = True
@@ -107,21 +103,12 @@ class _Table:
         if self.rules.tricks == TAKEN or (self.rules.tricks == WON and won):
             self.tricks += 1
 
-    def state(self, *play: object) -> tuple:
-        """Every hand (None once a seat is out) and `play`: the seat to lead at a trick
-        boundary, or the pile, the seat to lay, the court card's seat and the penalty owed."""
+    def state(self, leader: int) -> tuple:
+        """A trick-boundary state: every hand (None once a seat is out) and the leader."""
         hands = tuple(
             None if out else tuple(hand) for hand, out in zip(self.hands, self.out, strict=False)
         )
-        return hands, *play
-
-    def seen_before(self, state: tuple) -> bool:
-        """Record `state`; True (and `repeat` set) if it was seen before."""
-        if state in self.seen:
-            self.repeat = self.seen[state]
-            return True
-        self.seen[state] = (self.cards, self.tricks)
-        return False
+        return hands, leader
 
     def holder_of_most(self) -> int | None:
         sizes = [len(hand) for hand in self.hands]
@@ -180,10 +167,6 @@ def _play_trick(table: _Table, leader: int, limit: int | None) -> tuple[str | No
         at_lead = court_layer is None or rules.limit_at != AT_LEAD  # at-lead: no penalty owed
         if limit is not None and table.cards >= limit and at_lead:
             return LIMIT, -1, 0
-        if rules.loops == AT_CARDS and table.seen_before(
-            table.state(tuple(pile), seat, court_layer, owed)
-        ):
-            return LOOP, -1, 0
         card = table.hands[seat].popleft()
         pile.append(card)
         table.cards += 1
@@ -222,16 +205,11 @@ def play(
         raise ValueError(f"the {rules.name} rule set looks for no loops: give a limit")
     table = _Table(deal, rules)
     leader = 0
-    if rules.loops == AT_TRICKS:
-        table.seen_before(table.state(leader))
+    seen = {table.state(leader): (0, 0)}
     tricks: list[Trick] = []
 
-    def ended(status: str, winner: int | None) -> Result:
+    def ended(status: str, winner: int | None, *loop: int) -> Result:
         done = tuple(tricks) if trace else None
-        loop: tuple[int, ...] = ()
-        if status == LOOP:
-            cards, count = table.repeat  # cards and tricks when the repeated state began
-            loop = (cards, count, table.cards - cards, table.tricks - count)
         return Result(status, table.cards, table.tricks, winner, *loop, trace=done)
 
     while True:
@@ -240,11 +218,15 @@ def play(
             tricks.append(Trick(seat, taken, tuple(len(hand) for hand in table.hands)))
         if status == LIMIT:
             return ended(LIMIT, table.holder_of_most())
-        if status == LOOP:
-            return ended(LOOP, None)
         others = [hand for other, hand in enumerate(table.hands) if other != seat]
         if status == FINISHED or (rules.finish == AT_TRICK and not any(others)):
             return ended(FINISHED, seat)
-        leader = seat  # play-on: a trick that empties every other hand is no finish
-        if rules.loops == AT_TRICKS and table.seen_before(table.state(leader)):
-            return ended(LOOP, None)
+        leader = seat  # under play-on a trick that empties every other hand is no finish
+        if rules.loops == NO_LOOPS:
+            continue
+        state = table.state(leader)
+        if state in seen:
+            start_cards, start_tricks = seen[state]
+            period = (table.cards - start_cards, table.tricks - start_tricks)
+            return ended(LOOP, None, start_cards, start_tricks, *period)
+        seen[state] = (table.cards, table.tricks)

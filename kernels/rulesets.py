@@ -30,8 +30,9 @@ BATTLES = "battles"  # court cards laid with no penalty owed (battles started), 
 
 # Where a loop is looked for.
 AT_TRICKS = "tricks"  # trick-boundary states; figures when the repeat is seen there (bmn)
-AT_CARDS = "cards"  # the whole state before every card, pile included
 NO_LOOPS = "none"  # none: only a limit stops an endless game (a limit must be given)
+# Peers that look before every card (N1k06, pelagaletto2) find the same repeat: with 2 seats only
+# a pile taken can lead two states into one, so a cycle is entered at a trick boundary.
 
 # Where `limit` stops a game.
 BEFORE_CARD = "card"  # before the card that would pass the limit (bmn)
@@ -42,7 +43,7 @@ CHOICES: dict[str, tuple[str, ...]] = {
     "empty_hand": (WHEN_ASKED, AT_ONCE),
     "finish": (AT_TRICK, PLAY_ON),
     "tricks": (TAKEN, WON, BATTLES),
-    "loops": (AT_TRICKS, AT_CARDS, NO_LOOPS),
+    "loops": (AT_TRICKS, NO_LOOPS),
     "limit_at": (BEFORE_CARD, AT_LEAD),
 }
 
@@ -114,11 +115,10 @@ RULE_SETS: dict[str, RuleSet] = {
         ),
         RuleSet(
             "n1k06",
-            "N1k06's Italian tables: play on into an empty hand; loops and caps by the card",
+            "N1k06's Italian tables and acinnes's first state machine: play on into an empty hand",
             "N1k06/stracciacamicia cuda-simulation/40_cards/inspect_hits_40.py:18-73 "
-            "(check_infinite); cap: cuda-simulation/20_cards/straccia_common.py:64",
+            "(check_infinite), limit as straccia_common.py:64; acinnes/bmn playbmn_fsm.cpp:479-493",
             finish=PLAY_ON,
-            loops=AT_CARDS,
             limit_at=AT_LEAD,
             players=(2,),
             code=2,
@@ -134,20 +134,12 @@ RULE_SETS: dict[str, RuleSet] = {
             code=3,
         ),
         RuleSet(
-            "acinnes-fsm",
-            "acinnes's unfixed state machine: play on into an empty hand (+1 card, +1 trick)",
-            "acinnes/bmn playbmn_fsm.cpp:479-493 (no stop after a trick empties a hand)",
-            finish=PLAY_ON,
-            players=(2,),
-            code=4,
-        ),
-        RuleSet(
             "at-once",
             "the game ends when a hand empties; the other seat takes the pile",
             "matthewmayer/beggarmypython PR #7 (commit c481e20), beggarmypython/__init__.py:71",
             empty_hand=AT_ONCE,
             players=(2,),
-            code=5,
+            code=4,
         ),
         RuleSet(
             "leodog896",
@@ -156,7 +148,7 @@ RULE_SETS: dict[str, RuleSet] = {
             empty_hand=AT_ONCE,
             tricks=BATTLES,
             players=(2,),
-            code=6,
+            code=5,
         ),
         RuleSet(
             "pelagaletto2",
@@ -165,9 +157,8 @@ RULE_SETS: dict[str, RuleSet] = {
             "ab0214/Beggar-My-Neighbour src/game/Game.cpp:10-81",
             empty_hand=AT_ONCE,
             tricks=WON,
-            loops=AT_CARDS,
             players=(2,),
-            code=7,
+            code=6,
         ),
     )
 }
@@ -175,6 +166,7 @@ RULE_SETS: dict[str, RuleSet] = {
 # Peers whose published figures one of the rule sets above reproduces as it stands.
 ALIASES: dict[str, str] = {
     "acinnes": "bmn",  # acinnes/bmn's published figures (README.md): its fixed CUDA state machine
+    "acinnes-fsm": "n1k06",  # acinnes/bmn playbmn_fsm.cpp, the state machine before that fix
     "exercism": "bmn",  # exercism/problem-specifications exercises/camicia/canonical-data.json
     "ab0214": "pelagaletto2",  # ab0214/Beggar-My-Neighbour src/game/Game.cpp:10-81
 }

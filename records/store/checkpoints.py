@@ -41,7 +41,7 @@ class Checkpoints(Runs, Finds, Loops):
             added = self._add_finds(db, run_id, finds)
             self._add_loops(db, run_id, loops)
             if bulks:
-                added += self._add_bulks(db, run_id, self.get_run(run_id).strategy, bulks)
+                added += self._add_bulks(db, run_id, self.get_run(run_id).found_by, bulks)
             self._save_checkpoints(db, run_id, checkpoints)
             self._update_run(db, run_id, dict(run_update))
             self._beat(db, run_id, holder)

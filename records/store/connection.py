@@ -154,10 +154,10 @@ class Connection:
         # Only now, with the file known to be ours or empty, may anything be written to it.
         use_wal(self._db)
         self._db.execute("PRAGMA synchronous = FULL")
-        self._db.execute("PRAGMA foreign_keys = ON")
         if self.version != schema.SCHEMA_VERSION:  # the usual case needs no write lock to open
-            with self.transaction() as db:
+            with self.transaction() as db:  # foreign keys off: a migration may copy a table
                 schema.upgrade(db, self.path)
+        self._db.execute("PRAGMA foreign_keys = ON")
 
     def _read_upgraded_copy(self) -> None:
         """Read an older store through a copy in memory brought up to date: a reader never

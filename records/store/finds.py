@@ -278,7 +278,9 @@ class Finds(FindReader):
             return self._add_finds(db, run_id, finds)
 
     def _add_finds(self, db: sqlite3.Connection, run_id: int, finds: Iterable[Find]) -> int:
-        row = db.execute("SELECT strategy FROM runs WHERE id = ?", (int(run_id),)).fetchone()
+        row = db.execute(  # a find is labelled with its run's strategy, or its kind
+            "SELECT coalesce(strategy, kind) FROM runs WHERE id = ?", (int(run_id),)
+        ).fetchone()
         if row is None:
             raise StoreError(f"no run {run_id} in record store {self.path}")
         stamp = now()

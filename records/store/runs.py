@@ -19,7 +19,7 @@ from bmn.records.store.columns import INT64_MAX, Stamp, canonical_deal, now, pla
 from bmn.records.store.connection import Connection, sql_errors
 from bmn.records.store.errors import RunHeld, RunNotFound, StoreError
 
-OBJECTIVES = ("cards", "tricks", "loop")
+OBJECTIVES = ("cards", "tricks", "loop", "grow")  # what --objective asked for
 RUN_STATUSES = ("running", "stopped", "finished", "interrupted")
 # A run's holder refreshes its heartbeat with every commit (about once a second, and at least
 # every few seconds while compiling); one silent for this long has died.
@@ -39,7 +39,7 @@ class Run(Generic[Stamp]):
     id: int
     started_at: Stamp
     updated_at: Stamp
-    strategy: str
+    strategy: str | None  # None for a kind of run that has none (a loop hunt, grow, every)
     objective: str
     seed: int
     params: dict[str, Any]
@@ -54,6 +54,11 @@ class Run(Generic[Stamp]):
     holder: str | None = None
     heartbeat_at: float | None = None
     kind: str = "longest"  # its kind in bmn.search.runs.kinds
+
+    @property
+    def found_by(self) -> str:
+        """What its finds are labelled with: its strategy, or its kind where it has none."""
+        return self.strategy or self.kind
 
     def as_dict(self) -> dict[str, Any]:
         out = asdict(self)
@@ -96,7 +101,7 @@ class Runs(Connection):
     @sql_errors
     def create_run(
         self,
-        strategy: str,
+        strategy: str | None,
         objective: str,
         seed: int,
         params: dict,
@@ -106,7 +111,7 @@ class Runs(Connection):
         kind: str = "longest",
     ) -> int:
         """Record a new run of `kind` with status 'running', held by this process; returns its
-        number."""
+        number. `strategy` is None for a kind that has none."""
         require(objective, OBJECTIVES, "objective")
         if not -(2**63) <= int(seed) <= INT64_MAX:
             raise ValueError(f"seed {seed} does not fit in a signed 64-bit integer")
@@ -280,7 +285,7 @@ def _run(path: Path, row: tuple) -> Run:
         r.whole("id", id_, 1),
         r.stamp("started_at", started),
         r.stamp("updated_at", updated),
-        r.text("strategy", strategy),
+        r.text("strategy", strategy, null=True),
         r.text("objective", objective, OBJECTIVES),
         r.whole("seed", seed, -INT64_MAX - 1),
         _sizes(r, _settings(r.text("params", params, shape=_ANY, what="text"))),

@@ -19,6 +19,10 @@ APPLICATION_ID = int.from_bytes(b"bmn1", "big")
 SQLITE_MAGIC = b"SQLite format 3\x00"
 TABLES = ("runs", "finds", "checkpoints")
 
+# The kinds of run (bmn.search.runs.kinds) that have no strategy: --strategy every selects a
+# kind, and a loop hunt or a grow run has none.
+_NO_STRATEGY = "('loop-hunt', 'grow', 'every', 'every-cuda')"
+
 # Ordered migrations: PRAGMA user_version counts how many have run. Each is a list of
 # statements run one by one inside a single transaction (executescript would commit early).
 # Never edit a released migration; append a new one.
@@ -126,6 +130,43 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         " WHEN params LIKE '%\"device\": \"cuda\"%' THEN 'longest-cuda'"
         " WHEN objective = 'loop' THEN 'loop-hunt'"
         " ELSE 'longest' END",
+    ),
+    (  # 6: a run's strategy only where its kind has one, a grow run's objective its own, and
+        # neither kept in the settings of a kind that has none. SQLite cannot drop NOT NULL in
+        # place: the table is copied (upgrade runs with foreign keys off, as SQLite asks).
+        """CREATE TABLE runs_6 (
+            id INTEGER PRIMARY KEY,
+            started_at TEXT NOT NULL,
+            updated_at TEXT NOT NULL,
+            strategy TEXT,
+            objective TEXT NOT NULL CHECK (objective IN ('cards', 'tricks', 'loop', 'grow')),
+            seed INTEGER NOT NULL,
+            params TEXT NOT NULL DEFAULT '{}',
+            status TEXT NOT NULL DEFAULT 'running'
+                CHECK (status IN ('running', 'stopped', 'finished', 'interrupted')),
+            games INTEGER NOT NULL DEFAULT 0,
+            seconds REAL NOT NULL DEFAULT 0,
+            best_deal TEXT,
+            best_cards INTEGER,
+            best_tricks INTEGER,
+            seats INTEGER NOT NULL DEFAULT 2,
+            backend TEXT NOT NULL DEFAULT 'threads',
+            holder TEXT,
+            heartbeat_at REAL,
+            kind TEXT NOT NULL DEFAULT 'longest'
+        )""",
+        "INSERT INTO runs_6 SELECT id, started_at, updated_at,"
+        f" CASE WHEN kind IN {_NO_STRATEGY} THEN NULL ELSE strategy END,"
+        " CASE WHEN kind = 'grow' THEN 'grow' ELSE objective END,"
+        " seed,"
+        f" CASE WHEN kind IN {_NO_STRATEGY} AND json_valid(params) AND params LIKE '{{%'"
+        " THEN json_remove(params, '$.strategy',"
+        " CASE WHEN kind IN ('loop-hunt', 'grow') THEN '$.objective' ELSE '$.strategy' END)"
+        " ELSE params END,"
+        " status, games, seconds, best_deal, best_cards, best_tricks, seats, backend, holder,"
+        " heartbeat_at, kind FROM runs",
+        "DROP TABLE runs",
+        "ALTER TABLE runs_6 RENAME TO runs",
     ),
 )
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -370,7 +370,7 @@ def store_progress(store, run_ids: Sequence[int] = (), seats: int | None = None)
         # The best of each commit is all a best-so-far line needs (a run may hold millions).
         bests = store.run_bests(run.id, run.objective, status="finished")
         players = "" if run.seats == 2 else f", {run.seats} players"
-        label = f"run {run.id} ({run.strategy}, {run.objective}{players})"
+        label = f"run {run.id} ({run.found_by}, {run.objective}{players})"
         elapsed, values = [e for e, _ in bests], [b for _, b in bests]
         series.append(RunSeries(label, run.objective, elapsed, values, run.seconds, run.seats))
     return series

@@ -72,12 +72,13 @@ def loop_table(rows: Sequence[FindRow]) -> Table:
 def runs_text(runs: Sequence[Run]) -> Block:
     if not runs:
         return "no runs in the store"
-    head = ["run", "strategy", "objective", "players", "status", "games", "time", "best cards"]
+    # "search": the run's strategy, or its kind where it has none (loop-hunt, grow, every).
+    head = ["run", "search", "objective", "players", "status", "games", "time", "best cards"]
     head += ["tricks", "started (UTC)", "ran on"]
     body = [
         [
             str(r.id),
-            r.strategy,
+            r.found_by,
             r.objective,
             r.seats,
             r.status,

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import asdict, dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 
@@ -76,7 +76,7 @@ class EveryOptions:
     """Everything that defines an enumeration; stored with its run so `--resume` needs nothing
     else. `deck` and `hand_sizes` are the names every kind that takes a deck uses."""
 
-    strategy: str = "every"
+    strategy: ClassVar[None] = None  # --strategy every selects the kind; it has no strategy
     objective: str = "cards"
     seconds: float | None = None
     iterations: int | None = None
@@ -463,7 +463,7 @@ class EveryBase(Job):
         """The chunks' finds, the run's best, the cycles seen, every stream's next rank and
         the totals, in one transaction."""
         o = self.options
-        finds, bulks = split_finds(self._finds, o.strategy, o.hand_sizes, seconds)
+        finds, bulks = split_finds(self._finds, self.kind, o.hand_sizes, seconds)
         t = self.totals
         update: dict = {"games": self.games, "seconds": seconds}
         if t.best is not None and t.best[0] != self._stored_best:  # the run's, not a find yet

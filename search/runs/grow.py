@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -69,8 +69,8 @@ COMMIT_SECONDS = 2.0
 class GrowOptions:
     """Everything that defines a grow run; stored with it so `--resume` needs nothing else."""
 
-    strategy: str = "grow"
-    objective: str = "loop"  # the store's kind of run: it stores cycles, as a loop hunt does
+    strategy: ClassVar[None] = None  # it has none: --objective grow selects the kind
+    objective: ClassVar[str] = "grow"
     seconds: float | None = None
     iterations: int | None = None  # rounds
     workers: int = 1

@@ -31,8 +31,12 @@ class PastTime(Exception):
 class RunOptions(Protocol):
     """The fields every kind of run's options has (they are stored with the run)."""
 
-    strategy: str
-    objective: str
+    @property
+    def strategy(self) -> str | None: ...  # None for a kind that has none
+
+    @property
+    def objective(self) -> str: ...
+
     seconds: float | None
     iterations: int | None
     workers: int
@@ -43,14 +47,16 @@ class RunOptions(Protocol):
 RENAMED = {"max_basin_states": "basin_states"}
 
 
-def stored_params(params: dict[str, Any]) -> dict[str, Any]:
-    """A run's stored options by today's field names (a store written before a rename)."""
-    return {RENAMED.get(name, name): value for name, value in params.items()}
+def stored_params(params: dict[str, Any], renamed: dict[str, str] | None = None) -> dict[str, Any]:
+    """A run's stored options by today's field names (a store written before a rename):
+    RENAMED, and `renamed`, an options type's own (its RENAMED)."""
+    names = {**RENAMED, **(renamed or {})}
+    return {names.get(name, name): value for name, value in params.items()}
 
 
 def options_from_run(cls: type, run: Run) -> Any:
     """A run's stored options as an options dataclass (unknown keys ignored)."""
-    params = stored_params(run.params)
+    params = stored_params(run.params, getattr(cls, "RENAMED", None))
     return cls(**{k: v for k, v in params.items() if k in cls.__dataclass_fields__})
 
 

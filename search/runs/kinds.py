@@ -70,7 +70,8 @@ class RunKind:
     what: str  # the run in words: 'a loop hunt'
     objectives: tuple[str, ...]  # the --objective values that select it
     device: str = "cpu"  # the --device that selects it
-    takes: dict[str, str] = field(default_factory=dict)  # setting -> options field
+    # setting -> options field (None: a setting that selects the kind, stored as its kind)
+    takes: dict[str, str | None] = field(default_factory=dict)
     seats: tuple[int, ...] = (2,)  # the --players it plays
     seats_why: str = "it plays two seats"
     on_backend: bool = True  # its chunks run on a backend (threads or a Dask cluster)
@@ -112,6 +113,8 @@ def _load(name: str) -> type:
 _TIMED = {"seconds": "seconds", "iterations": "iterations"}
 _COMMON = {**_TIMED, "seed": "seed"}
 _LONGEST = {"strategy": "strategy", "objective": "objective", "keep_above": "keep_above"}
+# An enumeration's: --strategy every selects it and is no setting of its own (no field).
+_EVERY = {**_LONGEST, "strategy": None}
 
 KINDS: dict[str, RunKind] = {
     kind.name: kind
@@ -139,7 +142,7 @@ KINDS: dict[str, RunKind] = {
             "a GPU search",
             ("cards", "tricks"),
             device="cuda",
-            takes={**_LONGEST, **_COMMON, "device_threads": "workers"},
+            takes={**_LONGEST, **_COMMON, "device_threads": "device_threads"},
             seats_why="the GPU kernel plays two seats",
             on_backend=False,
             strategies=("walk", "random"),
@@ -189,7 +192,7 @@ KINDS: dict[str, RunKind] = {
             "an enumeration",
             ("cards", "tricks", "loop"),
             takes={
-                **_LONGEST,
+                **_EVERY,
                 **_TIMED,
                 "workers": "workers",
                 "players": "players",
@@ -213,7 +216,7 @@ KINDS: dict[str, RunKind] = {
             ("cards", "tricks", "loop"),
             device="cuda",
             takes={
-                **_LONGEST,
+                **_EVERY,
                 **_TIMED,
                 "device_threads": "device_threads",
                 "players": "players",

@@ -56,7 +56,7 @@ from bmn.search.strategies.worker import (
     BEST_CARDS,
     BEST_TRICKS,
     GAMES,
-    Finds,
+    LoopFinds,
     WorkerState,
     new_worker,
 )
@@ -141,7 +141,7 @@ def search_chunk(
     """One chunk of a search (see bmn.search.backends.base): up to `iterations` deals of the
     strategy from `state`, left untouched; the new state, the finds (rows of cards, rows of (cards,
     tricks, status)) and the deals scored. The compiled loop stops whenever its finds buffer
-    (MAX_FINDS) fills; this goes on from there, so a low --keep-above still makes chunks of
+    (LOOP_FINDS) fills; this goes on from there, so a low --keep-above still makes chunks of
     about a second, until CHUNK_FINDS finds keep a chunk's result small. Whatever the cut, a
     stream's deals and finds are the same."""
     state = copy.deepcopy(state)
@@ -169,13 +169,13 @@ def search_chunk(
 _BUFFERS = threading.local()
 
 
-def _finds_buffer(width: int) -> Finds:
+def _finds_buffer(width: int) -> LoopFinds:
     """This thread's finds buffer for deals of `width` cards, made once: a fresh one per chunk
     (a third of a megabyte) costs a low --keep-above's many short chunks page faults on every
     write."""
     buffers = _BUFFERS.__dict__.setdefault("finds", {})
     if width not in buffers:
-        buffers[width] = Finds.empty(width)
+        buffers[width] = LoopFinds.empty(width)
     return buffers[width]
 
 
@@ -185,7 +185,7 @@ def warm_search(strategy: str = DEFAULT_STRATEGY, players: int = 2) -> None:
     seconds a function); a zero-iteration chunk (a plain function: a backend may run it on
     other machines). Any deck of those seats runs the same compiled code."""
     sizes = even_sizes(len(STANDARD_DECK), players)
-    run_chunk(strategy, new_worker(0, 0, sizes=sizes), Finds.empty(), 0, 0, 0, 1)
+    run_chunk(strategy, new_worker(0, 0, sizes=sizes), LoopFinds.empty(), 0, 0, 0, 1)
 
 
 class LongestJob(LongestBase):

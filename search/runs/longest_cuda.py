@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import secrets
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
@@ -37,7 +37,7 @@ from bmn.search.runs.settings import KEEP_ABOVE
 from bmn.search.strategies.registry import DEFAULT_STRATEGY
 
 if TYPE_CHECKING:
-    from bmn.search.strategies.cuda.streams import Finds, Streams
+    from bmn.search.strategies.cuda.streams import LaunchFinds, Streams
 
 DEVICE_STRATEGIES = KINDS["longest-cuda"].strategies  # what search/strategies/cuda/ plays
 FIRST_ROUNDS = 16  # games per device stream in a run's first chunk, before its rate is known
@@ -55,7 +55,7 @@ class LongestCudaOptions:
     objective: str = "cards"
     seconds: float | None = None
     iterations: int | None = None
-    workers: int = THREADS_PER_BLOCK  # device threads: one search stream each
+    device_threads: int = THREADS_PER_BLOCK  # one search stream each
     seed: int = field(default_factory=lambda: secrets.randbits(62))
     keep_above: int = KEEP_ABOVE
     device: str = "cuda"  # stored with the run: how store migration 5 told a GPU run's kind
@@ -66,7 +66,15 @@ class LongestCudaOptions:
                 f"strategy {self.strategy!r} does not run on the GPU; choose"
                 f" {' or '.join(DEVICE_STRATEGIES)}"
             )
-        block_size(self.workers)
+        block_size(self.device_threads)
+
+    # Stored as `workers` before it took --device-threads' own name.
+    RENAMED: ClassVar[dict[str, str]] = {"workers": "device_threads"}
+
+    @property
+    def workers(self) -> int:
+        """The run loop's streams: one a device thread."""
+        return self.device_threads
 
 
 @dataclass
@@ -104,7 +112,7 @@ def rounds(streams: Streams) -> int:
 
 def cuda_chunk(
     stream: int, chunk: int, state: Streams, options: LongestCudaOptions, iterations: int
-) -> tuple[Streams, Finds, int]:
+) -> tuple[Streams, LaunchFinds, int]:
     """One chunk of a GPU run (see bmn.search.backends.base): `iterations` more rounds, every device
     stream brought to the same count of games (or to its quota); the new streams (`state` is
     left untouched), their finds and the rounds played."""
@@ -161,7 +169,7 @@ class LongestCudaJob(LongestBase):
         from bmn.search.strategies.cuda.host import resident_threads
 
         strategy = fields.get("strategy", DEFAULT_STRATEGY)
-        fields.setdefault("workers", resident_threads(mode=strategy))
+        fields.setdefault("device_threads", resident_threads(mode=strategy))
 
     @property
     def streams(self) -> int:

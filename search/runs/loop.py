@@ -187,7 +187,7 @@ class RunLoop:
         job.restore(checkpoints)
         job.progress = p = job.new_progress()
         o = self.options
-        p.store, p.strategy, p.seed = str(self.store.path), o.strategy, o.seed
+        p.store, p.strategy, p.seed = str(self.store.path), o.strategy or "", o.seed
         p.workers, p.games, p.seconds = o.workers, job.games, self.context.spent
         p.done = job.done(p.games, p.seconds)
         p.compile_seconds = job.compile_seconds

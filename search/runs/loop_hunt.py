@@ -29,7 +29,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -210,8 +210,8 @@ def check_loop_deck(deck: str, players: int) -> None:
 class LoopHuntOptions:
     """Everything that defines a loop hunt; stored with its run so `--resume` needs nothing else."""
 
-    strategy: str = "loophunt"
-    objective: str = "loop"
+    strategy: ClassVar[None] = None  # it has none: --objective loop selects the kind
+    objective: ClassVar[str] = "loop"
     seconds: float | None = None
     iterations: int | None = None
     workers: int = 0

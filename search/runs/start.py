@@ -164,7 +164,9 @@ def new_run(db: Store, kind: RunKind, settings: dict[str, Any], backend: Backend
     typed options made here, from the settings it takes and bmn search's defaults (a minute;
     a random seed)."""
     fields = {
-        name: settings[opt] for opt, name in kind.takes.items() if settings.get(opt) is not None
+        name: settings[opt]
+        for opt, name in kind.takes.items()
+        if name is not None and settings.get(opt) is not None
     }
     untimed = settings.get("seconds") is None and settings.get("iterations") is None
     if untimed and kind.timed:  # an enumeration runs until its range is done
@@ -250,9 +252,10 @@ def check_stored(db: Store, run_id: int, kind: RunKind) -> None:
             raise TypeError(f"they are {type(params).__name__}, not a mapping")
         if UNREADABLE in params:  # not JSON in the store: records/store/runs.py kept the text
             raise ValueError(f"not JSON: {params[UNREADABLE]!r}")
-        fields = stored_params(params)
+        fields = stored_params(params, getattr(kind.options_class(), "RENAMED", None))
         for setting, name in kind.takes.items():
-            check_stored_setting(setting, fields.get(name))
+            if name is not None:  # a setting that selects the kind is stored as the kind
+                check_stored_setting(setting, fields.get(name))
     except (ValueError, TypeError) as err:
         raise unreadable(run_id, err) from None
 

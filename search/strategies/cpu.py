@@ -25,7 +25,7 @@ from bmn.kernels.score import DEAL, PLAY_EXACT, PLAY_FAST, SIZES, kernel_for, pe
 from bmn.search.strategies import climb, lahc, random_restart, walk
 from bmn.search.strategies.moves import record
 from bmn.search.strategies.registry import STRATEGIES
-from bmn.search.strategies.worker import BEST, GAMES, Finds, WorkerState
+from bmn.search.strategies.worker import BEST, GAMES, LoopFinds, WorkerState
 
 # Each strategy's (propose, settle), bound into its own copy of the loop; lahc moves like climb.
 STEPS = {
@@ -131,7 +131,7 @@ def chunk(strategy: str):
 def run_chunk(
     name: str,
     state: WorkerState,
-    finds: Finds,
+    finds: LoopFinds,
     iterations: int,
     objective: int,
     keep_above: int,

@@ -19,7 +19,7 @@ from bmn.kernels.rng import seed_state
 
 DECK_SIZE = len(STANDARD_DECK)
 STANDARD_SIZES = even_sizes(DECK_SIZE, 2)  # 26/26: the two-player search
-MAX_FINDS = 4096  # finds one compiled loop may report before it returns early
+LOOP_FINDS = 4096  # finds one compiled loop may report before it returns early
 
 # Slots of the counters array.
 GAMES, CURRENT, BEST, BEST_CARDS, BEST_TRICKS, STALL, IMPROVEMENTS, STEP = range(8)
@@ -74,12 +74,12 @@ def new_worker(
 
 
 @dataclass
-class Finds:
+class LoopFinds:
     """Deals a chunk found worth keeping: rows of deck cards and their (cards, tricks, status)."""
 
-    decks: np.ndarray  # uint8[MAX_FINDS, width]
-    meta: np.ndarray  # int64[MAX_FINDS, 3]
+    decks: np.ndarray  # uint8[LOOP_FINDS, width]
+    meta: np.ndarray  # int64[LOOP_FINDS, 3]
 
     @classmethod
-    def empty(cls, width: int = DECK_SIZE) -> Finds:
-        return cls(np.zeros((MAX_FINDS, width), np.uint8), np.zeros((MAX_FINDS, 3), np.int64))
+    def empty(cls, width: int = DECK_SIZE) -> LoopFinds:
+        return cls(np.zeros((LOOP_FINDS, width), np.uint8), np.zeros((LOOP_FINDS, 3), np.int64))

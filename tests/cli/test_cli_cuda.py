@@ -229,7 +229,7 @@ class TestScoreAndCheckOnDevice:
         for t in range(8):
             state = cpu_worker(before, t)
             for _ in range(played[t]):
-                strategies.run_chunk("random", state, worker.Finds.empty(), 1, 0, 1 << 62, 1)
+                strategies.run_chunk("random", state, worker.LoopFinds.empty(), 1, 0, 1 << 62, 1)
                 cards += state.counters[worker.CURRENT]
                 deal = (tuple(state.deck[:26].tolist()), tuple(state.deck[26:].tolist()))
                 tricks += reference.play(deal).tricks
@@ -294,7 +294,8 @@ class TestSearchOnDevice:
         assert (best.cards, best.tricks) == (gpu["best_cards"], gpu["best_tricks"])
         with Store(tmp_path / "gpu.sqlite") as db:
             run = db.get_run(gpu["run"])
-            assert (run.params["device"], run.params["workers"], run.backend) == ("cuda", 8, "cuda")
+            params = (run.params["device"], run.params["device_threads"], run.backend)
+            assert params == ("cuda", 8, "cuda") and "workers" not in run.params
             assert (run.best_deal, run.games) == (gpu["best_deal"], iterations)
             in_bulk = db._db.execute("SELECT count(*) FROM find_batches").fetchone()[0]
             assert in_bulk > 0  # finds under 3,000 cards are stored in bulk, as on the CPU
@@ -309,7 +310,7 @@ class TestSearchOnDevice:
         parts = tmp_path / "parts.sqlite"
         with Store(parts) as db:
             options = cuda_driver.LongestCudaOptions(
-                iterations=160, workers=8, seed=7, keep_above=400
+                iterations=160, device_threads=8, seed=7, keep_above=400
             )
             job = RunLoop(db, cuda_driver.LongestCudaJob, options)
             stopped = job.run(lambda progress: job.stop.set())

@@ -355,7 +355,7 @@ def test_records_show_without_a_store_still_replays_and_ranks(bmn, tmp_path):
 def test_records_plot_of_a_loop_hunt_says_there_is_nothing_to_plot(bmn, tmp_path):
     path = tmp_path / "s.sqlite"
     with Store(path) as db:
-        hunt = db.create_run("loophunt", "loop", 1, {})
+        hunt = db.create_run(None, "loop", 1, {})
         db.add_finds(hunt, [Find(CASELLA, 474, 66, "loop")])
     out = tmp_path / "p.png"
     result = bmn("records", "plot", "1", "-o", out, "--store", path)

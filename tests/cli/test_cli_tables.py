@@ -109,7 +109,7 @@ def test_records_top_keeps_every_deal_and_number_whole(bmn, monkeypatch, store, 
 def test_records_runs_keeps_heads_and_numbers_whole(bmn, monkeypatch, store, width):
     lines = drawn(bmn, monkeypatch, width, "records", "runs", "--store", store)
     fits(lines, width)
-    for word in ("strategy", "players", "status", "games", "time", "best", "tricks"):
+    for word in ("search", "players", "status", "games", "time", "best", "tricks"):
         assert whole(lines, word), word
     assert whole(lines, "1,234,567,890") and whole(lines, "interrupted")
     runs = json.loads(bmn("records", "runs", "--json", "--store", store).stdout)

@@ -240,7 +240,7 @@ def replay_on_cpu(before, after, finds, mode: str, objective: str, keep_above: i
         for slot, name in COUNTERS:
             state.counters[slot] = before.counters[t, getattr(cuda_streams, name)]
         games = int(after.counters[t, cuda_streams.GAMES] - before.counters[t, cuda_streams.GAMES])
-        cpu_finds = worker.Finds.empty()
+        cpu_finds = worker.LoopFinds.empty()
         done, n = strategies.run_chunk(
             mode, state, cpu_finds, games, cuda_host.OBJECTIVES.index(objective), keep_above, 1
         )
@@ -364,7 +364,7 @@ class TestSearchOnDevice:
         for t in range(8):
             state = worker.new_worker(SEED, t)
             for game in range(7):  # two games warm up and time the device; the bench counts 5
-                strategies.run_chunk("random", state, worker.Finds.empty(), 1, 0, 1 << 62, 1)
+                strategies.run_chunk("random", state, worker.LoopFinds.empty(), 1, 0, 1 << 62, 1)
                 cards += state.counters[worker.CURRENT] if game >= 2 else 0
         assert (result["games"], result["cards"]) == (40, cards)
         assert result["tricks"] > 0 and result["games_per_s"] > 0

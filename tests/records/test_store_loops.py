@@ -39,15 +39,15 @@ def test_version_one_store_gains_the_loops_table(tmp_path):
     run = add_old_run(conn, "walk", "cards", seed=3)
     conn.close()
     with Store(path) as db:
-        assert db.version == SCHEMA_VERSION == 5
+        assert db.version == SCHEMA_VERSION == 6
         assert db.get_run(run).seed == 3 and db.loops() == []
         db.add_loops(run, [(cycle(), 1)])
         assert [row.key for row in db.loops()] == ["0:-J/Q-"]
 
 
 def test_add_loops_inserts_once_then_counts(db):
-    one = db.create_run("loophunt", "loop", 1, {})
-    two = db.create_run("loophunt", "loop", 2, {})
+    one = db.create_run(None, "loop", 1, {})
+    two = db.create_run(None, "loop", 2, {})
     assert db.add_loops(one, [(cycle(), 3)]) == 1
     assert db.add_loops(two, [(cycle(balanced=0), 2)]) == 0  # same key: only counted
     assert db.add_loops(two, [(cycle("0:Q-/-J", 0, False), 1), (cycle(), 1)]) == 1
@@ -61,13 +61,13 @@ def test_add_loops_inserts_once_then_counts(db):
 
 
 def test_no_balanced_deal_in_a_complete_basin_is_a_no(db):
-    run = db.create_run("loophunt", "loop", 1, {})
+    run = db.create_run(None, "loop", 1, {})
     db.add_loops(run, [(cycle(balanced=0, complete=True), 1)])
     assert db.loops()[0].reachable is False
 
 
 def test_key_is_unique_in_the_schema(db):
-    run = db.create_run("loophunt", "loop", 1, {})
+    run = db.create_run(None, "loop", 1, {})
     db.add_loops(run, [(cycle(), 1)])
     with pytest.raises(sqlite3.IntegrityError):
         db._db.execute("INSERT INTO loops SELECT * FROM loops")
@@ -76,7 +76,7 @@ def test_key_is_unique_in_the_schema(db):
 def test_unknown_run_and_failed_progress_store_nothing(db):
     with pytest.raises(StoreError, match="no run 9"):
         db.add_loops(9, [(cycle(), 1)])
-    run = db.create_run("loophunt", "loop", 1, {})
+    run = db.create_run(None, "loop", 1, {})
     with pytest.raises(ValueError, match="run status"):  # the run update fails last
         db.save_loop_progress(run, [(cycle(), 1)], (0, b"x", 10, 1.0), {"status": "bad"})
     assert db.loops() == [] and db.load_checkpoints(run) == {}

@@ -30,12 +30,12 @@ from bmn.search.strategies.cuda.streams import (
     IMPROVEMENTS,
     SUM_CARDS,
     SUM_TRICKS,
-    Finds,
+    LaunchFinds,
     Streams,
 )
 
 OBJECTIVES = ("cards", "tricks")
-MAX_FINDS = 65_536  # finds one launch may write before streams stop for the host
+LAUNCH_FINDS = 65_536  # finds one launch may write before streams stop for the host
 NO_LIMIT = 1 << 62  # games no stream reaches: a limit that limits nothing
 
 
@@ -51,7 +51,7 @@ class DeviceSearch:
         cap: int = CAP,
         threads_per_block: int = THREADS_PER_BLOCK,
         backlog: bool = True,
-        max_finds: int = MAX_FINDS,
+        max_finds: int = LAUNCH_FINDS,
         max_registers: int | None = None,
         window: int = WINDOW,
         rules: RuleSet | str | None = None,
@@ -79,7 +79,7 @@ class DeviceSearch:
         self._no_limits = cuda.to_device(np.full(len(streams), NO_LIMIT, dtype=np.int64))
         self.stopped = 0  # streams the last launch stopped early (finished on the CPU)
 
-    def run(self, games: int, limits: np.ndarray | None = None) -> Finds:
+    def run(self, games: int, limits: np.ndarray | None = None) -> LaunchFinds:
         """Every thread plays `games` games (on average, with the backlog); returns the finds.
 
         Without the backlog, `limits` (one per stream) caps each stream's count of games
@@ -106,7 +106,7 @@ class DeviceSearch:
             decks, figures = self._finish_stopped(self.stopped, decks, figures)
         return _in_order(decks, figures)
 
-    def run_to(self, targets: np.ndarray) -> Finds:
+    def run_to(self, targets: np.ndarray) -> LaunchFinds:
         """Play until every stream's count of games played is its entry of `targets` (none
         for a stream already there); the finds, in (stream, game) order.
 
@@ -156,10 +156,10 @@ def _int64s(values: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(values, dtype=np.int64)
 
 
-def _in_order(decks: np.ndarray, figures: np.ndarray) -> Finds:
+def _in_order(decks: np.ndarray, figures: np.ndarray) -> LaunchFinds:
     """Finds sorted by (stream, game): the order the CPU search finds them in."""
     order = np.lexsort((figures[:, F_GAME], figures[:, F_STREAM]))
-    return Finds(decks[order], figures[order])
+    return LaunchFinds(decks[order], figures[order])
 
 
 def _finish(host: Streams, t: int, objective: int, keep_above: int, exact_at=two.exact_at) -> tuple:
@@ -187,7 +187,7 @@ def search_chunk(
     keep_above: int = 3000, cap: int = CAP, backlog: bool = False,
     threads_per_block: int = THREADS_PER_BLOCK, window: int = WINDOW,
     rules: RuleSet | str | None = None,
-) -> tuple[Streams, Finds]:  # fmt: skip
+) -> tuple[Streams, LaunchFinds]:  # fmt: skip
     """One launch over host streams: (the streams after it, its finds). The input is untouched.
 
     Without the backlog every stream plays exactly `games` games, so a chunk is a pure function

@@ -71,7 +71,7 @@ class Streams:
 
 
 @dataclass
-class Finds:
+class LaunchFinds:
     """Deals of at least keep_above cards (and proven loops), in (stream, game) order."""
 
     decks: np.ndarray  # uint8 (n, 52)

@@ -155,7 +155,7 @@ def test_store_progress_and_records_plot(tmp_path):
         (series,) = store_progress(store, [2])
         tricks = store.create_run("lahc", "tricks", seed=1, params={})
         store.add_finds(tricks, [Find(RECORD, 8344, 1164, elapsed=2.0)])
-        hunt = store.create_run("loophunt", "loop", seed=1, params={})
+        hunt = store.create_run(None, "loop", seed=1, params={})
         store.add_finds(hunt, [Find(CASELLA, 474, 66, "loop")])
         every = store_progress(store)
     assert (series.label, series.objective) == ("run 2 (climb, cards)", "cards")

@@ -26,7 +26,7 @@ from bmn.search.runs.longest import LongestJob, LongestOptions, search_chunk
 from bmn.search.runs.longest_base import LongestProgress, standing
 from bmn.search.runs.loop import RunLoop
 from bmn.search.runs.loop_hunt import LoopHuntJob, LoopHuntOptions, LoopHuntSummary
-from bmn.search.strategies.worker import GAMES, MAX_FINDS, new_worker
+from bmn.search.strategies.worker import GAMES, LOOP_FINDS, new_worker
 from bmn.search.words import counted
 
 OPTIONS = dict(strategy="walk", iterations=200_000, workers=2, seed=3, keep_above=2000)
@@ -51,17 +51,17 @@ def chunked(options, iterations):
 
 
 def test_a_chunk_keeps_every_deal_past_a_full_finds_buffer(monkeypatch):
-    deals = MAX_FINDS * 5 // 2
+    deals = LOOP_FINDS * 5 // 2
     options = LongestOptions(iterations=deals, workers=1, seed=4, keep_above=0)
     _, (first, _), games = search_chunk(0, 0, new_worker(4, 0), options, deals)
-    assert games == len(first) == deals > MAX_FINDS  # not cut at a full buffer
+    assert games == len(first) == deals > LOOP_FINDS  # not cut at a full buffer
     state, decks, meta = chunked(options, deals)
     for row, (cards, tricks, status) in list(zip(decks, meta, strict=True))[::97]:
         result = play(decode(row, (26, 26)))
         assert (result.cards, result.tricks, status) == (cards, tricks, 0)
-    monkeypatch.setattr(driver, "CHUNK_FINDS", MAX_FINDS * 3 // 2)  # a chunk stops past this
+    monkeypatch.setattr(driver, "CHUNK_FINDS", LOOP_FINDS * 3 // 2)  # a chunk stops past this
     _, (first, _), games = search_chunk(0, 0, new_worker(4, 0), options, deals)
-    assert games == len(first) == 2 * MAX_FINDS  # whole buffers until past the cap
+    assert games == len(first) == 2 * LOOP_FINDS  # whole buffers until past the cap
     capped, capped_decks, capped_meta = chunked(options, deals)
     assert capped.counters[GAMES] == state.counters[GAMES] == deals
     assert np.array_equal(capped_decks, decks) and np.array_equal(capped_meta, meta)

@@ -70,7 +70,7 @@ def test_grow_stores_standard_cycles_whose_deals_replay(grow, bmn, tmp_path):
     assert splits == sorted(splits, key=lambda s: abs(s[0] - s[1]))  # most balanced first
     with Store(store) as db:
         (run,) = db.runs()
-    assert (run.strategy, run.objective, run.status, run.games) == ("grow", "loop", "finished", 2)
+    assert (run.strategy, run.objective, run.status, run.games) == (None, "grow", "finished", 2)
 
 
 def test_the_text_listing_says_the_same(grow, bmn, tmp_path):

@@ -18,7 +18,7 @@ from bmn.search.runs.longest import LongestJob, LongestOptions
 from bmn.search.runs.loop import RunLoop
 from bmn.search.strategies.cpu import run_chunk
 from bmn.search.strategies.registry import STRATEGIES
-from bmn.search.strategies.worker import BEST, BEST_CARDS, BEST_TRICKS, GAMES, Finds, new_worker
+from bmn.search.strategies.worker import BEST, BEST_CARDS, BEST_TRICKS, GAMES, LoopFinds, new_worker
 
 SIZES = (26, 26)
 
@@ -26,7 +26,7 @@ SIZES = (26, 26)
 def run_chunks(strategy, iterations, sizes, seed=1, keep_above=10_000, objective=0):
     """Run one worker for `iterations` deals cut into chunks of the given sizes."""
     state = new_worker(seed, 0, history=500 if strategy == "lahc" else 1)
-    finds = Finds.empty()
+    finds = LoopFinds.empty()
     kept = []
     done = 0
     for size in sizes:

@@ -75,9 +75,10 @@ def test_search_stores_each_cycle_once_as_the_reference_sees(hunt, bmn, tmp_path
         assert row["balanced_reachable"] is True and row["deck"] == DECK
     with Store(store) as db:
         (run,) = db.runs()
-    assert (run.objective, run.strategy, run.status, run.games) == (
+    assert (run.kind, run.objective, run.strategy, run.status, run.games) == (
+        "loop-hunt",
         "loop",
-        "loophunt",
+        None,
         "finished",
         DEALS,
     )

@@ -25,7 +25,7 @@ from bmn.search.runs.longest_base import LongestProgress, standing
 from bmn.search.runs.loop import RunLoop
 from bmn.search.strategies.cpu import run_chunk
 from bmn.search.strategies.registry import STRATEGIES, history_length
-from bmn.search.strategies.worker import BEST, BEST_CARDS, MAX_FINDS, Finds, new_worker
+from bmn.search.strategies.worker import BEST, BEST_CARDS, LOOP_FINDS, LoopFinds, new_worker
 
 PLAYERS = (3, 4)
 THREE_FAST = [3, pytest.param(4, marks=pytest.mark.slow)]  # commands that take a second or more
@@ -164,9 +164,9 @@ def test_every_strategy_searches_three_and_four_seats(strategy, players):
     """With keep_above 0 every deal scored is a find: each is replayed by the reference."""
     state = new_worker(players, 0, history_length(strategy, 50), sizes=SIZES[players])
     assert tuple(state.sizes) == SIZES[players] and sorted(state.deck) == list(STANDARD_DECK)
-    finds = Finds.empty()
+    finds = LoopFinds.empty()
     done, n_finds = run_chunk(strategy, state, finds, 10_000, 0, 0, 40)
-    assert done == n_finds == MAX_FINDS
+    assert done == n_finds == LOOP_FINDS
     # every 16th of the full buffer: the reference engine is slow for thousands
     for row, (cards, tricks, status) in zip(finds.decks[::16], finds.meta[::16], strict=True):
         deal = decode(row, SIZES[players])

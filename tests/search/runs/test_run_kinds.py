@@ -3,6 +3,7 @@ refusals generated from it are today's (kind by kind, option by option), a new r
 with its kind, and --resume makes each stored run with the job its kind names."""
 
 import dataclasses
+import json
 import threading
 
 import pytest
@@ -11,6 +12,7 @@ from old_stores import add_old_run, old_store
 from bmn.records.store import Store, StoreError
 from bmn.search.cli import search as search_cli
 from bmn.search.runs import kinds, start
+from bmn.search.runs.job import options_from_run
 from bmn.search.runs.kinds import CHECK_ORDER, KIND_SETTINGS, KINDS, get_kind, kind_for, refusal
 from bmn.search.runs.loop import RunLoop
 from bmn.search.runs.loop_hunt import LoopHuntOptions
@@ -25,7 +27,10 @@ def test_the_registry_names_every_kind_with_its_job_and_options():
         assert job.kind == name and get_kind(name) is kind
         assert job.options_type is kind.options_class()
         fields = {f.name for f in dataclasses.fields(kind.options_class())}
-        assert set(kind.takes.values()) <= fields, name
+        assert set(kind.takes.values()) - {None} <= fields, name
+        # a kind has a strategy exactly where it stores one: the runs table holds no stand-in
+        has_strategy = "strategy" in fields
+        assert has_strategy == (kind.takes.get("strategy") == "strategy"), name
     with pytest.raises(kinds.UnknownKind, match="unknown kind of run 'magic'; this bmn knows"):
         get_kind("magic")
 
@@ -243,15 +248,24 @@ def test_a_run_stored_under_an_option_s_old_name_resumes_with_its_value(tmp_path
     is, keep their value when resumed (and it is checked as a new run's would be)."""
     with Store(tmp_path / "s.sqlite") as db:
         params = dict(iterations=500, workers=1, seed=3, deck="5,2,2,0,0", max_basin_states=7)
-        old = db.create_run("loophunt", "loop", 3, params, kind="loop-hunt")
+        old = db.create_run(None, "loop", 3, params, kind="loop-hunt")
         db.update_run(old, status="interrupted")
         assert start.resumed_run(db, old, KINDS["loop-hunt"], None).options.basin_states == 7
-        bad = db.create_run(
-            "loophunt", "loop", 3, {**params, "max_basin_states": 0}, kind="loop-hunt"
-        )
+        bad = db.create_run(None, "loop", 3, {**params, "max_basin_states": 0}, kind="loop-hunt")
         db.update_run(bad, status="interrupted")
         with pytest.raises(StoreError, match=f"run {bad} cannot be resumed"):
             start.resumed_run(db, bad, KINDS["loop-hunt"], None)
+
+
+def test_a_gpu_run_stored_with_its_threads_as_workers_resumes_with_them(tmp_path):
+    """--device-threads was stored as `workers` by the GPU search; it is `device_threads` now,
+    as the GPU enumeration has always stored it."""
+    with Store(tmp_path / "s.sqlite") as db:
+        params = {"device": "cuda", "workers": 64, "seed": 7, "strategy": "random"}
+        run = db.get_run(db.create_run("random", "cards", 7, params, kind="longest-cuda"))
+    options = options_from_run(KINDS["longest-cuda"].options_class(), run)
+    assert (options.device_threads, options.workers, options.strategy) == (64, 64, "random")
+    assert "workers" not in dataclasses.asdict(options)
 
 
 class FakeJob:
@@ -343,3 +357,62 @@ def test_a_run_of_a_kind_this_bmn_does_not_know_is_one_line(bmn, failed, tmp_pat
     with Store(store) as db:
         db.update_run(db.create_run("walk", "cards", 1, {}, kind="magic"), status="interrupted")
     failed(bmn("search", "--resume", "--store", store), 1, "cannot resume run 1: unknown kind")
+
+
+# Runs as version 5 wrote them: each kind with the stand-in strategy and objective it stored
+# in its columns and its settings (a loop hunt 'loophunt', a grow run 'grow' and 'loop').
+V5_RUNS = [
+    ("longest", "climb", "cards", {"strategy": "climb", "objective": "cards", "seed": 5}),
+    ("loop-hunt", "loophunt", "loop", {"strategy": "loophunt", "objective": "loop", "seed": 6}),
+    ("grow", "grow", "loop", {"strategy": "grow", "objective": "loop", "seed": 7}),
+    ("every", "every", "tricks", {"strategy": "every", "objective": "tricks", "deck": "4,1,1,0,0"}),
+]
+
+
+def test_a_version_five_store_says_what_ran_and_resumes_with_the_same_options(tmp_path):
+    """Migration 6: strategy only where the kind has one, grow's objective its own, no stand-in
+    left in the settings; the options each run resumes with are those it was stored with."""
+    store = tmp_path / "v5.sqlite"
+    conn = old_store(store, 5)
+    for kind, strategy, objective, params in V5_RUNS:
+        run = add_old_run(conn, strategy, objective, params=json.dumps(params, sort_keys=True))
+        conn.execute("UPDATE runs SET kind = ?, status = 'stopped' WHERE id = ?", (kind, run))
+    damaged = add_old_run(conn, "loophunt", "loop", params="not json")
+    conn.execute("UPDATE runs SET kind = 'loop-hunt' WHERE id = ?", (damaged,))
+    conn.execute(
+        "INSERT INTO finds (deal, cards, tricks, status, run_id, strategy, found_at, elapsed)"
+        " VALUES ('-J/Q-', 4, 1, 'finished', 4, 'every', '2026-01-01T00:00:00Z', 1.0)"
+    )
+    conn.close()
+    with Store(store) as db:
+        runs = db.runs()
+        assert [(r.kind, r.strategy, r.objective) for r in runs] == [
+            ("longest", "climb", "cards"),
+            ("loop-hunt", None, "loop"),
+            ("grow", None, "grow"),
+            ("every", None, "tricks"),
+            ("loop-hunt", None, "loop"),
+        ]
+        assert [r.found_by for r in runs] == ["climb", "loop-hunt", "grow", "every", "loop-hunt"]
+        assert [r.params for r in runs[:4]] == [
+            {"strategy": "climb", "objective": "cards", "seed": 5},
+            {"seed": 6},
+            {"seed": 7},
+            {"objective": "tricks", "deck": "4,1,1,0,0"},
+        ]
+        assert runs[4].params == {"unreadable settings": "not json"}  # left as it was
+        assert [f.strategy for f in db.run_finds(4)] == ["every"]
+        for (kind, _, _, params), run in zip(V5_RUNS, runs, strict=False):
+            options = options_from_run(KINDS[kind].options_class(), run)
+            assert (options.strategy, options.objective) == (
+                (params["strategy"] if kind == "longest" else None),
+                {"grow": "grow", "loop-hunt": "loop"}.get(kind, params["objective"]),
+            )
+            assert options.seed == params.get("seed", 0)
+        # A new run of a kind that has no strategy stores none; its finds carry the kind.
+        options = KINDS["every"].options_class()(deck="4,1,1,0,0", workers=1)
+        RunLoop(db, KINDS["every"].job_class(), options).run()
+        made = db.runs()[-1]
+        assert (made.kind, made.strategy, made.objective) == ("every", None, "cards")
+        assert "strategy" not in made.params
+        assert {f.strategy for f in db.run_finds(made.id)} == {"every"}

@@ -17,7 +17,7 @@ from bmn.kernels.decks import STANDARD_DECK
 from bmn.kernels.score import KERNELS, kernel_for, score
 from bmn.search.strategies.cpu import run_chunk
 from bmn.search.strategies.registry import STRATEGIES, history_length, strategy_help
-from bmn.search.strategies.worker import BEST, MAX_FINDS, Finds, WorkerState, new_worker
+from bmn.search.strategies.worker import BEST, LOOP_FINDS, LoopFinds, WorkerState, new_worker
 
 
 @pytest.mark.parametrize("sizes", [(26, 26), (27, 25), (20, 32)])
@@ -25,9 +25,9 @@ def test_search_scores_deals_cut_at_the_workers_sizes(sizes):
     """With --keep-above 0 every deal scored is a find: each checked by the reference engine."""
     state = new_worker(3, 0, sizes=sizes)
     assert tuple(state.sizes) == sizes and sorted(state.deck) == list(STANDARD_DECK)
-    finds = Finds.empty()
+    finds = LoopFinds.empty()
     done, n_finds = run_chunk("walk", state, finds, 10_000, 0, 0, 100)
-    assert done == n_finds == MAX_FINDS
+    assert done == n_finds == LOOP_FINDS
     # every 16th of the full buffer: the reference engine is slow for thousands
     for row, (cards, tricks, status) in zip(finds.decks[::16], finds.meta[::16], strict=True):
         want = reference.play(decode(row, sizes))
@@ -71,7 +71,7 @@ def test_worker_state_keeps_its_sizes_and_reads_old_checkpoints():
 def test_a_seat_count_without_a_compiled_kernel_is_refused():
     state = new_worker(5, 0, sizes=(11, 11, 10, 10, 10))
     with pytest.raises(ValueError, match="no compiled kernel for 5 seats"):
-        run_chunk("walk", state, Finds.empty(), 10, 0, 0, 100)
+        run_chunk("walk", state, LoopFinds.empty(), 10, 0, 0, 100)
 
 
 def test_strategy_registry():
@@ -117,8 +117,8 @@ def test_the_search_loop_loads_from_the_cache():
     no function that takes a plain dispatcher): a second process finds the loop cached."""
     code = (
         "from bmn.search.strategies.cpu import chunk, run_chunk\n"
-        "from bmn.search.strategies.worker import Finds, new_worker\n"
-        "run_chunk('walk', new_worker(1, 0), Finds.empty(), 10, 0, 0, 1)\n"
+        "from bmn.search.strategies.worker import LoopFinds, new_worker\n"
+        "run_chunk('walk', new_worker(1, 0), LoopFinds.empty(), 10, 0, 0, 1)\n"
         "loop = chunk('walk')\n"
         "print(sum(loop.stats.cache_hits.values()), sum(loop.stats.cache_misses.values()))"
     )
