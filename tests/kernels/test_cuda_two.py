@@ -138,6 +138,10 @@ class TestGameOnDevice:
     def test_selfcheck_against_the_cpu_kernel(self):
         assert cuda_two.selfcheck(60, SEED) == 0
 
+    def test_selfcheck_under_a_rule_set(self):
+        assert cuda_two.selfcheck(60, SEED, rules="pelagaletto2") == 0
+        assert cuda_two.first_difference(60, SEED, rules="leodog896") is None
+
 
 def _counting(function, calls: list):
     def counted(*args):

@@ -205,13 +205,14 @@ def resident_threads(
     threads_per_block: int = THREADS_PER_BLOCK,
     max_registers: int | None = None,
     mode: str = "random",
+    rules: RuleSet | str | None = None,
 ) -> int:
     """Threads the GPU keeps resident at once running a search kernel (compiles it first)."""
     if SIMULATED:
         return 2 * threads_per_block
     warm = DeviceSearch(
         Streams.new(0, threads_per_block), mode, keep_above=1 << 62,
-        threads_per_block=threads_per_block, max_registers=max_registers,
+        threads_per_block=threads_per_block, max_registers=max_registers, rules=rules,
     )  # fmt: skip
     warm.run(1)
     return warm.kernel_info()["resident_blocks"] * threads_per_block
@@ -221,17 +222,19 @@ def bench(
     n_deals: int, seed: int, mode: str = "random", backlog: bool = True,
     threads: int | None = None, threads_per_block: int = THREADS_PER_BLOCK,
     max_registers: int | None = None, window: int = WINDOW, max_seconds: float = 20.0,
+    rules: RuleSet | str | None = None,
 ) -> dict:  # fmt: skip
-    """Play n_deals games on the GPU (random deals, or the walk) in one launch; speed and totals.
+    """Play n_deals games on the GPU (random deals, or the walk) in one launch under `rules`
+    (None: bmn's); speed and totals.
 
     One stream per resident thread unless `threads` says otherwise. Compilation and a short
     probe launch come before the clock starts; the probe's rate shrinks n_deals to what fits
     in about `max_seconds` on a slow GPU. Cards and tricks are summed exactly.
     """
-    threads = threads or resident_threads(threads_per_block, max_registers, mode)
+    threads = threads or resident_threads(threads_per_block, max_registers, mode, rules)
     search = DeviceSearch(
         Streams.new(seed, threads), mode, keep_above=1 << 62, threads_per_block=threads_per_block,
-        backlog=backlog, max_registers=max_registers, window=window,
+        backlog=backlog, max_registers=max_registers, window=window, rules=rules,
     )  # fmt: skip
     search.run(1)  # compiles (once per process) and warms the GPU up
     probe = time.perf_counter()
