@@ -17,10 +17,9 @@ from bmn.kernels.rulesets import RuleSet
 # RuleSet fields that describe a rule set rather than choose a rule; and `limit_at`, which only
 # a game stopped at a card limit reads: the kernels' batches play every game to its end.
 _ABOUT = frozenset({"name", "title", "source", "code", "players", "limit_at"})
-# Where a loop is looked for: the kernels prove loops at trick boundaries, and the period is
-# the same at every granularity; a loop's other figures under `loops` "cards" are the reference
-# engine's (kernels/score.py replays the few loops), and "none" reports the loop the kernel
-# proves. So `loops` changes no compiled code.
+# Where a loop is looked for: the kernels prove loops at trick boundaries; under `loops` "none"
+# (a peer that only stops at a limit) they report the loop they prove. So `loops` changes no
+# compiled code.
 _LOOPS = "loops"
 # Points that cannot matter with two seats: with two, the next seat still in is the court
 # card's layer, so out while paying both readings give it the pile.

@@ -21,11 +21,11 @@ import numpy as np
 from numba import njit, types
 
 from bmn.kernels import reference
-from bmn.kernels.config import FAST_CAP, FINISHED, INLINE_JIT, LOOP, MAX_CARDS, UNDECIDED
+from bmn.kernels.config import FAST_CAP, FINISHED, INLINE_JIT, MAX_CARDS, UNDECIDED
 from bmn.kernels.cpu import two
 from bmn.kernels.deal import Deal, DealError
 from bmn.kernels.results import Scores
-from bmn.kernels.rulesets import AT_CARDS, RuleSet, rule_set
+from bmn.kernels.rulesets import RuleSet, rule_set
 
 # A rule set as the kernels take it: its name, the RuleSet, or None for the default.
 Rules = str | RuleSet | None
@@ -117,7 +117,7 @@ def score(
     """Score N deals: rows of penalty values (hands concatenated, zero padded), (N, S) sizes,
     under `rules` (a rule set's name or RuleSet; None: the default). A rule set that looks for
     no loops (`loops` "none") gets the loops the kernels prove, where the reference engine
-    would need a limit; under "cards" a loop's figures are the reference engine's.
+    would need a limit.
 
     Deals of a seat count `device` has no kernel for go to the CPU's kernel for them."""
     deals, sizes = _check(deals, sizes)
@@ -130,10 +130,7 @@ def score(
         fast = sizes.sum(axis=1) <= MAX_CARDS
         with numba_threads(threads):
             kernel.score_rows(deals, sizes, np.flatnonzero(fast), out, FAST_CAP)
-    slow = ~fast
-    if rules.loops == AT_CARDS:  # a loop's start by the card: the reference's (loops are rare)
-        slow |= out.status == LOOP
-    for i in np.flatnonzero(slow):
+    for i in np.flatnonzero(~fast):
         out._set_from(int(i), reference.play(_hands(deals[i], sizes[i]), rules=rules))
     return out
 

@@ -86,6 +86,25 @@ def test_scores_agree_from_texts_arrays_and_random_deals():
     assert (from_texts.cards == from_array.cards).all()
 
 
+def test_rules_reach_play_and_the_compiled_kernels():
+    """`rules=` names a rule set for play (the reference engine) and score_deals (the compiled
+    kernels, 2 and 3 seats): the same figures, and other figures than bmn's rules give."""
+    for players, rules in ((3, "paulhus"), (2, "pelagaletto2")):
+        deals = game.random_deals(200, seed=7, players=players)
+        texts = deals.texts()
+        scores = game.score_deals(deals, rules=rules)
+        plain = game.score_deals(deals)
+        for i in range(200):
+            assert scores.result(i) == game.play(texts[i], rules=game.RULE_SETS[rules])
+        assert (scores.cards != plain.cards).any()
+
+
+def test_cycle_takes_only_rule_sets_that_play_the_deal_as_bmn():
+    assert game.cycle(CASELLA, rules="paulhus").period_tricks == 62  # two seats: bmn's rules
+    with pytest.raises(game.DealError, match="cycle analysis plays bmn's rules only"):
+        game.cycle(CASELLA, rules="at-once")
+
+
 def test_random_deals_are_bmn_deal_by_seed(bmn):
     for players in (2, 4):
         out = bmn("deal", "--seed", "3", "--players", str(players))
@@ -132,6 +151,8 @@ def test_the_cycle_and_the_deals_that_reach_it_are_bmn_loop_and_preimages(bmn):
         (lambda: list(game.reaching_deals(RECORD)), "does not loop"),
         (lambda: game.reaching_deals(CASELLA, (26, 27)), "adding up to the deal's 52"),
         (lambda: records.published_games(5), "players must be 2 to 4"),
+        (lambda: game.play("-J/Q-", rules="nobody"), "unknown rule set 'nobody'"),
+        (lambda: game.score_deals(["-J/Q-"], rules=3), "rules is a rule set's name"),
     ],
 )
 def test_bad_deals_raise_deal_error(call, message):

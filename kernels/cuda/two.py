@@ -37,6 +37,7 @@ from numba import cuda  # noqa: E402  (only once require() has passed)
 from bmn.kernels.cpu import two  # noqa: E402
 from bmn.kernels.deal import DealError  # noqa: E402
 from bmn.kernels.rule_flags import flags_tag, two_seat_flags  # noqa: E402
+from bmn.kernels.rulesets import rule_set  # noqa: E402
 from bmn.kernels.targets import compile_for, specialise  # noqa: E402
 
 if TYPE_CHECKING:
@@ -234,8 +235,9 @@ def _replay(exact_at, flat: np.ndarray, offset: int, hand_sizes: np.ndarray, i: 
         out.period_cards[i], out.period_tricks[i] = period_c, period_t
 
 
-def selfcheck(n_deals: int, seed: int, cap: int = CAP) -> int:
-    """Score n random standard deals on the GPU and with the CPU kernel; the rows that differ.
+def selfcheck(n_deals: int, seed: int, cap: int = CAP, rules: str | RuleSet | None = None) -> int:
+    """Score n random standard deals on the GPU and with the CPU kernel under `rules` (None:
+    bmn's); the rows that differ.
 
     Every field is compared: cards, tricks, status, winner and the loop figures.
     """
@@ -243,7 +245,7 @@ def selfcheck(n_deals: int, seed: int, cap: int = CAP) -> int:
     from bmn.kernels.dealer import random_deals
 
     deals, sizes = random_deals(n_deals, rng.seed_state(seed))
-    return int(_differ(deals, sizes, cap)[0].sum())
+    return int(_differ(deals, sizes, cap, rules)[0].sum())
 
 
 def first_difference(
@@ -252,9 +254,11 @@ def first_difference(
     progress: Callable[[int], None] | None = None,
     chunk: int = 1 << 18,
     cap: int = CAP,
+    rules: str | RuleSet | None = None,
 ) -> Disagreement | None:
     """`bmn selfcheck --device cuda`: n random standard deals (kernels/benchmark.selfcheck's,
-    from the same seed) scored on the GPU and by the CPU kernel, `chunk` at a time; the first
+    from the same seed) scored on the GPU and by the CPU kernel under `rules` (a rule set's
+    name or RuleSet; None: bmn's), `chunk` at a time; the first
     deal on which they differ (`kernel` the GPU's result, `reference` the CPU kernel's), or
     None. `progress(k)` is called after each k deals checked."""
     from bmn.kernels import rng
@@ -267,7 +271,7 @@ def first_difference(
     while done < n_deals:
         n = min(chunk, n_deals - done)
         deals, sizes = random_deals(n, state)
-        differ, got, want = _differ(deals, sizes, cap)
+        differ, got, want = _differ(deals, sizes, cap, rules)
         if differ.any():
             i = int(np.argmax(differ))
             deal = decode(deals[i], sizes[i])
@@ -278,14 +282,18 @@ def first_difference(
     return None
 
 
-def _differ(deals: np.ndarray, sizes: np.ndarray, cap: int) -> tuple[np.ndarray, Scores, Scores]:
-    """Which deals the GPU and the CPU kernel score differently (every field), and both scores."""
+def _differ(deals: np.ndarray, sizes: np.ndarray, cap: int, rules=None) -> tuple:
+    """Which deals the GPU and the CPU kernel score differently (every field) under `rules`,
+    and both scores (a rule set neither kernel plays is ValueError)."""
     from bmn.kernels import score
     from bmn.kernels.results import Scores
 
-    want = score.score(deals, sizes)
+    gpu = for_rules(rule_set(rules))
+    if gpu is None:
+        raise ValueError(f"no compiled kernel plays rule set {rule_set(rules).name!r}")
+    want = score.score(deals, sizes, rules=rules)
     got = Scores.empty(len(deals))
-    score_rows(deals, sizes, np.arange(len(deals)), got, cap)
+    gpu.score_rows(deals, sizes, np.arange(len(deals)), got, cap)
     differ = np.zeros(len(deals), dtype=bool)
     for mine, theirs in zip(got.arrays(), want.arrays(), strict=True):
         differ |= mine != theirs
@@ -326,6 +334,11 @@ def for_rules(rules: RuleSet) -> ModuleType | SimpleNamespace | None:
                 kernel, cpu.exact_at, deals, sizes, rows, out, cap
             ),
             play_fast_at=copies["play_fast_at"],
+            exact_at=cpu.exact_at,
+            trick=compiled[3],
+            ending=compiled[4],
+            tag=tag,
+            score_kernel=kernel,
         )
     return _VARIANTS[flags]
 
@@ -335,3 +348,11 @@ def _jit_like(function):
     if function is _score_kernel:
         return cuda.jit(**KERNEL)
     return cuda.jit(**DEVICE)
+
+
+def ruled(attribute: str, rules: str) -> object:
+    """This module's kernel `attribute` as compiled for a rule set (kernels/cuda/compiled.py)."""
+    if attribute != "_score_kernel":
+        raise ValueError(f"no rule set's copy of {attribute}")
+    played = for_rules(rule_set(rules))
+    return _score_kernel if played is sys.modules[__name__] else played.score_kernel
