@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from bmn.kernels.rulesets import DEFAULT as DEFAULT_RULES
 from bmn.search.output.tables import Block, Table
 from bmn.search.words import format_duration, ordinal, short_time
 
@@ -42,7 +43,7 @@ def top_text(
         return ["no finds in the store match"]
     blocks: list[Block] = []
     for found in lists:
-        blocks += [f"{found.seats} players, {found.deck}: longest by {by}", find_table(found.rows)]
+        blocks += [f"{found.seats} players, {found.label}: longest by {by}", find_table(found.rows)]
     if loops:
         shown = f"the first {len(loops):,} of {loop_count:,}" if loop_count > len(loops) else "all"
         blocks.append(
@@ -72,13 +73,14 @@ def loop_table(rows: Sequence[FindRow]) -> Table:
 def runs_text(runs: Sequence[Run]) -> Block:
     if not runs:
         return "no runs in the store"
-    # "search": the run's strategy, or its kind where it has none (loop-hunt, grow, every).
+    # "search": the run's strategy, or its kind where it has none (loop-hunt, grow, every),
+    # and its rule set where not bmn's.
     head = ["run", "search", "objective", "players", "status", "games", "time", "best cards"]
     head += ["tricks", "started (UTC)", "ran on"]
     body = [
         [
             str(r.id),
-            r.found_by,
+            r.found_by if r.rules == DEFAULT_RULES else f"{r.found_by}, {r.rules}",
             r.objective,
             r.seats,
             r.status,
