@@ -243,8 +243,7 @@ def bench(
     than about 20 s).
 
     --rules times the kernel compiled for a rule set (docs/rules.md); its compilation, too,
-    happens before the clock starts. The GPU plays bmn's rules (and the sets that play two
-    seats as they do).
+    happens before the clock starts, on the GPU too.
 
     \b
     Examples:
@@ -263,9 +262,8 @@ def bench(
         from bmn.search.cli.device import bench_on_device
 
         two_seats_only(players, device)
-        gpu_rules(rules, device)
         seed = DEFAULT_SEED if seed is None else seed
-        return bench_on_device(device, deals, seed, device_threads, as_json, rules.name)
+        return bench_on_device(device, deals, seed, device_threads, as_json, rules)
     # A pulsing bar: dealing, compiling and the timed run report no steps.
     seed = DEFAULT_SEED if seed is None else seed
     with count_progress(f"benchmarking {deals:,} deals", None):
@@ -309,8 +307,7 @@ def selfcheck(deals: int, players: int, seed: int | None, device: str, rules: Ru
     against the reference), so millions of deals take seconds.
 
     --rules checks the kernel compiled for a rule set against the reference engine playing
-    the same rule set (docs/rules.md). The GPU plays bmn's rules (and the sets that play two
-    seats as they do).
+    the same rule set (docs/rules.md); on the GPU, the GPU's copy against the CPU's.
 
     \b
     Examples:
@@ -331,8 +328,7 @@ def selfcheck(deals: int, players: int, seed: int | None, device: str, rules: Ru
         from bmn.search.cli.device import selfcheck_on_device
 
         two_seats_only(players, device)
-        gpu_rules(rules, device)
-        return selfcheck_on_device(deals, seed, named)
+        return selfcheck_on_device(deals, seed, rules)
     with count_progress("checking", deals, log_every=SELFCHECK_LOG_SECONDS) as bar:
         bad = run_check(deals, seed, bar.advance, players=players, rules=rules)
     if bad is not None:
@@ -403,17 +399,6 @@ def stats(
     else:
         line = rules_line(rules, players)
         echo(*([line] if line else []), *format_stats(figures))
-
-
-def gpu_rules(rules: RuleSet, device: str) -> None:
-    """Refuse on the GPU a rule set that plays two seats otherwise than bmn's rules: its
-    bench and selfcheck play bmn's."""
-    if device == "cuda" and rules.plays_as(2) != DEFAULT:
-        raise click.BadParameter(
-            f"the GPU's bench and selfcheck play bmn's rules; rule set {rules.name!r} plays two"
-            " seats otherwise: use --device cpu",
-            param_hint="--rules",
-        )
 
 
 def two_seats_only(players: int, device: str) -> None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import click
 from click.core import ParameterSource
 
-from bmn.kernels.rulesets import DEFAULT, RuleSet, names, rule_set
+from bmn.kernels.rulesets import ALIASES, DEFAULT, RULE_SETS, RuleSet, names, rule_set
 from bmn.records.store import DEFAULT_PATH, Store
 from bmn.search.cli.values import MAX_COMMAND_DEALS, Whole
 from bmn.search.output import tables as present
@@ -63,6 +63,7 @@ class RulesChoice(click.Choice):
         return rule_set(super().convert(value, param, ctx))
 
 
+_NAMED = ("bmn", "paulhus", "at-once")  # the help says what these do; the rest are peers'
 RULES_OPTION = click.option(
     "--rules",
     type=RulesChoice(),
@@ -70,9 +71,9 @@ RULES_OPTION = click.option(
     show_default=True,
     metavar="NAME",
     help="The rule set to play: bmn's; paulhus (3-4 seats: a seat out while paying drops out);"
-    " at-once (2 seats: a hand that empties ends the game); the peers' conventions n1k06,"
-    " n1k06-gpu, leodog896, pelagaletto2; aliases acinnes, acinnes-fsm, exercism, ab0214."
-    " See docs/rules.md.",
+    " at-once (2 seats: a hand that empties ends the game); the peers' conventions"
+    f" {', '.join(name for name in RULE_SETS if name not in _NAMED)}; aliases"
+    f" {', '.join(ALIASES)}. See docs/rules.md.",
 )
 
 

@@ -203,6 +203,17 @@ class TestScoreAndCheckOnDevice:
             "OK: the CUDA kernel (simulator) and the CPU kernel agree on 50 random deals (seed 5)\n"
         )
 
+    def test_selfcheck_and_bench_under_a_rule_set(self, bmn):
+        args = ["--deals", "50", "--seed", "5", "--rules", "at-once"]
+        result = bmn("selfcheck", "--device", "cuda", *args)
+        assert result.exit_code == 0, result.output
+        assert result.stdout.endswith("random deals (seed 5) under rule set at-once\n")
+        args = ["--deals", "8", "--device-threads", "8", "--rules", "at-once"]
+        out = json.loads(bmn("bench", "--device", "cuda", *args, "--json").stdout)
+        assert (out["rules"], out["deals"]) == ("at-once", 8)
+        text = bmn("bench", "--device", "cuda", *args).stdout
+        assert text.startswith("8 deals (at-once's rules) on 8 GPU threads (simulator) in ")
+
     def test_selfcheck_reports_a_disagreement(self, bmn, monkeypatch, failed):
         real = cuda_two.score_rows
 

@@ -177,8 +177,3 @@ def test_bench_and_selfcheck_under_a_rule_set(bmn):
     check = bmn("selfcheck", "--players", "3", "--deals", 500, "--rules", "paulhus")
     assert check.exit_code == 0, check.output
     assert check.stdout.strip().endswith("under rule set paulhus")
-
-
-def test_the_gpus_bench_refuses_a_rule_set_it_does_not_play(bmn, failed):
-    failed(bmn("selfcheck", "--device", "cuda", "--rules", "at-once"), 2, "--device cpu")
-    failed(bmn("bench", "--device", "cuda", "--rules", "leodog896"), 2, "--device cpu")

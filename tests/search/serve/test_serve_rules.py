@@ -117,8 +117,9 @@ def test_the_form_replays_under_the_rule_set_chosen_as_bmn_play_does(bmn, path, 
         # The deal page's own form replays the same deal under another set.
         Select(browser.find_element(By.ID, "bmn-rules-choice")).select_by_value("bmn")
         browser.find_element(By.CSS_SELECTOR, "#bmn-rules-form input[type=submit]").click()
+        again = '#bmn-rules[data-rules="bmn"]'  # the new page: each look is a fresh one
         WebDriverWait(browser, HANG_SECONDS).until(
-            lambda b: b.find_element(By.ID, "bmn-rules").get_attribute("data-rules") == "bmn"
+            lambda b: b.find_elements(By.CSS_SELECTOR, again)
         )
         figures = [browser.find_element(By.ID, f"bmn-{name}").text for name in ("cards", "tricks")]
         assert figures == [str(bmns.cards), str(bmns.tricks)] == ["6", "2"]
