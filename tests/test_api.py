@@ -68,7 +68,10 @@ def test_play_is_bmn_play(bmn):
         out = bmn("play", deal, "--json", "--trace")
         result = game.play(deal, trace=True)
         cli = json.loads(out.stdout)
-        assert {k: v for k, v in cli.items() if k != "trace"} == result.as_dict()
+        assert {k: v for k, v in cli.items() if k != "trace"} == {
+            **result.as_dict(),
+            "rules": "bmn",
+        }
         assert [t["cards"] for t in cli["trace"]] == [t.cards for t in result.trace]
     assert game.play([[0, 1], [2, 0]]) == game.play("-J/Q-") == game.play(["-J", "Q-"])
     assert game.play(RECORD, limit=1000).status == "limit"
