@@ -118,7 +118,7 @@ class _Table:
 
 def _out_while_paying(table: _Table, seat: int, court_layer: int, pile: list[int]) -> int | None:
     """`seat` is out while paying: the seat that pays next, or None once the court card's seat
-    takes the pile (at once, or under next-pays when the penalty comes back round to it)."""
+    takes the pile (under taker; under next-pays, when the penalty comes round to that seat)."""
     if table.rules.out_while_paying == TAKER:
         table.take(court_layer, pile, won=False)
         return None
@@ -164,8 +164,8 @@ def _play_trick(table: _Table, leader: int, limit: int | None) -> tuple[str | No
                 return None, court_layer, len(pile)
             seat = payer
             continue
-        at_lead = court_layer is None or rules.limit_at != AT_LEAD  # at-lead: no penalty owed
-        if limit is not None and table.cards >= limit and at_lead:
+        may_stop = court_layer is None or rules.limit_at != AT_LEAD  # at-lead: no penalty owed
+        if limit is not None and table.cards >= limit and may_stop:
             return LIMIT, -1, 0
         card = table.hands[seat].popleft()
         pile.append(card)

@@ -127,7 +127,6 @@ RULE_SETS: dict[str, RuleSet] = {
             "n1k06-gpu",
             "N1k06's capped counts (its GPU search): no loop check; the cap checked at a lead",
             "N1k06/stracciacamicia cuda-simulation/20_cards/straccia_common.py:56-98 (simulate)",
-            finish=PLAY_ON,
             loops=NO_LOOPS,
             limit_at=AT_LEAD,
             players=(2,),

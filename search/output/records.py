@@ -22,7 +22,8 @@ def published_table(rows: Sequence[Replayed]) -> Table:
     published ('same', or the replay's figures). At 80 columns a deal is never split: the
     year (in the name already), the tricks, the replay and the status give way, in turn, and a
     name wraps at its spaces."""
-    head = ["name", "year", "status", "cards", "tricks", "replayed", "deal"]
+    replayed = "replayed" if not rows or rows[0].rules == DEFAULT_RULES else f"{rows[0].rules}"
+    head = ["name", "year", "status", "cards", "tricks", replayed, "deal"]
     body = [[r.name, str(r.year), r.status, r.cards, r.tricks, _replayed(r), r.deal] for r in rows]
     return Table(head, body, left=(0, 2, 5, 6), wrap=(0, 5), spare=(1, 4, 5, 2))
 
@@ -31,7 +32,8 @@ def _replayed(row: Replayed) -> str:
     if row.matches:
         return "same"
     status = "" if row.replayed_status == row.status else f"{row.replayed_status}, "
-    return f"{status}{row.replayed_cards:,} cards, {row.replayed_tricks:,} tricks: differs"
+    differs = ": differs" if row.rules == DEFAULT_RULES else ""  # other rules: expected
+    return f"{status}{row.replayed_cards:,} cards, {row.replayed_tricks:,} tricks{differs}"
 
 
 def top_text(

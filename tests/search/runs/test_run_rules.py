@@ -73,7 +73,11 @@ def test_a_resumed_run_plays_its_stored_rules_and_takes_no_other(bmn, failed, tm
     assert first.exit_code == 0, first.output
     with Store(store) as db:
         db.update_run(1, status="stopped")
-    failed(bmn("search", "--resume", "1", "--rules", "bmn", "--store", store), 2, "--resume takes its settings from the run; drop --rules")
+    failed(
+        bmn("search", "--resume", "1", "--rules", "bmn", "--store", store),
+        2,
+        "--resume takes its settings from the run; drop --rules",
+    )
     resumed = bmn("search", "--resume", "1", "--store", store, "--json")
     assert resumed.exit_code == 0, resumed.output
     assert json.loads(resumed.stdout)["rules"] == "paulhus"
@@ -128,3 +132,22 @@ def test_the_records_keep_rule_sets_apart(bmn, tmp_path):
     assert compare["left_out"]["rules"] == {"paulhus": paulhus} and paulhus > 0
     said = bmn("records", "compare", "--players", "3", "--store", store).stdout
     assert f"{paulhus:,} under paulhus's rules" in said
+
+
+def test_records_published_replays_bmn_s_tables_under_another_rule_set(bmn, failed):
+    """The tables hold bmn's rules; --rules replays them under another set, each figure the
+    reference engine's, and without it a line says how many end otherwise under Paulhus's."""
+    from bmn.records import replay_published
+
+    out = json.loads(bmn("records", "published", "--players", "4", "--rules", "PAULHUS",
+                         "--json").stdout)  # fmt: skip
+    for row in out:
+        ruled = reference.play(parse_deal(row["deal"]), rules="paulhus")
+        assert (row["replayed_cards"], row["replayed_tricks"]) == (ruled.cards, ruled.tricks)
+        assert row["rules"] == "paulhus"
+    other = [row for row in out if not row["matches"]]
+    assert len(other) == len(out) - 1  # only the first endless deal loops under both
+    plain = bmn("records", "published", "--players", "4")
+    assert f"under paulhus's reading {len(other)} of them end otherwise" in plain.stderr
+    assert all(game.matches for game in replay_published(4, "bmn"))
+    failed(bmn("records", "published", "--rules", "nope"), 2, "'nope' is not one of")
