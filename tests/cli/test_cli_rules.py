@@ -34,14 +34,14 @@ def test_play_paulhus_on_three_seats_is_the_reference_engines_game_not_bmns(bmn)
     assert text[2] == f"finished: {want.cards} cards, {want.tricks} tricks; seat 1 wins"
 
 
-def test_play_the_4_seat_table_game_under_paulhus(bmn):
-    """The issue's figure: the 4-player table's 4,136-card game ends after 369 under Paulhus."""
-    game = next(g for g in published_games(4) if g.name == "bmn 2026 #1")
-    under = [
-        json.loads(bmn("play", game.deal, "--json", *r).stdout)
-        for r in ([], ["--rules", "paulhus"])
-    ]
-    assert [(out["cards"], out["rules"]) for out in under] == [(4136, "bmn"), (369, "paulhus")]
+def test_play_the_4_seat_table_games_under_paulhus(bmn):
+    """The issue's figures: the 4-player table's 4,136-card game ends after 369 cards under
+    Paulhus's reading, and the 4,903-card game after 464."""
+    games = {g.cards: g.deal for g in published_games(4) if g.cards in (4136, 4903)}
+    for cards, under in ((4136, 369), (4903, 464)):
+        played = [bmn("play", games[cards], "--json", *r) for r in ([], ["--rules", "paulhus"])]
+        got = [(json.loads(p.stdout)["cards"], json.loads(p.stdout)["rules"]) for p in played]
+        assert got == [(cards, "bmn"), (under, "paulhus")]
 
 
 def test_default_rules_are_named_in_json_and_not_in_text(bmn):
