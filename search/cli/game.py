@@ -8,7 +8,7 @@ import click
 
 from bmn.kernels.deal import Deal, format_deal
 from bmn.kernels.decks import even_sizes
-from bmn.kernels.rulesets import DEFAULT, NO_LOOPS, RuleSet
+from bmn.kernels.rulesets import DEFAULT, RuleSet
 from bmn.search.cli.deals import HANDS_ARGUMENT, HandCommand, read_deal
 from bmn.search.cli.figures import check_figure, figure_option, write_figure
 from bmn.search.cli.options import (
@@ -77,7 +77,6 @@ def play(
 
     deal = read_deal(hands)
     check_seats(rules, len(deal))
-    check_limit(rules, limit_cards)
     result = play_deal(deal, limit=limit_cards, trace=trace, rules=rules)
     if as_json:
         out = {**result.as_dict(), "rules": rules.name}
@@ -116,16 +115,6 @@ def _odds(deal: Deal, result, rules: RuleSet):
     if result.status != "finished":
         return "a game that does not finish has no length to compare"
     return deal_odds(len(deal), result.cards, result.tricks)
-
-
-def check_limit(rules: RuleSet, limit: int | None) -> None:
-    """A usage error for a rule set that looks for no loops played without a limit: only a
-    limit would stop an endless game."""
-    if rules.loops == NO_LOOPS and limit is None:
-        raise click.BadParameter(
-            f"rule set {rules.name!r} looks for no loops: give --limit-cards N too",
-            param_hint="--rules",
-        )
 
 
 DEALS_AT_ONCE = 65_536  # deals made and printed together: memory stays small for any --count

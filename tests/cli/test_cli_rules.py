@@ -82,15 +82,21 @@ def test_a_rule_set_that_does_not_play_the_seats_is_one_line(bmn, failed, args):
     failed(bmn(*args), 2, "rule set 'leodog896' plays 2 seats", "3")
 
 
-def test_a_rule_set_without_loop_checks_needs_a_limit(bmn, failed):
-    failed(bmn("play", samples.CASELLA, "--rules", "n1k06-gpu"), 2, "--limit-cards")
-    out = json.loads(
-        bmn(
-            "play", samples.CASELLA, "--rules", "n1k06-gpu", "--limit-cards", "500", "--json"
-        ).stdout
-    )
-    want = play(parse_deal(samples.CASELLA), limit=500, rules="n1k06-gpu")
-    assert (out["status"], out["cards"], out["rules"]) == (want.status, want.cards, "n1k06-gpu")
+def test_n1k06_gpu_plays_on_to_a_limit_and_finds_loops_without_one(bmn):
+    """N1k06's capped counts: no loop check under a limit (the game plays on to it); given no
+    limit, a loop is found as bmn finds it."""
+    plays = [["--limit-cards", "500"], []]
+    got = [
+        json.loads(bmn("play", samples.CASELLA, "--rules", "n1k06-gpu", "--json", *a).stdout)
+        for a in plays
+    ]
+    want = [
+        play(parse_deal(samples.CASELLA), limit=limit, rules="n1k06-gpu") for limit in (500, None)
+    ]
+    assert [(g["status"], g["cards"], g["rules"]) for g in got] == [
+        (w.status, w.cards, "n1k06-gpu") for w in want
+    ]
+    assert [g["status"] for g in got] == ["limit", "loop"]
 
 
 def test_loop_takes_a_rule_set_that_plays_as_bmn_and_refuses_another(bmn, failed):
