@@ -13,6 +13,8 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
+from bmn.kernels.rulesets import RuleSet
+
 PERCENTILES = (50.0, 90.0, 99.0, 99.9, 99.99)
 # Default deal counts: every seat count has a compiled kernel (about 10^6 deals/s a thread
 # for two seats, several 10^5 for three and four).
@@ -99,7 +101,9 @@ def length_stats(cards: np.ndarray, tricks: np.ndarray, status: np.ndarray) -> d
     return out
 
 
-def score_random(n: int, players: int, seed: int, progress=None, rules: str | None = None):
+def score_random(
+    n: int, players: int, seed: int, progress=None, rules: str | RuleSet | None = None
+):
     """Score n random standard deals (kernels/score.py) under `rules` (a rule set's name or
     RuleSet; None: bmn's): (cards, tricks, status) arrays.
 
