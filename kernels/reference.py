@@ -211,6 +211,9 @@ def play(
         done = tuple(tricks) if trace else None
         return Result(status, table.cards, table.tricks, winner, *loop, trace=done)
 
+    if rules.empty_hand == AT_ONCE and not all(deal):  # a hand dealt empty: over before it starts
+        return ended(FINISHED, next((seat for seat, hand in enumerate(deal) if hand), None))
+
     while True:
         status, seat, taken = _play_trick(table, leader, limit)
         if trace and taken:
