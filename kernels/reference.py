@@ -212,7 +212,8 @@ def play(
         return Result(status, table.cards, table.tricks, winner, *loop, trace=done)
 
     if rules.empty_hand == AT_ONCE and not all(deal):  # a hand dealt empty: over before it starts
-        return ended(FINISHED, next((seat for seat, hand in enumerate(deal) if hand), None))
+        holders = [seat for seat, hand in enumerate(deal) if hand]  # none: the last seat, as bmn
+        return ended(FINISHED, holders[0] if holders else len(deal) - 1)
 
     while True:
         status, seat, taken = _play_trick(table, leader, limit)
