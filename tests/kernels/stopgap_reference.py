@@ -9,7 +9,6 @@ import inspect
 from bmn.kernels import reference as r
 from bmn.kernels.rulesets import AT_ONCE, NEXT_PAYS, rule_set
 
-
 AT_ONCE_RULE = [False]
 
 
