@@ -211,6 +211,10 @@ def play(
         done = tuple(tricks) if trace else None
         return Result(status, table.cards, table.tricks, winner, *loop, trace=done)
 
+    if rules.empty_hand == AT_ONCE and not all(deal):  # a hand dealt empty: over before it starts
+        holders = [seat for seat, hand in enumerate(deal) if hand]  # none: the last seat, as bmn
+        return ended(FINISHED, holders[0] if holders else len(deal) - 1)
+
     while True:
         status, seat, taken = _play_trick(table, leader, limit)
         if trace and taken:

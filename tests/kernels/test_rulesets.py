@@ -61,7 +61,8 @@ WORKED = [
     ("J/--", "leodog896", "finished", 1, 0, 1),  # the card that ends the game starts nothing
     ("Q-/--J", "bmn", "finished", 6, 2, 0),
     ("Q-/--J", "pelagaletto2", "finished", 5, 1, 0),  # seat 1's last card, a J, ends it
-    ("./-J", "at-once", "finished", 0, 0, 1),  # a hand dealt empty is out when first asked
+    ("./-J", "at-once", "finished", 0, 0, 1),  # a hand dealt empty ends it before it starts
+    ("-J/.", "pelagaletto2", "finished", 0, 0, 0),
     ("A--/-/K---", "bmn", "finished", 9, 2, 0),
     ("A--/-/K---", "paulhus", "finished", 5, 1, 2),  # seat 2 pays what seat 1 could not
     ("Q/J/-/-", "paulhus", "finished", 5, 2, 1),
