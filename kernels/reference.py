@@ -118,7 +118,7 @@ class _Table:
 
 def _out_while_paying(table: _Table, seat: int, court_layer: int, pile: list[int]) -> int | None:
     """`seat` is out while paying: the seat that pays next, or None once the court card's seat
-    takes the pile (at once, or under next-pays when the penalty comes back round to it)."""
+    takes the pile (under taker; under next-pays, when the penalty comes round to that seat)."""
     if table.rules.out_while_paying == TAKER:
         table.take(court_layer, pile, won=False)
         return None
@@ -164,8 +164,8 @@ def _play_trick(table: _Table, leader: int, limit: int | None) -> tuple[str | No
                 return None, court_layer, len(pile)
             seat = payer
             continue
-        at_lead = court_layer is None or rules.limit_at != AT_LEAD  # at-lead: no penalty owed
-        if limit is not None and table.cards >= limit and at_lead:
+        may_stop = court_layer is None or rules.limit_at != AT_LEAD  # at-lead: no penalty owed
+        if limit is not None and table.cards >= limit and may_stop:
             return LIMIT, -1, 0
         card = table.hands[seat].popleft()
         pile.append(card)
@@ -196,13 +196,12 @@ def play(
     """Play a deal from seat 0 leading; stop at a finish, a repeated state, or `limit` cards.
 
     `rules` names the rule set (kernels/rulesets.py; None: bmn's). ValueError for a seat count
-    it is not defined for, or for no limit under a rule set that looks for no loops.
+    it is not defined for. A rule set that looks for no loops plays on to the limit; given no
+    limit, it looks for them as bmn does, so that every game stops.
     """
     rules = rule_set(rules)
     if not rules.plays(len(deal)):
         raise ValueError(f"the {rules.name} rule set plays {rules.players} seats, not {len(deal)}")
-    if rules.loops == NO_LOOPS and limit is None:
-        raise ValueError(f"the {rules.name} rule set looks for no loops: give a limit")
     table = _Table(deal, rules)
     leader = 0
     seen = {table.state(leader): (0, 0)}
@@ -222,7 +221,7 @@ def play(
         if status == FINISHED or (rules.finish == AT_TRICK and not any(others)):
             return ended(FINISHED, seat)
         leader = seat  # under play-on a trick that empties every other hand is no finish
-        if rules.loops == NO_LOOPS:
+        if rules.loops == NO_LOOPS and limit is not None:
             continue
         state = table.state(leader)
         if state in seen:
