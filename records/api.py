@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from bmn.kernels.arguments import is_whole, shown
 from bmn.kernels.deal import DealError, parse_deal
+from bmn.kernels.rulesets import rule_set
 from bmn.records.published import FILES, PublishedGame, Replayed
 from bmn.records.store import (
     DEFAULT_PATH,
@@ -175,15 +176,20 @@ def published_games(players: int = 2) -> list[PublishedGame]:
     return table(_players(players))
 
 
-def replay_published(players: int = 2) -> list[Replayed]:
-    """Every published game beside what the reference engine gives for it (`matches`).
+def replay_published(players: int = 2, rules: str | None = None) -> list[Replayed]:
+    """Every published game beside what the reference engine gives for it (`matches`), under
+    `rules` (a rule set's name; None: bmn's, the rules every table was published under).
 
     >>> all(game.matches for game in replay_published())
     True
     """
     from bmn.records.published import replay_published as replay
 
-    return replay(_players(players))
+    try:
+        chosen = rule_set(rules).name
+    except ValueError as err:
+        raise DealError(str(err)) from None
+    return replay(_players(players), chosen)
 
 
 def _players(players: int) -> int:

@@ -15,6 +15,8 @@ from functools import cache
 from importlib import resources
 
 from bmn.kernels.deal import parse_deal
+from bmn.kernels.rulesets import DEFAULT as DEFAULT_RULES
+from bmn.kernels.rulesets import rule_set
 
 # Seats -> the package data file of that table.
 FILES = {2: "published.csv", 3: "published_3.csv", 4: "published_4.csv"}
@@ -58,6 +60,7 @@ class Replayed:
     replayed_status: str
     replayed_cards: int
     replayed_tricks: int
+    rules: str = DEFAULT_RULES  # the rule set replayed under; the published figures are bmn's
 
     @property
     def matches(self) -> bool:
@@ -89,21 +92,23 @@ def published_games(players: int = 2) -> list[PublishedGame]:
     ]
 
 
-def replay_published(players: int = 2) -> list[Replayed]:
-    """Replay every game of the `players`-seat table through the reference engine.
+def replay_published(players: int = 2, rules: str | None = None) -> list[Replayed]:
+    """Replay every game of the `players`-seat table through the reference engine, under
+    `rules` (a rule set's name; None: bmn's, under which every table was published).
 
-    Each table is replayed once per process: the games and the engine never change.
+    Each table is replayed once per process and rule set: the games and the engine never
+    change.
     """
-    return list(_replayed(players))
+    return list(_replayed(players, rule_set(rules).name))
 
 
 @cache
-def _replayed(players: int) -> tuple[Replayed, ...]:
+def _replayed(players: int, rules: str) -> tuple[Replayed, ...]:
     from bmn.kernels.reference import play
 
     rows = []
     for game in published_games(players):
-        result = play(parse_deal(list(game.hands)))
+        result = play(parse_deal(list(game.hands)), rules=rules)
         rows.append(
             Replayed(
                 game.name,
@@ -115,6 +120,7 @@ def _replayed(players: int) -> tuple[Replayed, ...]:
                 result.status,
                 result.cards,
                 result.tricks,
+                rules,
             )
         )
     return tuple(rows)

@@ -7,12 +7,13 @@ from __future__ import annotations
 import csv
 import json
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import islice
 from typing import IO, TYPE_CHECKING, Any
 
 from bmn.kernels.deal import DealError
 from bmn.kernels.decks import STANDARD_COUNTS, STANDARD_COUNTS_TEXT, counts_text, even_sizes
+from bmn.kernels.rulesets import DEFAULT as DEFAULT_RULES
 from bmn.records.published import PublishedGame, published_games
 from bmn.records.store import FIND_KEYS, TOP_KEYS, FindRow, LoopRow, Run
 
@@ -42,25 +43,45 @@ def run_deck(run: Run) -> str:
 
 @dataclass(frozen=True)
 class FindList:
-    """The longest finished games of one seat count and deck, best first."""
+    """The longest finished games of one seat count, deck and rule set, best first."""
 
     seats: int
     deck: str  # run_deck's words
     rows: list[FindRow]
+    rules: str = DEFAULT_RULES  # run_rules': the rule set its games are played under
+
+    @property
+    def label(self) -> str:
+        """Its deck, and its rule set where not bmn's: 'standard deck, paulhus's rules'."""
+        return self.deck if self.rules == DEFAULT_RULES else f"{self.deck}, {self.rules}'s rules"
+
+
+def run_rules(run: Run) -> str:
+    """The rule set a run's games are played under, as the first rule set that plays its
+    seats alike (Paulhus's reading with two seats is bmn's); a name this bmn does not know
+    is kept as it is."""
+    from bmn.kernels.rulesets import RULE_SETS
+
+    known = RULE_SETS.get(run.rules)
+    return run.rules if known is None else known.plays_as(run.seats)
 
 
 def top_lists(
     store: Store, by: str = "cards", n: int = 10, min_cards: int = 0, seats: int | None = None
 ) -> list[FindList]:
-    """The `n` longest finished games of each seat count and deck (the standard deck first):
-    only games of one list compare. Each run's best, merged: a deal is listed once, as the
-    run that found it first."""
-    groups: dict[tuple[int, str], list[int]] = {}
+    """The `n` longest finished games of each seat count, rule set and deck (bmn's rules and
+    the standard deck first): only games of one list compare. Each run's best, merged: a deal
+    is listed once, as the run that found it first."""
+    groups: dict[tuple[int, str, str], list[int]] = {}
     for run in store.runs():
         if seats is None or run.seats == seats:
-            groups.setdefault((run.seats, run_deck(run)), []).append(run.id)
+            groups.setdefault((run.seats, run_deck(run), run_rules(run)), []).append(run.id)
     lists = []
-    for key in sorted(groups, key=lambda k: (k[0], k[1] != STANDARD_LABEL, k[1])):
+    # bmn's rules first, then the standard deck first: the lists that compare with records
+    order = sorted(
+        groups, key=lambda k: (k[0], k[2] != DEFAULT_RULES, k[2], k[1] != STANDARD_LABEL, k[1])
+    )
+    for key in order:
         found = [
             row
             for run in groups[key]
@@ -68,7 +89,7 @@ def top_lists(
         ]
         rows = _best_first(found, by)[:n]
         if rows:
-            lists.append(FindList(key[0], key[1], rows))
+            lists.append(FindList(key[0], key[1], rows, key[2]))
     return lists
 
 
@@ -92,19 +113,22 @@ def _best_first(rows: Iterable[FindRow], by: str) -> list[FindRow]:
 
 @dataclass(frozen=True)
 class LeftOut:
-    """What `records compare` does not rank: finds of other seat counts, other decks, loops."""
+    """What `records compare` does not rank: finds of other seat counts, other decks, loops,
+    and games played under other rule sets than the published records'."""
 
     seats: dict[int, int]
     decks: dict[str, int]
     loops: int
+    rules: dict[str, int] = field(default_factory=dict)  # finds of the standard deck
 
     def as_dict(self) -> dict[str, Any]:
-        return {"seats": self.seats, "decks": self.decks, "loops": self.loops}
+        return {"seats": self.seats, "decks": self.decks, "loops": self.loops, "rules": self.rules}
 
     def text(self, players: int) -> str | None:
         """'left out: 12 finds of 3 players; 4 of deck 14,2,2,2,0 dealt 10/10; 3 loops'."""
         parts = [(n, f"of {s} players") for s, n in self.seats.items() if n]
         parts += [(n, f"of the {deck}") for deck, n in self.decks.items() if n]
+        parts += [(n, f"under {rules}'s rules") for rules, n in self.rules.items() if n]
         words = [
             f"{n:,} {'find' if n == 1 else 'finds'} {what}" if i == 0 else f"{n:,} {what}"
             for i, (n, what) in enumerate(parts)
@@ -121,16 +145,21 @@ def comparable(store: Store, n: int, players: int = 2) -> tuple[list[FindRow], L
     compare with the published games), and what the store holds that does not compare."""
     standard = [
         found for found in top_lists(store, "cards", n, seats=players)
-        if found.deck == STANDARD_LABEL
+        if found.deck == STANDARD_LABEL and found.rules == DEFAULT_RULES
     ]  # fmt: skip
     decks: dict[str, int] = {}
+    rules: dict[str, int] = {}
     for run in store.runs():
-        deck = run_deck(run)
-        if run.seats == players and deck != STANDARD_LABEL:
-            found = store.count_finds(run=run.id, status="finished")
+        deck, ruled = run_deck(run), run_rules(run)
+        if run.seats != players or (deck == STANDARD_LABEL and ruled == DEFAULT_RULES):
+            continue
+        found = store.count_finds(run=run.id, status="finished")
+        if deck != STANDARD_LABEL:
             decks[deck] = decks.get(deck, 0) + found
+        else:
+            rules[ruled] = rules.get(ruled, 0) + found
     seats = {s: store.count_finds(seats=s, status="finished") for s in (2, 3, 4) if s != players}
-    left = LeftOut(seats, decks, store.count_finds(status="loop"))
+    left = LeftOut(seats, decks, store.count_finds(status="loop"), rules)
     return (standard[0].rows if standard else []), left
 
 
@@ -142,12 +171,13 @@ def top_json(lists: Sequence[FindList], loops: Sequence[FindRow] = ()) -> str:
     from bmn.kernels.deal import parse_deal
 
     rows = [
-        row.as_dict(TOP_KEYS) | {"seats": found.seats, "deck": found.deck}
+        row.as_dict(TOP_KEYS) | {"seats": found.seats, "deck": found.deck, "rules": found.rules}
         for found in lists
         for row in found.rows
     ]
     rows += [
-        row.as_dict(TOP_KEYS) | {"seats": len(parse_deal(row.deal)), "deck": None} for row in loops
+        row.as_dict(TOP_KEYS) | {"seats": len(parse_deal(row.deal)), "deck": None, "rules": None}
+        for row in loops
     ]
     return json.dumps(rows)
 

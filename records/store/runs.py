@@ -27,7 +27,7 @@ STALE_SECONDS = 60.0
 _RUN_COLUMNS = (
     "id, started_at, updated_at, strategy, objective, seed, params, status,"
     " games, seconds, best_deal, best_cards, best_tricks, seats, backend, holder, heartbeat_at,"
-    " kind"
+    " kind, rules"
 )
 _RUN_FIELDS = ("status", "games", "seconds", "best_deal", "best_cards", "best_tricks")
 
@@ -54,6 +54,7 @@ class Run(Generic[Stamp]):
     holder: str | None = None
     heartbeat_at: float | None = None
     kind: str = "longest"  # its kind in bmn.search.runs.kinds
+    rules: str = "bmn"  # the rule set it plays (bmn.kernels.rulesets)
 
     @property
     def found_by(self) -> str:
@@ -109,6 +110,7 @@ class Runs(Connection):
         seats: int = 2,
         backend: str = "threads",
         kind: str = "longest",
+        rules: str = "bmn",
     ) -> int:
         """Record a new run of `kind` with status 'running', held by this process; returns its
         number. `strategy` is None for a kind that has none."""
@@ -119,8 +121,8 @@ class Runs(Connection):
         with self.transaction() as db:
             cursor = db.execute(
                 "INSERT INTO runs (started_at, updated_at, strategy, objective, seed, params,"
-                " seats, backend, holder, heartbeat_at, kind)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                " seats, backend, holder, heartbeat_at, kind, rules)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     stamp,
                     stamp,
@@ -133,6 +135,7 @@ class Runs(Connection):
                     holder_name(),
                     time.time(),
                     kind,
+                    rules,
                 ),
             )
         return int(cursor.lastrowid)
@@ -274,7 +277,19 @@ def _run(path: Path, row: tuple) -> Run:
     """A run from its row, each value checked (checked.py); a run still marked running whose
     holder died reads as interrupted."""
     (id_, started, updated, strategy, objective, seed, params, status, *rest) = row
-    games, seconds, best_deal, best_cards, best_tricks, seats, backend, holder, beat, kind = rest
+    (
+        games,
+        seconds,
+        best_deal,
+        best_cards,
+        best_tricks,
+        seats,
+        backend,
+        holder,
+        beat,
+        kind,
+        rules,
+    ) = rest
     r = Row(path, "runs", id_)
     status = r.text("status", status, RUN_STATUSES)
     holder = r.text("holder", holder, null=True)
@@ -300,6 +315,7 @@ def _run(path: Path, row: tuple) -> Run:
         holder,
         beat,
         r.text("kind", kind),
+        r.text("rules", rules),
     )
 
 

@@ -132,7 +132,8 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         " ELSE 'longest' END",
     ),
     (  # 6: a run's strategy only where its kind has one, a grow run's objective its own, and
-        # neither kept in the settings of a kind that has none. SQLite cannot drop NOT NULL in
+        # neither kept in the settings of a kind that has none; the rule set a run plays
+        # (kernels/rulesets.py), bmn's for every run before. SQLite cannot drop NOT NULL in
         # place: the table is copied (upgrade runs with foreign keys off, as SQLite asks).
         """CREATE TABLE runs_6 (
             id INTEGER PRIMARY KEY,
@@ -153,7 +154,8 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             backend TEXT NOT NULL DEFAULT 'threads',
             holder TEXT,
             heartbeat_at REAL,
-            kind TEXT NOT NULL DEFAULT 'longest'
+            kind TEXT NOT NULL DEFAULT 'longest',
+            rules TEXT NOT NULL DEFAULT 'bmn'
         )""",
         "INSERT INTO runs_6 SELECT id, started_at, updated_at,"
         f" CASE WHEN kind IN {_NO_STRATEGY} THEN NULL ELSE strategy END,"
@@ -164,7 +166,7 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         " CASE WHEN kind IN ('loop-hunt', 'grow') THEN '$.objective' ELSE '$.strategy' END)"
         " ELSE params END,"
         " status, games, seconds, best_deal, best_cards, best_tricks, seats, backend, holder,"
-        " heartbeat_at, kind FROM runs",
+        " heartbeat_at, kind, 'bmn' FROM runs",
         "DROP TABLE runs",
         "ALTER TABLE runs_6 RENAME TO runs",
     ),

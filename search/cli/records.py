@@ -8,6 +8,7 @@ import click
 from click.core import ParameterSource
 
 from bmn.kernels.deal import format_deal
+from bmn.kernels.rulesets import names as rule_names
 from bmn.search.cli.deals import HANDS_ARGUMENT, HandCommand, read_deal
 from bmn.search.cli.figures import check_figure, check_not_store, figure_option, write_figure
 from bmn.search.cli.options import (
@@ -55,21 +56,33 @@ PLAYERS_FILTER = click.option(
 
 @records.command()
 @PLAYERS_OPTION
+@click.option(
+    "--rules",
+    type=click.Choice(rule_names(), case_sensitive=False),
+    default=None,
+    help="Replay the games under this rule set (docs/rules.md, 'Rule sets') [default: bmn,"
+    " the rules every table was published under].",
+)
 @JSON_OPTION
-def published(players: int, as_json: bool) -> None:
+def published(players: int, rules: str | None, as_json: bool) -> None:
     """Replay every published record game and compare with its published length.
 
     Two players: the record games published since 1999. Three and four players: nobody
     published a table before bmn, so these are bmn's own longest finds, shipped with it.
+    Every table's figures are bmn's rules; --rules replays the games under another rule
+    set, to see which of them end otherwise there.
 
     \b
     Examples:
       bmn records published
       bmn records published --players 3 --json
+      bmn records published --players 4 --rules paulhus
     """
+    from bmn.kernels.rulesets import DEFAULT, rule_set
     from bmn.records.published import replay_published
 
-    rows = replay_published(players)
+    chosen = rule_set(None if rules is None else rules.lower()).name
+    rows = replay_published(players, chosen)
     if as_json:
         click.echo(json.dumps([row.as_dict() for row in rows]))
         return
@@ -77,8 +90,29 @@ def published(players: int, as_json: bool) -> None:
         click.echo(f"the {players}-player table is empty")
         return
     echo(published_table(rows))
-    if all(row.matches for row in rows):
+    same = sum(row.matches for row in rows)
+    if chosen != DEFAULT:
+        click.echo(
+            f"under {chosen}'s rules {same} of {len(rows)} games play as published", err=True
+        )
+    elif same == len(rows):
         click.echo(f"all {len(rows)} {players}-player games replay exactly", err=True)
+    if chosen == DEFAULT and players > 2:
+        _say_paulhus(players)
+
+
+def _say_paulhus(players: int) -> None:
+    """With 3 or 4 seats, how many games of bmn's table end otherwise under Paulhus's reading
+    of a seat out while paying: the table holds bmn's rules."""
+    from bmn.records.published import replay_published
+
+    other = [row for row in replay_published(players, "paulhus") if not row.matches]
+    if other:
+        click.echo(
+            f"these are bmn's rules; under paulhus's reading {len(other)} of them end otherwise:"
+            f" bmn records published --players {players} --rules paulhus",
+            err=True,
+        )
 
 
 @records.command("plot")

@@ -20,7 +20,8 @@ from numba import njit, types
 from bmn.kernels.config import FAST_CAP, FINISHED, INLINE_JIT, JIT, LOOP, UNDECIDED
 from bmn.kernels.cpu import two
 from bmn.kernels.ranks import next_arrangement
-from bmn.kernels.score import DEAL, PLAY_EXACT, PLAY_FAST, SIZES, kernel_for, score_deck
+from bmn.kernels.rulesets import rule_set
+from bmn.kernels.score import DEAL, PLAY_EXACT, PLAY_FAST, SIZES, Rules, kernel_for, score_deck
 
 FINDS = 4096  # finds one compiled call may report before it returns early
 # Slots of `top`, the best deal of a call: its score, cards, tricks and offset from the start.
@@ -133,10 +134,12 @@ def score_run(
     objective: int,
     keep_above: int,
     max_finds: int = 1 << 18,
+    rules: Rules = None,
 ) -> Visited:
-    """Score `n` consecutive sequences from `start` (left untouched), on this thread; stops
-    early once `max_finds` deals are kept (done says how many were scored)."""
-    kernel = kernel_for(len(sizes))
+    """Score `n` consecutive sequences from `start` (left untouched), on this thread, under
+    `rules` (None: bmn's); stops early once `max_finds` deals are kept (done says how many
+    were scored)."""
+    kernel = kernel_for(len(sizes), rules=rules)
     if kernel is None:
         raise ValueError(f"no compiled kernel for {len(sizes)} seats")
     cards = np.ascontiguousarray(start, dtype=np.uint8).copy()
@@ -150,7 +153,7 @@ def score_run(
     while done < n and sum(len(m) for m in meta) < max_finds:
         part_top = np.array([-1, -1, -1, -1], dtype=np.int64)
         part_best = cards.copy()
-        if len(sizes) == 2:
+        if kernel is two:  # two seats under bmn's rules (or alike): the kernel inlined
             k, kept = _visit_two(
                 cards, sizes[0], sizes[1], n - done, objective, keep_above, buffer_decks,
                 buffer_meta, part_best, part_top,
@@ -184,8 +187,10 @@ def score_run(
     )
 
 
-def warm_visit() -> None:
-    """Compile (or load) the loop with every seat count's kernel: one sequence each."""
+def warm_visit(rules: Rules = None) -> None:
+    """Compile (or load) the loop with every seat count's kernel under `rules` (each seat
+    count the rule set plays): one sequence each."""
     for seats in (2, 3, 4):
-        sizes = np.ones(seats, dtype=np.int64)
-        score_run(np.zeros(seats, dtype=np.uint8), sizes, 1, 0, 1 << 40)
+        if rule_set(rules).plays(seats):
+            sizes = np.ones(seats, dtype=np.int64)
+            score_run(np.zeros(seats, dtype=np.uint8), sizes, 1, 0, 1 << 40, rules=rules)

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from bmn.kernels.rulesets import DEFAULT as DEFAULT_RULES
 from bmn.search.output.tables import Block, Table
 from bmn.search.words import format_duration, ordinal, short_time
 
@@ -21,7 +22,8 @@ def published_table(rows: Sequence[Replayed]) -> Table:
     published ('same', or the replay's figures). At 80 columns a deal is never split: the
     year (in the name already), the tricks, the replay and the status give way, in turn, and a
     name wraps at its spaces."""
-    head = ["name", "year", "status", "cards", "tricks", "replayed", "deal"]
+    replayed = "replayed" if not rows or rows[0].rules == DEFAULT_RULES else f"{rows[0].rules}"
+    head = ["name", "year", "status", "cards", "tricks", replayed, "deal"]
     body = [[r.name, str(r.year), r.status, r.cards, r.tricks, _replayed(r), r.deal] for r in rows]
     return Table(head, body, left=(0, 2, 5, 6), wrap=(0, 5), spare=(1, 4, 5, 2))
 
@@ -30,7 +32,8 @@ def _replayed(row: Replayed) -> str:
     if row.matches:
         return "same"
     status = "" if row.replayed_status == row.status else f"{row.replayed_status}, "
-    return f"{status}{row.replayed_cards:,} cards, {row.replayed_tricks:,} tricks: differs"
+    differs = ": differs" if row.rules == DEFAULT_RULES else ""  # other rules: expected
+    return f"{status}{row.replayed_cards:,} cards, {row.replayed_tricks:,} tricks{differs}"
 
 
 def top_text(
@@ -42,7 +45,7 @@ def top_text(
         return ["no finds in the store match"]
     blocks: list[Block] = []
     for found in lists:
-        blocks += [f"{found.seats} players, {found.deck}: longest by {by}", find_table(found.rows)]
+        blocks += [f"{found.seats} players, {found.label}: longest by {by}", find_table(found.rows)]
     if loops:
         shown = f"the first {len(loops):,} of {loop_count:,}" if loop_count > len(loops) else "all"
         blocks.append(
@@ -72,13 +75,14 @@ def loop_table(rows: Sequence[FindRow]) -> Table:
 def runs_text(runs: Sequence[Run]) -> Block:
     if not runs:
         return "no runs in the store"
-    # "search": the run's strategy, or its kind where it has none (loop-hunt, grow, every).
+    # "search": the run's strategy, or its kind where it has none (loop-hunt, grow, every),
+    # and its rule set where not bmn's.
     head = ["run", "search", "objective", "players", "status", "games", "time", "best cards"]
     head += ["tricks", "started (UTC)", "ran on"]
     body = [
         [
             str(r.id),
-            r.found_by,
+            r.found_by if r.rules == DEFAULT_RULES else f"{r.found_by}, {r.rules}",
             r.objective,
             r.seats,
             r.status,

@@ -6,6 +6,8 @@ Each stream walks its slice of ranks in chunks of about a second, each chunk a r
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -34,15 +36,17 @@ def every_chunk(
     sizes = np.array(options.hand_sizes, dtype=np.int64)
     objective = 1 if options.objective == "tricks" else 0
     start = unrank(state.next, options.counts)
-    seen = score_run(start, sizes, iterations, objective, options.keep_above, CHUNK_FINDS)
+    seen = score_run(
+        start, sizes, iterations, objective, options.keep_above, CHUNK_FINDS, options.rules
+    )
     return chunk_result(state, options, seen)
 
 
-def warm_every() -> None:
-    """Compile (or load from cache) the enumeration loop for every seat count."""
+def warm_every(rules: str | None = None) -> None:
+    """Compile (or load from cache) the enumeration loop for every seat count, under `rules`."""
     from bmn.search.enumeration.cpu import warm_visit
 
-    warm_visit()
+    warm_visit(rules)
 
 
 class EveryJob(EveryBase):
@@ -51,6 +55,9 @@ class EveryJob(EveryBase):
     kind = "every"
     work = staticmethod(every_chunk)
     warm = staticmethod(warm_every)
+
+    def warm_call(self) -> Callable[[], object]:
+        return functools.partial(self.warm, self.options.rules)
 
     @classmethod
     def check(cls, deck: str, sizes: Any, players: int, settings: dict[str, Any]) -> None:

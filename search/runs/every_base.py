@@ -33,12 +33,13 @@ from bmn.kernels.decks import (
     parse_deck,
 )
 from bmn.kernels.ranks import arrangements
+from bmn.kernels.rulesets import DEFAULT as DEFAULT_RULES
 from bmn.records.store import DEFAULT_PATH, Find, Loop, deal_order
 from bmn.search.backends.base import Result
 from bmn.search.output.tables import fit_summary
 from bmn.search.runs.chunks import sized_chunk, split_finds, stream_quota
 from bmn.search.runs.cycle_book import BASIN_STATES, CycleBook, loop_record, new_cycle, record_loop
-from bmn.search.runs.job import Job, RunContext, options_from_run
+from bmn.search.runs.job import Job, RunContext, options_from_run, rules_for
 from bmn.search.runs.progress import RunProgress
 from bmn.search.runs.said import Resume, Words, named, resume_command, store_option
 from bmn.search.runs.settings import KEEP_ABOVE
@@ -89,6 +90,7 @@ class EveryOptions:
     from_rank: int = 0
     to_rank: int | None = None
     basin_states: int = BASIN_STATES
+    rules: str = DEFAULT_RULES  # a rule set's name (kernels/rulesets.py); runs stored before: bmn's
 
     def __post_init__(self) -> None:
         from bmn.search.backends.threads import default_workers
@@ -101,6 +103,7 @@ class EveryOptions:
         )
         self.hand_sizes, self.players = sizes, len(sizes)
         self.from_rank, self.to_rank = first, end
+        self.rules = rules_for(self.rules, self.players)
 
     @classmethod
     def from_run(cls, run) -> EveryOptions:
@@ -264,6 +267,7 @@ class EverySummary:
     seconds: float
     whole_range_seconds: float | None  # at this session's rate
     store: str = DEFAULT_PATH
+    rules: str = DEFAULT_RULES  # the rule set it played (kernels/rulesets.py)
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -277,7 +281,8 @@ class EverySummary:
         )
         lines = [
             f"run {self.run} ({self.status}): {done} of deck {self.deck}, hands {sizes}, ranks"
-            f" {self.from_rank:,} to {self.to_rank - 1:,}, in {self.seconds:,.1f} s",
+            f" {self.from_rank:,} to {self.to_rank - 1:,}, in {self.seconds:,.1f} s"
+            + ("" if self.rules == DEFAULT_RULES else f"; rules {self.rules}"),
             f"longest finished game: {self.best_cards:,} cards, {self.best_tricks:,} tricks,"
             f" rank {self.best_rank:,}:\n  {self.best_deal}"
             if self.best_deal
@@ -562,5 +567,5 @@ class EveryBase(Job):
             self.games, self.games >= o.ranks, best[4], best[2], best[3],
             None if best[1] is None else -best[1], t.loops, len(t.cycles), len(t.seat_blind),
             t.new_cycles, t.finds, seconds, o.ranks / rate if rate else None,
-            str(self.store.path),
+            str(self.store.path), o.rules,
         )  # fmt: skip

@@ -60,6 +60,24 @@ def options_from_run(cls: type, run: Run) -> Any:
     return cls(**{k: v for k, v in params.items() if k in cls.__dataclass_fields__})
 
 
+def rules_for(name: str, players: int) -> str:
+    """A run's rule set by its own name (an alias resolved); ValueError (with option 'rules')
+    for a name no rule set has, or one not defined for `players` seats."""
+    from bmn.kernels.rulesets import rule_set
+
+    try:
+        chosen = rule_set(name)
+    except ValueError as err:
+        err.option = "rules"  # type: ignore[attr-defined]
+        raise
+    if not chosen.plays(players):
+        seats = " or ".join(map(str, chosen.players or ()))
+        err = ValueError(f"rule set {chosen.name} is defined for {seats} seats, not {players}")
+        err.option = "rules"  # type: ignore[attr-defined]
+        raise err
+    return chosen.name
+
+
 def unreadable(run_id: int, err: BaseException) -> StoreError:
     """A stored run whose settings this bmn cannot read: never resumed (a store edited by
     hand, or written by a bmn that checked less)."""

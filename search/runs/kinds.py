@@ -35,6 +35,16 @@ EVERY_BASIN = (("loop",), Words("only ", named("objective", "loop"), " traces cy
 GPU_WORKERS = Words(
     "sets CPU threads; with ", named("device", "cuda"), " use ", named("device_threads")
 )
+# Why the kinds that play bmn's rules only refuse another rule set (one that plays their seats
+# as bmn's rules do is taken: start.py).
+BACKWARD_RULES = Words(
+    "must play as bmn's rules here: cycles are traced back by backward play, written for them"
+)
+EVERY_RULES = (
+    ("cards", "tricks"),
+    Words("its cycles are traced back by backward play, which plays bmn's rules only"),
+)
+GPU_RULES = Words("is for the CPU: the GPU kernels play bmn's rules only, for now")
 # An enumeration draws nothing at random: it stores a seed, but none can be asked for.
 EVERY_SEED = Words(
     "does nothing with ",
@@ -57,6 +67,7 @@ CHECK_ORDER = (
     "patience",
     "history",
     "seed",
+    "rules",
 )
 
 
@@ -113,6 +124,8 @@ def _load(name: str) -> type:
 _TIMED = {"seconds": "seconds", "iterations": "iterations"}
 _COMMON = {**_TIMED, "seed": "seed"}
 _LONGEST = {"strategy": "strategy", "objective": "objective", "keep_above": "keep_above"}
+# The CPU kinds that score deals with the kernels, which play every rule set.
+_RULED = {"rules": "rules"}
 # An enumeration's: --strategy every selects it and is no setting of its own (no field).
 _EVERY = {**_LONGEST, "strategy": None}
 
@@ -127,6 +140,7 @@ KINDS: dict[str, RunKind] = {
             takes={
                 **_LONGEST,
                 **_COMMON,
+                **_RULED,
                 "workers": "workers",
                 "patience": "patience",
                 "history": "history",
@@ -151,6 +165,7 @@ KINDS: dict[str, RunKind] = {
                 "workers": GPU_WORKERS,
                 "deck": GPU_DECK,
                 "hand_sizes": GPU_DECK,
+                "rules": GPU_RULES,
             },
         ),
         RunKind(
@@ -167,6 +182,7 @@ KINDS: dict[str, RunKind] = {
                 "players": "players",
             },
             seats=(2, 3, 4),
+            refuses={"rules": BACKWARD_RULES},
             idle="a loop hunt plays random deals",
             idle_options=SEARCH_SETTINGS,
         ),
@@ -184,6 +200,7 @@ KINDS: dict[str, RunKind] = {
                 "hand_sizes": "hand_sizes",
             },
             on_backend=False,
+            refuses={"rules": BACKWARD_RULES},
             idle="it builds deals from pieces",
         ),
         RunKind(
@@ -194,6 +211,7 @@ KINDS: dict[str, RunKind] = {
             takes={
                 **_EVERY,
                 **_TIMED,
+                **_RULED,
                 "workers": "workers",
                 "players": "players",
                 "deck": "deck",
@@ -207,7 +225,7 @@ KINDS: dict[str, RunKind] = {
             refuses={"seed": EVERY_SEED},
             strategy="every",
             timed=False,
-            only_with={"basin_states": EVERY_BASIN},
+            only_with={"basin_states": EVERY_BASIN, "rules": EVERY_RULES},
         ),
         RunKind(
             "every-cuda",
@@ -230,7 +248,7 @@ KINDS: dict[str, RunKind] = {
             seats_why="the GPU kernel plays two seats",
             on_backend=False,
             does="enumerates every deal of a deck",
-            refuses={"workers": GPU_WORKERS, "seed": EVERY_SEED},
+            refuses={"workers": GPU_WORKERS, "seed": EVERY_SEED, "rules": GPU_RULES},
             strategy="every",
             timed=False,
             only_with={"basin_states": EVERY_BASIN},
@@ -261,6 +279,12 @@ def kind_for(objective: str, device: str = "cpu", strategy: str | None = None) -
     plays = [k for k in KINDS.values() if objective in k.objectives and k.device == device]
     chosen = [k for k in plays if strategy is not None and k.strategy == strategy]
     return next(iter(chosen or [k for k in plays if k.strategy is None]), None)
+
+
+def plays_rules(kind: RunKind, objective: str) -> bool:
+    """Whether a run of `kind` with this objective plays any rule set (`--rules`)."""
+    only = kind.only_with.get("rules")
+    return "rules" in kind.takes and (only is None or objective in only[0])
 
 
 def _device_kind(device: str) -> RunKind | None:

@@ -34,12 +34,13 @@ from bmn.kernels.decks import (
     even_sizes,
     parse_deck,
 )
+from bmn.kernels.rulesets import DEFAULT as DEFAULT_RULES
 from bmn.records.store import Find, Run, Store
 from bmn.records.store.bulk import BULK_BELOW, Bulk, in_bulk
 from bmn.search.backends.base import Backend, Result
 from bmn.search.backends.threads import default_workers
 from bmn.search.runs.chunks import sized_chunk
-from bmn.search.runs.job import RunContext, options_from_run
+from bmn.search.runs.job import RunContext, options_from_run, rules_for
 from bmn.search.runs.longest_base import COMMIT_FINDS, LongestBase, LongestProgress, RunBest
 from bmn.search.runs.said import Words, named
 from bmn.search.runs.settings import KEEP_ABOVE
@@ -95,13 +96,15 @@ class LongestOptions:
     players: int = 2  # seats; runs stored before this option searched two
     deck: str = "standard"  # 'standard' or counts N,J,Q,K,A (kernels/ranks.py)
     hand_sizes: tuple[int, ...] | None = None  # seat 0 first; None: as even as possible
+    rules: str = DEFAULT_RULES  # a rule set's name (kernels/rulesets.py); runs stored before: bmn's
 
     def __post_init__(self) -> None:
         """The deck checked and stored as 'standard' or plain counts, the hand sizes made
-        explicit, and the seats they give."""
+        explicit, the seats they give, and the rule set by its own name."""
         counts, sizes = check_search_deck(self.deck, self.hand_sizes, self.players)
         self.deck = "standard" if counts == STANDARD_COUNTS else counts_text(counts)
         self.hand_sizes, self.players = sizes, len(sizes)
+        self.rules = rules_for(self.rules, self.players)
 
     @classmethod
     def from_run(cls, run: Run) -> LongestOptions:
@@ -157,6 +160,7 @@ def search_chunk(
             objective,
             options.keep_above,
             options.patience,
+            options.rules,
         )
         done, kept = done + n, kept + n_finds
         decks.append(buffer.decks[:n_finds].copy())
@@ -179,13 +183,15 @@ def _finds_buffer(width: int) -> LoopFinds:
     return buffers[width]
 
 
-def warm_search(strategy: str = DEFAULT_STRATEGY, players: int = 2) -> None:
-    """Compile (or load from the cache) what a search of `strategy` on `players` seats runs:
-    its strategy's loop and its seat count's kernel, nothing else (a first compile costs
-    seconds a function); a zero-iteration chunk (a plain function: a backend may run it on
-    other machines). Any deck of those seats runs the same compiled code."""
+def warm_search(
+    strategy: str = DEFAULT_STRATEGY, players: int = 2, rules: str = DEFAULT_RULES
+) -> None:
+    """Compile (or load from the cache) what a search of `strategy` on `players` seats under
+    `rules` runs: its strategy's loop and its seat count's kernel, nothing else (a first
+    compile costs seconds a function); a zero-iteration chunk (a plain function: a backend may
+    run it on other machines). Any deck of those seats runs the same compiled code."""
     sizes = even_sizes(len(STANDARD_DECK), players)
-    run_chunk(strategy, new_worker(0, 0, sizes=sizes), LoopFinds.empty(), 0, 0, 0, 1)
+    run_chunk(strategy, new_worker(0, 0, sizes=sizes), LoopFinds.empty(), 0, 0, 0, 1, rules)
 
 
 class LongestJob(LongestBase):
@@ -234,7 +240,8 @@ class LongestJob(LongestBase):
         return self.options.players
 
     def warm_call(self) -> Callable[[], object]:
-        return functools.partial(self.warm, self.options.strategy, self.options.players)
+        o = self.options
+        return functools.partial(self.warm, o.strategy, o.players, o.rules)
 
     def _fresh(self, worker: int) -> WorkerState:
         o = self.options

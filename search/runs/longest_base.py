@@ -17,6 +17,8 @@ from typing import Any, ClassVar
 import numpy as np
 
 from bmn.kernels.decks import even_sizes
+from bmn.kernels.rulesets import DEFAULT as DEFAULT_RULES
+from bmn.kernels.rulesets import rule_set
 from bmn.records.store import Find
 from bmn.records.store.bulk import Bulk
 from bmn.search.measure.odds import Odds, run_odds
@@ -45,6 +47,7 @@ class LongestProgress(RunProgress):
     finds: int = 0  # the run's finds in the store
     players: int = 2  # whose table the best is held against
     deck: str = ""  # a deck other than the standard one dealt evenly, in words; '': standard
+    rules: str = ""  # a rule set that plays these seats unlike bmn's; '': bmn's (or alike)
     # The odds last computed, and the figures they were computed for (odds()).
     _odds: tuple[tuple, Odds | None] | None = field(default=None, repr=False, compare=False)
 
@@ -66,17 +69,19 @@ class LongestProgress(RunProgress):
 
     @property
     def standard(self) -> bool:
-        """Whether the run searches the standard deck dealt evenly (the display's odds and
-        record rows are about that deck only)."""
-        return not self.deck
+        """Whether the run searches the standard deck dealt evenly under bmn's rules (the
+        display's odds and record rows are about those games only)."""
+        return not self.deck and not self.rules
 
     def setting(self) -> str:
         setting = super().setting()
-        return setting if not self.deck else f"{setting}, deck of {self.deck}"
+        setting = setting if not self.deck else f"{setting}, deck of {self.deck}"
+        return setting if not self.rules else f"{setting}, {self.rules}'s rules"
 
     def standing(self) -> Standing | None:
-        """Where the best stands against the published games (none off the standard deck)."""
-        if self.best_cards < 0 or self.deck:
+        """Where the best stands against the published games (none off the standard deck
+        or under other rules)."""
+        if self.best_cards < 0 or not self.standard:
             return None
         return standing(self.best_cards, self.best_tricks, self.objective, self.players)
 
@@ -181,6 +186,7 @@ class LongestSummary:
     odds: Odds | None = None  # the best against random deals' fitted tail (measure/odds.py)
     deck: str = "standard"  # the deck searched: 'standard' or counts N,J,Q,K,A
     hand_sizes: list[int] | None = None  # its hands, seat 0 first
+    rules: str = DEFAULT_RULES  # the rule set it played (kernels/rulesets.py)
 
     def as_dict(self) -> dict:
         fields = {**asdict(self), "odds": self.odds.as_dict() if self.odds else None}
@@ -200,11 +206,13 @@ class LongestSummary:
         return fit_summary(text)  # the deal on its own line: never wrapped
 
     def _deck_text(self) -> str:
-        """'; deck 14,2,2,2,0, hands 10/10' off the standard deck dealt evenly; else ''."""
+        """'; deck 14,2,2,2,0, hands 10/10' off the standard deck dealt evenly, and '; rules
+        paulhus' under another rule set than bmn's; else ''."""
         sizes = self.hand_sizes or []
+        rules = "" if self.rules == DEFAULT_RULES else f"; rules {self.rules}"
         if self.deck == "standard" and sizes == list(even_sizes(sum(sizes), len(sizes))):
-            return ""
-        return f"; deck {self.deck}, hands {'/'.join(map(str, sizes))}"
+            return rules
+        return f"; deck {self.deck}, hands {'/'.join(map(str, sizes))}{rules}"
 
 
 @dataclass(frozen=True)
@@ -244,6 +252,8 @@ class LongestBase(Job):
     def new_progress(self) -> Any:
         """A new run's progress, or a resumed one's: its best, finds and improvements so far."""
         p = self.progress_type(self.run_id, objective=self.options.objective, players=self.seats)
+        alike = rule_set(self.options.rules).plays_as(self.seats) == DEFAULT_RULES
+        p.rules = "" if alike else self.options.rules
         p.finds, p.improvements = self.store.run_tally(self.run_id, self.options.objective)
         best = self._best()
         if best is not None:
@@ -275,7 +285,11 @@ class LongestBase(Job):
         """The run's summary from its streams' states, naming its deck and hands; the odds of
         random deals only where it searches the deck they are measured on."""
         best, games, seed = self._best(), self.games, self.options.seed
-        deck = {"deck": self._deck(), "hand_sizes": list(self._hand_sizes())}
+        deck = {
+            "deck": self._deck(),
+            "hand_sizes": list(self._hand_sizes()),
+            "rules": self.options.rules,
+        }
         if best is None:
             return LongestSummary(self.run_id, status, "", -1, -1, games, seconds, seed, **deck)
         odds = self.progress.odds()  # what the display showed last: None off the standard deck

@@ -68,6 +68,7 @@ class LongestCudaOptions:
             )
         block_size(self.device_threads)
 
+    rules: ClassVar[str] = "bmn"  # the GPU kernels play bmn's rules only
     # Stored as `workers` before it took --device-threads' own name.
     RENAMED: ClassVar[dict[str, str]] = {"workers": "device_threads"}
 

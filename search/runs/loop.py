@@ -24,6 +24,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from bmn.kernels.rulesets import DEFAULT as DEFAULT_RULES
 from bmn.records.store import RunHeld, Store, StoreError, holder_name
 from bmn.search.backends.base import Backend, BackendError, Result, Task
 from bmn.search.backends.registry import get_backend
@@ -148,6 +149,7 @@ class RunLoop:
                 seats=getattr(options, "players", 2),  # loop hunts, grow and GPU runs: two
                 backend=self.backend.where,
                 kind=job_type.kind,
+                rules=getattr(options, "rules", DEFAULT_RULES),  # kinds with none play bmn's
             )
             self._held = _hold(store, run_id)
             spent = 0.0

@@ -19,6 +19,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from bmn.kernels.cuda.env import THREADS_PER_BLOCK
+from bmn.kernels.rulesets import DEFAULT as DEFAULT_RULES
+from bmn.kernels.rulesets import RuleSet, names, rule_set
 from bmn.records.store.columns import INT64_MAX
 from bmn.search.runs.kinds import KINDS
 from bmn.search.runs.said import FLAGS, Words, flag, in_python, on_command_line
@@ -136,6 +138,16 @@ def _choice(setting: Setting, value: Any) -> str:
     return value
 
 
+def _rules(setting: Setting, value: Any) -> str:
+    """A rule set's name, any case, as stored: an alias is the set it names ('acinnes' is
+    'bmn': kernels/rulesets.py)."""
+    if isinstance(value, RuleSet):
+        return value.name
+    if isinstance(value, str) and value.strip().lower() in names():
+        return rule_set(value.strip().lower()).name
+    raise Refused(f"{_shown(value)} is not a rule set; choose one of: {', '.join(names())}")
+
+
 def _deck(setting: Setting, value: Any) -> str:
     """'standard', 'mixed' (the loop hunt's) or counts N,J,Q,K,A written plainly, as the run
     stores it (' 36, 4,4,4,4 ' is '36,4,4,4,4'); the counts may be given as a list or tuple
@@ -207,6 +219,7 @@ READERS: dict[str, Callable[[Setting, Any], Any]] = {
     "whole": _whole,
     "duration": _duration,
     "choice": _choice,
+    "rules": _rules,
     "deck": _deck,
     "sizes": _sizes,
     "rank": _rank,
@@ -377,6 +390,14 @@ DECLARED = (
         " published one and the store's), recombined and mixed with new pieces; 'descent': from"
         " nothing but random descents.",
         choices=GROW_FROM,
+    ),
+    Setting(
+        "rules",
+        "rules",
+        "The rule set the games are played under, where published engines differ (docs/rules.md,"
+        f" 'Rule sets'): {', '.join(names())}. Stored with the run. A loop hunt, grow and the GPU"
+        " play bmn's rules only (or a rule set that plays their seats alike).",
+        DEFAULT_RULES,
     ),
     Setting(
         "device",

@@ -25,6 +25,7 @@ from bmn.search.runs.kinds import (
     UnknownKind,
     get_kind,
     kind_for,
+    plays_rules,
     refusal,
 )
 from bmn.search.runs.said import Words, named
@@ -80,6 +81,7 @@ def request(
                 raise SearchOptionError("resume", str(err)) from None
         return Request(None, resume=resume, typed=frozenset(typed))
     s = settings
+    given = check_rules(s, given)
     kind = check_new_run(
         s.get("objective") or "cards",
         s.get("device") or "cpu",
@@ -116,6 +118,29 @@ def require_device(kind: RunKind) -> None:
         from bmn.kernels.cuda.env import require
 
         require()
+
+
+def check_rules(settings: dict[str, Any], given: Collection[str]) -> Collection[str]:
+    """The settings given, the rule set refused (SearchOptionError) if it does not play the
+    run's seats, and left out of them where it plays those seats as bmn's rules do: every
+    kind of run takes that one, even those that play bmn's rules only."""
+    from bmn.kernels.rulesets import rule_set
+
+    players = settings.get("players") or 2
+    if "rules" not in given or settings.get("rules") is None:
+        return given
+    chosen = rule_set(settings["rules"])
+    if not chosen.plays(players):
+        seats = " or ".join(map(str, chosen.players or ()))
+        why = Words(f"{chosen.name} is defined for {seats} seats; ", named("players"))
+        raise SearchOptionError("rules", Words(why, f" is {players}"))
+    objective = settings.get("objective") or "cards"
+    kind = kind_for(
+        objective, settings.get("device") or "cpu", settings.get("strategy") or DEFAULT_STRATEGY
+    )
+    if chosen.plays_as(players) == "bmn" and kind is not None and not plays_rules(kind, objective):
+        return [name for name in given if name != "rules"]
+    return given
 
 
 def check_new_run(

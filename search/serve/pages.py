@@ -179,7 +179,7 @@ def longest(
     from bmn.records.report import top_lists
 
     decks = [
-        DeckList(found.deck, _top_table(found.rows), id if i == 0 else f"{id}-{i}")
+        DeckList(found.label, _top_table(found.rows), id if i == 0 else f"{id}-{i}")
         for i, found in enumerate(top_lists(store, by, n, seats=seats))
     ]
     return Longest(seats, by, n, decks, finds_url(seats, by, min(n * 5, TOP_MOST)))

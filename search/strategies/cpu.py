@@ -21,7 +21,16 @@ from types import FunctionType
 from numba import njit, types
 
 from bmn.kernels.config import JIT, LOOP
-from bmn.kernels.score import DEAL, PLAY_EXACT, PLAY_FAST, SIZES, kernel_for, per_deal, score_deck
+from bmn.kernels.score import (
+    DEAL,
+    PLAY_EXACT,
+    PLAY_FAST,
+    SIZES,
+    Rules,
+    kernel_for,
+    per_deal,
+    score_deck,
+)
 from bmn.search.strategies import climb, lahc, random_restart, walk
 from bmn.search.strategies.moves import record
 from bmn.search.strategies.registry import STRATEGIES
@@ -136,16 +145,19 @@ def run_chunk(
     objective: int,
     keep_above: int,
     patience: int,
+    rules: Rules = None,
 ) -> tuple[int, int]:
     """Advance one worker by up to `iterations` deals of a strategy (compiles on first use).
 
-    The deal is scored by the compiled kernel registered for the worker's seat count; it may
-    be any deck (moves permute its cards), and `finds` rows are as wide as it.
-    Returns (iterations done, finds written into `finds`).
+    The deal is scored by the compiled kernel registered for the worker's seat count under
+    `rules` (a rule set's name; None: bmn's); it may be any deck (moves permute its cards),
+    and `finds` rows are as wide as it. Returns (iterations done, finds written into `finds`).
     """
-    kernel = kernel_for(len(state.sizes))
+    kernel = kernel_for(len(state.sizes), rules=rules)
     if kernel is None:
-        raise ValueError(f"no compiled kernel for {len(state.sizes)} seats to search with")
+        raise ValueError(
+            f"no compiled kernel for {len(state.sizes)} seats under rules {rules!r} to search with"
+        )
     if finds.decks.shape[1] != len(state.deck) or int(state.sizes.sum()) != len(state.deck):
         raise ValueError(
             f"a deal of {len(state.deck)} cards cut into {state.sizes.tolist()} kept in finds"

@@ -55,7 +55,7 @@ def test_fake_deal_is_standard():
 
 def test_top_json_keys_and_order(ok, store):
     rows = json.loads(ok("top", "--json", "--store", store))
-    assert all(tuple(row) == (*TOP_KEYS, "seats", "deck") for row in rows)
+    assert all(tuple(row) == (*TOP_KEYS, "seats", "deck", "rules") for row in rows)
     assert [(r["deal"], r["cards"], r["run"], r["deck"]) for r in rows] == [
         (FAKE, 7000, 2, "standard deck"),
         (PAULHUS, 4791, 1, "standard deck"),

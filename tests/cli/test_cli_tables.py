@@ -131,7 +131,7 @@ def test_records_compare_ranks_in_rows_and_says_it_once(bmn, monkeypatch, store,
         format_deal(shuffled_deal(2, seed)) for seed in range(4)
     }  # two players and the standard deck only: no loop, no 20-card deck, no 3 or 4 seats
     assert out["left_out"] == {"seats": {"3": 3, "4": 3}, "decks": {"deck 14,2,2,2,0 dealt"
-                               " 10/10": 1}, "loops": 1}  # fmt: skip
+                               " 10/10": 1}, "loops": 1, "rules": {}}  # fmt: skip
     said = " ".join(line.strip() for line in lines)
     assert (
         "left out: 3 finds of 3 players; 3 of 4 players; 1 of the deck 14,2,2,2,0 dealt 10/10;"

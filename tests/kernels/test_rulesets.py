@@ -7,7 +7,7 @@ import samples
 from hypothesis import strategies as st
 from tiers import properties
 
-from bmn.kernels.deal import parse_deal
+from bmn.kernels.deal import format_deal, parse_deal
 from bmn.kernels.reference import play
 from bmn.kernels.rulesets import ALIASES, CHOICES, DEFAULT, RULE_SETS, names, rule_set
 from bmn.records.published import published_games
@@ -102,9 +102,11 @@ def test_bmn_tables_under_paulhus():
         ("finished", 158),
         ("finished", 160),
     ]
-    assert got[(4, "bmn 2026 #1")] == ("finished", 369)
-    held_out = parse_deal("---Q------JJ-/A-----K-A-K--/AJ--A-K-----Q/--KJQ--Q-----")  # searching.md
-    assert (play(held_out).cards, play(held_out, rules="paulhus").cards) == (4903, 464)
+    assert got[(4, "bmn 2026 #2")] == ("finished", 369)
+    # the 4,903-card game of searching.md's held-out deals, first on the 4-seat table
+    held_out = parse_deal("---Q------JJ-/A-----K-A-K--/AJ--A-K-----Q/--KJQ--Q-----")
+    assert published_games(4)[0].deal == format_deal(held_out)
+    assert (play(held_out).cards, got[(4, "bmn 2026 #1")]) == (4903, ("finished", 464))
     endless_4 = [got[(4, f"bmn 2026 endless #{n}")][0] for n in range(1, 6)]
     assert endless_4 == ["loop", "finished", "finished", "finished", "finished"]
 

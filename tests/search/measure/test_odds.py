@@ -133,8 +133,9 @@ def test_luck_rises_with_the_best_and_falls_with_the_deals():
         (2, "tricks", 700, ["800 tricks", "Kleber 1999"]),
         (2, "tricks", 1000, ["Mann and Wu 2007", "1,100 tricks"]),
         (3, "cards", 4000, ["bmn 2026 #1", "5,000 cards"]),
-        (4, "cards", 4105, ["bmn 2026 #1", "5,000 cards"]),
-        (4, "cards", 4136, ["5,000 cards"]),
+        (4, "cards", 4105, ["bmn 2026 #2", "5,000 cards"]),
+        (4, "cards", 4136, ["bmn 2026 #1", "5,000 cards"]),
+        (4, "cards", 4903, ["5,000 cards"]),
     ],
 )
 def test_milestones_are_the_next_round_figure_and_the_next_published_game(
