@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from bmn.kernels.config import MAX_DEAL_CARDS
 from bmn.kernels.deal import DealError, format_deal, parse_deal, too_many_cards
 from bmn.kernels.results import Scores
+from bmn.kernels.rulesets import RuleSet
 from bmn.kernels.score import score_values
 
 BATCH_LINES = 65_536
@@ -73,9 +74,11 @@ def score_lines(
     threads: int | None = None,
     batch: int = BATCH_LINES,
     device: str = "cpu",
+    rules: str | RuleSet | None = None,
 ) -> Iterator[ScoredBatch]:
     """Score a stream of deal lines batch by batch (on `device`: kernels/score.py's
-    registry); blank and '#' lines are skipped. An INPUT_PAUSED among the lines scores the
+    registry) under `rules` (a rule set's name or RuleSet; None: bmn's); blank and '#' lines
+    are skipped. An INPUT_PAUSED among the lines scores the
     lines read so far at once (a batch shorter than `batch`).
 
     On a bad line, the good lines before it are yielded as a last batch, then LineError is
@@ -87,7 +90,8 @@ def score_lines(
     consumed = 0
 
     def scored(used: int) -> ScoredBatch:
-        return ScoredBatch(list(texts), score_values(values, sizes, threads, device), used)
+        scores = score_values(values, sizes, threads, device, rules)
+        return ScoredBatch(list(texts), scores, used)
 
     number = 0
     for line in lines:

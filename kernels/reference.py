@@ -196,13 +196,12 @@ def play(
     """Play a deal from seat 0 leading; stop at a finish, a repeated state, or `limit` cards.
 
     `rules` names the rule set (kernels/rulesets.py; None: bmn's). ValueError for a seat count
-    it is not defined for, or for no limit under a rule set that looks for no loops.
+    it is not defined for. A rule set that looks for no loops plays on to the limit; given no
+    limit, it looks for them as bmn does, so that every game stops.
     """
     rules = rule_set(rules)
     if not rules.plays(len(deal)):
         raise ValueError(f"the {rules.name} rule set plays {rules.players} seats, not {len(deal)}")
-    if rules.loops == NO_LOOPS and limit is None:
-        raise ValueError(f"the {rules.name} rule set looks for no loops: give a limit")
     table = _Table(deal, rules)
     leader = 0
     seen = {table.state(leader): (0, 0)}
@@ -211,6 +210,10 @@ def play(
     def ended(status: str, winner: int | None, *loop: int) -> Result:
         done = tuple(tricks) if trace else None
         return Result(status, table.cards, table.tricks, winner, *loop, trace=done)
+
+    if rules.empty_hand == AT_ONCE and not all(deal):  # a hand dealt empty: over before it starts
+        holders = [seat for seat, hand in enumerate(deal) if hand]  # none: the last seat, as bmn
+        return ended(FINISHED, holders[0] if holders else len(deal) - 1)
 
     while True:
         status, seat, taken = _play_trick(table, leader, limit)
@@ -222,7 +225,7 @@ def play(
         if status == FINISHED or (rules.finish == AT_TRICK and not any(others)):
             return ended(FINISHED, seat)
         leader = seat  # under play-on a trick that empties every other hand is no finish
-        if rules.loops == NO_LOOPS:
+        if rules.loops == NO_LOOPS and limit is not None:
             continue
         state = table.state(leader)
         if state in seen:

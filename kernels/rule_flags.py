@@ -17,6 +17,10 @@ from bmn.kernels.rulesets import RuleSet
 # RuleSet fields that describe a rule set rather than choose a rule; and `limit_at`, which only
 # a game stopped at a card limit reads: the kernels' batches play every game to its end.
 _ABOUT = frozenset({"name", "title", "source", "code", "players", "limit_at"})
+# Where a loop is looked for: the kernels prove loops at trick boundaries; under `loops` "none"
+# (a peer that only stops at a limit) they report the loop they prove. So `loops` changes no
+# compiled code.
+_LOOPS = "loops"
 # Points that cannot matter with two seats: with two, the next seat still in is the court
 # card's layer, so out while paying both readings give it the pile.
 _MULTI_SEAT = frozenset({"out_while_paying"})
@@ -24,7 +28,7 @@ _MULTI_SEAT = frozenset({"out_while_paying"})
 # Two seats: the points kernels/two_tricks.py plays, as its constants, by value.
 _TWO_SEAT = {
     "empty_hand": ("AT_ONCE", {"when-asked": False, "at-once": True}),
-    "finish": ("ASKED", {"at-trick": False, "asked": True}),
+    "finish": ("ASKED", {"at-trick": False, "play-on": True}),
     "tricks": ("TRICKS", {"taken": 0, "won": 1, "battles": 2}),
 }
 
@@ -35,7 +39,7 @@ def differences(rules: RuleSet, seats: int) -> dict[str, object]:
     found = {}
     for field in fields(RuleSet):
         name = field.name
-        if name in _ABOUT or (seats <= 2 and name in _MULTI_SEAT):
+        if name in _ABOUT or name == _LOOPS or (seats <= 2 and name in _MULTI_SEAT):
             continue
         if getattr(rules, name) != getattr(default, name):
             found[name] = getattr(rules, name)

@@ -2,9 +2,11 @@
 choice on each (docs/rules.md, "Rule sets").
 
 A rule set is plain data. The reference engine (kernels/reference.py) reads its fields plainly;
-the compiled kernels read its `code`, a small integer each kernel is specialised on, so a rule
-set costs compile time only when it is used. `bmn`, the default, is the reading that reproduces
-every published 2-player record. Each field's first choice is bmn's.
+the compiled kernels are compiled on the fields that change play for a seat count
+(kernels/rule_flags.py), so sets alike there share code, and a rule set costs compile time only
+when it is used. `code` names each set with a small integer, one per set. `bmn`, the default,
+is the reading that reproduces every published 2-player record; each field's first choice is
+bmn's.
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ BATTLES = "battles"  # court cards laid with no penalty owed (battles started), 
 
 # Where a loop is looked for.
 AT_TRICKS = "tricks"  # trick-boundary states; figures when the repeat is seen there (bmn)
-NO_LOOPS = "none"  # none: only a limit stops an endless game (a limit must be given)
+NO_LOOPS = "none"  # an endless game plays on to the limit (no limit: found as bmn finds it)
 # Peers that look before every card (N1k06, pelagaletto2) find the same repeat: with 2 seats only
 # a pile taken can lead two states into one, so a cycle is entered at a trick boundary.
 
@@ -62,7 +64,7 @@ class RuleSet:
     loops: str = AT_TRICKS
     limit_at: str = BEFORE_CARD
     players: tuple[int, ...] | None = None  # the seat counts it is defined for (None: any)
-    code: int = 0  # what compiled kernels are specialised on: one per rule set
+    code: int = 0  # a small integer naming the set: one per rule set
 
     def __post_init__(self) -> None:
         for field, choices in CHOICES.items():

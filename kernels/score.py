@@ -115,7 +115,9 @@ def score(
     rules: Rules = None,
 ) -> Scores:
     """Score N deals: rows of penalty values (hands concatenated, zero padded), (N, S) sizes,
-    under `rules` (a rule set's name or RuleSet; None: the default).
+    under `rules` (a rule set's name or RuleSet; None: the default). A rule set that looks for
+    no loops (`loops` "none") gets the loops the kernels prove, where the reference engine
+    would need a limit.
 
     Deals of a seat count `device` has no kernel for go to the CPU's kernel for them."""
     deals, sizes = _check(deals, sizes)
@@ -129,13 +131,13 @@ def score(
         with numba_threads(threads):
             kernel.score_rows(deals, sizes, np.flatnonzero(fast), out, FAST_CAP)
     for i in np.flatnonzero(~fast):
-        ends = np.cumsum(sizes[i])
-        row = deals[i]
-        deal = tuple(
-            tuple(int(v) for v in row[e - s : e]) for s, e in zip(sizes[i], ends, strict=True)
-        )
-        out._set_from(int(i), reference.play(deal, rules=rules))
+        out._set_from(int(i), reference.play(_hands(deals[i], sizes[i]), rules=rules))
     return out
+
+
+def _hands(row: np.ndarray, sizes: np.ndarray) -> Deal:
+    ends = np.cumsum(sizes)
+    return tuple(tuple(int(v) for v in row[e - s : e]) for s, e in zip(sizes, ends, strict=True))
 
 
 def score_parsed(deals: Sequence[Deal], threads: int | None = None, rules: Rules = None) -> Scores:

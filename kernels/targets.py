@@ -45,7 +45,9 @@ def compile_for(
     return tuple(compiled)
 
 
-def specialise(functions: tuple, tag: str, **constants: object) -> dict[str, Callable]:
+def specialise(
+    functions: tuple, tag: str, jit: Callable | None = None, **constants: object
+) -> dict[str, Callable]:
     """Copies of njit `functions` (dispatchers, callees first) compiled with `constants` as globals.
 
     A rule set reaches the compiled kernels this way (kernels/variants.py): each copy sees the
@@ -53,7 +55,8 @@ def specialise(functions: tuple, tag: str, **constants: object) -> dict[str, Cal
     copies call one another. A copy's qualified name carries `tag`, so that Numba's on-disk cache
     keeps it apart from the original (the cache keys a function by file and name, not globals).
     The namespace is the functions' modules' globals merged, the names of `functions` meaning
-    the copies; returns {name: copy}.
+    the copies; returns {name: copy}. `jit(dispatcher)` gives the decorator each copy is
+    compiled with (CUDA's); by default njit with the original's flags.
     """
     namespace: dict = {}
     for function in functions:
@@ -66,13 +69,17 @@ def specialise(functions: tuple, tag: str, **constants: object) -> dict[str, Cal
         copy.__qualname__ = f"{plain.__qualname__}__{tag}"
         copy.__doc__ = plain.__doc__
         copy.__module__ = plain.__module__
-        jitted = njit(**_flags(function.targetoptions))(copy)
+        decorator = _njit_like(function) if jit is None else jit(function)
+        jitted = decorator(copy)
         namespace[plain.__name__] = copies[plain.__name__] = jitted
     return copies
 
 
-def _flags(options: dict) -> dict:
-    """The config flags an njit dispatcher was compiled with (kernels/config.py)."""
+def _njit_like(function: Callable) -> Callable:
+    """njit with the config flags (kernels/config.py) a dispatcher was compiled with."""
+    options = function.targetoptions
     if options.get("parallel"):
-        return PARALLEL_JIT
-    return INLINE_JIT if options.get("inline") == "always" else JIT
+        return njit(**PARALLEL_JIT)
+    if options.get("inline") == "always":
+        return njit(**INLINE_JIT)
+    return njit(**JIT)

@@ -21,6 +21,7 @@ import numpy as np
 # Unsigned constants: mixing uint64 with int64 in numba promotes to float64.
 _ONE = np.uint64(1)
 _TWO = np.uint64(2)
+_THREE = np.uint64(3)
 _TOP = np.uint64(63)
 
 # A rule set's points, frozen into the compiled rules (kernels/rule_flags.py, `two_seat_flags`):
@@ -56,10 +57,12 @@ def pays(mc, m0, m1, pc, p0, p1, pile, pen):
         s = np.uint64(pen)
         return True, False, mc >> s, m0 >> s, m1 >> s, pc, p0, p1, pile + pen, pen
     uk = np.uint64(k)
-    if (mc >> uk) == _ONE:  # the sentinel: m is out while paying
+    if AT_ONCE:  # the sentinel (1), or a court card then the sentinel (3): the game ends
+        rest = mc >> uk
+        if rest <= _THREE:  # out while paying, or its last card laid (a court card)
+            return False, False, mc, m0, m1, pc, p0, p1, pile + k + np.int64(rest >> _ONE), pen
+    elif (mc >> uk) == _ONE:  # the sentinel: m is out while paying
         return False, False, mc, m0, m1, pc, p0, p1, pile + k, pen
-    if AT_ONCE and (mc >> (uk + _ONE)) == _ONE:  # its last card, a court card: the game ends
-        return False, False, mc, m0, m1, pc, p0, p1, pile + k + 1, pen
     at = np.uint64(pile + k)
     b0 = (m0 >> uk) & _ONE
     b1 = (m1 >> uk) & _ONE
@@ -111,15 +114,16 @@ def trick(lc, l0, l1, oc, o0, o1):
     # Free play: the leader lays at steps 0, 2, 4, ..., the other at 1, 3, 5, ...
     i = ctz(lc)
     j = ctz(oc)
-    if AT_ONCE:  # a hand's last card ends the game as running out would, one step later
-        i = ctz(lc | (_ONE << np.uint64(top_bit(lc) - 1)))
-        j = ctz(oc | (_ONE << np.uint64(top_bit(oc) - 1)))
+    if AT_ONCE:  # a hand's last card ends the game: a hand of numerals stops one card earlier
+        i -= np.int64((lc >> np.uint64(i)) == _ONE)
+        j -= np.int64((oc >> np.uint64(j)) == _ONE)
     if i <= j:  # the leader reaches a court card (or runs out) first, at step 2i
         ui = np.uint64(i)
-        if (lc >> ui) == _ONE:
+        if AT_ONCE:
+            if (lc >> (ui + _ONE)) == _ONE:  # its last card
+                return False, lc, l0, l1, oc, o0, o1, 2 * i + 1, True, FREE_END
+        elif (lc >> ui) == _ONE:
             return False, lc, l0, l1, oc, o0, o1, 2 * i, True, FREE_END
-        if AT_ONCE and (lc >> (ui + _ONE)) == _ONE:
-            return False, lc, l0, l1, oc, o0, o1, 2 * i + 1, True, FREE_END
         at = ui + ui
         b0 = (l0 >> ui) & _ONE
         b1 = (l1 >> ui) & _ONE
@@ -132,10 +136,11 @@ def trick(lc, l0, l1, oc, o0, o1):
         return took, lc, l0, l1, oc, o0, o1, pile, over, PAID_END if paid else PAYING_END
     # the other player reaches a court card (or runs out) first, at step 2j + 1
     uj = np.uint64(j)
-    if (oc >> uj) == _ONE:
+    if AT_ONCE:
+        if (oc >> (uj + _ONE)) == _ONE:  # its last card
+            return True, lc, l0, l1, oc, o0, o1, 2 * j + 2, True, FREE_END
+    elif (oc >> uj) == _ONE:
         return True, lc, l0, l1, oc, o0, o1, 2 * j + 1, True, FREE_END
-    if AT_ONCE and (oc >> (uj + _ONE)) == _ONE:
-        return True, lc, l0, l1, oc, o0, o1, 2 * j + 2, True, FREE_END
     s = uj + _ONE
     at = uj + s
     b0 = (o0 >> uj) & _ONE
@@ -168,5 +173,15 @@ def ending(cards, tricks, end):
     return cards, tricks
 
 
+def lone_lead(n0, first):
+    """(cards, tricks, winner) when seat 1 holds nothing: seat 0 lays one card (value `first`)
+    and seat 1, asked to answer or pay, is out; AT_ONCE, a last card ends the game first."""
+    if AT_ONCE and n0 == 1:
+        cards, tricks = ending(1, 1, FREE_END)
+        return cards, tricks, 1
+    cards, tricks = ending(1, 1, PAYING_END if first > 0 else FREE_END)
+    return cards, tricks, 0
+
+
 # In the order kernels/targets.compile_for compiles them: each after the rules it calls.
-RULES = (pays, collect, chain, trick, ending)
+RULES = (pays, collect, chain, trick, ending, lone_lead)

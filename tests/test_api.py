@@ -68,7 +68,10 @@ def test_play_is_bmn_play(bmn):
         out = bmn("play", deal, "--json", "--trace")
         result = game.play(deal, trace=True)
         cli = json.loads(out.stdout)
-        assert {k: v for k, v in cli.items() if k != "trace"} == result.as_dict()
+        assert {k: v for k, v in cli.items() if k != "trace"} == {
+            **result.as_dict(),
+            "rules": "bmn",
+        }
         assert [t["cards"] for t in cli["trace"]] == [t.cards for t in result.trace]
     assert game.play([[0, 1], [2, 0]]) == game.play("-J/Q-") == game.play(["-J", "Q-"])
     assert game.play(RECORD, limit=1000).status == "limit"
@@ -86,6 +89,25 @@ def test_scores_agree_from_texts_arrays_and_random_deals():
     assert (from_texts.cards == from_array.cards).all()
 
 
+def test_rules_reach_play_and_the_compiled_kernels():
+    """`rules=` names a rule set for play (the reference engine) and score_deals (the compiled
+    kernels, 2 and 3 seats): the same figures, and other figures than bmn's rules give."""
+    for players, rules in ((3, "paulhus"), (2, "pelagaletto2")):
+        deals = game.random_deals(200, seed=7, players=players)
+        texts = deals.texts()
+        scores = game.score_deals(deals, rules=rules)
+        plain = game.score_deals(deals)
+        for i in range(200):
+            assert scores.result(i) == game.play(texts[i], rules=game.RULE_SETS[rules])
+        assert (scores.cards != plain.cards).any()
+
+
+def test_cycle_takes_only_rule_sets_that_play_the_deal_as_bmn():
+    assert game.cycle(CASELLA, rules="paulhus").period_tricks == 62  # two seats: bmn's rules
+    with pytest.raises(game.DealError, match="cycle analysis plays bmn's rules only"):
+        game.cycle(CASELLA, rules="at-once")
+
+
 def test_random_deals_are_bmn_deal_by_seed(bmn):
     for players in (2, 4):
         out = bmn("deal", "--seed", "3", "--players", str(players))
@@ -100,7 +122,7 @@ def test_random_deals_are_bmn_deal_by_seed(bmn):
 def test_the_cycle_and_the_deals_that_reach_it_are_bmn_loop_and_preimages(bmn):
     analysis = game.cycle(CASELLA)
     cli = json.loads(bmn("loop", CASELLA, "--json").stdout)
-    assert analysis.as_dict() == cli
+    assert {**analysis.as_dict(), "rules": "bmn"} == cli
     found = [d.as_dict() for d in game.reaching_deals(CASELLA)]
     out = bmn("preimages", CASELLA, "--json").stdout
     try:  # one JSON document listing the deals, or one line per deal
@@ -132,6 +154,8 @@ def test_the_cycle_and_the_deals_that_reach_it_are_bmn_loop_and_preimages(bmn):
         (lambda: list(game.reaching_deals(RECORD)), "does not loop"),
         (lambda: game.reaching_deals(CASELLA, (26, 27)), "adding up to the deal's 52"),
         (lambda: records.published_games(5), "players must be 2 to 4"),
+        (lambda: game.play("-J/Q-", rules="nobody"), "unknown rule set 'nobody'"),
+        (lambda: game.score_deals(["-J/Q-"], rules=3), "rules is a rule set's name"),
     ],
 )
 def test_bad_deals_raise_deal_error(call, message):

@@ -91,7 +91,7 @@ def _load(row: np.ndarray, start: int, n: int) -> tuple:
 
 
 # The trick rules (kernels/two_tricks.py, shared with the GPU kernel), compiled for the CPU.
-_pays, _collect, _chain, _trick, _ending = compile_for(
+_pays, _collect, _chain, _trick, _ending, _lone_lead = compile_for(
     two_tricks.RULES, njit(**INLINE_JIT), ctz=ctz, top_bit=top_bit
 )
 
@@ -141,7 +141,7 @@ def _fast(buf: np.ndarray, offset: int, n0: int, n1: int, cap: int) -> tuple:
     if n0 == 0:  # seat 0 must lead and cannot: seat 1 wins, and an empty pile is no trick
         return 0, 0, 1
     if n1 == 0:  # seat 0 lays one card, seat 1 cannot answer and loses
-        return 1, 1, 0
+        return _lone_lead(n0, buf[offset])
     state = _start(buf, offset, n0, n1)
     cards = 0
     tricks = 0
@@ -180,7 +180,8 @@ def exact_at(buf: np.ndarray, offset: int, n0: int, n1: int) -> tuple:
     if n0 == 0:  # as in fast_at
         return FINISHED, 0, 0, 1, -1, -1, -1, -1
     if n1 == 0:
-        return FINISHED, 1, 1, 0, -1, -1, -1, -1
+        cards, tricks, winner = _lone_lead(n0, buf[offset])
+        return FINISHED, cards, tricks, winner, -1, -1, -1, -1
     start = _start(buf, offset, n0, n1)
     # Brent: the tortoise waits at powers of two while the hare walks; lam ends as the period.
     power = 1
@@ -345,7 +346,7 @@ def _variant(flags: tuple) -> SimpleNamespace:
     rules = compile_for(
         two_tricks.RULES, njit(**INLINE_JIT), tag, ctz=ctz, top_bit=top_bit, **constants
     )
-    names = ("_pays", "_collect", "_chain", "_trick", "_ending")
+    names = ("_pays", "_collect", "_chain", "_trick", "_ending", "_lone_lead")
     copies = specialise(_RULED, tag, **dict(zip(names, rules, strict=True)))
     even, at = copies["play_fast_even"], copies["play_fast_at"]
 

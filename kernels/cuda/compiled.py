@@ -76,6 +76,7 @@ class Kernel:
     attribute: str  # the CUDA dispatcher's name in its module
     arguments: tuple[str, ...]
     max_registers: int | None = None  # cuda_kernel_variant's cap: ptxas --maxrregcount
+    rules: str | None = None  # a rule set's copy of the kernel (its module's `ruled`)
 
     @property
     def qualified(self) -> str:
@@ -91,6 +92,10 @@ KERNELS = (
     # benchmarks/device_check.py's walk_64_registers (search/strategies/cuda/kernels.py's
     # search_kernel variant)
     Kernel("walk_64_registers", _CUDA, "_walk_kernel", _STREAMS, max_registers=64),
+    # A rule set's copies (kernels/rulesets.py): LeoDog896's plays the at-once ending and
+    # counts battles, the most the trick rules change (kernels/two_tricks.py).
+    Kernel("score_leodog896", "bmn.kernels.cuda.two", "_score_kernel", _SCORE, rules="leodog896"),
+    Kernel("walk_leodog896", _CUDA, "_walk_kernel", _STREAMS, rules="leodog896"),
 )
 
 
@@ -212,7 +217,11 @@ def _compile_one(kernel: Kernel, arch: str, cc: tuple, ptxes: dict) -> dict:
     try:
         key = (kernel.qualified, kernel.arguments)
         if key not in ptxes:
-            function = getattr(importlib.import_module(kernel.module), kernel.attribute).py_func
+            module = importlib.import_module(kernel.module)
+            if kernel.rules is None:
+                function = getattr(module, kernel.attribute).py_func
+            else:
+                function = module.ruled(kernel.attribute, kernel.rules).py_func
             signature = f"void({', '.join(kernel.arguments)})"
             ptxes[key] = cuda.compile_ptx(function, signature, cc=cc)[0]
         return row | _assemble(ptxes[key], arch, kernel.max_registers)

@@ -13,7 +13,7 @@ against kernels/reference.py (tests/kernels/test_cuda_two.py, under the simulato
 from __future__ import annotations
 
 import sys
-from types import ModuleType
+from types import ModuleType, SimpleNamespace
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -36,8 +36,9 @@ from numba import cuda  # noqa: E402  (only once require() has passed)
 
 from bmn.kernels.cpu import two  # noqa: E402
 from bmn.kernels.deal import DealError  # noqa: E402
-from bmn.kernels.rule_flags import differences  # noqa: E402
-from bmn.kernels.targets import compile_for  # noqa: E402
+from bmn.kernels.rule_flags import flags_tag, two_seat_flags  # noqa: E402
+from bmn.kernels.rulesets import rule_set  # noqa: E402
+from bmn.kernels.targets import compile_for, specialise  # noqa: E402
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -95,7 +96,7 @@ def load(row, start, n):
 
 
 # The trick rules (kernels/two_tricks.py, shared with the CPU kernel), as device functions.
-_pays, _collect, _chain, trick = compile_for(
+_pays, _collect, _chain, trick, ending, lone_lead = compile_for(
     two_tricks.RULES, cuda.jit(**DEVICE), ctz=ctz, top_bit=top_bit
 )
 
@@ -111,13 +112,14 @@ def play_masks(c0, a0, b0, c1, a1, b1, cap):
     cards = 0
     tricks = 0
     while True:
-        led, lc, l0, l1, oc, o0, o1, laid, over = trick(lc, l0, l1, oc, o0, o1)
+        led, lc, l0, l1, oc, o0, o1, laid, over, end = trick(lc, l0, l1, oc, o0, o1)
         cards += laid
         tricks += 1
         if not led:
             lc, l0, l1, oc, o0, o1 = oc, o0, o1, lc, l0, l1
             leader ^= 1
         if over:
+            cards, tricks = ending(cards, tricks, end)
             return cards, tricks, leader
         if cards > cap:
             return cards, tricks, UNDECIDED
@@ -133,7 +135,7 @@ def play_fast_at(buf, offset, n0, n1, cap):
     if n0 == 0:  # seat 0 must lead and cannot: seat 1 wins, and an empty pile is no trick
         return 0, 0, 1
     if n1 == 0:  # seat 0 lays one card, seat 1 cannot answer and loses
-        return 1, 1, 0
+        return lone_lead(n0, buf[offset])
     c0, a0, b0 = load(buf, offset, n0)
     c1, a1, b1 = load(buf, offset + n0, n1)
     return play_masks(c0, a0, b0, c1, a1, b1, cap)
@@ -193,6 +195,11 @@ def score_rows(
     The rows travel to the device once; a deal past `cap` cards is replayed on the CPU with
     exact loop detection (kernels/cpu/two.play_exact_at), so results always equal the reference.
     """
+    _score_batch(_score_kernel, two.exact_at, deals, sizes, rows, out, cap)
+
+
+def _score_batch(kernel, exact_at, deals, sizes, rows, out, cap: int) -> None:
+    """score_rows through one rule set's `kernel` and CPU `exact_at`."""
     deals, sizes, rows = _check(deals, sizes, rows)
     if rows.size == 0:
         return
@@ -201,7 +208,7 @@ def score_rows(
     width = batch.shape[1]
     figures = cuda.device_array((len(rows), 3), dtype=np.int64)
     blocks, threads = _grid(len(rows))
-    _score_kernel[blocks, threads](
+    kernel[blocks, threads](
         cuda.to_device(batch.reshape(-1)), width, cuda.to_device(picked), cap, figures
     )
     cards, tricks, code = figures.copy_to_host().T
@@ -213,13 +220,13 @@ def score_rows(
         field[rows] = -1
     flat = batch.reshape(-1)
     for k in np.flatnonzero(code == UNDECIDED):
-        _replay(flat, k * width, picked[k], rows[k], out)
+        _replay(exact_at, flat, k * width, picked[k], rows[k], out)
 
 
-def _replay(flat: np.ndarray, offset: int, hand_sizes: np.ndarray, i: int, out: Scores) -> None:
+def _replay(exact_at, flat: np.ndarray, offset: int, hand_sizes: np.ndarray, i: int, out) -> None:
     """Deal i, stopped at the cap on the device, played exactly on the CPU."""
     n0, n1 = int(hand_sizes[0]), int(hand_sizes[1])
-    status, cards, tricks, winner, start_c, start_t, period_c, period_t = two.exact_at(
+    status, cards, tricks, winner, start_c, start_t, period_c, period_t = exact_at(
         flat, offset, n0, n1
     )
     out.status[i], out.cards[i], out.tricks[i], out.winner[i] = status, cards, tricks, winner
@@ -228,8 +235,9 @@ def _replay(flat: np.ndarray, offset: int, hand_sizes: np.ndarray, i: int, out: 
         out.period_cards[i], out.period_tricks[i] = period_c, period_t
 
 
-def selfcheck(n_deals: int, seed: int, cap: int = CAP) -> int:
-    """Score n random standard deals on the GPU and with the CPU kernel; the rows that differ.
+def selfcheck(n_deals: int, seed: int, cap: int = CAP, rules: str | RuleSet | None = None) -> int:
+    """Score n random standard deals on the GPU and with the CPU kernel under `rules` (None:
+    bmn's); the rows that differ.
 
     Every field is compared: cards, tricks, status, winner and the loop figures.
     """
@@ -237,7 +245,7 @@ def selfcheck(n_deals: int, seed: int, cap: int = CAP) -> int:
     from bmn.kernels.dealer import random_deals
 
     deals, sizes = random_deals(n_deals, rng.seed_state(seed))
-    return int(_differ(deals, sizes, cap)[0].sum())
+    return int(_differ(deals, sizes, cap, rules)[0].sum())
 
 
 def first_difference(
@@ -246,9 +254,11 @@ def first_difference(
     progress: Callable[[int], None] | None = None,
     chunk: int = 1 << 18,
     cap: int = CAP,
+    rules: str | RuleSet | None = None,
 ) -> Disagreement | None:
     """`bmn selfcheck --device cuda`: n random standard deals (kernels/benchmark.selfcheck's,
-    from the same seed) scored on the GPU and by the CPU kernel, `chunk` at a time; the first
+    from the same seed) scored on the GPU and by the CPU kernel under `rules` (a rule set's
+    name or RuleSet; None: bmn's), `chunk` at a time; the first
     deal on which they differ (`kernel` the GPU's result, `reference` the CPU kernel's), or
     None. `progress(k)` is called after each k deals checked."""
     from bmn.kernels import rng
@@ -261,7 +271,7 @@ def first_difference(
     while done < n_deals:
         n = min(chunk, n_deals - done)
         deals, sizes = random_deals(n, state)
-        differ, got, want = _differ(deals, sizes, cap)
+        differ, got, want = _differ(deals, sizes, cap, rules)
         if differ.any():
             i = int(np.argmax(differ))
             deal = decode(deals[i], sizes[i])
@@ -272,21 +282,77 @@ def first_difference(
     return None
 
 
-def _differ(deals: np.ndarray, sizes: np.ndarray, cap: int) -> tuple[np.ndarray, Scores, Scores]:
-    """Which deals the GPU and the CPU kernel score differently (every field), and both scores."""
+def _differ(deals: np.ndarray, sizes: np.ndarray, cap: int, rules=None) -> tuple:
+    """Which deals the GPU and the CPU kernel score differently (every field) under `rules`,
+    and both scores (a rule set neither kernel plays is ValueError)."""
     from bmn.kernels import score
     from bmn.kernels.results import Scores
 
-    want = score.score(deals, sizes)
+    gpu = for_rules(rule_set(rules))
+    if gpu is None:
+        raise ValueError(f"no compiled kernel plays rule set {rule_set(rules).name!r}")
+    want = score.score(deals, sizes, rules=rules)
     got = Scores.empty(len(deals))
-    score_rows(deals, sizes, np.arange(len(deals)), got, cap)
+    gpu.score_rows(deals, sizes, np.arange(len(deals)), got, cap)
     differ = np.zeros(len(deals), dtype=bool)
     for mine, theirs in zip(got.arrays(), want.arrays(), strict=True):
         differ |= mine != theirs
     return differ, got, want
 
 
-def for_rules(rules: RuleSet) -> ModuleType | None:
-    """This kernel under `rules`: itself for every rule set that plays two seats as bmn's rules
-    do (kernels/rule_flags.py), None (the reference engine plays) for another."""
-    return None if differences(rules, 2) else sys.modules[__name__]
+# Rule sets (kernels/rulesets.py): the trick rules compiled with a rule set's two-seat points
+# frozen (kernels/rule_flags.two_seat_flags) and copies of the kernel that reaches them, made
+# on first use; the CPU replays with the CPU kernel's copy for the same rule set.
+_VARIANTS: dict[tuple, SimpleNamespace] = {}
+
+
+def for_rules(rules: RuleSet) -> ModuleType | SimpleNamespace | None:
+    """This kernel under `rules` (its score_rows): itself for every rule set that plays two
+    seats as bmn's rules do, a compiled copy for another, None for one it cannot play."""
+    flags = two_seat_flags(rules)
+    if flags is None:
+        return None
+    cpu = two.for_rules(rules)
+    if cpu is two:
+        return sys.modules[__name__]
+    if flags not in _VARIANTS:
+        tag = flags_tag(flags)
+        device = cuda.jit(**DEVICE)
+        compiled = compile_for(
+            two_tricks.RULES, device, tag, ctz=ctz, top_bit=top_bit, **dict(flags)
+        )
+        names = ("_pays", "_collect", "_chain", "trick", "ending", "lone_lead")
+        copies = specialise(
+            (play_masks, play_fast_at, _score_kernel),
+            tag,
+            _jit_like,
+            **dict(zip(names, compiled, strict=True)),
+        )
+        kernel = copies["_score_kernel"]
+        _VARIANTS[flags] = SimpleNamespace(
+            score_rows=lambda deals, sizes, rows, out, cap: _score_batch(
+                kernel, cpu.exact_at, deals, sizes, rows, out, cap
+            ),
+            play_fast_at=copies["play_fast_at"],
+            exact_at=cpu.exact_at,
+            trick=compiled[3],
+            ending=compiled[4],
+            tag=tag,
+            score_kernel=kernel,
+        )
+    return _VARIANTS[flags]
+
+
+def _jit_like(function):
+    """The decorator `function` was compiled with: the kernel's, or a device function's."""
+    if function is _score_kernel:
+        return cuda.jit(**KERNEL)
+    return cuda.jit(**DEVICE)
+
+
+def ruled(attribute: str, rules: str) -> object:
+    """This module's kernel `attribute` as compiled for a rule set (kernels/cuda/compiled.py)."""
+    if attribute != "_score_kernel":
+        raise ValueError(f"no rule set's copy of {attribute}")
+    played = for_rules(rule_set(rules))
+    return _score_kernel if played is sys.modules[__name__] else played.score_kernel

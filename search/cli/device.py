@@ -13,6 +13,7 @@ import json
 import click
 
 from bmn.kernels.cuda.env import THREADS_PER_BLOCK
+from bmn.kernels.rulesets import DEFAULT, RuleSet
 from bmn.search.cli.options import given, refuse
 from bmn.search.cli.values import Whole
 from bmn.search.runs.settings import DEVICES, MAX_DEVICE_THREADS
@@ -60,7 +61,12 @@ def check_device_threads(ctx: click.Context, device: str, threads: int | None) -
 
 
 def bench_on_device(
-    device: str, deals: int, seed: int, device_threads: int | None, as_json: bool
+    device: str,
+    deals: int,
+    seed: int,
+    device_threads: int | None,
+    as_json: bool,
+    rules: RuleSet,
 ) -> None:
     """`bmn bench --device cuda`: random standard deals made, played and counted on the GPU
     (`device` is checked here: --device-threads without cuda is refused)."""
@@ -77,7 +83,12 @@ def bench_on_device(
     threads_per_block = min(device_threads or THREADS_PER_BLOCK, THREADS_PER_BLOCK)
     with count_progress(f"benchmarking {n:,} deals on the GPU", None):  # no steps to report
         result = cuda_search.bench(
-            n, seed, mode="random", threads=device_threads, threads_per_block=threads_per_block
+            n,
+            seed,
+            mode="random",
+            threads=device_threads,
+            threads_per_block=threads_per_block,
+            rules=rules,
         )
     games, seconds = result["games"], max(result["seconds"], 1e-9)
     figures = {
@@ -89,26 +100,28 @@ def bench_on_device(
         "deals": games,
         "device": "cuda",
         "gpu": cuda_two.device_name(),
+        "rules": rules.name,
     }
     if as_json:
         click.echo(json.dumps(figures))
         return
+    named = "" if rules.name == DEFAULT else f" ({rules.name}'s rules)"
     click.echo(
-        f"{games:,} deals on {figures['threads']:,} GPU threads ({figures['gpu']}) in"
+        f"{games:,} deals{named} on {figures['threads']:,} GPU threads ({figures['gpu']}) in"
         f" {seconds:.3f} s: {figures['games_per_s']:,.0f} games/s,"
         f" {figures['cards_per_s']:,.0f} cards/s; mean {figures['mean_cards']:.2f} cards,"
         f" {figures['mean_tricks']:.2f} tricks"
     )
 
 
-def selfcheck_on_device(deals: int, seed: int) -> None:
+def selfcheck_on_device(deals: int, seed: int, rules: RuleSet) -> None:
     """`bmn selfcheck --device cuda`: the GPU against the CPU kernel on random deals."""
     require_cuda()
     from bmn.kernels.cuda import two as cuda_two
     from bmn.search.output.progress import count_progress
 
     with count_progress("checking", deals) as bar:
-        bad = cuda_two.first_difference(deals, seed, bar.advance)
+        bad = cuda_two.first_difference(deals, seed, bar.advance, rules=rules)
     if bad is not None:
         from bmn.kernels.deal import format_deal
 
@@ -119,4 +132,5 @@ def selfcheck_on_device(deals: int, seed: int) -> None:
     click.echo(
         f"OK: the CUDA kernel ({cuda_two.device_name()}) and the CPU kernel agree on"
         f" {deals:,} random deals (seed {seed})"
+        + ("" if rules.name == DEFAULT else f" under rule set {rules.name}")
     )

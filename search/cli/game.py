@@ -8,9 +8,18 @@ import click
 
 from bmn.kernels.deal import Deal, format_deal
 from bmn.kernels.decks import even_sizes
+from bmn.kernels.rulesets import DEFAULT, RuleSet
 from bmn.search.cli.deals import HANDS_ARGUMENT, HandCommand, read_deal
 from bmn.search.cli.figures import check_figure, figure_option, write_figure
-from bmn.search.cli.options import JSON_OPTION, echo, given, refuse
+from bmn.search.cli.options import (
+    JSON_OPTION,
+    RULES_OPTION,
+    check_seats,
+    echo,
+    given,
+    refuse,
+    rules_line,
+)
 from bmn.search.cli.values import Whole, seed_option
 from bmn.search.output.games import describe, describe_loop, trace_table
 from bmn.search.words import counted
@@ -31,8 +40,14 @@ from bmn.search.words import counted
     is_flag=True,
     help="Add how rare the game is: one random deal in N (an 'odds' object with --json).",
 )
+@RULES_OPTION
 def play(
-    hands: tuple[str, ...], as_json: bool, limit_cards: int | None, trace: bool, odds: bool
+    hands: tuple[str, ...],
+    as_json: bool,
+    limit_cards: int | None,
+    trace: bool,
+    odds: bool,
+    rules: RuleSet,
 ) -> None:
     """Play one deal with the reference engine and report its length.
 
@@ -46,45 +61,55 @@ def play(
     search's live display reads (an estimate: docs/searching.md). Only a finished game of
     the standard deck dealt evenly has odds ("odds": null in JSON otherwise).
 
+    --rules plays the deal as a published engine does (docs/rules.md): a line names the rule
+    set when it is not bmn's, and --json always carries "rules". The odds are bmn's rules'.
+
     \b
     Examples:
       bmn play ---AJ--Q---------QAKQJJ-QK -----A----KJ-K--------A---
       bmn play '-J/Q-' --trace
       bmn play 'AS 10H QD' 'KC 2S 3S' --json
       bmn play $(bmn deal --seed 3) --odds
+      bmn play $(bmn deal --players 3 --seed 5) --rules paulhus
+      bmn play ---AJ--Q---------QAKQJJ-QK/-----A----KJ-K--------A--- --rules leodog896
     """
     from bmn.kernels.reference import play as play_deal
 
     deal = read_deal(hands)
-    result = play_deal(deal, limit=limit_cards, trace=trace)
+    check_seats(rules, len(deal))
+    result = play_deal(deal, limit=limit_cards, trace=trace, rules=rules)
     if as_json:
-        out = result.as_dict()
+        out = {**result.as_dict(), "rules": rules.name}
         if trace:
             out["trace"] = [
                 {"taker": t.taker, "cards": t.cards, "hand_sizes": list(t.hand_sizes)}
                 for t in result.trace or ()
             ]
         if odds:
-            rare = _odds(deal, result)
+            rare = _odds(deal, result, rules)
             out["odds"] = rare.as_dict() if not isinstance(rare, str) else None
         click.echo(json.dumps(out))
         return
     click.echo(f"deal: {format_deal(deal)}")
+    if (line := rules_line(rules, len(deal))) is not None:
+        click.echo(line)
     click.echo(describe(result))
     if odds:
         from bmn.search.output.odds import deal_odds_line
 
-        rare = _odds(deal, result)
+        rare = _odds(deal, result, rules)
         click.echo(f"odds: none: {rare}" if isinstance(rare, str) else deal_odds_line(rare))
     if trace:
         echo(trace_table(result.trace or (), len(deal)))
 
 
-def _odds(deal: Deal, result):
+def _odds(deal: Deal, result, rules: RuleSet):
     """The deal's odds (measure/odds.deal_odds), or why it has none, in words."""
     from bmn.kernels.decks import is_standard
     from bmn.search.measure.odds import deal_odds
 
+    if rules.plays_as(len(deal)) != DEFAULT:
+        return "the fitted tail is of random deals played by bmn's rules"
     if not is_standard(deal):
         return "the fitted tail is of random deals of the standard deck dealt evenly"
     if result.status != "finished":
@@ -233,7 +258,8 @@ def plot(hands: tuple[str, ...], output: str | None) -> None:
 @click.command(cls=HandCommand)
 @HANDS_ARGUMENT
 @JSON_OPTION
-def loop(hands: tuple[str, ...], as_json: bool) -> None:
+@RULES_OPTION
+def loop(hands: tuple[str, ...], as_json: bool, rules: RuleSet) -> None:
     """Describe the cycle a non-terminating deal falls into.
 
     Prints where the cycle starts and its period (cards and tricks), every state on the
@@ -244,6 +270,10 @@ def loop(hands: tuple[str, ...], as_json: bool) -> None:
     its mirror image share it). A deal that finishes is reported as such, with its length
     (exit 0).
 
+    Cycle analysis plays bmn's rules: --rules takes a rule set that plays the deal's seats as
+    they do (paulhus with two seats, or an alias of bmn's) and refuses any other; `bmn play
+    --rules NAME` plays a deal to its repeat under any rule set.
+
     \b
     Examples:
       bmn loop ---K---Q-KQAJ-----AAJ--J-- ----------Q----KQ-J-----KA
@@ -252,11 +282,20 @@ def loop(hands: tuple[str, ...], as_json: bool) -> None:
     from bmn.kernels.cycles.loops import analyse
 
     deal = read_deal(hands)
+    check_seats(rules, len(deal))
+    if rules.plays_as(len(deal)) != DEFAULT:
+        raise click.BadParameter(
+            f"cycle analysis plays bmn's rules, and rule set {rules.name!r} plays"
+            f" {len(deal)} seats otherwise: bmn play {format_deal(deal)} --rules {rules.name}"
+            " plays it to its repeat",
+            param_hint="--rules",
+        )
     analysis = analyse(deal)
     if as_json:
-        click.echo(json.dumps(analysis.as_dict()))
+        click.echo(json.dumps({**analysis.as_dict(), "rules": rules.name}))
         return
-    echo(f"deal: {format_deal(deal)}", *describe_loop(analysis))
+    line = rules_line(rules, len(deal))
+    echo(f"deal: {format_deal(deal)}", *([line] if line else []), *describe_loop(analysis))
 
 
 SEATS_WORD = {2: "two", 3: "three", 4: "four"}

@@ -11,9 +11,18 @@ import click
 from bmn.kernels.config import MAX_DEAL_CARDS
 from bmn.kernels.deal import VALUE_SYMBOL, format_deal, shorten
 from bmn.kernels.decks import STANDARD_COUNTS
+from bmn.kernels.rulesets import DEFAULT, RuleSet
 from bmn.search.cli.device import DEVICE_OPTION, DEVICE_THREADS_OPTION
 from bmn.search.cli.figures import check_figure, figure_option, write_figure
-from bmn.search.cli.options import JSON_OPTION, PLAYERS_OPTION, THREADS_OPTION, echo
+from bmn.search.cli.options import (
+    JSON_OPTION,
+    PLAYERS_OPTION,
+    RULES_OPTION,
+    THREADS_OPTION,
+    check_seats,
+    echo,
+    rules_line,
+)
 from bmn.search.cli.values import deals_option, seed_option
 from bmn.search.output.games import describe
 from bmn.search.output.measures import format_stats
@@ -42,7 +51,8 @@ class DealFile(click.File):
 @JSON_OPTION
 @THREADS_OPTION
 @DEVICE_OPTION
-def score(source, as_json: bool, threads: int | None, device: str) -> None:
+@RULES_OPTION
+def score(source, as_json: bool, threads: int | None, device: str, rules: RuleSet) -> None:
     """Score deals read one per line from FILE (or stdin) with the compiled kernel.
 
     Each line is a deal in any notation bmn reads, hands joined by '/', in UTF-8. Blank lines
@@ -55,11 +65,17 @@ def score(source, as_json: bool, threads: int | None, device: str) -> None:
     naming the line (exit 2). The first deal that is not the standard 52-card deck gets one
     warning on stderr.
 
+    --rules plays every deal under a rule set (docs/rules.md): a line on stderr names it when
+    it is not bmn's, each --json object carries "rules", and a deal of a seat count the rule
+    set does not play is a bad line. A rule set the GPU kernel does not play is played by the
+    CPU's kernels.
+
     \b
     Examples:
       bmn score deals.txt --json > results.jsonl
       for s in 1 2 3; do bmn deal --seed $s; done | bmn score
       bmn score deals.txt --device cuda   # two-player deals on the GPU
+      bmn deal --count 1000 --seed 1 | bmn score --rules at-once
     """
     from types import SimpleNamespace
 
@@ -70,13 +86,16 @@ def score(source, as_json: bool, threads: int | None, device: str) -> None:
         from bmn.search.cli.device import require_cuda
 
         require_cuda()
-    lines = TextLines(source)
+    lines = TextLines(source, rules)
+    if (line := rules_line(rules)) is not None:
+        click.echo(line, err=True)
     with byte_progress(source) as advance:
         try:
-            for batch in score_lines(lines, threads, device=device):
+            for batch in score_lines(lines, threads, device=device, rules=rules):
                 lines.warn_once(batch.deals)
                 if as_json:
-                    out = [json.dumps({"deal": d, **r}) for d, r in batch.rows()]
+                    named = {"rules": rules.name}
+                    out = [json.dumps({"deal": d, **r, **named}) for d, r in batch.rows()]
                 else:
                     out = [f"{d} {describe(SimpleNamespace(**r))}" for d, r in batch.rows()]
                 if out:
@@ -107,8 +126,9 @@ class TextLines:
     CHUNK = 1 << 16  # at least the reader's buffer, so each read empties it
     LONGEST = 1 << 20  # bytes in a line: a deal of 1,000 cards needs far fewer
 
-    def __init__(self, source):
+    def __init__(self, source, rules: RuleSet | None = None):
         self.source = source
+        self.rules = rules
         self.number = 0
         self.error: str | None = None
         self.warned = False
@@ -124,7 +144,7 @@ class TextLines:
             *ended, rest = (rest + chunk).split(b"\n")
             for raw in ended:
                 line = self.decode(raw + b"\n")
-                if line is None:
+                if line is None or self.refused(line):
                     return
                 yield line
             if len(rest) > self.LONGEST:
@@ -135,8 +155,24 @@ class TextLines:
                 return
             if not input_ready(self.source):
                 yield INPUT_PAUSED
-        if rest and (line := self.decode(rest)) is not None:
+        if rest and (line := self.decode(rest)) is not None and not self.refused(line):
             yield line
+
+    def refused(self, line: str) -> bool:
+        """Whether the line is a deal of a seat count the rule set does not play (and `error`
+        set): hands are joined by '/', so a deal of N hands has N - 1 of them."""
+        text = line.strip()
+        if self.rules is None or self.rules.players is None or not text or text[0] == "#":
+            return False
+        seats = text.count("/") + 1
+        if self.rules.plays(seats):
+            return False
+        played = " or ".join(map(str, self.rules.players))
+        self.error = (
+            f"line {self.number}: a deal of {seats} hands; rule set {self.rules.name!r} plays"
+            f" {played} seats"
+        )
+        return True
 
     def decode(self, raw: bytes) -> str | None:
         """The next line as text; None (and `error` set) for bytes that are not UTF-8."""
@@ -187,6 +223,7 @@ def input_ready(source) -> bool:
 @JSON_OPTION
 @DEVICE_OPTION
 @DEVICE_THREADS_OPTION
+@RULES_OPTION
 def bench(
     deals: int,
     threads: int | None,
@@ -195,6 +232,7 @@ def bench(
     as_json: bool,
     device: str,
     device_threads: int | None,
+    rules: RuleSet,
 ) -> None:
     """Measure the compiled kernel's speed on random standard deals.
 
@@ -204,32 +242,43 @@ def bench(
     on the GPU (1,000,000,000 unless --deals says otherwise, fewer if they would take more
     than about 20 s).
 
+    --rules times the kernel compiled for a rule set (docs/rules.md); its compilation, too,
+    happens before the clock starts, on the GPU too.
+
     \b
     Examples:
       bmn bench
       taskset -c 1 bmn bench --threads 1 --json
       taskset -c 1 bmn bench --players 3 --threads 1 --deals 300000
+      bmn bench --players 3 --rules paulhus --deals 300000
       bmn bench --device cuda --json
     """
     from bmn.kernels.benchmark import DEFAULT_SEED
     from bmn.kernels.benchmark import bench as run_bench
     from bmn.search.output.progress import count_progress
 
+    check_seats(rules, players, "--players is")
     if device == "cuda" or device_threads is not None:
         from bmn.search.cli.device import bench_on_device
 
         two_seats_only(players, device)
         seed = DEFAULT_SEED if seed is None else seed
-        return bench_on_device(device, deals, seed, device_threads, as_json)
+        return bench_on_device(device, deals, seed, device_threads, as_json, rules)
     # A pulsing bar: dealing, compiling and the timed run report no steps.
+    seed = DEFAULT_SEED if seed is None else seed
     with count_progress(f"benchmarking {deals:,} deals", None):
-        result = run_bench(deals, threads, DEFAULT_SEED if seed is None else seed, players)
+        try:
+            result = run_bench(deals, threads, seed, players, rules)
+        except ValueError as err:  # no compiled kernel plays the rule set with these seats
+            raise click.ClickException(str(err)) from None
     if as_json:
         keys = ("games_per_s", "cards_per_s", "mean_cards", "mean_tricks", "threads", "deals")
-        click.echo(json.dumps({key: result.as_dict()[key] for key in (*keys, "players")}))
+        figures = {key: result.as_dict()[key] for key in (*keys, "players")}
+        click.echo(json.dumps({**figures, "rules": rules.name}))
         return
+    named = "" if rules.name == DEFAULT else f" ({rules.name}'s rules)"
     click.echo(
-        f"{result.deals:,} {players}-player deals on {result.threads} thread(s) in "
+        f"{result.deals:,} {players}-player deals{named} on {result.threads} thread(s) in "
         f"{result.seconds:.3f} s: "
         f"{result.games_per_s:,.0f} games/s, {result.cards_per_s:,.0f} cards/s; "
         f"mean {result.mean_cards:.2f} cards, {result.mean_tricks:.2f} tricks"
@@ -244,7 +293,8 @@ SELFCHECK_LOG_SECONDS = 5.0  # between progress lines off a terminal
 @PLAYERS_OPTION
 @seed_option("Seed of the random deals, 0 to 2**63 - 1 [default: fixed].")
 @DEVICE_OPTION
-def selfcheck(deals: int, players: int, seed: int | None, device: str) -> None:
+@RULES_OPTION
+def selfcheck(deals: int, players: int, seed: int | None, device: str, rules: RuleSet) -> None:
     """Check the compiled kernel against the reference engine on random standard deals.
 
     Two players check the two-seat kernel, three and four the N-seat kernel. Stops at the
@@ -256,11 +306,15 @@ def selfcheck(deals: int, players: int, seed: int | None, device: str) -> None:
     (two players), checks the GPU's kernel against the CPU kernel (which this command checks
     against the reference), so millions of deals take seconds.
 
+    --rules checks the kernel compiled for a rule set against the reference engine playing
+    the same rule set (docs/rules.md); on the GPU, the GPU's copy against the CPU's.
+
     \b
     Examples:
       bmn selfcheck
       bmn selfcheck --deals 10000 --seed 7
       bmn selfcheck --players 4 --deals 50000
+      bmn selfcheck --players 3 --deals 20000 --rules paulhus
       bmn selfcheck --device cuda --deals 1000000
     """
     from bmn.kernels.benchmark import DEFAULT_SEED
@@ -268,20 +322,23 @@ def selfcheck(deals: int, players: int, seed: int | None, device: str) -> None:
     from bmn.search.output.progress import count_progress
 
     seed = DEFAULT_SEED if seed is None else seed
+    check_seats(rules, players, "--players is")
+    named = "" if rules.name == DEFAULT else f" under rule set {rules.name}"
     if device == "cuda":
         from bmn.search.cli.device import selfcheck_on_device
 
         two_seats_only(players, device)
-        return selfcheck_on_device(deals, seed)
+        return selfcheck_on_device(deals, seed, rules)
     with count_progress("checking", deals, log_every=SELFCHECK_LOG_SECONDS) as bar:
-        bad = run_check(deals, seed, bar.advance, players=players)
+        bad = run_check(deals, seed, bar.advance, players=players, rules=rules)
     if bad is not None:
         click.echo(f"deal {bad.index}: {format_deal(bad.deal)}")
         click.echo(f"kernel:    {json.dumps(bad.kernel)}")
         click.echo(f"reference: {json.dumps(bad.reference)}")
         raise click.ClickException("the kernel disagrees with the reference engine")
     click.echo(
-        f"OK: kernel and reference agree on {deals:,} random {players}-player deals (seed {seed})"
+        f"OK: kernel and reference agree on {deals:,} random {players}-player deals"
+        f" (seed {seed}){named}"
     )
 
 
@@ -291,18 +348,30 @@ def selfcheck(deals: int, players: int, seed: int | None, device: str) -> None:
 @seed_option("Seed, 0 to 2**63 - 1; drawn at random and shown if omitted.")
 @figure_option(None)
 @JSON_OPTION
-def stats(deals: int | None, players: int, seed: int | None, output: str | None, as_json: bool):
+@RULES_OPTION
+def stats(
+    deals: int | None,
+    players: int,
+    seed: int | None,
+    output: str | None,
+    as_json: bool,
+    rules: RuleSet,
+):
     """Game length over random standard deals: percentiles, loops and the exponential tail.
 
     Deals are scored by the compiled kernels. Lengths are summarised over finished games;
     the tail above the 90th percentile is fitted by an exponential (tenfold rarer every X
     cards). With -o, also draws the histograms (log counts) with the fitted tails.
 
+    --rules plays the deals under a rule set (docs/rules.md): a line names it when it is not
+    bmn's (and so does the figure's title), and --json carries "rules".
+
     \b
     Examples:
       bmn stats
       bmn stats --deals 100000 --seed 1 --json
       bmn stats --players 3 --deals 50000 -o lengths-3p.png
+      bmn stats --players 3 --deals 50000 --rules paulhus
     """
     import secrets
 
@@ -310,22 +379,26 @@ def stats(deals: int | None, players: int, seed: int | None, output: str | None,
     from bmn.search.output.plots import plot_stats
     from bmn.search.output.progress import count_progress
 
+    check_seats(rules, players, "--players is")
     if output is not None:
         check_figure(output)
     n = deals or DEFAULT_DEALS[players]
     seed = secrets.randbits(63) if seed is None else seed
     with count_progress("scoring", n) as bar:
-        cards, tricks, status = score_random(n, players, seed, bar.reach)
-    figures = {"players": players, "seed": seed, **length_stats(cards, tricks, status)}
+        cards, tricks, status = score_random(n, players, seed, bar.reach, rules)
+    figures = {"players": players, "seed": seed, "rules": rules.name}
+    figures.update(length_stats(cards, tricks, status))
     if output is not None:
         done = status == 0
-        title = f"{n:,} random standard deals, {players} players (seed {seed})"
+        named = "" if rules.name == DEFAULT else f", {rules.name}'s rules"
+        title = f"{n:,} random standard deals, {players} players{named} (seed {seed})"
         write_figure(plot_stats, cards[done], tricks[done], figures, title, output)
         click.echo(f"wrote {output}", err=True)
     if as_json:
         click.echo(json.dumps(figures))
     else:
-        echo(*format_stats(figures))
+        line = rules_line(rules, players)
+        echo(*([line] if line else []), *format_stats(figures))
 
 
 def two_seats_only(players: int, device: str) -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import click
 from click.core import ParameterSource
 
+from bmn.kernels.rulesets import ALIASES, DEFAULT, RULE_SETS, RuleSet, names, rule_set
 from bmn.records.store import DEFAULT_PATH, Store
 from bmn.search.cli.values import MAX_COMMAND_DEALS, Whole
 from bmn.search.output import tables as present
@@ -45,6 +46,54 @@ PLAYERS_OPTION = click.option(
     help="Number of seats, 2 to 4; the deck is dealt one card at a time from seat 0.",
 )
 DEALS_HELP = f"at most {MAX_COMMAND_DEALS:,}"
+
+
+class RulesChoice(click.Choice):
+    """A rule set's name (kernels/rulesets.py), any case; read as its RuleSet, so an alias
+    ('exercism') is the set it names ('bmn')."""
+
+    name = "rules"
+
+    def __init__(self) -> None:
+        super().__init__(names(), case_sensitive=False)
+
+    def convert(self, value, param, ctx) -> RuleSet:
+        if isinstance(value, RuleSet):
+            return value
+        return rule_set(super().convert(value, param, ctx))
+
+
+_NAMED = ("bmn", "paulhus", "at-once")  # the help says what these do; the rest are peers'
+RULES_OPTION = click.option(
+    "--rules",
+    type=RulesChoice(),
+    default=DEFAULT,
+    show_default=True,
+    metavar="NAME",
+    help="The rule set to play: bmn's; paulhus (3-4 seats: a seat out while paying drops out);"
+    " at-once (2 seats: a hand that empties ends the game); the peers' conventions"
+    f" {', '.join(name for name in RULE_SETS if name not in _NAMED)}; aliases"
+    f" {', '.join(ALIASES)}. See docs/rules.md.",
+)
+
+
+def rules_line(rules: RuleSet, seats: int | None = None) -> str | None:
+    """A short line naming a rule set other than the default, None for the default; with
+    `seats`, it says when the set plays those seats as another does (paulhus with 2)."""
+    if rules.name == DEFAULT:
+        return None
+    same = rules.plays_as(seats) if seats is not None else rules.name
+    alike = f" (with {seats} seats, as {same})" if same != rules.name else ""
+    return f"rules: {rules.name}{alike}"
+
+
+def check_seats(rules: RuleSet, seats: int, what: str = "this deal has") -> None:
+    """A usage error (exit 2) for a rule set not defined for `seats` seats."""
+    if not rules.plays(seats):
+        played = " or ".join(map(str, rules.players or ()))
+        raise click.BadParameter(
+            f"rule set {rules.name!r} plays {played} seats; {what} {seats}", param_hint="--rules"
+        )
 
 
 def echo(*blocks: present.Block) -> None:

@@ -13,6 +13,8 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
+from bmn.kernels.rulesets import RuleSet
+
 PERCENTILES = (50.0, 90.0, 99.0, 99.9, 99.99)
 # Default deal counts: every seat count has a compiled kernel (about 10^6 deals/s a thread
 # for two seats, several 10^5 for three and four).
@@ -99,8 +101,11 @@ def length_stats(cards: np.ndarray, tricks: np.ndarray, status: np.ndarray) -> d
     return out
 
 
-def score_random(n: int, players: int, seed: int, progress=None):
-    """Score n random standard deals (kernels/score.py): (cards, tricks, status) arrays.
+def score_random(
+    n: int, players: int, seed: int, progress=None, rules: str | RuleSet | None = None
+):
+    """Score n random standard deals (kernels/score.py) under `rules` (a rule set's name or
+    RuleSet; None: bmn's): (cards, tricks, status) arrays.
 
     Deals are made and scored in chunks so memory stays small; `progress(done)` is called
     after each chunk. The deals are those of kernels/dealer.py's random_deals(n, seed_state(seed),
@@ -115,7 +120,7 @@ def score_random(n: int, players: int, seed: int, progress=None):
     done = 0
     while done < n:
         m = min(CHUNK, n - done)
-        scores = score(*random_deals(m, state, players))
+        scores = score(*random_deals(m, state, players), rules=rules)
         parts.append((scores.cards, scores.tricks, scores.status))
         done += m
         if progress is not None:

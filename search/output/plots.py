@@ -36,11 +36,14 @@ class Trajectory:
     cycle: tuple[int, int] | None
 
 
-def trajectory(deal: Sequence[Sequence[int]], limit: int | None = None) -> Trajectory:
-    """Play `deal` with the reference engine and collect hand sizes after every trick."""
+def trajectory(
+    deal: Sequence[Sequence[int]], limit: int | None = None, rules: str | None = None
+) -> Trajectory:
+    """Play `deal` with the reference engine (under `rules`, a rule set's name; None: bmn's)
+    and collect hand sizes after every trick."""
     from bmn.kernels.reference import LOOP, play
 
-    result = play(deal, limit=limit, trace=True)
+    result = play(deal, limit=limit, trace=True, rules=rules)
     rows = [tuple(len(hand) for hand in deal)] + [t.hand_sizes for t in result.trace or ()]
     sizes = np.array(rows, dtype=np.int64)
     cycle = None

@@ -22,6 +22,7 @@ from urllib.parse import urlencode
 
 from bmn.kernels.deal import Deal, DealError, format_deal, parse_deal
 from bmn.kernels.decks import is_standard
+from bmn.kernels.rulesets import DEFAULT, RULE_SETS, RuleSet, rule_set
 from bmn.records.published import published_games
 from bmn.records.report import published_ranking, rank_among
 from bmn.records.store import FindRow, Store
@@ -49,12 +50,17 @@ TRICKS_SHOWN = 2_000  # rows of the trick table
 PICTURE_CARDS = 208  # a deal's cards for its picture (four decks: the title grows with it)
 
 
-def deal_url(deal: str) -> str:
-    return f"{PREFIX}/deal?{urlencode({'deal': deal})}"
+def deal_url(deal: str, rules: str = DEFAULT) -> str:
+    return f"{PREFIX}/deal?{urlencode(_deal_query(deal, rules))}"
 
 
-def picture_url(deal: str) -> str:
-    return f"{PREFIX}/trajectory.png?{urlencode({'deal': deal})}"
+def picture_url(deal: str, rules: str = DEFAULT) -> str:
+    return f"{PREFIX}/trajectory.png?{urlencode(_deal_query(deal, rules))}"
+
+
+def _deal_query(deal: str, rules: str) -> dict[str, str]:
+    """A deal's query, naming a rule set other than bmn's (so a link to bmn's stays short)."""
+    return {"deal": deal} | ({} if rules == DEFAULT else {"rules": rules})
 
 
 def finds_url(seats: int, by: str = "cards", n: int = TOP_DEFAULT) -> str:
@@ -248,6 +254,7 @@ class Replay:
 
     deal: str
     hands: Sequence[str]
+    rules: RuleSet  # the rule set it was played under
     result: object  # the reference engine's Result, traced
     summary: str  # `bmn play`'s line
     rank: str | None  # among the published games that finish, or None (not comparable)
@@ -276,19 +283,41 @@ _ARGUMENTS_WORDS = "give them as separate arguments or join them with '/'"
 _FORM_WORDS = "separate the hands with '/' (or with spaces, when no hand has a space in it)"
 
 
-def replay(store: Store | None, deal_text: str) -> Replay:
-    """Replay `deal_text` (read_deal's; DealError otherwise), within the page's bounds
-    (REPLAY_CARDS, TRICKS_SHOWN, PICTURE_CARDS), each one it reaches said in `bounds`."""
+RULE_NAMES = tuple(RULE_SETS)  # the form's choices: the sets, not their aliases
+
+
+def read_rules(name: str, deal: Deal) -> RuleSet:
+    """The rule set named, any case (its aliases too), that plays the deal's seats; DealError
+    otherwise, in the form's words."""
+    try:
+        rules = rule_set(name.strip().lower() or DEFAULT)
+    except ValueError:
+        raise DealError(f"rules is one of {', '.join(RULE_NAMES)}, not {name[:60]!r}") from None
+    if not rules.plays(len(deal)):
+        seats = " or ".join(map(str, rules.players or ()))
+        raise DealError(f"rule set {rules.name!r} plays {seats} seats; this deal has {len(deal)}")
+    return rules
+
+
+def replay(store: Store | None, deal_text: str, rules_name: str = DEFAULT) -> Replay:
+    """Replay `deal_text` (read_deal's; DealError otherwise) under a rule set (read_rules'),
+    within the page's bounds (REPLAY_CARDS, TRICKS_SHOWN, PICTURE_CARDS), each one it reaches
+    said in `bounds`. It is ranked against the published games, and set beside the store's
+    finds, only where it plays as bmn's rules do: theirs are bmn's figures."""
     from bmn.kernels.reference import play
     from bmn.records.report import deal_numbers
     from bmn.search.output.records import numbers_line
 
     deal = read_deal(deal_text)
+    rules = read_rules(rules_name, deal)
     text = format_deal(deal)
-    result = play(deal, limit=REPLAY_CARDS, trace=True)
+    result = play(deal, limit=REPLAY_CARDS, trace=True, rules=rules)
     seats = len(deal)
+    as_bmn = rules.plays_as(seats) == DEFAULT
     rank, note = None, "ranked only when it finishes with the standard deck dealt evenly"
-    if result.status == "finished" and is_standard(deal):
+    if not as_bmn:
+        note = "ranked only under bmn's rules: the published games' figures are theirs"
+    elif result.status == "finished" and is_standard(deal):
         ranking = published_ranking(seats)
         place = rank_among(text, result.cards, ranking)
         rank = describe_rank(place, result.cards, ranking, seats)
@@ -297,14 +326,15 @@ def replay(store: Store | None, deal_text: str) -> Replay:
     return Replay(
         deal=text,
         hands=text.split("/"),
+        rules=rules,
         result=result,
         summary=describe(result),
         rank=rank,
         rank_note=note,
         numbers=numbers_line(deal_numbers(deal), seats) if is_standard(deal) else None,
-        finds=found_table(finds, result),
+        finds=found_table(finds, result if as_bmn else None),
         tricks=linked(trace_table((result.trace or ())[:TRICKS_SHOWN], seats)),
-        picture=picture_url(text) if _pictured(deal) else None,
+        picture=picture_url(text, rules.name) if _pictured(deal) else None,
         bounds=_bounds(deal, result),
     )
 
@@ -334,39 +364,46 @@ def _bounds(deal: Sequence[Sequence[int]], result: Any) -> dict[str, str]:
     return notes
 
 
-def found_table(finds: Sequence[FindRow], result: object) -> LinkedTable | str:
-    """Every time the store found the deal, with what it stored beside the replay."""
-    from bmn.records.report import agrees
+def found_table(finds: Sequence[FindRow], result: object | None) -> LinkedTable | str:
+    """Every time the store found the deal, with what it stored beside the replay (None: a
+    replay under other rules than bmn's, which the store's figures are not compared with)."""
 
     if not finds:
         return "not in the store"
     head = ["run", "strategy", "found (UTC)", "into the run", "cards", "tricks", "status", ""]
     rows = [
         [f.run, f.strategy, short_time(f.found_at), format_duration(f.elapsed)]
-        + [f.cards, f.tricks, f.status, "" if agrees(f, result.as_dict()) else "differs"]
+        + [f.cards, f.tricks, f.status, "" if _agrees(f, result) else "differs"]
         for f in finds
     ]
     return linked(Table(head, rows, left=(1, 2, 6, 7)), {"run": run_url})
 
 
-def trajectory_png(deal_text: str) -> bytes:
-    """The deal's trajectory picture (`bmn plot`'s, up to REPLAY_CARDS) as PNG bytes;
-    DealError past PICTURE_CARDS."""
+def _agrees(find: FindRow, result: Any) -> bool:
+    from bmn.records.report import agrees
+
+    return result is None or agrees(find, result.as_dict())
+
+
+def trajectory_png(deal_text: str, rules_name: str = DEFAULT) -> bytes:
+    """The deal's trajectory picture (`bmn plot`'s, up to REPLAY_CARDS) under a rule set
+    (read_rules') as PNG bytes; DealError past PICTURE_CARDS."""
     deal = read_deal(deal_text)
+    rules = read_rules(rules_name, deal)
     if not _pictured(deal):
         raise DealError(f"no picture for a deal of more than {PICTURE_CARDS} cards")
-    return _trajectory_png(format_deal(deal))
+    return _trajectory_png(format_deal(deal), rules.name)
 
 
 _PLOTTING = threading.Lock()  # pyplot keeps global state: one picture at a time
 
 
 @functools.lru_cache(maxsize=32)  # a page and its reloads ask for the same picture
-def _trajectory_png(deal_text: str) -> bytes:
+def _trajectory_png(deal_text: str, rules: str) -> bytes:
     from bmn.search.output.plots import plot_game, trajectory
 
     deal = parse_deal(deal_text)
     with _PLOTTING, tempfile.TemporaryDirectory(prefix="bmn-serve-") as folder:
         path = Path(folder) / "trajectory.png"  # plot_game writes files: a name says the format
-        plot_game(deal, trajectory(deal, limit=REPLAY_CARDS), path)
+        plot_game(deal, trajectory(deal, limit=REPLAY_CARDS, rules=rules), path)
         return path.read_bytes()

@@ -168,15 +168,16 @@ async def published(datasette: Any, request: Any) -> Response:
 
 @answers
 async def deal(datasette: Any, request: Any) -> Response:
-    text = _deal(request)
-    shown = await _read(datasette, lambda store: pages.replay(store, text))
+    text, rules = _deal(request), request.args.get("rules", "")
+    shown = await _read(datasette, lambda store: pages.replay(store, text, rules))
     return await _page(datasette, request, "bmn_deal.html", replay=shown)
 
 
 @answers
 async def picture(datasette: Any, request: Any) -> Response:
-    text = _deal(request)
-    png = await asyncio.get_running_loop().run_in_executor(None, pages.trajectory_png, text)
+    text, rules = _deal(request), request.args.get("rules", "")
+    draw = functools.partial(pages.trajectory_png, text, rules)
+    png = await asyncio.get_running_loop().run_in_executor(None, draw)
     return Response(png, content_type="image/png")
 
 
@@ -203,6 +204,7 @@ async def _html(datasette: Any, request: Any, template: str, **context: Any) -> 
     db = datasette.get_database()
     context |= {"store": db.path, "tables_url": datasette.urls.database(db.name)}
     context |= {"at": pages.PREFIX, "deal_url": pages.deal_url, "finds_url": pages.finds_url}
+    context |= {"rule_sets": pages.RULE_NAMES}
     return await datasette.render_template(template, context, request=request)
 
 

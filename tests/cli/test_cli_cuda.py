@@ -167,7 +167,23 @@ class TestScoreAndCheckOnDevice:
         assert result.exit_code == 0, result.output
         rows = [json.loads(line) for line in result.stdout.splitlines()]
         assert [row.pop("deal") for row in rows] == [format_deal(parse_deal(d)) for d in deals]
-        assert rows == [reference.play(parse_deal(d)).as_dict() for d in deals]
+        assert rows == [{**reference.play(parse_deal(d)).as_dict(), "rules": "bmn"} for d in deals]
+
+    def test_score_under_a_rule_set_is_the_reference_engines(self, bmn):
+        from bmn.kernels.dealer import random_deals
+        from bmn.kernels.rng import seed_state
+
+        rows, _ = random_deals(30, seed_state(SEED))
+        deals = [((*r[:26],), (*r[26:],)) for r in rows.tolist()] + [parse_deal("Q-/--J")]
+        text = "\n".join(map(format_deal, deals)) + "\n"
+        result = bmn("score", "--device", "cuda", "--rules", "at-once", "--json", input=text)
+        assert result.exit_code == 0, result.output
+        got = [json.loads(line) for line in result.stdout.splitlines()]
+        want = [reference.play(d, rules="at-once").as_dict() for d in deals]
+        assert [{k: v for k, v in g.items() if k != "deal"} for g in got] == [
+            {**w, "rules": "at-once"} for w in want
+        ]
+        assert want != [reference.play(d).as_dict() for d in deals]
 
     def test_score_plays_two_seat_deals_on_the_device(self, bmn, monkeypatch):
         seen = []
@@ -186,6 +202,17 @@ class TestScoreAndCheckOnDevice:
         assert result.stdout == (
             "OK: the CUDA kernel (simulator) and the CPU kernel agree on 50 random deals (seed 5)\n"
         )
+
+    def test_selfcheck_and_bench_under_a_rule_set(self, bmn):
+        args = ["--deals", "50", "--seed", "5", "--rules", "at-once"]
+        result = bmn("selfcheck", "--device", "cuda", *args)
+        assert result.exit_code == 0, result.output
+        assert result.stdout.endswith("random deals (seed 5) under rule set at-once\n")
+        args = ["--deals", "8", "--device-threads", "8", "--rules", "at-once"]
+        out = json.loads(bmn("bench", "--device", "cuda", *args, "--json").stdout)
+        assert (out["rules"], out["deals"]) == ("at-once", 8)
+        text = bmn("bench", "--device", "cuda", *args).stdout
+        assert text.startswith("8 deals (at-once's rules) on 8 GPU threads (simulator) in ")
 
     def test_selfcheck_reports_a_disagreement(self, bmn, monkeypatch, failed):
         real = cuda_two.score_rows

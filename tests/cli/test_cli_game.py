@@ -20,6 +20,7 @@ def test_play_record_json(bmn):
         "cards": 8344,
         "tricks": 1164,
         "winner": 1,
+        "rules": "bmn",
     }
 
 

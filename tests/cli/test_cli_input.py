@@ -208,7 +208,7 @@ def test_score_refuses_a_line_with_a_card_twice(bmn, failed):
 def test_a_deal_that_is_not_the_standard_deck_plays_with_one_warning(bmn):
     result = bmn("play", FIVE_ACES, "--json")
     assert result.exit_code == 0
-    assert json.loads(result.stdout) == play(parse_deal(FIVE_ACES)).as_dict()
+    assert json.loads(result.stdout) == {**play(parse_deal(FIVE_ACES)).as_dict(), "rules": "bmn"}
     assert result.stderr.splitlines() == [
         "warning: this deal is not the standard 52-card deck (36 numerals, 4 each of J Q K A):"
         " it has 53 cards: 36 numerals, 4 J, 4 Q, 4 K, 5 A; playing it as given"

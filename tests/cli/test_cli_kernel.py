@@ -28,7 +28,7 @@ def test_score_json_lines_match_play(bmn, tmp_path):
         deal = parse_deal(text)
         written = ("".join("-JQKA"[v] for v in hand) or "." for hand in deal)
         assert row.pop("deal") == "/".join(written)
-        assert row == play(deal).as_dict()
+        assert row == {**play(deal).as_dict(), "rules": "bmn"}
 
 
 def test_score_reads_stdin_with_text_lines(bmn):
@@ -63,6 +63,7 @@ def test_bench_json(bmn):
         "threads",
         "deals",
         "players",
+        "rules",
     }
     assert (out["deals"], out["threads"], out["players"]) == (3000, 1, 2)
     assert 200 < out["mean_cards"] < 320 and 28 < out["mean_tricks"] < 45
@@ -97,8 +98,8 @@ def test_selfcheck_reports_progress_into_a_pipe(bmn, monkeypatch):
 
 
 def test_selfcheck_reports_a_disagreement(bmn, monkeypatch):
-    def wrong(deal):
-        right = play(deal)
+    def wrong(deal, rules=None):
+        right = play(deal, rules=rules)
         return Result(right.status, right.cards + 1, right.tricks, right.winner)
 
     monkeypatch.setattr(benchmark.reference, "play", wrong)

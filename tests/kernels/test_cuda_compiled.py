@@ -26,6 +26,11 @@ MEASURED = {
     ("every", "sm_90a"): 70,
     ("walk_64_registers", "sm_80"): 64,
     ("walk_64_registers", "sm_90a"): 64,
+    # A rule set's copies (2026-12-03): the same registers as bmn's
+    ("score_leodog896", "sm_80"): 43,
+    ("score_leodog896", "sm_90a"): 45,
+    ("walk_leodog896", "sm_80"): 78,
+    ("walk_leodog896", "sm_90a"): 78,
 }
 HEADROOM = 8
 # Spill bytes (stores and loads each) a kernel may have: none, but for the walk capped at 64

@@ -138,6 +138,10 @@ class TestGameOnDevice:
     def test_selfcheck_against_the_cpu_kernel(self):
         assert cuda_two.selfcheck(60, SEED) == 0
 
+    def test_selfcheck_under_a_rule_set(self):
+        assert cuda_two.selfcheck(60, SEED, rules="pelagaletto2") == 0
+        assert cuda_two.first_difference(60, SEED, rules="leodog896") is None
+
 
 def _counting(function, calls: list):
     def counted(*args):
@@ -336,6 +340,23 @@ class TestSearchOnDevice:
         played = after.counters[:, cuda_streams.GAMES] - before.counters[:, cuda_streams.GAMES]
         assert len(finds) == played.sum() and played.sum() < 24
         assert replay_on_cpu(before, after, finds, "walk", "cards", 0) == []
+
+    @pytest.mark.parametrize("rules", ["leodog896", "n1k06"])
+    def test_a_rule_set_searched_on_the_device_counts_as_the_reference(self, rules):
+        """Every game the device search plays under a rule set (each kept: keep_above 0) has
+        the reference engine's figures under it; the rule set changes some of them."""
+        before = cuda_streams.Streams.new(SEED + 5, 8)
+        after, finds = cuda_host.search_chunk(
+            before, 4, "random", keep_above=0, threads_per_block=8, rules=rules
+        )
+        assert len(finds) == 32
+        changed = 0
+        for deck, figures in zip(finds.decks, finds.figures, strict=True):
+            deal = (tuple(int(v) for v in deck[:26]), tuple(int(v) for v in deck[26:]))
+            want, plain = reference.play(deal, rules=rules), reference.play(deal)
+            assert [want.cards, want.tricks] == figures[:2].tolist()
+            changed += (want.cards, want.tricks) != (plain.cards, plain.tricks)
+        assert changed > 0
 
     @SLOW
     def test_bench_sums_every_card(self):

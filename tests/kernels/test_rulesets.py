@@ -38,11 +38,15 @@ def test_a_set_says_which_earlier_set_it_plays_as():
     assert {rules.plays_as(2) for rules in RULE_SETS.values()} == set(RULE_SETS) - {"paulhus"}
 
 
-def test_a_set_refuses_seats_it_is_not_defined_for_and_no_limit_without_loop_checks():
+def test_a_set_refuses_seats_it_is_not_defined_for():
     with pytest.raises(ValueError, match="the leodog896 rule set plays \\(2,\\) seats, not 3"):
         play(parse_deal("--K/J-/---"), rules="leodog896")
-    with pytest.raises(ValueError, match="n1k06-gpu rule set looks for no loops: give a limit"):
-        play(samples.LOOP_DEAL, rules="n1k06-gpu")
+
+
+def test_a_set_with_no_loop_check_plays_a_loop_to_the_limit_or_finds_it_given_none():
+    capped = play(samples.LOOP_DEAL, limit=5000, rules="n1k06-gpu")
+    assert capped.status == "limit" and 5000 <= capped.cards < 5020
+    assert play(samples.LOOP_DEAL, rules="n1k06-gpu") == play(samples.LOOP_DEAL)
 
 
 # deal, rule set, status, cards, tricks, winner: docs/rules.md's worked examples.
@@ -57,7 +61,8 @@ WORKED = [
     ("J/--", "leodog896", "finished", 1, 0, 1),  # the card that ends the game starts nothing
     ("Q-/--J", "bmn", "finished", 6, 2, 0),
     ("Q-/--J", "pelagaletto2", "finished", 5, 1, 0),  # seat 1's last card, a J, ends it
-    ("./-J", "at-once", "finished", 0, 0, 1),  # a hand dealt empty is out when first asked
+    ("./-J", "at-once", "finished", 0, 0, 1),  # a hand dealt empty ends it before it starts
+    ("-J/.", "pelagaletto2", "finished", 0, 0, 0),
     ("A--/-/K---", "bmn", "finished", 9, 2, 0),
     ("A--/-/K---", "paulhus", "finished", 5, 1, 2),  # seat 2 pays what seat 1 could not
     ("Q/J/-/-", "paulhus", "finished", 5, 2, 1),

@@ -15,6 +15,7 @@ import numpy as np
 from bmn.kernels.config import FINISHED, LOOP
 from bmn.kernels.cpu import two
 from bmn.kernels.cuda.two import CAP, SIMULATED, THREADS_PER_BLOCK, cuda
+from bmn.kernels.rulesets import RuleSet, rule_set
 from bmn.search.strategies.cuda.kernels import MODES, WINDOW, search_kernel
 from bmn.search.strategies.cuda.streams import (
     BEST,
@@ -53,6 +54,7 @@ class DeviceSearch:
         max_finds: int = LAUNCH_FINDS,
         max_registers: int | None = None,
         window: int = WINDOW,
+        rules: RuleSet | str | None = None,
     ) -> None:
         if mode not in MODES or objective not in OBJECTIVES:
             raise ValueError(f"mode must be one of {list(MODES)}, objective one of {OBJECTIVES}")
@@ -62,11 +64,13 @@ class DeviceSearch:
                 f" ({threads_per_block}): one stream per thread"
             )
         self.options = (MODES[mode], OBJECTIVES.index(objective), keep_above, cap)
+        self.rules = rule_set(rules)
         self.blocks = len(streams) // threads_per_block
         self.threads_per_block = threads_per_block
         self.backlog = backlog
         self.window = window
-        self._kernel = search_kernel(MODES[mode], max_registers)
+        self._kernel = search_kernel(MODES[mode], max_registers, self.rules)
+        self._exact_at = two.for_rules(self.rules).exact_at
         self._state = {f.name: cuda.to_device(getattr(streams, f.name)) for f in fields(streams)}
         self._finds = cuda.device_array((max_finds, DECK), dtype=np.uint8)
         self._figures = cuda.device_array((max_finds, 5), dtype=np.int64)
@@ -123,7 +127,7 @@ class DeviceSearch:
         """Play on the CPU, exactly, the game each stopped stream could not finish on the device."""
         which = self._pending[:stopped].copy_to_host()
         host = self.streams()
-        extra = [_finish(host, int(t), *self.options[1:3]) for t in which]
+        extra = [_finish(host, int(t), *self.options[1:3], self._exact_at) for t in which]
         for name in ("best", "counters"):
             self._state[name].copy_to_device(getattr(host, name))
         kept = [(deck, figs) for deck, figs in extra if deck is not None]
@@ -158,10 +162,11 @@ def _in_order(decks: np.ndarray, figures: np.ndarray) -> LaunchFinds:
     return LaunchFinds(decks[order], figures[order])
 
 
-def _finish(host: Streams, t: int, objective: int, keep_above: int) -> tuple:
-    """Stream t's current deal played exactly and recorded as the device would have."""
+def _finish(host: Streams, t: int, objective: int, keep_above: int, exact_at=two.exact_at) -> tuple:
+    """Stream t's current deal played exactly (by `exact_at`, the CPU kernel's under the
+    search's rule set) and recorded as the device would have."""
     deck = host.deck[t]
-    status, cards, tricks = two.exact_at(deck, 0, HAND, HAND)[:3]
+    status, cards, tricks = exact_at(deck, 0, HAND, HAND)[:3]
     score = cards if objective == 0 else tricks
     counters = host.counters[t]
     if status == FINISHED and score > counters[BEST]:  # a loop is never the best (moves.record)
@@ -181,6 +186,7 @@ def search_chunk(
     streams: Streams, games: int, mode: str = "walk", objective: str = "cards",
     keep_above: int = 3000, cap: int = CAP, backlog: bool = False,
     threads_per_block: int = THREADS_PER_BLOCK, window: int = WINDOW,
+    rules: RuleSet | str | None = None,
 ) -> tuple[Streams, LaunchFinds]:  # fmt: skip
     """One launch over host streams: (the streams after it, its finds). The input is untouched.
 
@@ -188,8 +194,9 @@ def search_chunk(
     of its input (a stream stopped at a game past the cap plays the rest in the next chunk).
     """
     search = DeviceSearch(
-        streams, mode, objective, keep_above, cap, threads_per_block, backlog, window=window
-    )
+        streams, mode, objective, keep_above, cap, threads_per_block, backlog, window=window,
+        rules=rules,
+    )  # fmt: skip
     finds = search.run(games)
     return search.streams(), finds
 
@@ -198,13 +205,14 @@ def resident_threads(
     threads_per_block: int = THREADS_PER_BLOCK,
     max_registers: int | None = None,
     mode: str = "random",
+    rules: RuleSet | str | None = None,
 ) -> int:
     """Threads the GPU keeps resident at once running a search kernel (compiles it first)."""
     if SIMULATED:
         return 2 * threads_per_block
     warm = DeviceSearch(
         Streams.new(0, threads_per_block), mode, keep_above=1 << 62,
-        threads_per_block=threads_per_block, max_registers=max_registers,
+        threads_per_block=threads_per_block, max_registers=max_registers, rules=rules,
     )  # fmt: skip
     warm.run(1)
     return warm.kernel_info()["resident_blocks"] * threads_per_block
@@ -214,17 +222,19 @@ def bench(
     n_deals: int, seed: int, mode: str = "random", backlog: bool = True,
     threads: int | None = None, threads_per_block: int = THREADS_PER_BLOCK,
     max_registers: int | None = None, window: int = WINDOW, max_seconds: float = 20.0,
+    rules: RuleSet | str | None = None,
 ) -> dict:  # fmt: skip
-    """Play n_deals games on the GPU (random deals, or the walk) in one launch; speed and totals.
+    """Play n_deals games on the GPU (random deals, or the walk) in one launch under `rules`
+    (None: bmn's); speed and totals.
 
     One stream per resident thread unless `threads` says otherwise. Compilation and a short
     probe launch come before the clock starts; the probe's rate shrinks n_deals to what fits
     in about `max_seconds` on a slow GPU. Cards and tricks are summed exactly.
     """
-    threads = threads or resident_threads(threads_per_block, max_registers, mode)
+    threads = threads or resident_threads(threads_per_block, max_registers, mode, rules)
     search = DeviceSearch(
         Streams.new(seed, threads), mode, keep_above=1 << 62, threads_per_block=threads_per_block,
-        backlog=backlog, max_registers=max_registers, window=window,
+        backlog=backlog, max_registers=max_registers, window=window, rules=rules,
     )  # fmt: skip
     search.run(1)  # compiles (once per process) and warms the GPU up
     probe = time.perf_counter()

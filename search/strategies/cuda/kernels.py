@@ -29,9 +29,11 @@ from __future__ import annotations
 import numpy as np
 
 from bmn.kernels.config import FINISHED, cuda_kernel_variant
-from bmn.kernels.cuda.two import DEVICE, KERNEL, SIMULATED, cuda, load, trick
+from bmn.kernels.cuda import two as cuda_two
+from bmn.kernels.cuda.two import DEVICE, KERNEL, SIMULATED, cuda, ending, load, trick
 from bmn.kernels.rng import STEPS
-from bmn.kernels.targets import compile_for
+from bmn.kernels.rulesets import RuleSet, rule_set
+from bmn.kernels.targets import compile_for, specialise
 from bmn.search.strategies import moves
 from bmn.search.strategies.cuda.streams import (
     BEST,
@@ -181,11 +183,11 @@ def _streams(
             walk, deck, c0, a0, b0, c1, a1, b1, s0, s1, s2, s3
         )
     lc, l0, l1, oc, o0, o1 = c0, a0, b0, c1, a1, b1  # the game in play, the leader's hand first
-    cards, tricks, over = 0, 0, False
+    cards, tricks, over, end = 0, 0, False, 0
     while more:
         steps = 0
         while not over and steps < window:
-            led, lc, l0, l1, oc, o0, o1, laid, over = trick(lc, l0, l1, oc, o0, o1)
+            led, lc, l0, l1, oc, o0, o1, laid, over, end = trick(lc, l0, l1, oc, o0, o1)
             cards += laid
             tricks += 1
             if not led:
@@ -198,6 +200,7 @@ def _streams(
             break
         if not over:
             continue
+        cards, tricks = ending(cards, tricks, end)  # the rule set's count (bmn's: as played)
         if cards >= keep_above:
             slot = cuda.atomic.add(n_finds, 0, 1)
             if slot >= finds.shape[0]:  # no room: the host plays and keeps this one
@@ -218,7 +221,7 @@ def _streams(
                 walk, deck, c0, a0, b0, c1, a1, b1, s0, s1, s2, s3
             )
             lc, l0, l1, oc, o0, o1 = c0, a0, b0, c1, a1, b1
-            cards, tricks, over = 0, 0, False
+            cards, tricks, over, end = 0, 0, False, 0
     rng[t, 0] = s0
     rng[t, 1] = s1
     rng[t, 2] = s2
@@ -280,14 +283,53 @@ _KERNELS = {WALK: _walk_kernel, RANDOM: _random_kernel}
 _VARIANTS: dict = {}
 
 
-def search_kernel(mode: int, max_registers: int | None):
+def search_kernel(mode: int, max_registers: int | None, rules: RuleSet | None = None):
     """The search kernel of a mode, or a variant compiled with a register cap (more threads
     resident, perhaps spilling). A variant is not cached on disk: its cache file would share
     the default kernel's name. The simulator has no registers: there it is the default kernel.
+
+    Under `rules` (a RuleSet; None: bmn's) that plays two seats otherwise, a copy of the kernel
+    compiled with that rule set's trick rules (kernels/cuda/two.for_rules); ValueError for a
+    rule set no compiled kernel plays.
     """
+    played = cuda_two.for_rules(rule_set(rules))
+    if played is None:
+        raise ValueError(f"the GPU search cannot play rule set {rule_set(rules).name!r}")
+    if played is not cuda_two:
+        return _ruled_kernel(mode, max_registers, played)
     if max_registers is None or SIMULATED:
         return _KERNELS[mode]
     key = (mode, max_registers)
     if key not in _VARIANTS:
         _VARIANTS[key] = cuda.jit(**cuda_kernel_variant(max_registers))(_KERNELS[mode].py_func)
     return _VARIANTS[key]
+
+
+def _ruled_kernel(mode: int, max_registers: int | None, played):
+    """The search kernel of a mode compiled with a rule set's trick rules (`played`'s)."""
+    capped = None if SIMULATED else max_registers
+    key = (mode, capped, played.tag)
+    if key not in _VARIANTS:
+
+        def jit_like(function):
+            if function is not _KERNELS[mode]:
+                return cuda.jit(**DEVICE)
+            if capped is None:
+                return cuda.jit(**KERNEL)
+            return cuda.jit(**cuda_kernel_variant(capped))
+
+        copies = specialise(
+            (_streams, _KERNELS[mode]),
+            played.tag,
+            jit_like,
+            trick=played.trick,
+            ending=played.ending,
+        )
+        _VARIANTS[key] = copies[_KERNELS[mode].py_func.__name__]
+    return _VARIANTS[key]
+
+
+def ruled(attribute: str, rules: str) -> object:
+    """The search kernel `attribute` as compiled for a rule set (kernels/cuda/compiled.py)."""
+    modes = {kernel.py_func.__name__: mode for mode, kernel in _KERNELS.items()}
+    return search_kernel(modes[attribute], None, rule_set(rules))

@@ -185,7 +185,7 @@ def test_cli_loop_finished_deal(bmn):
     assert result.exit_code == 0
     assert "finished: does not loop; 4 cards, 1 trick; seat 0 wins" in result.stdout
     out = json.loads(bmn("loop", "-J/Q-", "--json").stdout)
-    assert out == {"status": "finished", "cards": 4, "tricks": 1, "winner": 0}
+    assert out == {"status": "finished", "cards": 4, "tricks": 1, "winner": 0, "rules": "bmn"}
 
 
 def test_cli_loop_bad_deal(bmn):

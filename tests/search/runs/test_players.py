@@ -92,7 +92,7 @@ def test_score_command_takes_three_and_four_seat_lines(bmn):
     assert result.exit_code == 0, result.output
     out = [json.loads(line) for line in result.stdout.splitlines()]
     assert [row.pop("deal") for row in out] == lines
-    assert out == [reference.play(parse_deal(line)).as_dict() for line in lines]
+    assert out == [{**reference.play(parse_deal(line)).as_dict(), "rules": "bmn"} for line in lines]
 
 
 # -- bench, selfcheck, stats -----------------------------------------------------------------
@@ -153,7 +153,7 @@ def test_stats_of_three_and_four_seats_match_the_reference(bmn, players):
         np.array([g.tricks for g in games]),
         np.array([codes[g.status] for g in games]),
     )
-    assert out == {"players": players, "seed": 5, **want}
+    assert out == {"players": players, "seed": 5, "rules": "bmn", **want}
 
 
 # -- search --------------------------------------------------------------------------------

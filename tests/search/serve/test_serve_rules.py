@@ -1,0 +1,135 @@
+"""The web page's replay under a rule set: `?rules=NAME` plays the deal as `bmn play --rules
+NAME` does, the page names the set, the form offers every set, and a set that does not play
+the deal's seats is a 400 page. Slow: the form in headless Chromium."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import signal
+import subprocess
+import sys
+
+import pytest
+from samples import RECORD
+from test_serve import HANG_SECONDS, browser_or_skip, chromium, url_line
+
+from bmn.kernels.deal import parse_deal
+from bmn.kernels.reference import play
+from bmn.kernels.rulesets import RULE_SETS
+from bmn.records.store import Store
+from bmn.search.serve import pages
+
+ENDS_AT_ONCE = "Q-/--J"  # docs/rules.md: seat 1's last card, a J, ends the game under at-once
+THREE = "--K------A-A----J-/A-----K-A--Q-J---/-JJ-QK-Q-----KQ--"  # bmn deal --players 3 --seed 5
+
+
+@pytest.fixture
+def served(path):
+    """get(url) -> (status, text) through Datasette's client, on an empty store."""
+    pytest.importorskip("datasette")
+    from bmn.search.serve.server import app
+
+    Store(path).close()
+    datasette = app(path)
+
+    def get(url: str) -> tuple[int, str | bytes]:
+        response = asyncio.run(datasette.client.get(url))
+        text = response.headers["content-type"].startswith("text/")
+        return response.status_code, response.text if text else response.content
+
+    return get
+
+
+def shown(page: str, name: str) -> str:
+    return re.search(rf'id="bmn-{name}"[^>]*>([^<]*)<', page).group(1)
+
+
+def test_a_deal_replayed_under_a_rule_set_is_the_reference_engines(served):
+    want = play(parse_deal(THREE), rules="paulhus")
+    assert want.cards != play(parse_deal(THREE)).cards
+    status, page = served(pages.deal_url(THREE, "paulhus"))
+    assert status == 200
+    assert (shown(page, "cards"), shown(page, "tricks")) == (f"{want.cards:,}", f"{want.tricks:,}")
+    assert shown(page, "rules").startswith("paulhus: Paulhus (1999)")
+    assert 'id="bmn-rank" class="bmn-empty"' in page  # the tables hold bmn's figures
+    assert pages.picture_url(THREE, "paulhus").replace("&", "&amp;") in page
+    _, default = served(pages.deal_url(RECORD))
+    assert shown(default, "rules").startswith("bmn: ") and "rules=" not in pages.deal_url(RECORD)
+
+
+def test_an_alias_any_case_and_the_refusals(served):
+    status, page = served(f"{pages.deal_url(RECORD)}&rules=AB0214")
+    want = play(parse_deal(RECORD), rules="pelagaletto2")
+    assert status == 200 and shown(page, "tricks") == f"{want.tricks:,}"
+    assert 'data-rules="pelagaletto2"' in page
+    status, page = served(pages.deal_url(THREE, "leodog896"))
+    assert status == 400 and "rule set &#39;leodog896&#39; plays 2 seats; this deal has 3" in page
+    status, page = served(f"{pages.deal_url(RECORD)}&rules=paulus")
+    assert status == 400 and "rules is one of bmn, paulhus" in page
+    status, png = served(pages.picture_url("-J/Q-", "at-once"))
+    assert status == 200 and png[:4] == b"\x89PNG"
+
+
+def test_the_forms_offer_every_rule_set(served):
+    for url in ("/", pages.deal_url(RECORD, "at-once")):
+        _, page = served(url)
+        form = re.search(r'<select name="rules" id="bmn-rules-choice">(.*?)</select>', page).group(
+            1
+        )
+        assert re.findall(r'<option value="([^"]+)"', form) == list(RULE_SETS)
+        chosen = re.findall(r'<option value="([^"]+)" selected', form)
+        assert chosen == (["bmn"] if url == "/" else ["at-once"])
+
+
+@pytest.mark.slow
+def test_the_form_replays_under_the_rule_set_chosen_as_bmn_play_does(bmn, path, tmp_path):
+    browser_or_skip()
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select, WebDriverWait
+
+    Store(path).close()
+    command = [sys.executable, "-m", "bmn.search.cli", "records", "serve", str(path)]
+    server = subprocess.Popen(
+        [*command, "--port", "0"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    browser = None
+    try:
+        url = url_line(server)
+        browser = chromium(tmp_path / "chromium")
+        browser.set_page_load_timeout(HANG_SECONDS)
+        browser.get(url)
+        browser.find_element(By.NAME, "deal").send_keys(ENDS_AT_ONCE)
+        Select(browser.find_element(By.ID, "bmn-rules-choice")).select_by_value("pelagaletto2")
+        browser.find_element(By.CSS_SELECTOR, "input[type=submit]").click()
+        WebDriverWait(browser, HANG_SECONDS).until(lambda b: b.find_elements(By.ID, "bmn-cards"))
+        played = json.loads(bmn("play", ENDS_AT_ONCE, "--rules", "pelagaletto2", "--json").stdout)
+        page = {
+            name: browser.find_element(By.ID, f"bmn-{name}").text for name in ("cards", "tricks")
+        }
+        assert page == {"cards": f"{played['cards']:,}", "tricks": f"{played['tricks']:,}"}
+        assert (
+            browser.find_element(By.ID, "bmn-rules").get_attribute("data-rules") == "pelagaletto2"
+        )
+        bmns = play(parse_deal(ENDS_AT_ONCE))
+        assert (played["cards"], played["tricks"]) == (5, 1) != (bmns.cards, bmns.tricks)
+        # The deal page's own form replays the same deal under another set.
+        Select(browser.find_element(By.ID, "bmn-rules-choice")).select_by_value("bmn")
+        browser.find_element(By.CSS_SELECTOR, "#bmn-rules-form input[type=submit]").click()
+        again = '#bmn-rules[data-rules="bmn"]'  # the new page: each look is a fresh one
+        WebDriverWait(browser, HANG_SECONDS).until(
+            lambda b: b.find_elements(By.CSS_SELECTOR, again)
+        )
+        figures = [browser.find_element(By.ID, f"bmn-{name}").text for name in ("cards", "tricks")]
+        assert figures == [str(bmns.cards), str(bmns.tricks)] == ["6", "2"]
+    finally:
+        if browser is not None:
+            browser.quit()
+        server.send_signal(signal.SIGINT)
+        try:
+            server.wait(HANG_SECONDS)
+        finally:
+            server.kill()
+            server.communicate()
+    assert server.returncode == 0
