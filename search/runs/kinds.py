@@ -44,7 +44,7 @@ EVERY_RULES = (
     ("cards", "tricks"),
     Words("its cycles are traced back by backward play, which plays bmn's rules only"),
 )
-GPU_RULES = Words("is for the CPU: the GPU kernels play bmn's rules only, for now")
+GPU_RULES = Words("plays bmn's rules only in the GPU enumeration, for now; the GPU search takes it")
 # An enumeration draws nothing at random: it stores a seed, but none can be asked for.
 EVERY_SEED = Words(
     "does nothing with ",
@@ -156,7 +156,7 @@ KINDS: dict[str, RunKind] = {
             "a GPU search",
             ("cards", "tricks"),
             device="cuda",
-            takes={**_LONGEST, **_COMMON, "device_threads": "device_threads"},
+            takes={**_LONGEST, **_COMMON, **_RULED, "device_threads": "device_threads"},
             seats_why="the GPU kernel plays two seats",
             on_backend=False,
             strategies=("walk", "random"),
@@ -165,7 +165,6 @@ KINDS: dict[str, RunKind] = {
                 "workers": GPU_WORKERS,
                 "deck": GPU_DECK,
                 "hand_sizes": GPU_DECK,
-                "rules": GPU_RULES,
             },
         ),
         RunKind(

@@ -19,7 +19,9 @@ search/strategies/cuda/ needs CUDA to import, so it is imported inside the funct
 
 from __future__ import annotations
 
+import functools
 import secrets
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -28,9 +30,11 @@ import numpy as np
 from bmn.kernels.config import STATUS_NAMES
 from bmn.kernels.cuda.env import THREADS_PER_BLOCK
 from bmn.kernels.deal import deal_text
+from bmn.kernels.rulesets import DEFAULT as DEFAULT_RULES
 from bmn.records.store import Find, Store
 from bmn.search.backends.base import Backend, Result
 from bmn.search.runs.chunks import sized_chunk, stream_quotas
+from bmn.search.runs.job import rules_for
 from bmn.search.runs.kinds import KINDS
 from bmn.search.runs.longest_base import COMMIT_FINDS, LongestBase, LongestProgress, RunBest
 from bmn.search.runs.settings import KEEP_ABOVE
@@ -56,6 +60,7 @@ class LongestCudaOptions:
     seconds: float | None = None
     iterations: int | None = None
     device_threads: int = THREADS_PER_BLOCK  # one search stream each
+    rules: str = DEFAULT_RULES  # a rule set's name (kernels/rulesets.py); runs stored before: bmn's
     seed: int = field(default_factory=lambda: secrets.randbits(62))
     keep_above: int = KEEP_ABOVE
     device: str = "cuda"  # stored with the run: how store migration 5 told a GPU run's kind
@@ -67,8 +72,8 @@ class LongestCudaOptions:
                 f" {' or '.join(DEVICE_STRATEGIES)}"
             )
         block_size(self.device_threads)
+        self.rules = rules_for(self.rules, 2)
 
-    rules: ClassVar[str] = "bmn"  # the GPU kernels play bmn's rules only
     # Stored as `workers` before it took --device-threads' own name.
     RENAMED: ClassVar[dict[str, str]] = {"workers": "device_threads"}
 
@@ -130,13 +135,15 @@ def cuda_chunk(
         options.keep_above,
         threads_per_block=block_size(options.workers),
         backlog=False,  # a set number of games per stream: reproducible
+        rules=options.rules,
     )
     finds = search.run_to(targets)
     return search.streams(), finds, iterations
 
 
-def warm_cuda() -> None:
-    """Compile (or load from the cache) both search kernels before the clock starts."""
+def warm_cuda(rules: str | None = None) -> None:
+    """Compile (or load from the cache) both search kernels under `rules` before the clock
+    starts."""
     from bmn.kernels.cuda.two import SIMULATED
     from bmn.search.strategies.cuda.host import NO_LIMIT, DeviceSearch
     from bmn.search.strategies.cuda.kernels import MODES
@@ -146,7 +153,7 @@ def warm_cuda() -> None:
         return
     for mode in MODES:
         streams = Streams.new(0, 32)
-        DeviceSearch(streams, mode, keep_above=NO_LIMIT, threads_per_block=32).run(1)
+        DeviceSearch(streams, mode, keep_above=NO_LIMIT, threads_per_block=32, rules=rules).run(1)
 
 
 class LongestCudaJob(LongestBase):
@@ -170,7 +177,11 @@ class LongestCudaJob(LongestBase):
         from bmn.search.strategies.cuda.host import resident_threads
 
         strategy = fields.get("strategy", DEFAULT_STRATEGY)
-        fields.setdefault("device_threads", resident_threads(mode=strategy))
+        rules = fields.get("rules")
+        fields.setdefault("device_threads", resident_threads(mode=strategy, rules=rules))
+
+    def warm_call(self) -> Callable[[], object]:
+        return functools.partial(self.warm, self.options.rules)
 
     @property
     def streams(self) -> int:
