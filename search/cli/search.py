@@ -62,7 +62,10 @@ def setting_options(command: Callable) -> Callable:
     default and help from the declaration."""
     for setting in reversed(tuple(SETTINGS.values())):
         kind: click.ParamType = (
-            click.Choice(setting.choices) if setting.choices else SettingType(setting)
+            # a rule set's name in any case, as every command takes it
+            click.Choice(setting.choices, case_sensitive=setting.type != "rules")
+            if setting.choices
+            else SettingType(setting)
         )
         if setting.name == "seed":
             kind = SEED  # the one seed rule of every command (settings.SEED_WORDS)

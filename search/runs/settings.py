@@ -395,9 +395,11 @@ DECLARED = (
         "rules",
         "rules",
         "The rule set the games are played under, where published engines differ (docs/rules.md,"
-        f" 'Rule sets'): {', '.join(names())}. Stored with the run. A loop hunt, grow and the GPU"
-        " play bmn's rules only (or a rule set that plays their seats alike).",
+        " 'Rule sets'); any case, an alias for the set it names. Stored with the run. A loop hunt,"
+        " grow and the GPU enumeration play bmn's rules only (or a rule set that plays their seats"
+        " alike).",
         DEFAULT_RULES,
+        choices=names(),
     ),
     Setting(
         "device",

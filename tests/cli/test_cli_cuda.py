@@ -302,14 +302,20 @@ class TestSearchOnDevice:
     __test__ = SIMULATED
 
     @pytest.mark.parametrize(
-        "strategy, objective, iterations",
-        [("walk", "cards", 200), ("random", "tricks", 203)],
+        "strategy, objective, iterations, rules",
+        [
+            ("walk", "cards", 200, "bmn"),
+            ("random", "tricks", 203, "bmn"),
+            ("walk", "cards", 200, "leodog896"),
+        ],  # fmt: skip
     )
     def test_a_device_run_is_the_cpu_run_of_as_many_workers(
-        self, bmn, tmp_path, strategy, objective, iterations
+        self, bmn, tmp_path, strategy, objective, iterations, rules
     ):
-        """Device stream t plays CPU worker t's deals: the same best deal and long finds."""
-        args = ["--iterations", iterations, "--strategy", strategy, "--objective", objective]
+        """Device stream t plays CPU worker t's deals under the same rules: the same best deal
+        and long finds."""
+        args = ["--iterations", iterations, "--strategy", strategy, "--objective", objective,
+                "--rules", rules]  # fmt: skip
         gpu = run_search(bmn, tmp_path / "gpu.sqlite", *args, "--device", "cuda",
                          "--device-threads", "8")  # fmt: skip
         cpu = run_search(bmn, tmp_path / "cpu.sqlite", *args, "--workers", "8")
@@ -317,10 +323,11 @@ class TestSearchOnDevice:
         assert gpu["games"] == iterations and gpu["status"] == "finished"
         finds = long_finds(tmp_path / "gpu.sqlite")
         assert finds == long_finds(tmp_path / "cpu.sqlite") and len(finds) > 3
-        best = reference.play(parse_deal(gpu["best_deal"]))
+        best = reference.play(parse_deal(gpu["best_deal"]), rules=rules)
         assert (best.cards, best.tricks) == (gpu["best_cards"], gpu["best_tricks"])
         with Store(tmp_path / "gpu.sqlite") as db:
             run = db.get_run(gpu["run"])
+            assert run.rules == rules
             params = (run.params["device"], run.params["device_threads"], run.backend)
             assert params == ("cuda", 8, "cuda") and "workers" not in run.params
             assert (run.best_deal, run.games) == (gpu["best_deal"], iterations)

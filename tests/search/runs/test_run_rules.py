@@ -90,7 +90,19 @@ def test_a_resumed_run_plays_its_stored_rules_and_takes_no_other(bmn, failed, tm
         (["--rules", "nope"], "'nope' is not a rule set; choose one of: bmn, paulhus"),
         (["--objective", "loop", "--players", "3", "--rules", "paulhus"], "must play as bmn's"),
         (["--objective", "grow", "--rules", "at-once"], "must play as bmn's rules here"),
-        (["--device", "cuda", "--rules", "at-once"], "--rules is for the CPU"),
+        (
+            [
+                "--strategy",
+                "every",
+                "--device",
+                "cuda",
+                "--deck",
+                "14,2,2,2,0",
+                "--rules",
+                "at-once",
+            ],
+            "plays bmn's rules only in the GPU enumeration",
+        ),
         (["--strategy", "every", "--objective", "loop", "--rules", "n1k06"], "backward play"),
     ],
 )
