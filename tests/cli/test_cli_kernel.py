@@ -97,8 +97,8 @@ def test_selfcheck_reports_progress_into_a_pipe(bmn, monkeypatch):
 
 
 def test_selfcheck_reports_a_disagreement(bmn, monkeypatch):
-    def wrong(deal):
-        right = play(deal)
+    def wrong(deal, rules=None):
+        right = play(deal, rules=rules)
         return Result(right.status, right.cards + 1, right.tricks, right.winner)
 
     monkeypatch.setattr(benchmark.reference, "play", wrong)
