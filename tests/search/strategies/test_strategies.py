@@ -96,7 +96,9 @@ def test_registry_sends_each_kernel_only_the_deals_it_takes(monkeypatch):
         for i in rows:  # this stand-in kernel plays each deal with the reference engine
             out._set_from(i, reference.play(decode(deals[i], sizes[i])))
 
-    monkeypatch.setitem(KERNELS, (3, "cpu"), types.SimpleNamespace(score_rows=score_rows))
+    stand_in = types.SimpleNamespace(score_rows=score_rows)
+    stand_in.for_rules = lambda rules: stand_in  # plays every rule set as bmn's (the interface)
+    monkeypatch.setitem(KERNELS, (3, "cpu"), stand_in)
     assert kernel_for(3) is KERNELS[(3, "cpu")] and kernel_for(2, "tpu") is None
     monkeypatch.setitem(KERNELS, (2, "test"), "bmn.kernels.cpu.two")  # by name: imported when asked
     assert kernel_for(2, "test") is two
