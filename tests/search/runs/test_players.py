@@ -272,7 +272,7 @@ def test_search_command_with_players(bmn, tmp_path):
             ["--resume", "--players", "3"],
             "--resume takes its settings from the run; drop --players",
         ),
-        (["--players", "4", "--objective", "grow"], "--players must be 2 with --objective grow"),
+        (["--players", "4", "--objective", "grow", "--deck", "20,2,2,2,0"], "--deck does nothing"),
         (["--players", "3", "--device", "cuda"], "--players must be 2 with --device cuda"),
     ],
 )

@@ -87,7 +87,7 @@ def test_a_resumed_run_plays_its_stored_rules_and_takes_no_other(bmn, failed, tm
     ("args", "message"),
     [
         (["--rules", "leodog896", "--players", "3"], "--rules leodog896 is defined for 2 seats"),
-        (["--rules", "nope"], "'nope' is not a rule set; choose one of: bmn, paulhus"),
+        (["--rules", "nope"], "'nope' is not one of 'bmn', 'paulhus'"),
         (["--objective", "loop", "--players", "3", "--rules", "paulhus"], "must play as bmn's"),
         (["--objective", "grow", "--rules", "at-once"], "must play as bmn's rules here"),
         (
