@@ -91,9 +91,11 @@ def _load(row: np.ndarray, start: int, n: int) -> tuple:
 
 
 # The trick rules (kernels/two_tricks.py, shared with the GPU kernel), compiled for the CPU.
-_pays, _collect, _chain, _trick, _ending, _lone_lead = compile_for(
-    two_tricks.RULES, njit(**INLINE_JIT), ctz=ctz, top_bit=top_bit
+_pays, _collect, _chain, _trick = compile_for(
+    two_tricks.RULES[:4], njit(**INLINE_JIT), ctz=ctz, top_bit=top_bit
 )
+# Once a game: called, not inlined (inlining them cost seconds of every first compile).
+_ending, _lone_lead = compile_for(two_tricks.RULES[4:], njit(**JIT))
 
 
 @njit(**INLINE_JIT)
@@ -344,8 +346,9 @@ def _variant(flags: tuple) -> SimpleNamespace:
     constants = dict(flags)
     tag = flags_tag(flags)
     rules = compile_for(
-        two_tricks.RULES, njit(**INLINE_JIT), tag, ctz=ctz, top_bit=top_bit, **constants
+        two_tricks.RULES[:4], njit(**INLINE_JIT), tag, ctz=ctz, top_bit=top_bit, **constants
     )
+    rules += compile_for(two_tricks.RULES[4:], njit(**JIT), tag, **constants)
     names = ("_pays", "_collect", "_chain", "_trick", "_ending", "_lone_lead")
     copies = specialise(_RULED, tag, **dict(zip(names, rules, strict=True)))
     even, at = copies["play_fast_even"], copies["play_fast_at"]
