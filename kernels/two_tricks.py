@@ -175,10 +175,10 @@ def ending(cards, tricks, end):
 
 def lone_lead(n0, first):
     """(cards, tricks, winner) when seat 1 holds nothing: seat 0 lays one card (value `first`)
-    and seat 1, asked to answer or pay, is out; AT_ONCE, a last card ends the game first."""
-    if AT_ONCE and n0 == 1:
-        cards, tricks = ending(1, 1, FREE_END)
-        return cards, tricks, 1
+    and seat 1, asked to answer or pay, is out; AT_ONCE, a hand dealt empty ends the game
+    before the first card, seat 0 (who holds cards) the winner (kernels/reference.py)."""
+    if AT_ONCE:
+        return 0, 0, 0
     cards, tricks = ending(1, 1, PAYING_END if first > 0 else FREE_END)
     return cards, tricks, 0
 
