@@ -10,8 +10,9 @@ steer: the elimination search refusing every trick in which a seat goes out whil
 each deal it builds plays alike under both readings. filter: the elimination search as bmn runs
 it (benchmarks/endless_nseat.py elimination), its deals kept when they loop under Paulhus's
 reading too. The cycles: A (a grow run's), the published cycle P and P entered at another
-state (docs/endless-games.md, "The standard deck"), or those of `--cycle DEAL` (repeatable),
-each searched for an equal share of the time.
+state (docs/endless-games.md, "The standard deck"), the first `--cycles` of `--store FILE`, or
+those of `--cycle DEAL` (repeatable), each searched for an equal share of the time; a cycle's
+line says `complete` when its search visited every state it could reach before its time.
 """
 
 from __future__ import annotations
@@ -33,6 +34,16 @@ CYCLES = [
 ]
 
 
+def cycles_from(store: str, limit: int) -> list[str]:
+    """Up to `limit` two-seat standard-deck cycles' deals of a store (`bmn search --objective
+    grow --store FILE` stores them), in the order found."""
+    from bmn.records.store import Store
+
+    with Store(store) as db:
+        rows = [r for r in db.loops() if r.deck == "36,4,4,4,4" and r.seats == 2]
+    return [r.example_deal for r in rows[:limit]]
+
+
 def figures(deal) -> dict:
     """The deal and its status, cards and tricks under each reading."""
     row: dict = {"deal": format_deal(deal), "alike": plays_alike(deal)}
@@ -46,7 +57,7 @@ def run(args) -> dict:
     report: dict = {"route": args.route, "players": args.players, "sizes": sizes}
     report.update(cycles=0, states=0, candidates=0, both=0, deals=[])
     begin = time.perf_counter()
-    texts = args.cycle or CYCLES
+    texts = args.cycle or (cycles_from(args.store, args.cycles) if args.store else CYCLES)
     for text in texts:
         loop = analyse(parse_deal(text))
         cycle = [(s.hands, s.leader) for s in loop.states]
@@ -64,7 +75,7 @@ def run(args) -> dict:
         report["deals"] += both
         line = {"cycle": text, "basin_states": len(states), "states": reach.states}
         line.update(gap=reach.best_gap, sizes=reach.sizes(), candidates=len(rows))
-        line.update(both=len(both), seconds=round(reach.seconds, 1))
+        line.update(both=len(both), complete=reach.complete, seconds=round(reach.seconds, 1))
         print(json.dumps(line), flush=True)
     report["seconds"] = round(time.perf_counter() - begin, 1)
     return report
@@ -76,6 +87,8 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=60.0)
     parser.add_argument("--players", type=int, choices=[3, 4], default=3)
     parser.add_argument("--cycle", action="append", help="a deal into a cycle (these only)")
+    parser.add_argument("--store", help="the two-seat cycles of a store instead")
+    parser.add_argument("--cycles", type=int, default=10, help="at most, of the store's")
     parser.add_argument("--basin", type=int, default=5000, help="two-seat basin states")
     print(json.dumps(run(parser.parse_args())))
 

@@ -1,11 +1,12 @@
 """Endless deals under both readings of a seat out while paying: bmn's (the court card's seat
 takes the pile) and Paulhus's (the seat drops out and the next seat still in pays the rest).
 
-The two readings part only at a trick in which a seat goes out while paying with two or more
-seats left in after it (kernels/rulesets.py, `out_while_paying`): with one left the game ends
-under both, and two seats play alike under every reading. So a deal whose game, under bmn's
-rules, reaches its two-seat cycle without such a trick plays trick for trick alike under both,
-and never ends under either.
+The two readings part only at a trick in which a seat goes out while paying and a seat other
+than the court card's still holds cards (kernels/rulesets.py, `out_while_paying`; else the game
+ends at that trick under both, and two seats play alike under every reading). So a deal whose
+game, under bmn's rules, reaches its two-seat cycle without such a trick plays trick for trick
+alike under both, and never ends under either. The converse fails: a deal may part the
+readings and still loop under both, into other cycles (the `filter` route finds those).
 
 `search` is the elimination search (search/cycles/elimination.py: backward, best first, from a
 two-seat cycle as the other seats come back in), told to refuse a predecessor whose trick has a
@@ -20,6 +21,7 @@ import heapq
 import itertools
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from bmn.kernels import reference
 from bmn.kernels.cycles.loops import lay_trick
@@ -29,16 +31,27 @@ from bmn.search.cycles.elimination import Reach, State, imbalance, predecessors,
 READINGS = ("bmn", "paulhus")
 
 
+@dataclass
+class BothReach(Reach):
+    """elimination.Reach, and whether the search visited every state it could reach (then the
+    deals are every one falling into the cycle this way, not those found in the time)."""
+
+    complete: bool = False
+
+
 def parts_readings(hands: Sequence[Sequence[int] | None], leader: int) -> bool:
-    """Whether the trick from this state has a seat go out while paying with two or more seats
-    still in after it: the one trick the readings play differently. A trick ends in full when
-    the last court card is followed by exactly its value in numerals; fewer, and the payer ran
-    out."""
-    _, _, pile, out, last = lay_trick(hands, leader)
-    if last or out.count(False) < 2:
+    """Whether the trick from this state, played by bmn's rules, is one the readings play
+    differently: a seat goes out while paying (the last court card is followed by fewer
+    numerals than its value) and a seat other than the taker still holds cards, so that under
+    Paulhus's reading a seat lays more (else both readings end the game at this trick)."""
+    taker, laid, pile, out, last = lay_trick(hands, leader)
+    if last:
         return False
     courts = [p for p, v in enumerate(pile) if v]
-    return len(pile) - 1 - courts[-1] < pile[courts[-1]]
+    if len(pile) - 1 - courts[-1] >= pile[courts[-1]]:
+        return False  # the penalty paid in full
+    held = (s for s, h in enumerate(hands) if not out[s] and s != taker)
+    return any(len(hands[s]) > laid[s] for s in held)  # type: ignore[arg-type]
 
 
 def plays_alike(deal: Sequence[Sequence[int]]) -> bool:
@@ -76,11 +89,11 @@ def search(
     max_states: int | None = None,
     two_seat_basin: Sequence[tuple[Sequence[Sequence[int]], int]] = (),
     alike: bool = True,
-) -> Reach:
+) -> BothReach:
     """elimination.search, refusing (with `alike`) every predecessor whose trick parts the
     readings, so each deal found plays alike under both; `Reach.deals` as there."""
     begin = time.perf_counter()
-    reach = Reach()
+    reach = BothReach()
     heap: list[tuple[int, int, State]] = []
     seen: set[State] = set()
     order = itertools.count()
@@ -106,6 +119,7 @@ def search(
                     continue
                 seen.add(prev)
                 heapq.heappush(heap, (imbalance(*prev, sizes), next(order), prev))
+    reach.complete = not heap
     reach.seconds = time.perf_counter() - begin
     return reach
 
