@@ -10,14 +10,15 @@ steer: the elimination search refusing every trick in which a seat goes out whil
 each deal it builds plays alike under both readings. filter: the elimination search as bmn runs
 it (benchmarks/endless_nseat.py elimination), its deals kept when they loop under Paulhus's
 reading too. The cycles: A (a grow run's), the published cycle P and P entered at another
-state (docs/endless-games.md, "The standard deck"), the first `--cycles` of `--store FILE`, or
-those of `--cycle DEAL` (repeatable), each searched for an equal share of the time; a cycle's
-line says `complete` when its search visited every state it could reach before its time.
+state (docs/endless-games.md, "The standard deck"), the first `--cycles` of `--store FILE`
+(after `--skip`), or those of `--cycle DEAL` (repeatable), each searched for an equal share of
+the time; a cycle's line says `complete` when its search visited every state it could reach.
 """
 
 from __future__ import annotations
 
 import argparse
+import csv
 import json
 import time
 
@@ -34,14 +35,14 @@ CYCLES = [
 ]
 
 
-def cycles_from(store: str, limit: int) -> list[str]:
+def cycles_from(store: str, limit: int, skip: int) -> list[str]:
     """Up to `limit` two-seat standard-deck cycles' deals of a store (`bmn search --objective
-    grow --store FILE` stores them), in the order found."""
+    grow --store FILE` stores them), in the order found, after the first `skip`."""
     from bmn.records.store import Store
 
     with Store(store) as db:
         rows = [r for r in db.loops() if r.deck == "36,4,4,4,4" and r.seats == 2]
-    return [r.example_deal for r in rows[:limit]]
+    return [r.example_deal for r in rows[skip : skip + limit]]
 
 
 def figures(deal) -> dict:
@@ -52,12 +53,32 @@ def figures(deal) -> dict:
     return row
 
 
+COLUMNS = ["players", "deal", "alike", "period_cards", "period_tricks"] + [
+    f"{rules}_{figure}" for rules in READINGS for figure in ("status", "cards", "tricks")
+]
+
+
+def write_csv(path: str, rows: list[dict]) -> None:
+    """The deals found (figures' rows), longest game first, added to a CSV (header if new)."""
+    with open(path, "a", newline="") as out:
+        writer = csv.writer(out)
+        if out.tell() == 0:
+            writer.writerow(COLUMNS)
+        for row in sorted(rows, key=lambda r: -r["bmn"][1]):
+            deal = parse_deal(row["deal"])
+            loop = outcomes(deal)["bmn"]
+            line = [len(deal), row["deal"], row["alike"], loop.period_cards, loop.period_tricks]
+            writer.writerow(line + [v for rules in READINGS for v in row[rules]])
+
+
 def run(args) -> dict:
     sizes = even_sizes(52, args.players)
     report: dict = {"route": args.route, "players": args.players, "sizes": sizes}
     report.update(cycles=0, states=0, candidates=0, both=0, deals=[])
     begin = time.perf_counter()
-    texts = args.cycle or (cycles_from(args.store, args.cycles) if args.store else CYCLES)
+    texts = args.cycle or (
+        cycles_from(args.store, args.cycles, args.skip) if args.store else CYCLES
+    )
     for text in texts:
         loop = analyse(parse_deal(text))
         cycle = [(s.hands, s.leader) for s in loop.states]
@@ -89,8 +110,14 @@ def main() -> None:
     parser.add_argument("--cycle", action="append", help="a deal into a cycle (these only)")
     parser.add_argument("--store", help="the two-seat cycles of a store instead")
     parser.add_argument("--cycles", type=int, default=10, help="at most, of the store's")
+    parser.add_argument("--skip", type=int, default=0, help="of the store's cycles, first")
     parser.add_argument("--basin", type=int, default=5000, help="two-seat basin states")
-    print(json.dumps(run(parser.parse_args())))
+    parser.add_argument("--csv", help="add the deals found to this CSV")
+    args = parser.parse_args()
+    report = run(args)
+    if args.csv:
+        write_csv(args.csv, report["deals"])
+    print(json.dumps(report))
 
 
 if __name__ == "__main__":
