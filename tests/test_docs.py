@@ -227,9 +227,11 @@ def readme_commands() -> list[str]:
 
 def with_help(line: str) -> str:
     """A README line with `--help` after each bmn command's words, its comment dropped: the
-    commands and options it names, checked by the installed bmn without running it."""
+    commands and options it names, checked by the installed bmn without running it. A pipe's
+    commands run one after another: piped, a help that reads no input could close the pipe
+    before the other's help is written (SIGPIPE, a failure under pipefail)."""
     shell = re.sub(r"\s#.*$", "", line).strip()
-    return " | ".join(f"{part.strip()} --help" for part in shell.split(" | "))
+    return " && ".join(f"{part.strip()} --help" for part in shell.split(" | "))
 
 
 # What reads the README's night.sqlite, which the test makes: cheap to run too.
