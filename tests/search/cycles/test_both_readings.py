@@ -16,7 +16,8 @@ from bmn.search.cycles import elimination
 from bmn.search.cycles.both_readings import outcomes, parts_readings, plays_alike, search
 
 # The standard deals found that never end under both readings, with their figures under each
-# (docs/endless-games.md, "Endless standard deals under both readings"): bmn's 4-player endless #1, then the CSV the searches wrote.
+# (docs/endless-games.md, "Endless standard deals under both readings"): bmn's 4-player
+# endless #1, then the CSV the searches wrote.
 CSV = Path(__file__).parents[3] / "docs" / "endless-both.csv"
 FOUND = list(csv.DictReader(CSV.read_text().splitlines()))
 
