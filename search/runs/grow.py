@@ -52,6 +52,7 @@ from bmn.search.backends.base import Backend, Result
 from bmn.search.cycles.piece_hunt import HuntFind, HuntOptions, HuntState, hunt_chunk, known_pieces
 from bmn.search.cycles.pieces import PUBLISHED_CONTROL, Control, controls_for
 from bmn.search.output.tables import fit_summary
+from bmn.search.runs.chunks import stream_quota
 from bmn.search.runs.job import Job, RunContext
 from bmn.search.runs.progress import RunProgress
 from bmn.search.runs.said import store_option
@@ -439,10 +440,8 @@ class GrowJob(Job):
             round_seconds = 1 / rate if rate else self._round_seconds
             if left <= 0 or left < round_seconds / 2:
                 return 0
-        if o.iterations is None:
-            return 1
-        share = o.iterations // o.workers + (stream < o.iterations % o.workers)
-        return max(min(1, share - planned), 0)
+        share = stream_quota(o.iterations, o.workers, stream)
+        return 1 if share is None else max(min(1, share - planned), 0)
 
     def absorb(self, result: Result) -> None:
         """A round's new cycles: stored once each under their seat-blind key."""

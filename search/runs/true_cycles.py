@@ -23,6 +23,7 @@ from bmn.kernels.deal import parse_deal
 from bmn.records.store import DEFAULT_PATH, Loop, Store
 from bmn.search.backends.base import Backend, Result
 from bmn.search.output.tables import fit_summary
+from bmn.search.runs.chunks import stream_quota
 from bmn.search.runs.cycle_book import loop_record, new_cycle
 from bmn.search.runs.job import Job, RunContext
 from bmn.search.runs.progress import RunProgress
@@ -239,10 +240,8 @@ class TrueCyclesJob(Job):
         o, left = self.options, self.seconds_left()
         if left is not None and left < o.chunk_seconds / 2:
             return 0
-        if o.iterations is None:
-            return 1
-        share = o.iterations // o.workers + (stream < o.iterations % o.workers)
-        return max(min(1, share - planned), 0)
+        share = stream_quota(o.iterations, o.workers, stream)
+        return 1 if share is None else max(min(1, share - planned), 0)
 
     def absorb(self, result: Result) -> None:
         """A chunk's new cycles, each summarised once by backward play toward an even deal."""
