@@ -86,6 +86,11 @@ def warm_true() -> None:
     score_deals(["J--/-J-/-J-", "-J-/-J-/-J-/-J-"])
 
 
+def deck_cards(deck: str) -> int:
+    """The cards of a stored deck's counts: 40 for '36,2,1,0,1'."""
+    return sum(int(n) for n in deck.split(","))
+
+
 def composition(deck: str) -> str:
     """'36 numerals, 2 J, 1 Q, 0 K, 1 A' from stored counts '36,2,1,0,1'."""
     counts = deck.split(",")
@@ -221,12 +226,11 @@ class TrueCyclesJob(Job):
         p.cycles, p.new_cycles = len(self.found), self.new_cycles
         largest = self._largest()
         if largest is not None:
-            cards = sum(int(n) for n in largest.deck.split(","))
-            p.largest = f"{cards} cards ({composition(largest.deck)})"
+            p.largest = f"{deck_cards(largest.deck)} cards ({composition(largest.deck)})"
 
     def _largest(self) -> Loop | None:
-        cards = {key: sum(int(n) for n in row.deck.split(",")) for key, row in self.found.items()}
-        return self.found[max(cards, key=cards.__getitem__)] if cards else None
+        rows = self.found.values()
+        return max(rows, key=lambda row: deck_cards(row.deck)) if rows else None
 
     def stream_games(self, stream: int) -> int:
         return self.states[stream]["chunks"]
@@ -256,7 +260,7 @@ class TrueCyclesJob(Job):
 
     def save(self, seconds: float) -> None:
         """The new cycles, every stream's state and the run's totals, in one transaction."""
-        loops = [(record, seen) for record, seen in self.pending.values() if seen]
+        loops = [(record, seen) for record, seen in self.pending.values()]
         self.pending = {}
         self.new_cycles += self.store.save_loop_progress(
             self.run_id,
@@ -269,7 +273,7 @@ class TrueCyclesJob(Job):
 
     def summary(self, status: str, seconds: float) -> TrueCyclesSummary:
         p, largest = self.progress, self._largest()
-        cards = None if largest is None else sum(int(n) for n in largest.deck.split(","))
+        cards = None if largest is None else deck_cards(largest.deck)
         return TrueCyclesSummary(
             self.run_id,
             status,
