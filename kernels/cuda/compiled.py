@@ -96,6 +96,9 @@ KERNELS = (
     # counts battles, the most the trick rules change (kernels/two_tricks.py).
     Kernel("score_leodog896", "bmn.kernels.cuda.two", "_score_kernel", _SCORE, rules="leodog896"),
     Kernel("walk_leodog896", _CUDA, "_walk_kernel", _STREAMS, rules="leodog896"),
+    Kernel(
+        "every_leodog896", "bmn.search.enumeration.cuda", "_enumerate", _EVERY, rules="leodog896"
+    ),
 )
 
 

@@ -17,6 +17,11 @@ again from where each stopped, so no deal is lost or scored twice. Once a chunk 
 `max_finds` finds the host stops there and returns the ranks before the first stopped thread's
 next one (a prefix, as the CPU's chunk does), dropping what threads past it found.
 
+Under a rule set other than bmn's (kernels/rulesets.py, two seats) the kernel is a copy compiled
+with that rule set's play_fast_at (kernels/cuda/two.for_rules), made on first use, and the host
+replays with the CPU kernel's copy for the same rule set: what cpu.py's `score_run` returns
+under those rules.
+
 Ranks are int64 on the device: a deck takes the GPU when its arrangements fit in 63 bits (the
 40-card Italian deck's 1.9e14 does; the standard deck's 6.5e20 does not: the CPU takes it).
 """
@@ -30,6 +35,7 @@ import numpy as np
 
 from bmn.kernels.config import FINISHED, LOOP, MAX_CARDS, UNDECIDED
 from bmn.kernels.cpu import two
+from bmn.kernels.cuda import two as cuda_two
 from bmn.kernels.cuda.two import (
     CAP,
     DEVICE,
@@ -42,7 +48,8 @@ from bmn.kernels.cuda.two import (
 from bmn.kernels.deal import DealError
 from bmn.kernels.decks import counts_text
 from bmn.kernels.ranks import arrangements, next_arrangement, unrank
-from bmn.kernels.targets import compile_for
+from bmn.kernels.rulesets import rule_set
+from bmn.kernels.targets import compile_for, specialise
 from bmn.search.enumeration.cpu import Visited
 
 VALUES = 5  # penalty values 0-4: numeral, J, Q, K, A
@@ -147,6 +154,36 @@ def _enumerate(
     tops[t, T_RANK] = best_rank
 
 
+# Rule sets' copies of the kernel, by their trick rules' tag: made on first use.
+_RULED: dict[str, object] = {}
+
+
+def kernel_for(rules: str | None = None) -> tuple:
+    """(the enumeration kernel, the host's exact replay) under a rule set (None: bmn's); the
+    kernel is a copy compiled with the rule set's play_fast_at where it plays two seats
+    otherwise. ValueError for a rule set the GPU kernel cannot play."""
+    ruled = rule_set(rules)
+    played = cuda_two.for_rules(ruled)
+    if played is None:
+        raise ValueError(f"the GPU enumeration cannot play rule set {ruled.name!r}")
+    if played is cuda_two:
+        return _enumerate, two.exact_at
+    if played.tag not in _RULED:
+        kernel = cuda.jit(**KERNEL)
+        copies = specialise(
+            (_enumerate,), played.tag, lambda _: kernel, play_fast_at=played.play_fast_at
+        )
+        _RULED[played.tag] = copies[_enumerate.py_func.__name__]
+    return _RULED[played.tag], played.exact_at
+
+
+def ruled(attribute: str, rules: str) -> object:
+    """The enumeration kernel as compiled for a rule set (kernels/cuda/compiled.py)."""
+    if attribute != "_enumerate":
+        raise ValueError(f"no rule set's copy of {attribute}")
+    return kernel_for(rules)[0]
+
+
 def slices(first: int, n: int, threads: int) -> tuple[np.ndarray, np.ndarray]:
     """(starts, lengths): ranks first to first + n - 1 cut into one contiguous slice per
     thread, the first n % threads slices one longer; no empty slice."""
@@ -175,10 +212,12 @@ def score_range(
     cap: int = CAP,
     buffer: int = BUFFER,
     threads_per_block: int = THREADS_PER_BLOCK,
+    rules: str | None = None,
 ) -> Visited:
     """Score ranks first to first + n - 1 of the deck on the GPU, `threads` device threads
-    (cpu.score_run's result for the same ranks, objective 0 cards or 1
-    tricks). Stops early, at a prefix of the ranks, once `max_finds` deals are kept."""
+    (cpu.score_run's result for the same ranks, objective 0 cards or 1 tricks, under `rules`).
+    Stops early, at a prefix of the ranks, once `max_finds` deals are kept."""
+    kernel, exact_at = kernel_for(rules)
     counts = tuple(int(c) for c in counts)
     n0, n1 = (int(s) for s in sizes)
     total = arrangements(counts)
@@ -197,7 +236,7 @@ def score_range(
         top = cuda.device_array((len(starts), 4), dtype=np.int64)
         done = cuda.device_array(len(starts), dtype=np.int64)
         blocks, per_block = _grid(len(starts), threads_per_block)
-        _enumerate[blocks, per_block](
+        kernel[blocks, per_block](
             *device, n0, n1, cuda.to_device(starts), cuda.to_device(lengths), objective,
             keep_above, cap, top, done, finds, figures, count,
         )  # fmt: skip
@@ -217,20 +256,23 @@ def score_range(
             break
     decks = np.concatenate(decks) if decks else np.zeros((0, width), np.uint8)
     meta = np.concatenate(metas) if metas else np.zeros((0, 4), np.int64)
-    return _combine(first, end, counts, (n0, n1), objective, keep_above, tops, decks, meta)
+    played = (tops, decks, meta, exact_at)
+    return _combine(first, end, counts, (n0, n1), objective, keep_above, played)
 
 
 def _combine(
     first: int, end: int, counts: tuple, sizes: tuple, objective: int, keep_above: int,
-    tops: list, decks: np.ndarray, meta: np.ndarray,
+    played: tuple,
 ) -> Visited:  # fmt: skip
-    """The threads' results as the CPU's: deals past the cap replayed exactly, the ranks from
-    `end` on dropped, the best of every thread and replay, the finds in rank order."""
+    """The threads' results as the CPU's: deals past the cap replayed exactly (by the rule
+    set's `exact_at`), the ranks from `end` on dropped, the best of every thread and replay,
+    the finds in rank order. `played`: (tops, decks, meta, exact_at)."""
+    tops, decks, meta, exact_at = played
     inside = meta[:, F_RANK] < end
     decks, meta = decks[inside], meta[inside].copy()
     best = [b for b in (_best_of(top, end) for top in tops) if b is not None]
     for k in np.flatnonzero(meta[:, F_STATUS] == UNDECIDED):
-        status, laid, tricks = two.exact_at(decks[k], 0, sizes[0], sizes[1])[:3]
+        status, laid, tricks = exact_at(decks[k], 0, sizes[0], sizes[1])[:3]
         meta[k, F_CARDS], meta[k, F_TRICKS], meta[k, F_STATUS] = laid, tricks, status
         if status == FINISHED:
             best.append((laid if objective == 0 else tricks, -meta[k, F_RANK], laid, tricks))
@@ -263,27 +305,30 @@ def _visited(first, done, counts, top, decks, meta) -> Visited:
     return Visited(done, row, score, cards, tricks, -rank - first, decks, meta.astype(np.int64))
 
 
-def resident_threads(threads_per_block: int = THREADS_PER_BLOCK) -> int:
+def resident_threads(threads_per_block: int = THREADS_PER_BLOCK, rules: str | None = None) -> int:
     """Device threads for an enumeration: every thread the GPU keeps resident running the
-    kernel (compiled first), or a few under the simulator."""
+    kernel under `rules` (compiled first), or a few under the simulator."""
     if SIMULATED:
         return SIMULATED_THREADS
-    warm()
-    kernel = next(iter(_enumerate.overloads.values()))
+    warm(rules)
+    kernel = next(iter(kernel_for(rules)[0].overloads.values()))
     return kernel.max_cooperative_grid_blocks(threads_per_block) * threads_per_block
 
 
-def warm() -> None:
-    """Compile (or load from the cache) the kernel: one launch of one deal."""
+def warm(rules: str | None = None) -> None:
+    """Compile (or load from the cache) the kernel under `rules`: one launch of one deal."""
     if not SIMULATED:
-        score_range(0, 1, (1, 1, 0, 0, 0), (1, 1), 0, 1 << 40, 1)
+        score_range(0, 1, (1, 1, 0, 0, 0), (1, 1), 0, 1 << 40, 1, rules=rules)
 
 
-def bench(counts: tuple[int, ...], sizes: tuple[int, ...], n: int, threads: int) -> dict:
-    """Deals a second: ranks 0 to n - 1 of a deck scored on the GPU, after a warm-up launch."""
-    warm()
+def bench(
+    counts: tuple[int, ...], sizes: tuple[int, ...], n: int, threads: int, rules: str | None = None
+) -> dict:
+    """Deals a second: ranks 0 to n - 1 of a deck scored on the GPU under `rules`, after a
+    warm-up launch."""
+    warm(rules)
     start = time.perf_counter()
-    seen = score_range(0, n, counts, sizes, 0, 1 << 40, threads)
+    seen = score_range(0, n, counts, sizes, 0, 1 << 40, threads, rules=rules)
     seconds = time.perf_counter() - start
     return {
         "deck": counts_text(counts),

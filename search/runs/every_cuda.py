@@ -8,13 +8,16 @@ ranks returns (the same deals visited, best deal, finds and loops), so the store
 checkpoint (the next rank), resume, progress and summary are the CPU enumeration's. A GPU run
 and a CPU run of the same range store the same results.
 
-Two seats, and decks whose ranks fit in 63 bits (the 40-card Italian deck's do, the standard
-deck's do not). search/enumeration/cuda.py needs CUDA to import, so it is imported inside
+Every rule set that plays two seats (kernels/rulesets.py): the kernel is compiled for it on
+first use. Two seats, and decks whose ranks fit in 63 bits (the 40-card Italian deck's do, the
+standard deck's do not). search/enumeration/cuda.py needs CUDA to import, so it is imported inside
 the functions here.
 """
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -69,7 +72,7 @@ class EveryCudaOptions(EveryOptions):
         if not self.device_threads:
             from bmn.search.enumeration.cuda import resident_threads
 
-            self.device_threads = resident_threads()
+            self.device_threads = resident_threads(rules=self.rules)
 
 
 def cuda_every_chunk(
@@ -82,16 +85,17 @@ def cuda_every_chunk(
     objective = 1 if options.objective == "tricks" else 0
     seen = score_range(
         state.next, iterations, options.counts, options.hand_sizes, objective,
-        options.keep_above, options.device_threads, CHUNK_FINDS,
+        options.keep_above, options.device_threads, CHUNK_FINDS, rules=options.rules,
     )  # fmt: skip
     return chunk_result(state, options, seen)
 
 
-def warm_cuda_every() -> None:
-    """Compile (or load from the cache) the enumeration kernel before the clock starts."""
+def warm_cuda_every(rules: str | None = None) -> None:
+    """Compile (or load from the cache) the enumeration kernel under `rules` before the clock
+    starts."""
     from bmn.search.enumeration.cuda import warm
 
-    warm()
+    warm(rules)
 
 
 @dataclass
@@ -117,6 +121,9 @@ class EveryCudaJob(EveryBase):
     work = staticmethod(cuda_every_chunk)
     warm = staticmethod(warm_cuda_every)
     device = "cuda"
+
+    def warm_call(self) -> Callable[[], object]:
+        return functools.partial(self.warm, self.options.rules)
 
     @classmethod
     def check(cls, deck: str, sizes: Any, players: int, settings: dict[str, Any]) -> None:

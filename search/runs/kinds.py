@@ -44,7 +44,6 @@ EVERY_RULES = (
     ("cards", "tricks"),
     Words("its cycles are traced back by backward play, which plays bmn's rules only"),
 )
-GPU_RULES = Words("plays bmn's rules only in the GPU enumeration, for now; the GPU search takes it")
 # An enumeration draws nothing at random: it stores a seed, but none can be asked for.
 EVERY_SEED = Words(
     "does nothing with ",
@@ -252,6 +251,7 @@ KINDS: dict[str, RunKind] = {
             takes={
                 **_EVERY,
                 **_TIMED,
+                **_RULED,
                 "device_threads": "device_threads",
                 "players": "players",
                 "deck": "deck",
@@ -264,10 +264,10 @@ KINDS: dict[str, RunKind] = {
             seats_why="the GPU kernel plays two seats",
             on_backend=False,
             does="enumerates every deal of a deck",
-            refuses={"workers": GPU_WORKERS, "seed": EVERY_SEED, "rules": GPU_RULES},
+            refuses={"workers": GPU_WORKERS, "seed": EVERY_SEED},
             strategy="every",
             timed=False,
-            only_with={"basin_states": EVERY_BASIN},
+            only_with={"basin_states": EVERY_BASIN, "rules": EVERY_RULES},
         ),
     )
 }

@@ -396,8 +396,8 @@ DECLARED = (
         "rules",
         "The rule set the games are played under, where published engines differ (docs/rules.md,"
         " 'Rule sets'); any case, an alias for the set it names. Stored with the run. A loop hunt,"
-        " grow and the GPU enumeration play bmn's rules only (or a rule set that plays their seats"
-        " alike).",
+        " grow and --strategy every --objective loop play bmn's rules only (or a rule set that"
+        " plays their seats alike).",
         DEFAULT_RULES,
         choices=names(),
     ),

@@ -67,9 +67,9 @@ def same(gpu, cpu) -> None:
     assert gpu.decks.tolist() == cpu.decks.tolist()
 
 
-def cpu_run(counts, sizes, first, n, objective, keep_above, max_finds=1 << 18):
+def cpu_run(counts, sizes, first, n, objective, keep_above, max_finds=1 << 18, rules=None):
     start = unrank(first, counts)
-    return score_run(start, np.array(sizes), n, objective, keep_above, max_finds)
+    return score_run(start, np.array(sizes), n, objective, keep_above, max_finds, rules)
 
 
 class TestRanksOnDevice:
@@ -130,6 +130,23 @@ class TestEnumerationOnDevice:
             first, n, counts, sizes, objective, keep_above, threads, cap=cap, threads_per_block=4
         )
         same(gpu, cpu_run(counts, sizes, first, n, objective, keep_above))
+
+    @pytest.mark.parametrize("rules", ["at-once", "leodog896", "n1k06", "pelagaletto2"])
+    def test_a_rule_set_plays_as_the_cpu_plays_it(self, rules):
+        """The whole 2,520-deal deck under a rule set, every game past 20 cards kept and a cap
+        low enough that the host replays some: what the CPU's enumeration returns."""
+        counts, sizes = (6, 2, 1, 1, 0), (5, 5)
+        gpu = cuda_every.score_range(0, 2520, counts, sizes, 0, 20, 8, cap=40, rules=rules)
+        cpu = cpu_run(counts, sizes, 0, 2520, 0, 20, rules=rules)
+        same(gpu, cpu)
+        assert cpu.best_cards != cpu_run(counts, sizes, 0, 2520, 0, 20).best_cards or (
+            cpu.meta.tolist() != cpu_run(counts, sizes, 0, 2520, 0, 20).meta.tolist()
+        )  # the rule set plays this deck otherwise than bmn's
+
+    def test_a_rule_set_that_plays_two_seats_as_bmn_s_runs_bmn_s_kernel(self):
+        """Paulhus's reading differs only with a third seat: no copy is compiled for it."""
+        assert cuda_every.kernel_for("paulhus")[0] is cuda_every._enumerate
+        assert cuda_every.kernel_for("at-once")[0] is not cuda_every._enumerate
 
     def test_threads_stopped_by_a_full_buffer_go_on_from_where_they_stopped(self, monkeypatch):
         counts, sizes = (5, 2, 1, 0, 0), (4, 4)
@@ -211,6 +228,15 @@ class TestRunOnDevice:
             resumed = RunLoop.resume(store, EveryCudaJob, stopped.run).run()
             finds = sorted((f.deal, f.cards, f.tricks, f.status) for f in store.run_finds(run.id))
         assert outcome(resumed) == outcome(cpu[0]) and finds == cpu[1]
+
+    def test_a_gpu_run_under_a_rule_set_stores_what_a_cpu_run_stores(self, tmp_path, small_chunks):
+        under = dict(objective="cards", rules="leodog896")
+        cpu = enumerate_on(tmp_path / "c.sqlite", EveryJob, EveryOptions, workers=1, **under)
+        gpu = enumerate_on(tmp_path / "g.sqlite", EveryCudaJob, EveryCudaOptions, **under)
+        assert outcome(gpu[0]) == outcome(cpu[0]) and gpu[0].complete
+        assert gpu[1:] == cpu[1:] and gpu[1]
+        with Store(tmp_path / "g.sqlite") as store:
+            assert store.get_run(gpu[0].run).rules == "leodog896"
 
     def test_the_command_line_enumerates_a_deck_on_the_gpu(self, bmn, tmp_path):
         store = tmp_path / "c.sqlite"
