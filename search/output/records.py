@@ -21,19 +21,25 @@ def published_table(rows: Sequence[Replayed]) -> Table:
     """`bmn records published`: each record game, its deal, and whether it replays as
     published ('same', or the replay's figures). At 80 columns a deal is never split: the
     year (in the name already), the tricks, the replay and the status give way, in turn, and a
-    name wraps at its spaces."""
-    replayed = "replayed" if not rows or rows[0].rules == DEFAULT_RULES else f"{rows[0].rules}"
+    name wraps at its spaces. Under another rule set its figures are what was asked for: they
+    never give way (the published status and cards do) and say them whole, wrapped."""
+    ruled = bool(rows) and rows[0].rules != DEFAULT_RULES
+    replayed = rows[0].rules if ruled else "replayed"
     head = ["name", "year", "status", "cards", "tricks", replayed, "deal"]
     body = [[r.name, str(r.year), r.status, r.cards, r.tricks, _replayed(r), r.deal] for r in rows]
-    return Table(head, body, left=(0, 2, 5, 6), wrap=(0, 5), spare=(1, 4, 5, 2))
+    spare = (1, 4, 2, 3) if ruled else (1, 4, 5, 2)
+    return Table(head, body, left=(0, 2, 5, 6), wrap=(0, 5), spare=spare)
 
 
 def _replayed(row: Replayed) -> str:
+    figures = f"{row.replayed_cards:,} cards, {row.replayed_tricks:,} tricks"
+    if row.rules != DEFAULT_RULES:  # other rules: the figures whole, a difference expected
+        status = "same" if row.matches else row.replayed_status
+        return f"{status}, {figures}"
     if row.matches:
         return "same"
     status = "" if row.replayed_status == row.status else f"{row.replayed_status}, "
-    differs = ": differs" if row.rules == DEFAULT_RULES else ""  # other rules: expected
-    return f"{status}{row.replayed_cards:,} cards, {row.replayed_tricks:,} tricks{differs}"
+    return f"{status}{figures}: differs"
 
 
 def top_text(

@@ -167,6 +167,18 @@ def test_records_published_shows_each_deal_whole(bmn, monkeypatch, width, player
         assert whole(lines, game["deal"]) and whole(lines, f"{game['cards']:,}")
 
 
+@pytest.mark.parametrize("players", [3, 4])
+def test_records_published_under_a_rule_set_keeps_its_figures_at_80_columns(
+    bmn, monkeypatch, players
+):
+    """The figures asked for (--rules) never give way: the published status and cards do."""
+    args = ("records", "published", "--players", players, "--rules", "paulhus")
+    lines = drawn(bmn, monkeypatch, 80, *args)
+    fits(lines, 80)
+    assert "paulhus" in lines[0].split()
+    for game in json.loads(bmn(*args, "--json").stdout):
+        assert whole(lines, game["deal"]) and whole(lines, f"{game['replayed_cards']:,}")
+
 def test_records_published_says_how_a_replay_differs():
     from bmn.records.published import Replayed
     from bmn.search.output.records import published_table
