@@ -179,6 +179,7 @@ def test_records_published_under_a_rule_set_keeps_its_figures_at_80_columns(
     for game in json.loads(bmn(*args, "--json").stdout):
         assert whole(lines, game["deal"]) and whole(lines, f"{game['replayed_cards']:,}")
 
+
 def test_records_published_says_how_a_replay_differs():
     from bmn.records.published import Replayed
     from bmn.search.output.records import published_table
