@@ -19,6 +19,7 @@ import json
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from bmn.kernels.cycles.loops import analyse
 from bmn.kernels.deal import parse_deal
 from bmn.records.store import DEFAULT_PATH, Loop, Store
 from bmn.search.backends.base import Backend, Result
@@ -248,15 +249,19 @@ class TrueCyclesJob(Job):
         return 1 if share is None else max(min(1, share - planned), 0)
 
     def absorb(self, result: Result) -> None:
-        """A chunk's new cycles, each summarised once by backward play toward an even deal."""
+        """A chunk's cycles, counted under their keys; a new one summarised once by backward
+        play toward an even deal (a key is found by playing forward, which is cheap: two
+        streams that meet one cycle summarise it once)."""
         self.states[result.stream] = result.state
         for text in result.finds:
-            record = loop_record(new_cycle(parse_deal(text), self.options.basin_states))
-            if record.key in self.found:
-                self.pending.setdefault(record.key, [record, 0])[1] += 1
-                continue
-            self.found[record.key] = record
-            self.pending[record.key] = [record, 1]
+            deal = parse_deal(text)
+            key = analyse(deal).key
+            if key is None:  # a chunk returns deals that loop: a bug, said as one
+                raise ValueError(f"{text} does not loop")
+            known = self.found.get(key)  # a cycle met before (restored rows are Loops too)
+            if known is None:
+                known = self.found[key] = loop_record(new_cycle(deal, self.options.basin_states))
+            self.pending.setdefault(key, [known, 0])[1] += 1
 
     def save(self, seconds: float) -> None:
         """The new cycles, every stream's state and the run's totals, in one transaction."""

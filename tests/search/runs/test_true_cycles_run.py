@@ -77,3 +77,21 @@ def test_the_command_line_refuses_what_it_does_not_take(bmn, failed, tmp_path):
     failed(bmn(*args, "--deck", "20,2,2,2,2"), 2, "--deck does nothing with --objective grow")
     failed(bmn(*args, "--rules", "paulhus"), 2, "--rules must play as bmn's rules here")
     assert not store.exists()
+
+
+def test_a_cycle_two_streams_meet_is_summarised_once_and_counted_twice(tmp_path, monkeypatch):
+    """Each stream's hunt finds both cycles: backward play summarises each key once; the
+    store counts every meeting."""
+    from bmn.search.runs import true_cycles
+
+    summarised = []
+    summarise = true_cycles.new_cycle
+
+    def counted(deal, basin_states):
+        summarised.append(deal)
+        return summarise(deal, basin_states)
+
+    monkeypatch.setattr(true_cycles, "new_cycle", counted)
+    summary, loops, _ = grown(tmp_path / "s.sqlite", players=3, iterations=4, workers=2)
+    assert summary.cycles == len(loops) == len(summarised) == 2
+    assert sorted(row.times_seen for row in loops) == [2, 2]
