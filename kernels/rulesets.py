@@ -77,6 +77,11 @@ class RuleSet:
         """Whether this rule set is defined for `players` seats."""
         return self.players is None or players in self.players
 
+    @property
+    def seat_counts(self) -> str:
+        """The seat counts it is defined for, in words: '2', '3 or 4', or 'any'."""
+        return " or ".join(map(str, self.players)) if self.players else "any"
+
     def choices(self, players: int) -> tuple[str, ...]:
         """Every choice as played by `players` seats: two sets play alike there when equal.
 

@@ -90,9 +90,9 @@ def rules_line(rules: RuleSet, seats: int | None = None) -> str | None:
 def check_seats(rules: RuleSet, seats: int, what: str = "this deal has") -> None:
     """A usage error (exit 2) for a rule set not defined for `seats` seats."""
     if not rules.plays(seats):
-        played = " or ".join(map(str, rules.players or ()))
         raise click.BadParameter(
-            f"rule set {rules.name!r} plays {played} seats; {what} {seats}", param_hint="--rules"
+            f"rule set {rules.name!r} plays {rules.seat_counts} seats; {what} {seats}",
+            param_hint="--rules",
         )
 
 

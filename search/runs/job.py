@@ -71,7 +71,7 @@ def rules_for(name: str, players: int) -> str:
         err.option = "rules"  # type: ignore[attr-defined]
         raise
     if not chosen.plays(players):
-        seats = " or ".join(map(str, chosen.players or ()))
+        seats = chosen.seat_counts
         err = ValueError(f"rule set {chosen.name} is defined for {seats} seats, not {players}")
         err.option = "rules"  # type: ignore[attr-defined]
         raise err

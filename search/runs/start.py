@@ -131,8 +131,7 @@ def check_rules(settings: dict[str, Any], given: Collection[str]) -> Collection[
         return given
     chosen = rule_set(settings["rules"])
     if not chosen.plays(players):
-        seats = " or ".join(map(str, chosen.players or ()))
-        why = Words(f"{chosen.name} is defined for {seats} seats; ", named("players"))
+        why = Words(f"{chosen.name} is defined for {chosen.seat_counts} seats; ", named("players"))
         raise SearchOptionError("rules", Words(why, f" is {players}"))
     objective = settings.get("objective") or "cards"
     device, strategy = settings.get("device") or "cpu", settings.get("strategy") or DEFAULT_STRATEGY
