@@ -1,0 +1,111 @@
+"""Each rule set's speed beside bmn's rules and the C baselines, in one run (issue 33's table).
+
+    python benchmarks/rules_speed.py --ring ./ring --nseat ./nseat --cpu 1
+    python benchmarks/rules_speed.py --ring ./ring --nseat ./nseat --cpu 1 \\
+        --before /path/to/older/checkout/.venv/bin/bmn
+
+For each seat count, each round times, back to back on one pinned CPU: the C ring-buffer
+simulator (../shared/baseline: `bmn.c` for 2 seats, `nseat.c` for 3 and 4; build them as its
+README says), `bmn bench --threads 1 --json` under every rule set that plays those seats
+(kernels/rulesets.py), and with `--before` an older bmn's `bench` (bmn's rules: an older bmn has
+no others). The rounds alternate, so a disturbance of the shared machine falls on all alike;
+each figure is the median of the rounds, and each ratio is taken between medians of this run:
+against the C ring, and against bmn's rules. `bmn bench` times play only (deals made and the
+kernel compiled or loaded before its clock starts); the C simulators time their own play.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+from collections import defaultdict
+
+from bmn.kernels.rulesets import names, rule_set
+
+DEALS = {2: 1_000_000, 3: 300_000, 4: 300_000}
+
+
+def rule_sets(seats: int) -> list[str]:
+    """The rule sets that play `seats` seats (not their aliases), bmn's first."""
+    return [n for n in names() if rule_set(n).name == n and rule_set(n).plays(seats)]
+
+
+def time_bmn(binary: str, seats: int, deals: int, rules: str | None) -> float:
+    """Games a second of `bmn bench` on one thread, under `rules` (None: the binary's default)."""
+    args = [binary, "bench", "--players", str(seats), "--threads", "1", "--deals", str(deals)]
+    args += ["--json"] + (["--rules", rules] if rules else [])
+    out = subprocess.run(args, check=True, capture_output=True, text=True).stdout
+    return float(json.loads(out)["games_per_s"])
+
+
+def time_ring(ring: str, nseat: str, seats: int, deals: int, deck_file: str) -> float:
+    """Games a second of the C ring simulator: bmn.c on a deal file (2 seats), else nseat.c."""
+    if seats == 2:
+        args = [ring, "bench", deck_file]
+    else:
+        args = [nseat, "bench", str(seats), "1", str(deals)]
+    out = subprocess.run(args, check=True, capture_output=True, text=True).stdout
+    found = re.search(r"games/s=([0-9.]+)", out)
+    if found is None:
+        raise RuntimeError(f"unexpected output from {args[0]}: {out!r}")
+    return float(found.group(1))
+
+
+def measure(seats: int, rounds: int, args: argparse.Namespace) -> dict[str, float]:
+    """Median games a second of each contender over `rounds` alternating rounds."""
+    times: dict[str, list[float]] = defaultdict(list)
+    deals = DEALS[seats]
+    for _ in range(rounds):
+        times["C ring"].append(time_ring(args.ring, args.nseat, seats, deals, args.deals_file))
+        if args.before:
+            times["before: bmn"].append(time_bmn(args.before, seats, deals, None))
+        for name in rule_sets(seats):
+            times[name].append(time_bmn(args.bmn, seats, deals, name))
+    return {name: statistics.median(values) for name, values in times.items()}
+
+
+def table(seats: int, medians: dict[str, float]) -> list[str]:
+    """Rows of a markdown table: games/s, against the C ring, against bmn's rules."""
+    ring, ours = medians["C ring"], medians["bmn"]
+    rows = []
+    for name, rate in medians.items():
+        rows.append(f"| {seats} | {name} | {rate:,.0f} | {rate / ring:.2f} | {rate / ours:.2f} |")
+    return rows
+
+
+def machine() -> str:
+    """The CPU's model name, as lscpu gives it."""
+    out = subprocess.run(["lscpu"], capture_output=True, text=True).stdout
+    found = re.search(r"Model name:\s*(.+)", out)
+    return found.group(1).strip() if found else "unknown"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--ring", required=True, help="the C ring simulator built from bmn.c")
+    parser.add_argument("--nseat", required=True, help="the C N-seat simulator from nseat.c")
+    parser.add_argument("--deals-file", default="deals.bin", help="bmn.c's `gen` output")
+    parser.add_argument("--bmn", default="bmn", help="this bmn's command [default: bmn]")
+    parser.add_argument("--before", help="an older bmn's command, timed under its own rules")
+    parser.add_argument("--seats", type=int, nargs="+", default=[2, 3, 4], choices=[2, 3, 4])
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--cpu", type=int, help="pin every contender to this CPU")
+    args = parser.parse_args(argv)
+    if args.cpu is not None:
+        os.sched_setaffinity(0, {args.cpu})  # inherited by every child
+    print(f"machine: {machine()}; {args.rounds} alternating rounds, medians, one thread")
+    print("| seats | rule set | games/s | / C ring | / bmn's rules |")
+    print("|---|---|---|---|---|")
+    for seats in args.seats:
+        for row in table(seats, measure(seats, args.rounds, args)):
+            print(row, flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
