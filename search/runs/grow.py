@@ -30,7 +30,6 @@ however it was cut or interrupted).
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -53,7 +52,8 @@ from bmn.search.cycles.piece_hunt import HuntFind, HuntOptions, HuntState, hunt_
 from bmn.search.cycles.pieces import PUBLISHED_CONTROL, Control, controls_for
 from bmn.search.output.tables import fit_summary
 from bmn.search.runs.chunks import stream_quota
-from bmn.search.runs.job import Job, RunContext
+from bmn.search.runs.cycle_streams import CycleStreamsJob
+from bmn.search.runs.job import RunContext
 from bmn.search.runs.progress import RunProgress
 from bmn.search.runs.said import store_option
 from bmn.search.words import counted, duration
@@ -63,7 +63,6 @@ STANDARD_DECK = STANDARD_COUNTS_TEXT
 GROW_BASIN_STATES = 100_000
 TRIES = 200_000  # random descents per round: about a third of a second on one core
 DEALS = 8  # deals assembled per round
-COMMIT_SECONDS = 2.0
 
 
 @dataclass
@@ -349,7 +348,7 @@ class GrowSummary:
         }
 
 
-class GrowJob(Job):
+class GrowJob(CycleStreamsJob):
     """One grow run: start it new or resume it, then `run()` until done or stopped.
 
     One stream per worker, each a piece hunt advancing one round per chunk; every
@@ -373,23 +372,9 @@ class GrowJob(Job):
         fields["known"] = known_deals(store) if fields.get("grow_from", "known") == "known" else []
 
     def __init__(self, run: RunContext, options: GrowOptions):
-        super().__init__(run, options)
-        self.states: list[dict] = []
-        self.new_cycles = 0
-        self.pending: dict[str, list] = {}  # seat-blind key -> [Loop, times seen] to commit
+        super().__init__(run, options)  # its pending cycles are keyed seat-blind
         self.known: dict[str, Loop] = {row.rotation_key: row for row in run.store.loops()}
         self._round_seconds = 0.0  # how long the latest round took, for streams yet to play one
-
-    @property
-    def streams(self) -> int:
-        return len(self.states)
-
-    @property
-    def games(self) -> int:
-        return sum(s["chunks"] for s in self.states)
-
-    def commit_seconds(self) -> float:
-        return COMMIT_SECONDS
 
     def restore(self, checkpoints: dict[int, tuple[bytes, int, float]]) -> None:
         if 0 not in checkpoints:
@@ -425,12 +410,6 @@ class GrowJob(Job):
             best = min((f["best"] for f in cycles.values()), key=lambda b: imbalance(b, target))
             p.best_split = split_text(best)
 
-    def stream_games(self, stream: int) -> int:
-        return self.states[stream]["chunks"]
-
-    def stream_state(self, stream: int) -> dict:
-        return self.states[stream]
-
     def chunk_size(self, stream: int, rate: float | None, planned: int, ahead: float) -> int:
         """One round; none once the time is up or the stream's share of the rounds is done,
         nor one that would end more than half a round past the time (a round, seconds long,
@@ -448,29 +427,13 @@ class GrowJob(Job):
         self.states[result.stream] = result.state
         self._round_seconds = result.seconds / max(result.games, 1)  # any stream's last round
         for find in result.finds:
-            if find.key in self.pending:
-                self.pending[find.key][1] += 1
-                continue
             record = self.known.get(find.key)
             if record is None:
                 record = self.known[find.key] = loop_record(find)
                 self.progress.last = (
                     f"period {find.period_tricks} tricks, {split_text(find.best)}: {find.key}"
                 )
-            self.pending[find.key] = [record, 1]
-
-    def save(self, seconds: float) -> None:
-        """The new cycles, every stream's state and the run's totals, in one transaction."""
-        loops = [(record, seen) for record, seen in self.pending.values()]
-        self.pending = {}
-        self.new_cycles += self.store.save_loop_progress(
-            self.run_id,
-            loops,
-            (0, json.dumps({"streams": self.states}).encode(), self.games, seconds),
-            {"games": self.games, "seconds": seconds},
-            holder=self.holder,
-        )
-        self._tally(self.progress)
+            self.count(find.key, record)
 
     def summary(self, status: str, seconds: float) -> GrowSummary:
         p = self.progress

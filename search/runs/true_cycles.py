@@ -26,13 +26,13 @@ from bmn.search.backends.base import Backend, Result
 from bmn.search.output.tables import fit_summary
 from bmn.search.runs.chunks import stream_quota
 from bmn.search.runs.cycle_book import loop_record, new_cycle
-from bmn.search.runs.job import Job, RunContext
+from bmn.search.runs.cycle_streams import CycleStreamsJob
+from bmn.search.runs.job import RunContext
 from bmn.search.runs.progress import RunProgress
 from bmn.search.runs.said import store_option
 from bmn.search.words import counted, duration
 
 CHUNK_SECONDS = 20.0  # a hunt, then growth: long enough for a grow step to finish
-COMMIT_SECONDS = 2.0
 TRUE_BASIN_STATES = 20_000  # backward play per new cycle, toward an evenly dealt deal
 
 
@@ -177,7 +177,7 @@ class TrueCyclesSummary:
         }
 
 
-class TrueCyclesJob(Job):
+class TrueCyclesJob(CycleStreamsJob):
     """One true-cycle run: its streams are independent hunts, a chunk each at a time; every
     COMMIT_SECONDS the new cycles, every stream's state (one checkpoint) and the run's totals
     are committed in one transaction."""
@@ -189,22 +189,8 @@ class TrueCyclesJob(Job):
     in_flight = 1  # one chunk at a time per stream: a stop lands after the chunk under way
 
     def __init__(self, run: RunContext, options: TrueCyclesOptions):
-        super().__init__(run, options)
-        self.states: list[dict] = []
-        self.pending: dict[str, list] = {}  # seat-aware key -> [Loop, times seen] to commit
+        super().__init__(run, options)  # its pending cycles are keyed seat-aware
         self.found: dict[str, Loop] = {}  # the run's cycles by key
-        self.new_cycles = 0
-
-    @property
-    def streams(self) -> int:
-        return len(self.states)
-
-    @property
-    def games(self) -> int:
-        return sum(s["chunks"] for s in self.states)
-
-    def commit_seconds(self) -> float:
-        return COMMIT_SECONDS
 
     def restore(self, checkpoints: dict[int, tuple[bytes, int, float]]) -> None:
         if 0 not in checkpoints:
@@ -233,12 +219,6 @@ class TrueCyclesJob(Job):
         rows = self.found.values()
         return max(rows, key=lambda row: deck_cards(row.deck)) if rows else None
 
-    def stream_games(self, stream: int) -> int:
-        return self.states[stream]["chunks"]
-
-    def stream_state(self, stream: int) -> dict:
-        return self.states[stream]
-
     def chunk_size(self, stream: int, rate: float | None, planned: int, ahead: float) -> int:
         """One chunk; none once the time left is under half a chunk, or the stream's share of
         --iterations is done (a chunk is timed: --time is kept within half a chunk)."""
@@ -261,20 +241,7 @@ class TrueCyclesJob(Job):
             known = self.found.get(key)  # a cycle met before (restored rows are Loops too)
             if known is None:
                 known = self.found[key] = loop_record(new_cycle(deal, self.options.basin_states))
-            self.pending.setdefault(key, [known, 0])[1] += 1
-
-    def save(self, seconds: float) -> None:
-        """The new cycles, every stream's state and the run's totals, in one transaction."""
-        loops = [(record, seen) for record, seen in self.pending.values()]
-        self.pending = {}
-        self.new_cycles += self.store.save_loop_progress(
-            self.run_id,
-            loops,
-            (0, json.dumps({"streams": self.states}).encode(), self.games, seconds),
-            {"games": self.games, "seconds": seconds},
-            holder=self.holder,
-        )
-        self._tally(self.progress)
+            self.count(key, known)
 
     def summary(self, status: str, seconds: float) -> TrueCyclesSummary:
         p, largest = self.progress, self._largest()

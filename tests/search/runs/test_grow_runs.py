@@ -14,7 +14,7 @@ from bmn.records.store import Store
 from bmn.search.cycles.piece_hunt import HuntState, known_pieces
 from bmn.search.cycles.pieces import Control, Library, assemble_with, composition, pieces_of
 from bmn.search.cycles.pieces import sums_reachable as reachable
-from bmn.search.runs import grow as growhunt
+from bmn.search.runs import cycle_streams
 from bmn.search.runs.grow import GrowJob, GrowOptions, known_deals
 from bmn.search.runs.loop import RunLoop
 
@@ -106,7 +106,7 @@ def stored(db: Store, workers: int) -> tuple:
 
 @pytest.mark.parametrize("workers", [1, pytest.param(2, marks=pytest.mark.slow)])
 def test_resume_equals_an_uninterrupted_run(tmp_path, monkeypatch, workers):
-    monkeypatch.setattr(growhunt, "COMMIT_SECONDS", 0.0)
+    monkeypatch.setattr(cycle_streams, "COMMIT_SECONDS", 0.0)
     options = GrowOptions(iterations=4, workers=workers, seed=7, tries=20_000, known=[CASELLA])
     with Store(tmp_path / "a.sqlite") as db:
         whole = run_grow(db, options)
