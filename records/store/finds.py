@@ -215,7 +215,28 @@ class FindReader(Connection):
         rows = f"SELECT elapsed, {column} AS best FROM finds WHERE {which.rows_where()}"
         batches = f"SELECT elapsed, best_{column} FROM find_batches WHERE {which.batches_where()}"
         sql = f"SELECT elapsed, max(best) FROM ({rows} UNION ALL {batches}) GROUP BY elapsed"
+        self._check_bests(which, column)
         return self._db.execute(sql + " ORDER BY elapsed", which.params()).fetchall()
+
+    def _check_bests(self, which: Which, column: str) -> None:
+        """StoreDamaged naming the first row whose figure or time `_bests` would read is not
+        what a commit writes (SQL's max() would rank a text above every number)."""
+        odd = (
+            "typeof({c}) != 'integer' OR {c} < 0"
+            " OR typeof(elapsed) NOT IN ('integer', 'real') OR abs(elapsed) > 1e300"
+        )
+        rows = f"SELECT 'finds', id, elapsed, {column} FROM finds WHERE {which.rows_where()}"
+        batches = (
+            f"SELECT 'find_batches', id, elapsed, best_{column} FROM find_batches"
+            f" WHERE {which.batches_where()} AND ({odd.format(c='best_' + column)})"
+        )
+        sql = f"{rows} AND ({odd.format(c=column)}) UNION ALL {batches} LIMIT 1"
+        found = self._db.execute(sql, which.params()).fetchone()
+        if found is not None:
+            table, row_id, elapsed, best = found
+            row = Row(self.path, table, row_id)
+            row.number("elapsed", elapsed)
+            row.whole(column if table == "finds" else f"best_{column}", best)
 
     def _stream(self, which: Which, page: int) -> Iterator[FindRow]:
         """Every find `which` picks, oldest first, read a page of rows and a batch at a time."""

@@ -176,6 +176,18 @@ def test_each_kind_of_damage_names_its_table_row_and_column(tmp_path):
         assert f"is damaged: table {table}, row " in line and said in line, line
 
 
+def test_a_damaged_best_in_bulk_is_one_line_for_the_plot(tmp_path):
+    """records plot reads each commit's best by SQL's max(), which ranks a text above every
+    number: the damaged best is named, not met later as a ValueError (found by the property)."""
+    store = tmp_path / "s.sqlite"
+    shutil.copy(base_store(), store)
+    assert edit(store, "find_batches", "best_cards", 0, "many")
+    line = error_line(
+        bmn("records", "plot", "-o", str(tmp_path / "p.png"), "--store", str(store)), 1
+    )
+    assert "table find_batches, row 1, column best_cards holds 'many', not a whole number" in line
+
+
 @pytest.mark.parametrize("run", range(1, len(SEARCHES) + 1))
 @pytest.mark.parametrize("state", [b"", b"garbage", b"\xff\xfe", None, "truncated"])
 def test_a_damaged_or_missing_checkpoint_is_refused_or_resumed(tmp_path, run, state):
