@@ -14,12 +14,9 @@ checked against kernels/reference.py.
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
 from functools import partial
 from types import ModuleType, SimpleNamespace
 
-import numba
 import numpy as np
 from numba import njit, prange
 from numba.extending import overload
@@ -229,17 +226,7 @@ def _store(h: np.ndarray, hands: tuple, seats: tuple, lead: int) -> None:
 
 @njit(**JIT)
 def _fast(buf, offset, sizes, soff, seats, cap) -> tuple:
-    """play_fast_at on hand sizes sizes[soff:soff + seats]."""
-    h = np.empty(WIDTH, dtype=np.uint64)
-    ring = np.empty(MAX_SEATS, dtype=np.int64)
-    return _fast_in(buf, offset, sizes, soff, seats, cap, h, ring)
-
-
-@njit(**JIT)
-def _fast_in(buf, offset, sizes, soff, seats, cap, h, ring) -> tuple:
-    """_fast on the table arrays h (WIDTH) and ring (MAX_SEATS), which it overwrites: a batch
-    lends the same two to every deal of a block (two allocations a deal cost about a tenth of
-    a 3-seat game's time).
+    """play_fast_at on hand sizes sizes[soff:soff + seats].
 
     The seats in the game go into registers, in turn order from the leader; a trick in which
     one must lay and holds nothing is played on the table arrays, and the rest go on in
@@ -248,6 +235,8 @@ def _fast_in(buf, offset, sizes, soff, seats, cap, h, ring) -> tuple:
     holders, first = count_holders(sizes, soff, seats)
     if holders < 2:
         return lone(seats, first)
+    h = np.empty(WIDTH, dtype=np.uint64)
+    ring = np.empty(MAX_SEATS, dtype=np.int64)
     leader, live, out, total = setup(buf, offset, sizes, soff, seats, h, ring)
     cards = np.int64(0)
     tricks = np.int64(0)
@@ -305,31 +294,22 @@ def play_fast_at(buf: np.ndarray, offset: int, sizes: np.ndarray, cap: int) -> t
 # Batches.
 
 
-# Deals a prange iteration of the batch scorer, playing on one pair of table arrays.
-BLOCK = 64
-
-
 @njit(**PARALLEL_JIT)
 def _score_rows(flat, width, sizes, seats, rows, cap, cards, tricks, status, winner, loops):
     """Score deals `rows` of a flat batch of rows `width` long; each writes only its slots."""
-    for b in prange((rows.shape[0] + BLOCK - 1) // BLOCK):
-        h = np.empty(WIDTH, dtype=np.uint64)
-        ring = np.empty(MAX_SEATS, dtype=np.int64)
-        for r in range(b * BLOCK, min(b * BLOCK + BLOCK, rows.shape[0])):
-            i = rows[r]
-            at = i * width
-            c, t, code = _fast_in(flat, at, sizes, i * seats, seats, cap, h, ring)
-            if code != UNDECIDED:
-                cards[i], tricks[i], status[i], winner[i] = c, t, FINISHED, code
-                for f in range(4):
-                    loops[f][i] = -1
-                continue
-            st, c, t, w, start_c, start_t, period_c, period_t = exact(
-                flat, at, sizes, i * seats, seats
-            )
-            cards[i], tricks[i], status[i], winner[i] = c, t, st, w
-            loops[0][i], loops[1][i] = start_c, start_t
-            loops[2][i], loops[3][i] = period_c, period_t
+    for r in prange(rows.shape[0]):
+        i = rows[r]
+        at = i * width
+        c, t, code = _fast(flat, at, sizes, i * seats, seats, cap)
+        if code != UNDECIDED:
+            cards[i], tricks[i], status[i], winner[i] = c, t, FINISHED, code
+            for f in range(4):
+                loops[f][i] = -1
+            continue
+        st, c, t, w, start_c, start_t, period_c, period_t = exact(flat, at, sizes, i * seats, seats)
+        cards[i], tricks[i], status[i], winner[i] = c, t, st, w
+        loops[0][i], loops[1][i] = start_c, start_t
+        loops[2][i], loops[3][i] = period_c, period_t
 
 
 def score_rows(deals: np.ndarray, sizes: np.ndarray, rows: np.ndarray, out, cap: int) -> None:
@@ -353,22 +333,6 @@ def _score_batch(compiled, deals, sizes, rows, out, cap: int) -> None:
     if len(rows) and sizes[rows].sum(axis=1).max() > MAX_CARDS:
         raise ValueError(f"the N-seat kernel plays deals of at most {MAX_CARDS} cards")
     loops = (out.loop_start_cards, out.loop_start_tricks, out.period_cards, out.period_tricks)
-    with _blocks():
-        _run_batch(compiled, deals, sizes, seats, rows, out, cap, loops)
-
-
-@contextmanager
-def _blocks() -> Iterator[None]:
-    """The caller's parallel chunk size (in deals: kernels/score.numba_threads) as blocks."""
-    chunk = numba.get_parallel_chunksize()
-    numba.set_parallel_chunksize(max(1, chunk // BLOCK) if chunk else 0)
-    try:
-        yield
-    finally:
-        numba.set_parallel_chunksize(chunk)
-
-
-def _run_batch(compiled, deals, sizes, seats, rows, out, cap, loops) -> None:
     compiled(
         deals.reshape(-1),
         deals.shape[1],
@@ -394,7 +358,6 @@ _RULED = (
     play_exact_at,
     table._stopped,
     play_limit_at,
-    _fast_in,
     _fast,
     play_fast_at,
     _score_rows,

@@ -6,7 +6,6 @@ play_fast_at and its cap, play_limit_at and the card limit), its exact loop figu
 seats, which it plays too though the registry gives them to kernels/cpu/two.py.
 """
 
-import numba
 import numpy as np
 import pytest
 from edge_cases import BIASED, EDGE_CASES, SEAT_COUNTS, every_deal, split_deal, tiny_deck
@@ -16,7 +15,6 @@ from samples import CASELLA, exact_as_reference
 from tiers import properties
 
 from bmn.kernels.config import LOOP, UNDECIDED
-from bmn.kernels.cpu import nseat
 from bmn.kernels.cpu.nseat import (
     NO_LIMIT,
     play_exact_at,
@@ -208,24 +206,3 @@ def test_bounded_card_limits(seats, cards, cuts, limit):
     row, sizes = encode(deal)
     got = exact_as_reference(play_limit_at(row, 0, sizes, limit))
     assert got == play(deal, limit=limit).as_dict()
-
-
-def test_a_block_of_deals_shares_the_table_arrays():
-    """score_rows plays each block of nseat.BLOCK deals on one pair of table arrays: deals of
-    every shape one after another (hands dealt empty, seats going out, loops), rows asked in
-    any order and only some of them, each give the reference engine's result, the rows not
-    asked keep their empty values, and numba's parallel chunk size is as it was."""
-    deals = [c.deal for c in EDGE_CASES[3]] + list(every_deal(3, 4))
-    rows, sizes = batch(deals)
-    asked = np.random.default_rng(7).permutation(len(deals))[: 2 * len(deals) // 3]
-    assert len(asked) > 2 * nseat.BLOCK
-    out = Scores.empty(len(deals))
-    with numba_threads(2):
-        before = numba.get_parallel_chunksize()
-        score_rows(rows, sizes, asked, out, 20)
-        assert numba.get_parallel_chunksize() == before
-    assert [deals[i] for i in asked if out.as_dict(i) != play(deals[i]).as_dict()] == []
-    blank = Scores.empty(len(deals))
-    left = np.setdiff1d(np.arange(len(deals)), asked)
-    for got, want in zip(out.arrays(), blank.arrays(), strict=True):
-        assert np.array_equal(got[left], want[left])
