@@ -9,6 +9,12 @@ pinned to one CPU (`--cpu`) with numba on one thread, and each baseline runs und
 rounds; the median of each is printed with its ratio against the C ring (2 seats) or the C
 N-seat ring (3 and 4 seats) of the same run, and `lscpu`'s model name. A variant times its
 batch scorer alone: the deals are made and the kernel compiled before the clock starts.
+
+The variants measured and not kept are beside this script (variants_flight.py: games in
+flight, a free play chosen by masks; variants_events.py: a branch-free event machine;
+variants_nseat.py: N-seat table arrays lent a block of deals). "today, 8 deals cycled" is
+today's kernel on the same 8 deals over and over: what it costs that the predictor cannot
+learn the branches of a fresh deal (docs/development.md, "CPU kernel speed").
 """
 
 from __future__ import annotations
@@ -47,7 +53,9 @@ def _two_today(batch, sizes, rows, out) -> None:
     two._score_rows(batch.reshape(-1), batch.shape[1], n0, n1, rows, FAST_CAP, out.arrays())
 
 
-def _two_flight(compiled) -> Scorer:
+def _two_scorer(compiled) -> Scorer:
+    """A scorer through a compiled two-seat `_score_rows(flat, width, n0, n1, rows, cap, out)`."""
+
     def scorer(batch, sizes, rows, out) -> None:
         n0 = np.ascontiguousarray(sizes[:, 0])
         n1 = np.ascontiguousarray(sizes[:, 1])
@@ -96,13 +104,13 @@ LEARNT = "today, 8 deals cycled"
 VARIANTS: dict[int, dict[str, Scorer]] = {
     2: {
         "today (one game)": _two_today,
-        "2 in flight": _two_flight(variants_flight._score_rows2),
-        "4 in flight": _two_flight(variants_flight._score_rows4),
-        "events (one game)": _two_flight(variants_events._score_rows1),
-        "events, 2 in flight": _two_flight(variants_events._score_rows2),
-        "select (one game)": _two_flight(_SELECT["_score_rows"]),
-        "select, 2 in flight": _two_flight(_SELECT["_score_rows2"]),
-        "select, 4 in flight": _two_flight(_SELECT["_score_rows4"]),
+        "2 in flight": _two_scorer(variants_flight._score_rows2),
+        "4 in flight": _two_scorer(variants_flight._score_rows4),
+        "events (one game)": _two_scorer(variants_events._score_rows1),
+        "events, 2 in flight": _two_scorer(variants_events._score_rows2),
+        "select (one game)": _two_scorer(_SELECT["_score_rows"]),
+        "select, 2 in flight": _two_scorer(_SELECT["_score_rows2"]),
+        "select, 4 in flight": _two_scorer(_SELECT["_score_rows4"]),
         LEARNT: _cycled(_two_today),
     },
     3: {
