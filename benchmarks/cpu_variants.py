@@ -111,6 +111,7 @@ VARIANTS: dict[int, dict[str, Scorer]] = {
         "select (one game)": _two_scorer(_SELECT["_score_rows"]),
         "select, 2 in flight": _two_scorer(_SELECT["_score_rows2"]),
         "select, 4 in flight": _two_scorer(_SELECT["_score_rows4"]),
+        "a loop for each seat to lead": _two_scorer(variants_flight._score_rows_by_leader),
         LEARNT: _cycled(_two_today),
     },
     3: {

@@ -23,7 +23,7 @@ from bmn.kernels import two_tricks
 from bmn.kernels.config import FINISHED, INLINE_JIT, JIT, LOOP, PARALLEL_JIT
 from bmn.kernels.cpu import two
 from bmn.kernels.cpu.bits import ctz, top_bit
-from bmn.kernels.cpu.two import _ending, _start, _step, exact_at, fast_at
+from bmn.kernels.cpu.two import _ending, _start, _step, _trick, exact_at, fast_at
 from bmn.kernels.targets import compile_for, specialise
 
 # trick_select's names; compile_for gives its copy two_tricks' namespace, where they are these.
@@ -223,3 +223,55 @@ def selected() -> dict:
     compiled = compile_for(rules, njit(**INLINE_JIT), "select", ctz=ctz, top_bit=top_bit)
     flight = (_drain, _block2, _block4, _score_rows2, _score_rows4)
     return specialise(two._RULED + flight, "select", _trick=compiled[-1])
+
+
+@njit(**JIT)
+def _fast_by_leader(buf, offset, n0, n1, cap) -> tuple:
+    """two.fast_at with a loop of its own for each seat to lead: no hands swapped after a
+    trick, and each seat's tricks at branch sites of their own for the predictor."""
+    if n0 == 0 or n1 == 0:
+        return fast_at(buf, offset, n0, n1, cap)
+    a, b, c, d, e, f, _ = _start(buf, offset, n0, n1)  # seat 0's hand, seat 1's
+    cards = 0
+    tricks = 0
+    while True:
+        while True:  # seat 0 leads
+            led, a, b, c, d, e, f, laid, over, end = _trick(a, b, c, d, e, f)
+            cards += laid
+            tricks += 1
+            if over:
+                cards, tricks = _ending(cards, tricks, end)
+                return cards, tricks, 0 if led else 1
+            if cards > cap:
+                return cards, tricks, -1
+            if not led:
+                break
+        while True:  # seat 1 leads
+            led, d, e, f, a, b, c, laid, over, end = _trick(d, e, f, a, b, c)
+            cards += laid
+            tricks += 1
+            if over:
+                cards, tricks = _ending(cards, tricks, end)
+                return cards, tricks, 1 if led else 0
+            if cards > cap:
+                return cards, tricks, -1
+            if not led:
+                break
+
+
+@njit(**PARALLEL_JIT)
+def _score_rows_by_leader(flat, width, n0, n1, rows, cap, out):
+    """two._score_rows through _fast_by_leader."""
+    cards, tricks, status, winner, start_cards, start_tricks, period_cards, period_tricks = out
+    for r in prange(rows.shape[0]):
+        i = rows[r]
+        at = i * width
+        c, t, code = _fast_by_leader(flat, at, n0[i], n1[i], cap)
+        if code != -1:
+            cards[i], tricks[i], status[i], winner[i] = c, t, FINISHED, code
+            continue
+        st, c, t, w, start_c, start_t, period_c, period_t = exact_at(flat, at, n0[i], n1[i])
+        cards[i], tricks[i], status[i], winner[i] = c, t, st, w
+        if st == LOOP:
+            start_cards[i], start_tricks[i] = start_c, start_t
+            period_cards[i], period_tricks[i] = period_c, period_t
