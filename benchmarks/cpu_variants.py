@@ -183,7 +183,7 @@ def run(seats: int, deals: int, rounds: int, base: Path, cpu: int) -> None:
     print(f"seats={seats} deals={deals} rounds={rounds} (median games/s, one thread)")
     for name, rates in figures.items():
         mid = statistics.median(rates)
-        line = f"  {name:<24} {mid:>12,.0f}  x{mid / reference:5.2f} C  x{mid / today:5.2f} today"
+        line = f"  {name:<30} {mid:>12,.0f}  x{mid / reference:5.2f} C  x{mid / today:5.2f} today"
         if name in checks and name != LEARNT:  # LEARNT plays other deals
             line += f"  cards/tricks {','.join(sorted(checks[name]))}"
         print(line, flush=True)
