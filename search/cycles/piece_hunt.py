@@ -102,6 +102,7 @@ class HuntState:
     extra_pieces: list[list[bytes]] = field(default_factory=list)
     extra_anchors: list[list[bytes]] = field(default_factory=list)
     visits: list[int] = field(default_factory=list)  # chunks spent on each control, by index
+    dealt: list[int] = field(default_factory=list)  # deals each control assembled
 
     @classmethod
     def start(
@@ -125,17 +126,21 @@ class HuntState:
         return self.extra_pieces[index - 1], self.extra_anchors[index - 1]
 
     def next_control(self, controls: int) -> int:
-        """The control this chunk works on: the one with the fewest visits, a control whose
-        library is still empty after PROBE visits counting IDLE times over (most of a deck's
-        controls close no piece at all: 54 of the Italian deck's 60 in a 3-minute run, which
-        in turns would have taken 59 chunks in 60), the lowest index on a tie."""
+        """The control this chunk works on: the one with the fewest visits weighted by what its
+        visits gave (pieces.controls_for offers every control that fits the deck, and most
+        close no piece: 54 of the Italian deck's 60 in a 3-minute run, which in turns would
+        have taken 59 chunks in 60). A control that assembled deals counts its visits once, one
+        with closed pieces but no deal yet SPARSE times, one still without a piece after PROBE
+        visits IDLE times; the lowest index on a tie."""
         while len(self.visits) < controls:
             self.visits.append(0)
+            self.dealt.append(0)
 
         def weight(index: int) -> tuple[int, int]:
             visits = self.visits[index]
-            idle = visits >= PROBE and not self.library(index)[0]
-            return (visits * (IDLE if idle else 1), index)
+            if self.dealt[index] or visits < PROBE:
+                return (visits, index)
+            return (visits * (SPARSE if self.library(index)[0] else IDLE), index)
 
         return min(range(controls), key=weight)
 
@@ -157,7 +162,7 @@ class HuntState:
             "anchors": [format_hand(p) for p in self.anchors],
             **_extra("extra_pieces", self.extra_pieces),
             **_extra("extra_anchors", self.extra_anchors),
-            **({"visits": self.visits} if len(self.visits) > 1 else {}),
+            **({"visits": self.visits, "dealt": self.dealt} if len(self.visits) > 1 else {}),
         }
 
     @classmethod
@@ -173,6 +178,7 @@ class HuntState:
             [[bytes(parse_hand(p)) for p in k] for k in d.get("extra_pieces", [])],
             [[bytes(parse_hand(p)) for p in k] for k in d.get("extra_anchors", [])],
             list(d.get("visits", [])),
+            list(d.get("dealt", [])),
         )
 
 
@@ -190,7 +196,9 @@ class HuntReport:
     new: list[HuntFind] = field(default_factory=list)
 
 
-PROBE, IDLE = 2, 8  # a control with no closed piece after PROBE visits: visited IDLE times less
+# Visits before a control is judged, and how much rarer one that assembled no deal (SPARSE) or
+# closed no piece (IDLE) is visited than one that assembles deals.
+PROBE, SPARSE, IDLE = 1, 8, 64
 _FAILED: dict[Control, set[bytes]] = {}  # pieces known not to be closed: saves time only
 
 
@@ -239,6 +247,7 @@ def hunt_chunk(state: HuntState, options: HuntOptions) -> HuntReport:
         report.new.append(find)
     state.rng = rng.bit_generator.state
     state.assembled += report.assembled
+    state.dealt[index] += report.assembled
     state.chunks += 1
     return report
 
