@@ -9,6 +9,10 @@ without a store:
 cycles assembled from them, and for each the most balanced starting deal. Figures go to
 stdout, with the seconds they took.
 
+`halves` runs the half-period search (bmn.search.cycles.half_period) over half periods of
+--least to --most cards, upward, for --seconds: every role-swapping cycle of the deck with
+those half periods, each replayed by the reference engine.
+
 `recall` reads a grow run's store and says which of the cycles of a peer's looping deals it
 found, and when (seconds after the run started): by default the 9 cycles of the Italian deck's
 20/20 deals that N1k06/stracciacamicia's exhaustive search found (tests/data/peers/n1k06_40.csv).
@@ -31,10 +35,11 @@ from dataclasses import asdict
 from datetime import datetime
 
 from bmn.kernels.cycles.loops import LOOP, analyse, swaps_roles
-from bmn.kernels.deal import parse_deal
-from bmn.kernels.decks import counts_of
+from bmn.kernels.deal import format_hand, parse_deal
+from bmn.kernels.decks import counts_of, parse_deck
 from bmn.kernels.reference import play
 from bmn.records.store import Store
+from bmn.search.cycles.half_period import swap_cycles
 from bmn.search.cycles.piece_hunt import HuntFind, HuntOptions, HuntState, hunt_chunk
 from bmn.search.cycles.pieces import Control, controls_for, pieces_of
 
@@ -118,6 +123,23 @@ def run_recall(args: argparse.Namespace) -> None:
     print(f"{len(found)} of {len(cycles)} cycles found{last}; {len(rows)} cycles in the store")
 
 
+def run_halves(args: argparse.Namespace) -> None:
+    start = time.monotonic()
+    deck = parse_deck(args.deck)
+    cycles, done = swap_cycles(deck, args.most, args.seconds, args.least)
+    for find in sorted(cycles.values(), key=lambda f: f.figures):
+        deal = find.deal
+        assert play(deal).status == LOOP  # the reference engine agrees it never ends
+        print(
+            f"L={find.figures[0]} period {find.period_tricks} tricks, {find.period_cards} cards: "
+            f"{'/'.join(format_hand(h) for h in deal)}"
+        )
+    print(
+        f"{time.monotonic() - start:.1f}s: every half period of {args.least} to {done} cards "
+        f"searched on {args.deck}; {len(cycles)} role-swapping cycles"
+    )
+
+
 def _form(loop, states, cards: list[int]) -> str:
     """'swaps roles', or the first of the deck's controls (pieces.controls_for) whose closed
     pieces the cycle is made of, or 'no control'."""
@@ -158,6 +180,12 @@ def parser() -> argparse.ArgumentParser:
     r.add_argument("--store", required=True, help="the grow run's record store")
     r.add_argument("--peers", default=PEERS, help="a peer file (N1k06's form) of looping deals")
     r.set_defaults(run=run_recall)
+    h = sub.add_parser("halves", help="role-swapping cycles by their half period (L upward)")
+    h.add_argument("--deck", default="14,2,2,2,0", help="counts N,J,Q,K,A, or 'standard'")
+    h.add_argument("--least", type=int, default=2, help="the shortest half period, in cards")
+    h.add_argument("--most", type=int, default=80, help="the longest half period, in cards")
+    h.add_argument("--seconds", type=float, default=120.0)
+    h.set_defaults(run=run_halves)
     return p
 
 

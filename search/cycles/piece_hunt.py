@@ -47,8 +47,8 @@ class HuntOptions:
     tail: str = "-"
     deck: tuple[int, ...] = STANDARD_COUNTS
     hand_sizes: tuple[int, int] | None = None  # the starting split sought; None: even
-    # Further controls as Control specs ('--J-/big/-'): chunk k works on control k mod (1 +
-    # how many), control 0 being the one above, each with its own library.
+    # Further controls as Control specs ('--J-/big/-'), control 0 being the one above, each with
+    # its own library; HuntState.next_control says which one a chunk works on.
     controls: tuple[str, ...] = ()
     numeral_weights: tuple[float, ...] = (0.5, 0.6, 0.7, 0.8, 0.9)
     tries: int = 200_000  # random descents per chunk, shared among the weights
