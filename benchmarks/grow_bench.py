@@ -1,4 +1,4 @@
-"""Measure the piece hunt, bounded in time: `python benchmarks/grow_bench.py pieces`.
+"""Measure the piece hunt, bounded in time, and a grow run's recall against known cycles.
 
 `bmn search --objective grow` runs the piece hunt as a stored, resumable search; this runs it
 without a store:
@@ -8,18 +8,42 @@ without a store:
 `pieces` runs the piece hunt (bmn.search.cycles.piece_hunt): closed pieces, standard-deck
 cycles assembled from them, and for each the most balanced starting deal. Figures go to
 stdout, with the seconds they took.
+
+`halves` runs the half-period search (bmn.search.cycles.half_period) over half periods of
+--least to --most cards, upward, for --seconds: every role-swapping cycle of the deck with
+those half periods, each replayed by the reference engine.
+
+`recall` reads a grow run's store and says which of the cycles of a peer's looping deals it
+found, and when (seconds after the run started): by default the 9 cycles of the Italian deck's
+20/20 deals that N1k06/stracciacamicia's exhaustive search found (tests/data/peers/n1k06_40.csv).
+Every peer deal and every stored deal is replayed by the reference engine first:
+
+    bmn search --objective grow --deck 28,4,4,4,0 --hand-sizes 20,20 --workers 2 --seed 1 \
+        --time 5m --store italian.sqlite
+    python benchmarks/grow_bench.py recall --store italian.sqlite
 """
 
 from __future__ import annotations
 
 import argparse
+import csv
 import json
 import time
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import asdict
+from datetime import datetime
 
+from bmn.kernels.cycles.loops import LOOP, analyse, swaps_roles
+from bmn.kernels.deal import format_hand, parse_deal
+from bmn.kernels.decks import counts_of, parse_deck
+from bmn.kernels.reference import play
+from bmn.records.store import Store
+from bmn.search.cycles.half_period import swap_cycles
 from bmn.search.cycles.piece_hunt import HuntFind, HuntOptions, HuntState, hunt_chunk
+from bmn.search.cycles.pieces import Control, controls_for, pieces_of
+
+PEERS = "tests/data/peers/n1k06_40.csv"
 
 
 def run_pieces(args: argparse.Namespace) -> None:
@@ -53,6 +77,81 @@ def run_pieces(args: argparse.Namespace) -> None:
         print(json.dumps(asdict(finds[0])))
 
 
+def peer_cycles(path: str) -> dict[str, list[str]]:
+    """The cycles of a peer file's looping deals (N1k06's digits: 0 a numeral, 1-3 J, Q, K;
+    the first half to seat 0, which leads), seat-blind key -> its deals, each replayed."""
+    cycles: dict[str, list[str]] = {}
+    with open(path) as f:
+        for row in csv.DictReader(f):
+            if row["outcome"] != "INFINITO":
+                continue
+            cards = [int(c) for c in row["deck"]]
+            deal = (cards[: len(cards) // 2], cards[len(cards) // 2 :])
+            assert play(deal).status == LOOP, row["deck"]
+            cycles.setdefault(analyse(deal).rotation_key, []).append(row["deck"])
+    return cycles
+
+
+def _stamp(value: str | datetime) -> datetime:
+    return value if isinstance(value, datetime) else datetime.fromisoformat(value.rstrip("Z"))
+
+
+def run_recall(args: argparse.Namespace) -> None:
+    cycles = peer_cycles(args.peers)
+    with Store(args.store) as db:
+        starts = {run.id: _stamp(run.started_at) for run in db.runs()}
+        rows = {row.rotation_key: row for row in db.loops()}
+    found = []
+    for key, deals in cycles.items():
+        cards = [int(c) for c in deals[0]]
+        loop = analyse((cards[:20], cards[20:]))
+        states = [(s.hands, s.leader) for s in loop.states]
+        row = rows.get(key)
+        seconds = None
+        if row is not None:
+            stored = parse_deal(row.example_deal)
+            assert play(stored).status == LOOP and analyse(stored).rotation_key == key
+            seconds = (_stamp(row.found_at) - starts[row.run]).total_seconds()
+            found.append(seconds)
+        print(
+            f"{'found' if row else 'not found':9} "
+            f"{'' if seconds is None else f'{seconds:6.1f}s':>7} period {loop.period_tricks:3} "
+            f"tricks, {_form(loop, states, cards):22}, "
+            f"{len(deals):3} peer deals, {row.example_deal if row else key}"
+        )
+    last = f", the last after {max(found):.1f} s" if found else ""
+    print(f"{len(found)} of {len(cycles)} cycles found{last}; {len(rows)} cycles in the store")
+
+
+def run_halves(args: argparse.Namespace) -> None:
+    start = time.monotonic()
+    deck = parse_deck(args.deck)
+    cycles, done = swap_cycles(deck, args.most, args.seconds, args.least)
+    for find in sorted(cycles.values(), key=lambda f: f.figures):
+        deal = find.deal
+        assert play(deal).status == LOOP  # the reference engine agrees it never ends
+        print(
+            f"L={find.figures[0]} period {find.period_tricks} tricks, {find.period_cards} cards: "
+            f"{'/'.join(format_hand(h) for h in deal)}"
+        )
+    print(
+        f"{time.monotonic() - start:.1f}s: every half period of {args.least} to {done} cards "
+        f"searched on {args.deck}; {len(cycles)} role-swapping cycles"
+    )
+
+
+def _form(loop, states, cards: list[int]) -> str:
+    """'swaps roles', or the first of the deck's controls (pieces.controls_for) whose closed
+    pieces the cycle is made of, or 'no control'."""
+    if swaps_roles(states):
+        return "swaps roles"
+    deal = (cards[:20], cards[20:])
+    for spec in controls_for(counts_of(cards)):
+        if pieces_of(Control.from_spec(spec), deal):
+            return f"pieces of {spec}"
+    return "no control"
+
+
 def _split(find: HuntFind) -> str:
     sizes = find.best.get("sizes", [0, 0])
     return f"{sizes[0]}/{sizes[1]}" + (" mirrored" if find.best.get("mirrored") else "")
@@ -77,6 +176,16 @@ def parser() -> argparse.ArgumentParser:
         s.add_argument("--seconds", type=float, default=120.0)
         s.add_argument("--seed", type=int, default=1)
         s.add_argument("--threads", type=int, default=2)
+    r = sub.add_parser("recall", help="which of a peer's cycles a grow run's store holds")
+    r.add_argument("--store", required=True, help="the grow run's record store")
+    r.add_argument("--peers", default=PEERS, help="a peer file (N1k06's form) of looping deals")
+    r.set_defaults(run=run_recall)
+    h = sub.add_parser("halves", help="role-swapping cycles by their half period (L upward)")
+    h.add_argument("--deck", default="14,2,2,2,0", help="counts N,J,Q,K,A, or 'standard'")
+    h.add_argument("--least", type=int, default=2, help="the shortest half period, in cards")
+    h.add_argument("--most", type=int, default=80, help="the longest half period, in cards")
+    h.add_argument("--seconds", type=float, default=120.0)
+    h.set_defaults(run=run_halves)
     return p
 
 

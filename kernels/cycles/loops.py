@@ -195,6 +195,14 @@ def cycle_key(states: Sequence[State]) -> str:
     return min(state_text(hands, leader) for hands, leader in states)
 
 
+def swaps_roles(states: Sequence[State]) -> bool:
+    """Whether a two-seat cycle passes through its own mirror image (the hands exchanged, the
+    other seat to lead): then every half period the hands swap roles, and no hand of the cycle
+    comes back to the same seat sooner than a whole period."""
+    mirror = [((hands[1], hands[0]), 1 - leader) for hands, leader in states]
+    return len(states[0][0]) == 2 and cycle_key(mirror) == cycle_key(states)
+
+
 def out_seats(hands: Hands) -> tuple[int, ...]:
     """The seats out of the game in a state."""
     return tuple(s for s, hand in enumerate(hands) if hand is None)

@@ -47,12 +47,12 @@ class HuntOptions:
     tail: str = "-"
     deck: tuple[int, ...] = STANDARD_COUNTS
     hand_sizes: tuple[int, int] | None = None  # the starting split sought; None: even
-    # Further controls as Control specs ('--J-/big/-'): chunk k works on control k mod (1 +
-    # how many), control 0 being the one above, each with its own library.
+    # Further controls as Control specs ('--J-/big/-'), control 0 being the one above, each with
+    # its own library; HuntState.next_control says which one a chunk works on.
     controls: tuple[str, ...] = ()
     numeral_weights: tuple[float, ...] = (0.5, 0.6, 0.7, 0.8, 0.9)
     tries: int = 200_000  # random descents per chunk, shared among the weights
-    min_len: int = 4
+    min_len: int = 1  # every piece: the Italian deck's 33-trick cycles need `--J` (3 cards)
     deals: int = 8  # deals assembled per chunk
     basin_states: int = 100_000
 
@@ -101,6 +101,8 @@ class HuntState:
     # The libraries and anchors of the further controls (HuntOptions.controls), in their order.
     extra_pieces: list[list[bytes]] = field(default_factory=list)
     extra_anchors: list[list[bytes]] = field(default_factory=list)
+    visits: list[int] = field(default_factory=list)  # chunks spent on each control, by index
+    dealt: list[int] = field(default_factory=list)  # deals each control assembled
 
     @classmethod
     def start(
@@ -123,6 +125,25 @@ class HuntState:
             self.extra_anchors.append([])
         return self.extra_pieces[index - 1], self.extra_anchors[index - 1]
 
+    def next_control(self, controls: int) -> int:
+        """The control this chunk works on: the one with the fewest visits weighted by what its
+        visits gave (pieces.controls_for offers every control that fits the deck, and most
+        close no piece: 54 of the Italian deck's 60 in a 3-minute run, which in turns would
+        have taken 59 chunks in 60). A control that assembled deals counts its visits once, one
+        with closed pieces but no deal yet SPARSE times, one still without a piece after PROBE
+        visits IDLE times; the lowest index on a tie."""
+        while len(self.visits) < controls:
+            self.visits.append(0)
+            self.dealt.append(0)
+
+        def weight(index: int) -> tuple[int, int]:
+            visits = self.visits[index]
+            if self.dealt[index] or visits < PROBE:
+                return (visits, index)
+            return (visits * (SPARSE if self.library(index)[0] else IDLE), index)
+
+        return min(range(controls), key=weight)
+
     def set_pieces(self, index: int, pieces: list[bytes]) -> None:
         if index == 0:
             self.pieces = pieces
@@ -141,6 +162,7 @@ class HuntState:
             "anchors": [format_hand(p) for p in self.anchors],
             **_extra("extra_pieces", self.extra_pieces),
             **_extra("extra_anchors", self.extra_anchors),
+            **({"visits": self.visits, "dealt": self.dealt} if len(self.visits) > 1 else {}),
         }
 
     @classmethod
@@ -155,6 +177,8 @@ class HuntState:
             [bytes(parse_hand(p)) for p in d.get("anchors", [])],
             [[bytes(parse_hand(p)) for p in k] for k in d.get("extra_pieces", [])],
             [[bytes(parse_hand(p)) for p in k] for k in d.get("extra_anchors", [])],
+            list(d.get("visits", [])),
+            list(d.get("dealt", [])),
         )
 
 
@@ -172,6 +196,9 @@ class HuntReport:
     new: list[HuntFind] = field(default_factory=list)
 
 
+# Visits before a control is judged, and how much rarer one that assembled no deal (SPARSE) or
+# closed no piece (IDLE) is visited than one that assembles deals.
+PROBE, SPARSE, IDLE = 1, 8, 64
 _FAILED: dict[Control, set[bytes]] = {}  # pieces known not to be closed: saves time only
 
 
@@ -179,7 +206,8 @@ def hunt_chunk(state: HuntState, options: HuntOptions) -> HuntReport:
     """Sample pieces for this chunk's control, grow its library, assemble and judge
     `options.deals` deals. Updates `state` in place."""
     controls = options.all_controls()
-    index = state.chunks % len(controls)
+    index = state.next_control(len(controls))
+    state.visits[index] += 1
     pieces, anchors = state.library(index)
     library = Library(controls[index], pieces)
     library.failed = _FAILED.setdefault(library.control, set())
@@ -219,6 +247,7 @@ def hunt_chunk(state: HuntState, options: HuntOptions) -> HuntReport:
         report.new.append(find)
     state.rng = rng.bit_generator.state
     state.assembled += report.assembled
+    state.dealt[index] += report.assembled
     state.chunks += 1
     return report
 

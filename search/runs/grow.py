@@ -7,8 +7,9 @@ few deals of the deck (`--deck`, the standard one by default) assembled from the
 played; a deal that falls into a cycle the stream has not seen is played backwards
 (bmn.kernels.cycles.balance) to its most balanced starting deal: the one with hand sizes nearest
 `--hand-sizes` (even by default). `--iterations` counts rounds. On the standard deck a hunt works
-on the published cycle's control (`J-`, the big hand to lead); on any other deck its rounds take
-turns over every control the deck holds (pieces.controls_for), each with its own library.
+on the published cycle's control (`J-`, the big hand to lead); on any other deck its rounds go
+over every control the deck holds (pieces.controls_for), each with its own library, most often to
+those that assembled deals (piece_hunt.HuntState.next_control).
 
 Two ways to start (`--grow-from`):
 - `known` (the default): the library starts with the pieces of known cycles (the published

@@ -90,3 +90,19 @@ def test_controls_fit_the_deck_and_round_trip():
                 held[v] += 1
             assert all(h <= d for h, d in zip(held, deck, strict=True))
     assert "J-/big/-" not in controls_for((14, 0, 2, 2, 0))  # no J in the deck
+
+
+def test_rounds_go_most_to_the_controls_that_assembled_deals():
+    state = HuntState.start(seed=1)
+    state.extra_pieces = [[bytes(parse_hand("--J"))], []]  # control 1 has a piece, 2 none
+    state.extra_anchors = [[], []]
+    state.visits, state.dealt = [1, 0, 0], [4, 0, 0]
+    assert state.next_control(3) == 1  # every control gets a first round
+    state.visits = [3, 1, 1]
+    assert state.next_control(3) == 0  # then: 3 rounds that dealt, against 8 and 64
+    state.visits = [9, 1, 1]
+    assert state.next_control(3) == 1  # 9 rounds against a piece-only control's 1 x 8
+    state.visits = [70, 9, 1]
+    assert state.next_control(3) == 2  # 70 and 72 against 64: a pieceless control's turn
+    again = HuntState.from_json(json.loads(json.dumps(state.as_json())))
+    assert (again.visits, again.dealt) == ([70, 9, 1], [4, 0, 0])
