@@ -130,7 +130,8 @@ def play(
             return DONE, bytes(out)
 
 
-def _reader(word: bytes) -> tuple[Callable[[], int | None], list[int]]:
+def word_reader(word: bytes) -> tuple[Callable[[], int | None], list[int]]:
+    """(next card of `word`, None once it is read out; [how many cards read so far])."""
     at = [0]
 
     def next_card() -> int | None:
@@ -145,7 +146,7 @@ def _reader(word: bytes) -> tuple[Callable[[], int | None], list[int]]:
 def piece_output(control: Control, word: bytes) -> bytes | None:
     """The output of `word` if it is exactly a piece (the control state is first back when the
     word is used up), else None."""
-    next_card, at = _reader(word)
+    next_card, at = word_reader(word)
     status, out = play(control, next_card)
     return out if status == DONE and at[0] == len(word) else None
 
@@ -153,7 +154,7 @@ def piece_output(control: Control, word: bytes) -> bytes | None:
 def piece_peak(control: Control, word: bytes) -> int:
     """The most cards the small hand holds while `word` is worked through."""
     peak = [len(control.small)]
-    play(control, _reader(word)[0], peak=peak)
+    play(control, word_reader(word)[0], peak=peak)
     return peak[0]
 
 
@@ -162,7 +163,7 @@ def split(control: Control, cards: bytes) -> list[bytes] | None:
     parts = []
     start = 0
     while start < len(cards):
-        next_card, at = _reader(cards[start:])
+        next_card, at = word_reader(cards[start:])
         status, _ = play(control, next_card)
         if status != DONE:
             return None

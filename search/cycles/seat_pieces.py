@@ -24,7 +24,15 @@ import numpy as np
 
 from bmn.kernels.deal import format_hand, parse_hand
 from bmn.kernels.decks import STANDARD_COUNTS, counts_of
-from bmn.search.cycles.pieces import DEAD, DONE, SHORT, Library, assemble, sums_reachable
+from bmn.search.cycles.pieces import (
+    DEAD,
+    DONE,
+    SHORT,
+    Library,
+    assemble,
+    sums_reachable,
+    word_reader,
+)
 from bmn.search.cycles.true_cycles import Seated, TrueCycle
 from bmn.search.cycles.true_growth import Growth
 
@@ -110,23 +118,11 @@ def play(control: SeatControl, next_card: Callable[[], int | None], max_small: i
             return DONE, bytes(out)
 
 
-def _reader(word: bytes) -> tuple[Callable[[], int | None], list[int]]:
-    at = [0]
-
-    def next_card() -> int | None:
-        if at[0] >= len(word):
-            return None
-        at[0] += 1
-        return word[at[0] - 1]
-
-    return next_card, at
-
-
 def split(control: SeatControl, cards: bytes) -> list[bytes] | None:
     """`cards` cut into pieces by play, or None if they do not cut exactly."""
     parts, start = [], 0
     while start < len(cards):
-        next_card, at = _reader(cards[start:])
+        next_card, at = word_reader(cards[start:])
         status, _ = play(control, next_card)
         if status != DONE:
             return None
@@ -138,7 +134,7 @@ def split(control: SeatControl, cards: bytes) -> list[bytes] | None:
 def successor(control: SeatControl, word: bytes) -> list[bytes] | None:
     """g(word) cut into pieces, or None (not a piece, output not ending with the tail, or g
     does not cut)."""
-    next_card, at = _reader(word)
+    next_card, at = word_reader(word)
     status, out = play(control, next_card)
     t = len(control.tail)
     if status != DONE or at[0] != len(word) or out[len(out) - t :] != control.tail:

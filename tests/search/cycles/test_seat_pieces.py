@@ -6,7 +6,7 @@ import random
 import numpy as np
 
 from bmn.kernels.deal import parse_deal, parse_hand
-from bmn.search.cycles.pieces import DEAD, DONE, SHORT
+from bmn.search.cycles.pieces import DEAD, DONE, SHORT, word_reader
 from bmn.search.cycles.seat_pieces import (
     SeatControl,
     SeatLibrary,
@@ -29,8 +29,7 @@ def _word(text: str) -> bytes:
 
 
 def _reader(word: bytes):
-    cards = list(word)
-    return lambda: cards.pop(0) if cards else None
+    return word_reader(word)[0]
 
 
 def test_a_control_round_trips_through_its_spec():
