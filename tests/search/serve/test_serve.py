@@ -10,6 +10,7 @@ top page to its replay, whose figures must be `bmn play`'s.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import json
 import os
@@ -21,6 +22,7 @@ import socket
 import sqlite3
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -437,6 +439,44 @@ def url_line(server: subprocess.Popen) -> str:
     return line
 
 
+class Served:
+    """What `served_in_chromium` gives: the page's URL and the browser on it; once the server
+    is stopped, its exit status and what it said on stderr."""
+
+    def __init__(self, url: str, browser) -> None:
+        self.url, self.browser = url, browser
+        self.returncode: int | None = None
+        self.said = ""
+
+
+@contextlib.contextmanager
+def served_in_chromium(store: Path, folder: Path) -> Iterator[Served]:
+    """`bmn records serve STORE` on a free port, as a user starts it, and Chromium on its URL;
+    after, the browser quit and the server stopped by Ctrl-C, as a user stops it."""
+    command = [sys.executable, "-m", "bmn.search.cli", "records", "serve", str(store)]
+    server = subprocess.Popen(
+        [*command, "--port", "0"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    browser = None
+    try:
+        url = url_line(server)
+        browser = chromium(folder)
+        browser.set_page_load_timeout(HANG_SECONDS)
+        browser.get(url)
+        served = Served(url, browser)
+        yield served
+    finally:
+        if browser is not None:
+            browser.quit()
+        server.send_signal(signal.SIGINT)
+        try:
+            server.wait(HANG_SECONDS)
+        finally:
+            server.kill()
+            _, said = server.communicate()
+    served.returncode, served.said = server.returncode, said
+
+
 @pytest.mark.slow
 def test_a_find_in_the_browser_replays_as_bmn_play_does(bmn, tmp_path):
     browser_or_skip()
@@ -449,16 +489,8 @@ def test_a_find_in_the_browser_replays_as_bmn_play_does(bmn, tmp_path):
     assert searched.exit_code == 0, searched.output
     best = json.loads(searched.stdout)
 
-    command = [sys.executable, "-m", "bmn.search.cli", "records", "serve", str(store)]
-    server = subprocess.Popen(
-        [*command, "--port", "0"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
-    )
-    browser = None
-    try:
-        url = url_line(server)
-        browser = chromium(tmp_path / "chromium")
-        browser.set_page_load_timeout(HANG_SECONDS)
-        browser.get(url)
+    with served_in_chromium(store, tmp_path / "chromium") as served:
+        browser, url = served.browser, served.url
         top = browser.find_element(By.ID, "top-2")
         link = top.find_element(By.CSS_SELECTOR, "td.deal a")
         deal = link.text
@@ -502,14 +534,5 @@ def test_a_find_in_the_browser_replays_as_bmn_play_does(bmn, tmp_path):
                 " const w = t.closest('.table-wrapper'); return [w.scrollWidth, w.clientWidth];"
             )
             assert wide <= seen, (players, wide, seen)
-    finally:
-        if browser is not None:
-            browser.quit()
-        server.send_signal(signal.SIGINT)
-        try:
-            server.wait(HANG_SECONDS)
-        finally:
-            server.kill()
-            _, said = server.communicate()
-    assert server.returncode == 0  # Ctrl-C is how a server stops: not an error
-    assert said.strip().endswith(f"stopped serving {store}"), said
+    assert served.returncode == 0  # Ctrl-C is how a server stops: not an error
+    assert served.said.strip().endswith(f"stopped serving {store}"), served.said

@@ -7,13 +7,10 @@ from __future__ import annotations
 import asyncio
 import json
 import re
-import signal
-import subprocess
-import sys
 
 import pytest
 from samples import RECORD
-from test_serve import HANG_SECONDS, browser_or_skip, chromium, url_line
+from test_serve import HANG_SECONDS, browser_or_skip, served_in_chromium
 
 from bmn.kernels.deal import parse_deal
 from bmn.kernels.reference import play
@@ -90,16 +87,8 @@ def test_the_form_replays_under_the_rule_set_chosen_as_bmn_play_does(bmn, path, 
     from selenium.webdriver.support.ui import Select, WebDriverWait
 
     Store(path).close()
-    command = [sys.executable, "-m", "bmn.search.cli", "records", "serve", str(path)]
-    server = subprocess.Popen(
-        [*command, "--port", "0"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
-    )
-    browser = None
-    try:
-        url = url_line(server)
-        browser = chromium(tmp_path / "chromium")
-        browser.set_page_load_timeout(HANG_SECONDS)
-        browser.get(url)
+    with served_in_chromium(path, tmp_path / "chromium") as served:
+        browser = served.browser
         browser.find_element(By.NAME, "deal").send_keys(ENDS_AT_ONCE)
         Select(browser.find_element(By.ID, "bmn-rules-choice")).select_by_value("pelagaletto2")
         browser.find_element(By.CSS_SELECTOR, "input[type=submit]").click()
@@ -123,13 +112,4 @@ def test_the_form_replays_under_the_rule_set_chosen_as_bmn_play_does(bmn, path, 
         )
         figures = [browser.find_element(By.ID, f"bmn-{name}").text for name in ("cards", "tricks")]
         assert figures == [str(bmns.cards), str(bmns.tricks)] == ["6", "2"]
-    finally:
-        if browser is not None:
-            browser.quit()
-        server.send_signal(signal.SIGINT)
-        try:
-            server.wait(HANG_SECONDS)
-        finally:
-            server.kill()
-            server.communicate()
-    assert server.returncode == 0
+    assert served.returncode == 0
