@@ -6,12 +6,13 @@
 
 For each seat count, each round times, back to back on one pinned CPU: the C ring-buffer
 simulator (../shared/baseline: `bmn.c` for 2 seats, `nseat.c` for 3 and 4; build them as its
-README says), `bmn bench --threads 1 --json` under every rule set that plays those seats
-(kernels/rulesets.py), and with `--before` an older bmn's `bench` (bmn's rules: an older bmn has
-no others). The rounds alternate, so a disturbance of the shared machine falls on all alike;
-each figure is the median of the rounds, and each ratio is taken between medians of this run:
-against the C ring, and against bmn's rules. `bmn bench` times play only (deals made and the
-kernel compiled or loaded before its clock starts); the C simulators time their own play.
+README says), this bmn's `bench` (kernels/benchmark.py, in this process, one thread) under every
+rule set that plays those seats (kernels/rulesets.py), and with `--before` an older bmn's `bmn
+bench --threads 1 --json` (bmn's rules: an older bmn has no others). The rounds alternate, so a
+disturbance of the shared machine falls on all alike; each figure is the median of the rounds,
+and each ratio is taken between medians of this run: against the C ring, and against bmn's
+rules. `bench` times play only (deals made and the kernel compiled or loaded before its clock
+starts), every two-seat rule set through the same loop; the C simulators time their own play.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ import subprocess
 import sys
 from collections import defaultdict
 
+from bmn.kernels.benchmark import bench
 from bmn.kernels.rulesets import names, rule_set
 
 DEALS = {2: 1_000_000, 3: 300_000, 4: 300_000}
@@ -35,10 +37,15 @@ def rule_sets(seats: int) -> list[str]:
     return [n for n in names() if rule_set(n).name == n and rule_set(n).plays(seats)]
 
 
-def time_bmn(binary: str, seats: int, deals: int, rules: str | None) -> float:
-    """Games a second of `bmn bench` on one thread, under `rules` (None: the binary's default)."""
+def time_rules(seats: int, deals: int, rules: str) -> float:
+    """Games a second of this bmn's bench on one thread, under `rules`."""
+    return bench(deals, threads=1, players=seats, rules=rules).games_per_s
+
+
+def time_before(binary: str, seats: int, deals: int) -> float:
+    """Games a second of an older bmn's `bmn bench` on one thread, under its own rules."""
     args = [binary, "bench", "--players", str(seats), "--threads", "1", "--deals", str(deals)]
-    args += ["--json"] + (["--rules", rules] if rules else [])
+    args += ["--json"]
     out = subprocess.run(args, check=True, capture_output=True, text=True).stdout
     return float(json.loads(out)["games_per_s"])
 
@@ -63,9 +70,9 @@ def measure(seats: int, rounds: int, args: argparse.Namespace) -> dict[str, floa
     for _ in range(rounds):
         times["C ring"].append(time_ring(args.ring, args.nseat, seats, deals, args.deals_file))
         if args.before:
-            times["before: bmn"].append(time_bmn(args.before, seats, deals, None))
+            times["before: bmn"].append(time_before(args.before, seats, deals))
         for name in rule_sets(seats):
-            times[name].append(time_bmn(args.bmn, seats, deals, name))
+            times[name].append(time_rules(seats, deals, name))
     return {name: statistics.median(values) for name, values in times.items()}
 
 
@@ -90,14 +97,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--ring", required=True, help="the C ring simulator built from bmn.c")
     parser.add_argument("--nseat", required=True, help="the C N-seat simulator from nseat.c")
     parser.add_argument("--deals-file", default="deals.bin", help="bmn.c's `gen` output")
-    parser.add_argument("--bmn", default="bmn", help="this bmn's command [default: bmn]")
     parser.add_argument("--before", help="an older bmn's command, timed under its own rules")
     parser.add_argument("--seats", type=int, nargs="+", default=[2, 3, 4], choices=[2, 3, 4])
-    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--cpu", type=int, help="pin every contender to this CPU")
     args = parser.parse_args(argv)
     if args.cpu is not None:
-        os.sched_setaffinity(0, {args.cpu})  # inherited by every child
+        os.sched_setaffinity(0, {args.cpu})  # this process's kernels, and every child
     print(f"machine: {machine()}; {args.rounds} alternating rounds, medians, one thread")
     print("| seats | rule set | games/s | / C ring | / bmn's rules |")
     print("|---|---|---|---|---|")

@@ -1,10 +1,11 @@
 """Speed and agreement checks of the compiled kernels on random standard deals of 2-4 seats.
 
 `bench` times the compiled batch kernel alone: the deals are generated and the kernel compiled
-(or loaded from the cache) before the clock starts. Two seats time the two-seat kernel's
-total (kernels/cpu/two.py); three and four seats the N-seat kernel's batch scorer
-(kernels/cpu/nseat.py), the kernel kernels/score.py registers for them. `selfcheck` scores random
-deals with the kernel and with the reference engine and stops at the first difference.
+(or loaded from the cache) before the clock starts. Two seats time the two-seat kernel's total
+(kernels/cpu/two.py, or its copy for a rule set: every rule set through the same loop); three
+and four seats the N-seat kernel's batch scorer (kernels/cpu/nseat.py), the kernel
+kernels/score.py registers for them. `selfcheck` scores random deals with the kernel and with
+the reference engine and stops at the first difference.
 """
 
 from __future__ import annotations
@@ -18,8 +19,6 @@ import numpy as np
 
 from bmn.kernels import reference
 from bmn.kernels.config import FAST_CAP
-from bmn.kernels.cpu import two
-from bmn.kernels.cpu.two import total_cards
 from bmn.kernels.deal import decode
 from bmn.kernels.dealer import random_deals
 from bmn.kernels.decks import STANDARD_DECK, even_sizes
@@ -65,8 +64,8 @@ def bench(
     batch, sizes = random_deals(deals, seed_state(seed), players)
     with numba_threads(threads):
         used = numba.get_num_threads()
-        if players == 2 and kernel is two:  # the two-seat kernel's own total
-            seconds, cards, tricks = _time_two(batch, sizes, 4 * used)
+        if players == 2:  # the two-seat kernel's own total, under every rule set alike
+            seconds, cards, tricks = _time_two(kernel.total_cards, batch, 4 * used)
         else:
             seconds, cards, tricks = _time_rows(kernel, batch, sizes, 4 * used)
     seconds = max(seconds, 1e-9)
@@ -82,8 +81,9 @@ def bench(
     )
 
 
-def _time_two(batch, sizes, warm: int) -> tuple[float, int, int]:
-    """The two-seat kernel's total over the batch: (seconds, cards, tricks)."""
+def _time_two(total_cards: Callable, batch, warm: int) -> tuple[float, int, int]:
+    """The two-seat kernel's total over the batch (`total_cards` of kernels/cpu/two.py or of
+    its copy for a rule set): (seconds, cards, tricks)."""
     n0, n1 = even_sizes(len(STANDARD_DECK), 2)  # 26/26: every standard two-player deal
     total_cards(batch[:warm], n0, n1)  # compile or load, start threads
     start = time.perf_counter()
