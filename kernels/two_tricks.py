@@ -114,14 +114,18 @@ def trick(lc, l0, l1, oc, o0, o1):
     # Free play: the leader lays at steps 0, 2, 4, ..., the other at 1, 3, 5, ...
     i = ctz(lc)
     j = ctz(oc)
-    if AT_ONCE:  # a hand's last card ends the game: a hand of numerals stops one card earlier
-        i -= np.int64((lc >> np.uint64(i)) == _ONE)
-        j -= np.int64((oc >> np.uint64(j)) == _ONE)
+    # AT_ONCE, a hand's last card ends the game, so a hand of numerals stops a card before its
+    # sentinel: that can put the other's stop first only where i and j are one card apart, so
+    # the test sits in each branch, off the path to the comparison of i and j.
     if i <= j:  # the leader reaches a court card (or runs out) first, at step 2i
         ui = np.uint64(i)
         if AT_ONCE:
-            if (lc >> (ui + _ONE)) == _ONE:  # its last card
-                return False, lc, l0, l1, oc, o0, o1, 2 * i + 1, True, FREE_END
+            rest = lc >> ui
+            if i == j and (oc >> ui) == _ONE and rest != _ONE:  # the other's last card, at 2j - 1
+                return True, lc, l0, l1, oc, o0, o1, 2 * j, True, FREE_END
+            if rest <= _THREE:  # its last card: a numeral at step 2i - 2, or a court card at 2i
+                laid = 2 * i - 1 + np.int64(rest & _TWO)
+                return False, lc, l0, l1, oc, o0, o1, laid, True, FREE_END
         elif (lc >> ui) == _ONE:
             return False, lc, l0, l1, oc, o0, o1, 2 * i, True, FREE_END
         at = ui + ui
@@ -137,8 +141,11 @@ def trick(lc, l0, l1, oc, o0, o1):
     # the other player reaches a court card (or runs out) first, at step 2j + 1
     uj = np.uint64(j)
     if AT_ONCE:
-        if (oc >> (uj + _ONE)) == _ONE:  # its last card
-            return True, lc, l0, l1, oc, o0, o1, 2 * j + 2, True, FREE_END
+        rest = oc >> uj
+        if rest != _ONE and i == j + 1 and (lc >> np.uint64(i)) == _ONE:  # the leader's, at 2j
+            return False, lc, l0, l1, oc, o0, o1, 2 * i - 1, True, FREE_END
+        if rest <= _THREE:  # its last card: a numeral at step 2j - 1, or a court card at 2j + 1
+            return True, lc, l0, l1, oc, o0, o1, 2 * j + np.int64(rest & _TWO), True, FREE_END
     elif (oc >> uj) == _ONE:
         return True, lc, l0, l1, oc, o0, o1, 2 * j + 1, True, FREE_END
     s = uj + _ONE
