@@ -167,6 +167,21 @@ def test_stats_under_paulhus_are_the_reference_engines(bmn):
     ).stdout.startswith("rules: paulhus\n")
 
 
+def test_two_seat_bench_plays_the_rule_set(bmn):
+    """bench times a two-seat rule set through its own compiled total: its cards and tricks are
+    the reference engine's under that rule set, not bmn's."""
+    n = 300
+    rows, sizes = random_deals(n, seed_state(DEFAULT_SEED), 2)
+    games = [
+        play(decode(row, size), rules="leodog896") for row, size in zip(rows, sizes, strict=True)
+    ]
+    out = json.loads(bmn("bench", "--deals", n, "--rules", "leodog896", "--json").stdout)
+    want = (sum(g.cards for g in games) / n, sum(g.tricks for g in games) / n)
+    assert (out["rules"], out["mean_cards"], out["mean_tricks"]) == ("leodog896", *want)
+    bmns = json.loads(bmn("bench", "--deals", n, "--json").stdout)
+    assert bmns["mean_tricks"] != out["mean_tricks"]  # battles, not piles taken
+
+
 def test_bench_and_selfcheck_under_a_rule_set(bmn):
     n = 300
     rows, sizes = random_deals(n, seed_state(DEFAULT_SEED), 3)
