@@ -13,6 +13,14 @@ stdout, with the seconds they took.
 --least to --most cards, upward, for --seconds: every role-swapping cycle of the deck with
 those half periods, each replayed by the reference engine.
 
+`swaps` walks out from a peer's cycles (by default the Italian deck's, as `recall`), the ones
+that swap roles or the others: every state of a cycle with two cards of different value swapped
+or the cut moved by one or two cards, played by the compiled kernel; each new cycle that holds
+the whole deck is walked from in turn, until none is new or --seconds are up. It says how many
+cycles the walk met and which of them swap roles:
+
+    python benchmarks/grow_bench.py swaps --start others --seconds 300
+
 `recall` reads a grow run's store and says which of the cycles of a peer's looping deals it
 found, and when (seconds after the run started): by default the 9 cycles of the Italian deck's
 20/20 deals that N1k06/stracciacamicia's exhaustive search found (tests/data/peers/n1k06_40.csv).
@@ -29,15 +37,19 @@ import argparse
 import csv
 import json
 import time
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import Sequence
 from dataclasses import asdict
 from datetime import datetime
 
+import numpy as np
+
+from bmn.kernels.config import LOOP as LOOPS  # a kernel's status code for a loop
 from bmn.kernels.cycles.loops import LOOP, analyse, swaps_roles
 from bmn.kernels.deal import format_hand, parse_deal
 from bmn.kernels.decks import counts_of, parse_deck
 from bmn.kernels.reference import play
+from bmn.kernels.score import score
 from bmn.records.store import Store
 from bmn.search.cycles.half_period import swap_cycles
 from bmn.search.cycles.piece_hunt import HuntFind, HuntOptions, HuntState, hunt_chunk
@@ -140,6 +152,69 @@ def run_halves(args: argparse.Namespace) -> None:
     )
 
 
+def run_swaps(args: argparse.Namespace) -> None:
+    start = time.monotonic()
+    seen: dict[str, bool] = {}  # cycle (seat-blind key) -> swaps roles
+    queue = deque()
+    for deals in peer_cycles(args.peers).values():
+        cards = [int(c) for c in deals[0]]
+        loop = analyse((cards[:20], cards[20:]))
+        swaps = swaps_roles([(s.hands, s.leader) for s in loop.states])
+        seen[loop.rotation_key] = swaps
+        if swaps == (args.start == "role-swapping"):
+            queue.append(loop)
+    peers = dict(seen)
+    met: set[str] = set()
+    played = 0
+    while queue and time.monotonic() - start < args.seconds:
+        loop = queue.popleft()
+        deals = [n for s in loop.states for n in _neighbours(s.hands, s.leader)]
+        rows, sizes = _batch(deals)
+        found = score(rows, sizes)
+        played += len(deals)
+        for i in np.flatnonzero(found.status == LOOPS):
+            cards, cut = deals[i]
+            other = analyse((cards[:cut], cards[cut:]))
+            key = other.rotation_key
+            if peers.get(key) and key not in met:
+                met.add(key)
+                print(f"met a peer's role-swapping cycle, period {other.period_tricks} tricks")
+            if key in seen:
+                continue
+            swaps = seen[key] = swaps_roles([(s.hands, s.leader) for s in other.states])
+            print(f"{'swaps roles' if swaps else 'new'}: period {other.period_tricks}, {key}")
+            hands = other.states[0].hands
+            if all(hands) and sum(map(len, hands)) == len(cards):  # the whole deck, both in
+                queue.append(other)
+    new = {key: swaps for key, swaps in seen.items() if key not in peers}
+    print(
+        f"{time.monotonic() - start:.1f}s: {played:,} states played, {len(new)} new cycles, "
+        f"{sum(new.values())} of them role-swapping; {len(queue)} cycles left to walk from"
+    )
+
+
+def _neighbours(hands, leader: int) -> list[tuple[list[int], int]]:
+    """A state's cards (seat to lead first) with two of different value swapped, or the cut
+    between the hands moved by one or two cards: (cards, cut) pairs."""
+    a, b = hands if leader == 0 else hands[::-1]
+    cards, cut = list(a) + list(b), len(a)
+    out = []
+    for p in range(len(cards)):
+        for q in range(p + 1, len(cards)):
+            if cards[p] != cards[q]:
+                swapped = cards[:]
+                swapped[p], swapped[q] = cards[q], cards[p]
+                out.append((swapped, cut))
+    out += [(cards, cut + d) for d in (-2, -1, 1, 2) if 0 < cut + d < len(cards)]
+    return out
+
+
+def _batch(deals: list[tuple[list[int], int]]) -> tuple[np.ndarray, np.ndarray]:
+    rows = np.array([cards for cards, _ in deals], dtype=np.uint8)
+    sizes = np.array([(cut, len(cards) - cut) for cards, cut in deals], dtype=np.int64)
+    return rows, sizes
+
+
 def _form(loop, states, cards: list[int]) -> str:
     """'swaps roles', or the first of the deck's controls (pieces.controls_for) whose closed
     pieces the cycle is made of, or 'no control'."""
@@ -186,6 +261,11 @@ def parser() -> argparse.ArgumentParser:
     h.add_argument("--most", type=int, default=80, help="the longest half period, in cards")
     h.add_argument("--seconds", type=float, default=120.0)
     h.set_defaults(run=run_halves)
+    w = sub.add_parser("swaps", help="cycles a swap of two cards away from a peer's cycles")
+    w.add_argument("--start", choices=("others", "role-swapping"), default="others")
+    w.add_argument("--peers", default=PEERS, help="a peer file (N1k06's form) of looping deals")
+    w.add_argument("--seconds", type=float, default=300.0)
+    w.set_defaults(run=run_swaps)
     return p
 
 
