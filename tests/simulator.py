@@ -6,7 +6,8 @@ that runs the file's other tests in a child with the simulator on.
 
 The simulator runs every CUDA thread of a block as a Python thread. On two or more cores those
 threads fight for the GIL across cores, and a file that takes 20 s on one core took from one to
-ten minutes on two; so the child runs on one core.
+ten minutes on two; so the child runs on one core: its pytest-xdist worker's own (gw0 the first
+core, gw1 the second, ...), so that two children running at once do not share one.
 """
 
 import os
@@ -19,9 +20,13 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def one_core() -> None:
-    """Keep this process (a child, before it runs anything) on the first core it may use."""
+    """Keep this process (a child, before it runs anything) on one core it may use: the n-th
+    for pytest-xdist's worker gw<n> (counting round), the first outside xdist."""
     if hasattr(os, "sched_setaffinity"):
-        os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
+        cores = sorted(os.sched_getaffinity(0))
+        worker = os.environ.get("PYTEST_XDIST_WORKER", "gw0").removeprefix("gw")
+        index = int(worker) if worker.isdigit() else 0
+        os.sched_setaffinity(0, {cores[index % len(cores)]})
 
 
 def run_under_simulator(path: str, *args: str) -> None:
