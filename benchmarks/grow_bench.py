@@ -20,6 +20,8 @@ the whole deck is walked from in turn, until none is new or --seconds are up. It
 cycles the walk met and which of them swap roles:
 
     python benchmarks/grow_bench.py swaps --start others --seconds 300
+    python benchmarks/grow_bench.py swaps \\
+        --deal=---K---Q-KQAJ-----AAJ--J--/----------Q----KQ-J-----KA
 
 `recall` reads a grow run's store and says which of the cycles of a peer's looping deals it
 found, and when (seconds after the run started): by default the 9 cycles of the Italian deck's
@@ -156,12 +158,17 @@ def run_swaps(args: argparse.Namespace) -> None:
     start = time.monotonic()
     seen: dict[str, bool] = {}  # cycle (seat-blind key) -> swaps roles
     queue = deque()
-    for deals in peer_cycles(args.peers).values():
-        cards = [int(c) for c in deals[0]]
-        loop = analyse((cards[:20], cards[20:]))
+    if args.deal:
+        loops = [analyse(parse_deal(text)) for text in args.deal]
+        if any(loop.status != LOOP for loop in loops):
+            raise SystemExit("grow_bench.py swaps: every --deal must loop")
+    else:
+        halves = [[int(c) for c in deals[0]] for deals in peer_cycles(args.peers).values()]
+        loops = [analyse((cards[:20], cards[20:])) for cards in halves]
+    for loop in loops:
         swaps = swaps_roles([(s.hands, s.leader) for s in loop.states])
         seen[loop.rotation_key] = swaps
-        if swaps == (args.start == "role-swapping"):
+        if args.deal or swaps == (args.start == "role-swapping"):
             queue.append(loop)
     peers = dict(seen)
     met: set[str] = set()
@@ -263,6 +270,7 @@ def parser() -> argparse.ArgumentParser:
     h.set_defaults(run=run_halves)
     w = sub.add_parser("swaps", help="cycles a swap of two cards away from a peer's cycles")
     w.add_argument("--start", choices=("others", "role-swapping"), default="others")
+    w.add_argument("--deal", action="append", help="a looping deal to start from (--deal=T)")
     w.add_argument("--peers", default=PEERS, help="a peer file (N1k06's form) of looping deals")
     w.add_argument("--seconds", type=float, default=300.0)
     w.set_defaults(run=run_swaps)
