@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
 import statistics
 import subprocess
 import sys
@@ -43,6 +42,7 @@ sys.path.insert(0, str(Path(__file__).parent))  # the measured variants beside t
 import variants_events  # noqa: E402
 import variants_flight  # noqa: E402
 import variants_nseat  # noqa: E402
+from c_baselines import games_per_s, model_name  # noqa: E402
 
 Scorer = Callable[[np.ndarray, np.ndarray, np.ndarray, Scores], None]
 
@@ -142,13 +142,7 @@ def time_variant(scorer: Scorer, batch, sizes) -> tuple[float, str]:
 
 def time_c(command: list[str], cpu: int) -> float:
     """games/s a C baseline prints, run pinned to `cpu`."""
-    text = subprocess.run(
-        ["taskset", "-c", str(cpu), *command], check=True, capture_output=True, text=True
-    ).stdout
-    found = re.search(r"games/s=([0-9.]+)", text)
-    if found is None:
-        raise RuntimeError(f"unexpected output from {command[0]}: {text!r}")
-    return float(found.group(1))
+    return games_per_s(["taskset", "-c", str(cpu), *command])
 
 
 def baselines(seats: int, base: Path, deals: int) -> dict[str, list[str]]:
@@ -187,12 +181,6 @@ def run(seats: int, deals: int, rounds: int, base: Path, cpu: int) -> None:
         if name in checks and name != LEARNT:  # LEARNT plays other deals
             line += f"  cards/tricks {','.join(sorted(checks[name]))}"
         print(line, flush=True)
-
-
-def model_name() -> str:
-    text = subprocess.run(["lscpu"], capture_output=True, text=True).stdout
-    found = re.search(r"Model name:\s*(.+)", text)
-    return found.group(1).strip() if found else "unknown"
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -20,11 +20,12 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
 import statistics
 import subprocess
 import sys
 from collections import defaultdict
+
+from c_baselines import games_per_s, model_name
 
 from bmn.kernels.benchmark import bench
 from bmn.kernels.rulesets import names, rule_set
@@ -56,11 +57,7 @@ def time_ring(ring: str, nseat: str, seats: int, deals: int, deck_file: str) -> 
         args = [ring, "bench", deck_file]
     else:
         args = [nseat, "bench", str(seats), "1", str(deals)]
-    out = subprocess.run(args, check=True, capture_output=True, text=True).stdout
-    found = re.search(r"games/s=([0-9.]+)", out)
-    if found is None:
-        raise RuntimeError(f"unexpected output from {args[0]}: {out!r}")
-    return float(found.group(1))
+    return games_per_s(args)
 
 
 def measure(seats: int, rounds: int, args: argparse.Namespace) -> dict[str, float]:
@@ -85,13 +82,6 @@ def table(seats: int, medians: dict[str, float]) -> list[str]:
     return rows
 
 
-def machine() -> str:
-    """The CPU's model name, as lscpu gives it."""
-    out = subprocess.run(["lscpu"], capture_output=True, text=True).stdout
-    found = re.search(r"Model name:\s*(.+)", out)
-    return found.group(1).strip() if found else "unknown"
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--ring", required=True, help="the C ring simulator built from bmn.c")
@@ -104,7 +94,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.cpu is not None:
         os.sched_setaffinity(0, {args.cpu})  # this process's kernels, and every child
-    print(f"machine: {machine()}; {args.rounds} alternating rounds, medians, one thread")
+    print(f"machine: {model_name()}; {args.rounds} alternating rounds, medians, one thread")
     print("| seats | rule set | games/s | / C ring | / bmn's rules |")
     print("|---|---|---|---|---|")
     for seats in args.seats:
