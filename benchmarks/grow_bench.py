@@ -47,7 +47,7 @@ from datetime import datetime
 import numpy as np
 
 from bmn.kernels.config import LOOP as LOOPS  # a kernel's status code for a loop
-from bmn.kernels.cycles.loops import LOOP, analyse, swaps_roles
+from bmn.kernels.cycles.loops import LOOP, analyse
 from bmn.kernels.deal import format_hand, parse_deal
 from bmn.kernels.decks import counts_of, parse_deck
 from bmn.kernels.reference import play
@@ -99,11 +99,16 @@ def peer_cycles(path: str) -> dict[str, list[str]]:
         for row in csv.DictReader(f):
             if row["outcome"] != "INFINITO":
                 continue
-            cards = [int(c) for c in row["deck"]]
-            deal = (cards[: len(cards) // 2], cards[len(cards) // 2 :])
+            deal = peer_deal(row["deck"])
             assert play(deal).status == LOOP, row["deck"]
             cycles.setdefault(analyse(deal).rotation_key, []).append(row["deck"])
     return cycles
+
+
+def peer_deal(digits: str) -> tuple[list[int], list[int]]:
+    """A deal of a peer file: its digits (0 a numeral, 1-3 J, Q, K), half to each seat."""
+    cards = [int(c) for c in digits]
+    return cards[: len(cards) // 2], cards[len(cards) // 2 :]
 
 
 def _stamp(value: str | datetime) -> datetime:
@@ -117,9 +122,8 @@ def run_recall(args: argparse.Namespace) -> None:
         rows = {row.rotation_key: row for row in db.loops()}
     found = []
     for key, deals in cycles.items():
-        cards = [int(c) for c in deals[0]]
-        loop = analyse((cards[:20], cards[20:]))
-        states = [(s.hands, s.leader) for s in loop.states]
+        deal = peer_deal(deals[0])
+        loop = analyse(deal)
         row = rows.get(key)
         seconds = None
         if row is not None:
@@ -130,7 +134,7 @@ def run_recall(args: argparse.Namespace) -> None:
         print(
             f"{'found' if row else 'not found':9} "
             f"{'' if seconds is None else f'{seconds:6.1f}s':>7} period {loop.period_tricks:3} "
-            f"tricks, {_form(loop, states, cards):22}, "
+            f"tricks, {_form(loop, deal):22}, "
             f"{len(deals):3} peer deals, {row.example_deal if row else key}"
         )
     last = f", the last after {max(found):.1f} s" if found else ""
@@ -163,12 +167,10 @@ def run_swaps(args: argparse.Namespace) -> None:
         if any(loop.status != LOOP for loop in loops):
             raise SystemExit("grow_bench.py swaps: every --deal must loop")
     else:
-        halves = [[int(c) for c in deals[0]] for deals in peer_cycles(args.peers).values()]
-        loops = [analyse((cards[:20], cards[20:])) for cards in halves]
+        loops = [analyse(peer_deal(deals[0])) for deals in peer_cycles(args.peers).values()]
     for loop in loops:
-        swaps = swaps_roles([(s.hands, s.leader) for s in loop.states])
-        seen[loop.rotation_key] = swaps
-        if args.deal or swaps == (args.start == "role-swapping"):
+        seen[loop.rotation_key] = loop.swaps_roles
+        if args.deal or loop.swaps_roles == (args.start == "role-swapping"):
             queue.append(loop)
     peers = dict(seen)
     met: set[str] = set()
@@ -188,8 +190,8 @@ def run_swaps(args: argparse.Namespace) -> None:
                 print(f"met a peer's role-swapping cycle, period {other.period_tricks} tricks")
             if key in seen:
                 continue
-            swaps = seen[key] = swaps_roles([(s.hands, s.leader) for s in other.states])
-            print(f"{'swaps roles' if swaps else 'new'}: period {other.period_tricks}, {key}")
+            seen[key] = other.swaps_roles
+            print(f"{'swaps roles' if seen[key] else 'new'}: period {other.period_tricks}, {key}")
             hands = other.states[0].hands
             if all(hands) and sum(map(len, hands)) == len(cards):  # the whole deck, both in
                 queue.append(other)
@@ -222,13 +224,12 @@ def _batch(deals: list[tuple[list[int], int]]) -> tuple[np.ndarray, np.ndarray]:
     return rows, sizes
 
 
-def _form(loop, states, cards: list[int]) -> str:
+def _form(loop, deal: tuple[list[int], list[int]]) -> str:
     """'swaps roles', or the first of the deck's controls (pieces.controls_for) whose closed
     pieces the cycle is made of, or 'no control'."""
-    if swaps_roles(states):
+    if loop.swaps_roles:
         return "swaps roles"
-    deal = (cards[:20], cards[20:])
-    for spec in controls_for(counts_of(cards)):
+    for spec in controls_for(counts_of(deal[0] + deal[1])):
         if pieces_of(Control.from_spec(spec), deal):
             return f"pieces of {spec}"
     return "no control"

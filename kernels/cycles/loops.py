@@ -155,6 +155,12 @@ class LoopAnalysis(Result):
         """ALL_IN or REDUCED for a loop, None for a game that finished."""
         return cycle_kind(self.states[0].hands) if self.states else None
 
+    @property
+    def swaps_roles(self) -> bool:
+        """Whether the cycle passes through its own mirror image (swaps_roles); False for a game
+        that finished."""
+        return bool(self.states) and swaps_roles([(s.hands, s.leader) for s in self.states])
+
     def as_dict(self) -> dict:
         out = super().as_dict()
         if self.status == LOOP:

@@ -25,7 +25,7 @@ import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
-from bmn.kernels.cycles.loops import LOOP, analyse, swaps_roles
+from bmn.kernels.cycles.loops import LOOP, analyse
 from bmn.kernels.deal import Deal
 
 
@@ -185,7 +185,7 @@ def _keep(cycles: dict[str, SwapFind], deal: Deal, figures: tuple[int, int, int]
     loop = analyse(deal)
     if loop.status != LOOP or loop.rotation_key in cycles:
         return
-    assert swaps_roles([(s.hands, s.leader) for s in loop.states]), deal
+    assert loop.swaps_roles, deal
     cycles[loop.rotation_key] = SwapFind(
         loop.rotation_key or "", loop.period_tricks or 0, loop.period_cards or 0, deal, figures
     )

@@ -3,14 +3,14 @@ from the deck alone, each replayed by the reference engine."""
 
 import pytest
 
-from bmn.kernels.cycles.loops import LOOP, analyse, swaps_roles
+from bmn.kernels.cycles.loops import LOOP, analyse
 from bmn.kernels.reference import play
 from bmn.search.cycles.half_period import states, swap_cycles
 
 
 def _swaps(deal) -> bool:
     loop = analyse(deal)
-    return loop.status == LOOP and swaps_roles([(s.hands, s.leader) for s in loop.states])
+    return loop.status == LOOP and loop.swaps_roles
 
 
 def _mirrored_after_half(deal) -> bool:
