@@ -16,6 +16,7 @@ from bmn.kernels.cuda.env import THREADS_PER_BLOCK
 from bmn.kernels.rulesets import DEFAULT, RuleSet
 from bmn.search.cli.options import given, refuse
 from bmn.search.cli.values import Whole
+from bmn.search.output.tables import fit_summary
 from bmn.search.runs.settings import DEVICES, MAX_DEVICE_THREADS
 
 DEVICE_BENCH_DEALS = 10**9  # about a second at the GPU target (bench caps it at about 20 s)
@@ -107,10 +108,12 @@ def bench_on_device(
         return
     named = "" if rules.name == DEFAULT else f" ({rules.name}'s rules)"
     click.echo(
-        f"{games:,} deals{named} on {figures['threads']:,} GPU threads ({figures['gpu']}) in"
-        f" {seconds:.3f} s: {figures['games_per_s']:,.0f} games/s,"
-        f" {figures['cards_per_s']:,.0f} cards/s; mean {figures['mean_cards']:.2f} cards,"
-        f" {figures['mean_tricks']:.2f} tricks"
+        fit_summary(
+            f"{games:,} deals{named} on {figures['threads']:,} GPU threads ({figures['gpu']}) in"
+            f" {seconds:.3f} s: {figures['games_per_s']:,.0f} games/s,"
+            f" {figures['cards_per_s']:,.0f} cards/s; mean {figures['mean_cards']:.2f} cards,"
+            f" {figures['mean_tricks']:.2f} tricks"
+        )
     )
 
 

@@ -26,6 +26,7 @@ from bmn.search.cli.options import (
 from bmn.search.cli.values import deals_option, seed_option
 from bmn.search.output.games import describe
 from bmn.search.output.measures import format_stats
+from bmn.search.output.tables import fit_summary
 
 
 class DealFile(click.File):
@@ -278,10 +279,12 @@ def bench(
         return
     named = "" if rules.name == DEFAULT else f" ({rules.name}'s rules)"
     click.echo(
-        f"{result.deals:,} {players}-player deals{named} on {result.threads} thread(s) in "
-        f"{result.seconds:.3f} s: "
-        f"{result.games_per_s:,.0f} games/s, {result.cards_per_s:,.0f} cards/s; "
-        f"mean {result.mean_cards:.2f} cards, {result.mean_tricks:.2f} tricks"
+        fit_summary(
+            f"{result.deals:,} {players}-player deals{named} on {result.threads} thread(s) in "
+            f"{result.seconds:.3f} s: "
+            f"{result.games_per_s:,.0f} games/s, {result.cards_per_s:,.0f} cards/s; "
+            f"mean {result.mean_cards:.2f} cards, {result.mean_tricks:.2f} tricks"
+        )
     )
 
 

@@ -166,8 +166,8 @@ def terminal(blocks: Iterable[Block], width: int) -> list[RichTable | str]:
 
 def wrap_words(text: str, width: int) -> str:
     """Each line of `text` wrapped at spaces to `width`, never inside a word (a deal, a number,
-    a key) nor between a number and its unit ('0.5 s'), the rest of a wrapped line indented
-    two spaces more than its start."""
+    a key) nor between a number and its unit ('0.5 s', '1,234 games/s'), the rest of a wrapped
+    line indented two spaces more than its start."""
     import textwrap
 
     lines = []
@@ -189,7 +189,7 @@ def wrap_words(text: str, width: int) -> str:
 
 
 # A number and the unit after it, kept on one line by wrap_words (the space held as _KEPT).
-_UNIT = re.compile(r"\d (?:s|ms|%)(?=\W|$)")
+_UNIT = re.compile(r"\d (?:s|ms|%|games/s|cards/s|deals/s)(?=\W|$)")
 _KEPT = "\x00"
 
 

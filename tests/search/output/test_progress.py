@@ -380,3 +380,17 @@ def test_a_summary_never_parts_a_number_from_its_unit():
     for width in range(40, len(line)):
         wrapped = wrap_words(line, width)
         assert "0.0 s" in wrapped and wrapped.replace("\n  ", " ") == line, width
+
+
+def test_a_rate_keeps_its_unit_and_bench_fits_80_columns(bmn):
+    """A rate wrapped at any width keeps '1,234 games/s' together, and `bmn bench`'s line is
+    fitted to 80 columns that way."""
+    from bmn.search.output.tables import wrap_words
+
+    line = "100,000 2-player deals on 2 thread(s) in 0.079 s: 1,264,294 games/s, 322,493 cards/s"
+    for width in range(40, len(line)):
+        wrapped = wrap_words(line, width)
+        assert "1,264,294 games/s" in wrapped and "322,493 cards/s" in wrapped, width
+    text = bmn("bench", "--deals", 2000, "--rules", "leodog896").stdout
+    assert all(len(row) <= 80 for row in text.splitlines()) and "games/s" in text
+    assert "leodog896's rules" in text.replace("\n  ", " ")
