@@ -4,10 +4,12 @@ or truncated checkpoint, or one of the wrong shape, makes the store damaged (Sto
 line naming the checkpoint's row) instead of a JSONDecodeError, numpy's pickle refusal or a
 compiled kernel reading past an array.
 
-The kinds call the readers from their `_restore`: `json_state(blob, SHAPE)` for a JSON state
-(the loop hunt, every deal of a deck, grow), `array_state(blob, like)` for numpy's arrays (the
-longest-game searches), `like` being a fresh state of the same run (its names, types, shapes).
-A shape is a function of a value and where it is in the state, giving what is wrong or None.
+The kinds call the readers from their `restore`: `json_state(blob, SHAPE)` for a JSON state
+(the loop hunt, every deal of a deck, grow, true cycles), `array_state(blob, like)` for numpy's
+arrays (the longest-game searches), `like` being a fresh state of the same run (its names,
+types, shapes). A shape is a function of a value and where it is in the state, giving what is
+wrong or None; this module holds their vocabulary, and each kind writes its own shape with it
+beside the code that writes the state (search/runs/).
 """
 
 from __future__ import annotations
@@ -183,7 +185,7 @@ def exactly(*fields: str) -> Callable[[Shape], Shape]:
     return only
 
 
-# -- the states the kinds of run write ------------------------------------------------------
+# -- what the kinds' states share (each kind's own shape is in its module, search/runs/) ---
 
 # numpy's PCG64 state (Generator.bit_generator.state), as the loop hunt and grow keep it.
 RNG = record(
@@ -195,101 +197,3 @@ RNG = record(
 CYCLE_KEY = text(KEY, "a cycle key ('0:-J/Q-')")
 A_DEAL = text(DEAL, "a deal ('-J/Q-')")
 HAND = text(re.compile(r"[-JQKA]*|\."), "a hand ('-J-Q')")
-
-# search/runs/loop_hunt.py: LoopHuntJob._checkpoint
-LOOP_HUNT = record(
-    rng=RNG, deals=whole(), loops=whole(), cycles=items(CYCLE_KEY), new_cycles=whole()
-)
-
-
-def every_stream(first: int, end: int) -> Shape:
-    """search/runs/every_base.py: a stream's next rank, within its slice of ranks."""
-    return record(next=whole(first, end))
-
-
-# search/runs/every_base.py: Totals, the run's totals (kept as a worker past the streams)
-EVERY_TOTALS = exactly("best", "loops", "cycles", "seat_blind", "new_cycles", "finds")(
-    record(
-        optional={
-            "best": nullable(row_of(whole(), whole(-(2**63)), whole(), whole(), A_DEAL)),
-            "loops": whole(),
-            "cycles": items(CYCLE_KEY),
-            "seat_blind": items(CYCLE_KEY),
-            "new_cycles": whole(),
-            "finds": whole(),
-        }
-    )
-)
-
-_HUNT_FIND = exactly(
-    "key",
-    "period_cards",
-    "period_tricks",
-    "cycle_deal",
-    "best",
-    "balanced",
-    "basin_states",
-    "basin_complete",
-    "balanced_deals",
-    "mirrored_balanced_deals",
-)(
-    record(
-        key=CYCLE_KEY,
-        period_cards=whole(),
-        period_tricks=whole(),
-        cycle_deal=A_DEAL,
-        best=record(
-            optional={
-                "sizes": items(whole(0, 52), 2),
-                "deal": A_DEAL,
-                "pre_tricks": whole(),
-                "pre_cards": whole(),
-                "mirrored": flag,
-                "count": whole(),
-            }
-        ),
-        balanced=flag,
-        basin_states=whole(),
-        basin_complete=flag,
-        optional={"balanced_deals": whole(), "mirrored_balanced_deals": whole()},
-    )
-)
-
-
-def grow(streams: int) -> Shape:
-    """search/runs/grow.py: each of its streams' HuntState.as_json (search/cycles/piece_hunt.py)."""
-    return record(streams=items(_HUNT, streams))
-
-
-_HUNT = record(
-    descents=items(whole(0, U64), 4),
-    rng=RNG,
-    pieces=items(HAND),
-    cycles=items(_HUNT_FIND),
-    chunks=whole(),
-    assembled=whole(),
-    optional={
-        "anchors": items(HAND),
-        "extra_pieces": items(items(HAND)),
-        "extra_anchors": items(items(HAND)),
-    },
-)
-
-
-def true_cycles(streams: int) -> Shape:
-    """search/runs/true_cycles.py: each of its streams' TrueRunState.as_dict
-    (search/cycles/true_run.py)."""
-    return record(streams=items(_TRUE_RUN, streams))
-
-
-_TRUE_RUN = exactly("seats", "seed", "chunks", "found", "beam", "jumps", "grow_from")(
-    record(
-        seats=whole(3, 4),
-        seed=whole(),
-        chunks=whole(),
-        found=items(A_DEAL),
-        beam=whole(1, 10**6),
-        jumps=whole(0, 10**9),
-        grow_from=whole(0, 10**6),
-    )
-)

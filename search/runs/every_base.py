@@ -35,6 +35,18 @@ from bmn.kernels.decks import (
 from bmn.kernels.ranks import arrangements
 from bmn.kernels.rulesets import DEFAULT as DEFAULT_RULES
 from bmn.records.store import DEFAULT_PATH, Find, Loop, deal_order
+from bmn.records.store.saved import (
+    A_DEAL,
+    CYCLE_KEY,
+    Shape,
+    exactly,
+    items,
+    json_state,
+    nullable,
+    record,
+    row_of,
+    whole,
+)
 from bmn.search.backends.base import Result
 from bmn.search.output.tables import fit_summary
 from bmn.search.runs.chunks import sized_chunk, split_finds, stream_quota
@@ -315,6 +327,27 @@ class Totals:
     finds: int = 0
 
 
+# The checkpoints an enumeration writes, as its restore checks them (StoreDamaged): each
+# stream's next rank, within its slice of ranks, and the Totals (kept as a worker past the
+# streams).
+def every_stream(first: int, end: int) -> Shape:
+    return record(next=whole(first, end))
+
+
+EVERY_TOTALS = exactly("best", "loops", "cycles", "seat_blind", "new_cycles", "finds")(
+    record(
+        optional={
+            "best": nullable(row_of(whole(), whole(-(2**63)), whole(), whole(), A_DEAL)),
+            "loops": whole(),
+            "cycles": items(CYCLE_KEY),
+            "seat_blind": items(CYCLE_KEY),
+            "new_cycles": whole(),
+            "finds": whole(),
+        }
+    )
+)
+
+
 class EveryBase(Job):
     """One enumeration: start it new or resume it, then `run()` until its range is done, its
     time or iterations are used up, or it is stopped."""
@@ -361,9 +394,7 @@ class EveryBase(Job):
     def restore(self, checkpoints: dict[int, tuple[bytes, int, float]]) -> None:
         o = self.options
         self.states = [EveryState(*(o.slice_of(w)[0],) * 2) for w in range(o.workers)]
-        from bmn.records.store.saved import EVERY_TOTALS, every_stream, json_state
-
-        for w, (blob, _, _) in checkpoints.items():  # checked by the store: StoreDamaged
+        for w, (blob, _, _) in checkpoints.items():  # checked: StoreDamaged
             saved = json_state(
                 blob, every_stream(*o.slice_of(w)) if w < o.workers else EVERY_TOTALS
             )

@@ -48,6 +48,18 @@ from bmn.kernels.decks import (
     parse_deck,
 )
 from bmn.records.store import DEFAULT_PATH, Loop, Store
+from bmn.records.store.saved import (
+    A_DEAL,
+    CYCLE_KEY,
+    HAND,
+    RNG,
+    U64,
+    exactly,
+    flag,
+    items,
+    record,
+    whole,
+)
 from bmn.search.backends.base import Backend, Result
 from bmn.search.cycles.piece_hunt import HuntFind, HuntOptions, HuntState, hunt_chunk, known_pieces
 from bmn.search.cycles.pieces import PUBLISHED_CONTROL, Control, controls_for
@@ -176,6 +188,56 @@ def start_states(options: GrowOptions) -> list[dict]:
         HuntState.start(stream_seed(options.seed, w), known[0], known[1:]).as_json()
         for w in range(options.workers)
     ]
+
+
+# A stream's state as grow_work returns it and the checkpoint keeps it, as its restore checks
+# it (StoreDamaged): HuntState.as_json (bmn.search.cycles.piece_hunt), its finds HuntFind's.
+_HUNT_FIND = exactly(
+    "key",
+    "period_cards",
+    "period_tricks",
+    "cycle_deal",
+    "best",
+    "balanced",
+    "basin_states",
+    "basin_complete",
+    "balanced_deals",
+    "mirrored_balanced_deals",
+)(
+    record(
+        key=CYCLE_KEY,
+        period_cards=whole(),
+        period_tricks=whole(),
+        cycle_deal=A_DEAL,
+        best=record(
+            optional={
+                "sizes": items(whole(0, 52), 2),
+                "deal": A_DEAL,
+                "pre_tricks": whole(),
+                "pre_cards": whole(),
+                "mirrored": flag,
+                "count": whole(),
+            }
+        ),
+        balanced=flag,
+        basin_states=whole(),
+        basin_complete=flag,
+        optional={"balanced_deals": whole(), "mirrored_balanced_deals": whole()},
+    )
+)
+GROW_STREAM = record(
+    descents=items(whole(0, U64), 4),
+    rng=RNG,
+    pieces=items(HAND),
+    cycles=items(_HUNT_FIND),
+    chunks=whole(),
+    assembled=whole(),
+    optional={
+        "anchors": items(HAND),
+        "extra_pieces": items(items(HAND)),
+        "extra_anchors": items(items(HAND)),
+    },
+)
 
 
 def grow_work(
@@ -360,6 +422,7 @@ class GrowJob(CycleStreamsJob):
     kind = "grow"
     options_type = GrowOptions
     work = staticmethod(grow_work)
+    stream_shape = staticmethod(GROW_STREAM)
     warm = staticmethod(warm_grow)
     in_flight = 1  # one round at a time per stream: a stop lands after the round under way
 
@@ -378,12 +441,7 @@ class GrowJob(CycleStreamsJob):
         self._round_seconds = 0.0  # how long the latest round took, for streams yet to play one
 
     def restore(self, checkpoints: dict[int, tuple[bytes, int, float]]) -> None:
-        if 0 not in checkpoints:
-            self.states = start_states(self.options)
-            return
-        from bmn.records.store.saved import grow, json_state  # checked: StoreDamaged
-
-        self.states = json_state(checkpoints[0][0], grow(self.options.workers))["streams"]
+        self.states = self.saved_streams(checkpoints, start_states)
         self.new_cycles = len(self.store.loops(self.run_id))  # the cycles it found first
 
     def _cycles(self) -> dict[str, dict]:

@@ -44,6 +44,7 @@ from bmn.kernels.decks import (
     hunt_counts,
 )
 from bmn.records.store import DEFAULT_PATH
+from bmn.records.store.saved import CYCLE_KEY, RNG, items, json_state, record, whole
 from bmn.search.backends.base import Result
 from bmn.search.output.tables import fit_summary
 from bmn.search.runs.cycle_book import (
@@ -58,6 +59,11 @@ from bmn.search.runs.job import Job, PastTime, RunContext, options_from_run
 from bmn.search.runs.progress import RunProgress
 from bmn.search.runs.said import store_option
 from bmn.search.words import counted, duration
+
+# The checkpoint LoopHuntJob._checkpoint writes, as its restore checks it (StoreDamaged).
+LOOP_HUNT = record(
+    rng=RNG, deals=whole(), loops=whole(), cycles=items(CYCLE_KEY), new_cycles=whole()
+)
 
 
 def random_batch(
@@ -393,9 +399,7 @@ class LoopHuntJob(Job):
     def restore(self, checkpoints: dict[int, tuple[bytes, int, float]]) -> None:
         if 0 not in checkpoints:
             return
-        from bmn.records.store.saved import LOOP_HUNT, json_state
-
-        state = json_state(checkpoints[0][0], LOOP_HUNT)  # checked by the store: StoreDamaged
+        state = json_state(checkpoints[0][0], LOOP_HUNT)  # checked: StoreDamaged
         self.rng_state = state["rng"]
         self.hunt.deals, self.hunt.loops = state["deals"], state["loops"]
         self.seen = set(state["cycles"])

@@ -22,6 +22,7 @@ from typing import Any, ClassVar
 from bmn.kernels.cycles.loops import analyse
 from bmn.kernels.deal import parse_deal
 from bmn.records.store import DEFAULT_PATH, Loop, Store
+from bmn.records.store.saved import A_DEAL, exactly, items, record, whole
 from bmn.search.backends.base import Backend, Result
 from bmn.search.output.tables import fit_summary
 from bmn.search.runs.chunks import stream_quota
@@ -64,6 +65,21 @@ def stream_states(options: TrueCyclesOptions) -> list[dict]:
         TrueRunState(options.players, seed=options.seed * 1000 + w).as_dict()
         for w in range(options.workers)
     ]
+
+
+# A stream's state as true_work returns it and the checkpoint keeps it, as its restore checks
+# it (StoreDamaged): TrueRunState.as_dict (bmn.search.cycles.true_run).
+TRUE_STREAM = exactly("seats", "seed", "chunks", "found", "beam", "jumps", "grow_from")(
+    record(
+        seats=whole(3, 4),
+        seed=whole(),
+        chunks=whole(),
+        found=items(A_DEAL),
+        beam=whole(1, 10**6),
+        jumps=whole(0, 10**9),
+        grow_from=whole(0, 10**6),
+    )
+)
 
 
 def true_work(
@@ -185,6 +201,7 @@ class TrueCyclesJob(CycleStreamsJob):
     kind = "true-cycles"
     options_type = TrueCyclesOptions
     work = staticmethod(true_work)
+    stream_shape = staticmethod(TRUE_STREAM)
     warm = staticmethod(warm_true)
     in_flight = 1  # one chunk at a time per stream: a stop lands after the chunk under way
 
@@ -193,13 +210,7 @@ class TrueCyclesJob(CycleStreamsJob):
         self.found: dict[str, Loop] = {}  # the run's cycles by key
 
     def restore(self, checkpoints: dict[int, tuple[bytes, int, float]]) -> None:
-        if 0 not in checkpoints:
-            self.states = stream_states(self.options)
-            return
-        from bmn.records.store.saved import json_state, true_cycles  # checked: StoreDamaged
-
-        shape = true_cycles(self.options.workers)
-        self.states = json_state(checkpoints[0][0], shape)["streams"]
+        self.states = self.saved_streams(checkpoints, stream_states)
         for row in self.store.loops(self.run_id):
             self.found[row.key] = row
         self.new_cycles = len(self.found)
