@@ -15,7 +15,7 @@ deal of a small deck (6,2,1,1,0, 2,520 deals, 14 loops) enumerated on the GPU ag
 enumeration (mismatches must be 0), and the enumeration's deals/s on the first ranks of the
 40-card Italian deck (28,4,4,4,0 dealt 20/20) with the whole deck's projected time; `compile`:
 every kernel compiled by NVVM and ptxas for sm_80, sm_90a and this GPU's own architecture
-(kernels/cuda/compiled.py): registers, spills, stack and shared memory per kernel, to
+(lab/cuda_compiled.py): registers, spills, stack and shared memory per kernel, to
 read beside the speeds (`bench` gives the registers the driver reports for the launched kernels).
 It takes under 5 minutes including compilation. Exit status 0 when every check passed, 1 when one
 failed, a kernel did not compile, or CUDA is unusable (the line says which).
@@ -253,7 +253,7 @@ def every(args, shape: dict) -> dict:
 
 def compiled(gpu_arch: str | None) -> dict:
     """Every kernel through NVIDIA's compiler: for sm_80, sm_90a and the GPU's own architecture."""
-    from bmn.kernels.cuda import compiled as cuda_compiled
+    from lab import cuda_compiled
 
     reason = cuda_compiled.missing()
     if reason is not None:
@@ -310,7 +310,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def _gpu_arch(cuda) -> str:
     """The architecture numba-cuda compiles for on this GPU (sm_90a on an H100 or H200)."""
-    from bmn.kernels.cuda.compiled import arch_of
+    from lab.cuda_compiled import arch_of
 
     return arch_of(cuda.get_current_device().compute_capability)
 

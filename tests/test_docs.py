@@ -304,6 +304,34 @@ def test_links_lead_somewhere():
                 assert anchor in {slug(h) for h in headings}, f"{path.name}: {target}"
 
 
+# A script the docs run: `python benchmarks/NAME.py` or `python -m lab.NAME` (lab/README.md).
+SCRIPT = re.compile(r"python3? (benchmarks/\w+\.py|-m lab(?:\.\w+)+)")
+# A lab or benchmark file the docs name in prose or code (lab/cycles/elimination.py).
+NAMED_FILE = re.compile(r"(?<![\w/])((?:lab|benchmarks)/[\w/]+\.(?:py|md))\b")
+HELD = re.compile(r"commit\s+[0-9a-f]{7,40}\b")  # where a deleted file is kept
+
+
+def _script_file(named: str) -> Path:
+    if named.startswith("-m "):
+        return ROOT / (named[3:].replace(".", "/") + ".py")
+    return ROOT / named
+
+
+def test_every_script_and_lab_file_the_docs_name_is_there():
+    """A script moved (a benchmark into the lab) or deleted leaves no doc pointing at it; a
+    paragraph that names the commit which holds a deleted file (`commit c8d7263`) may name it."""
+    named = set()
+    for path in [*DOCS, ROOT / "lab" / "README.md"]:
+        for paragraph in re.split(r"\n\s*\n", path.read_text()):
+            if HELD.search(paragraph):
+                continue
+            named |= {(path.name, _script_file(m)) for m in SCRIPT.findall(paragraph)}
+            named |= {(path.name, ROOT / m) for m in NAMED_FILE.findall(paragraph)}
+    missing = sorted(f"{p}: {f.relative_to(ROOT)}" for p, f in named if not f.exists())
+    assert missing == []
+    assert len({file for _, file in named}) >= 12  # the patterns find the docs' scripts
+
+
 def test_conventions():
     """How lines are read: operators, continuations, expansions, placeholders, exit marks."""
     found = command_lines(

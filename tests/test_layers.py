@@ -184,3 +184,31 @@ def test_no_run_module_imports_a_kind_of_run() -> None:
         for target in targets & kinds
     ]
     assert wrong == []
+
+
+def _lab_imports(tree: ast.AST) -> list[str]:
+    """The imports of the lab (lab/, never installed) in one module's tree."""
+    names = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names += [a.name for a in node.names if a.name.partition(".")[0] == "lab"]
+        elif isinstance(node, ast.ImportFrom) and not node.level:
+            if (node.module or "").partition(".")[0] == "lab":
+                names.append(node.module)
+    return names
+
+
+def test_no_module_of_bmn_imports_the_lab() -> None:
+    """The lab imports bmn; bmn never imports the lab, which is not installed with it."""
+    wrong = [
+        f"{module} -> {name}"
+        for module, path in MODULES.items()
+        for name in _lab_imports(ast.parse(path.read_text(), str(path)))
+    ]
+    assert wrong == []
+
+
+def test_the_lab_walk_sees_an_import_of_the_lab() -> None:
+    tree = ast.parse("import lab.cycles\nfrom lab import cuda_compiled\nfrom .lab import x\n")
+    assert _lab_imports(tree) == ["lab.cycles", "lab"]
+    assert any(_lab_imports(ast.parse(p.read_text())) for p in (ROOT / "lab").rglob("*.py"))

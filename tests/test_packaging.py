@@ -27,7 +27,7 @@ PACKAGE_DATA += [f"bmn/{package}/py.typed" for package in ("kernels", "records",
 def test_wheel_holds_every_module_and_the_package_data(tmp_path):
     # Build from a copy, so the build leaves no build/ or egg-info in the working tree.
     source = tmp_path / "source"
-    for folder in FOLDERS:
+    for folder in [*FOLDERS, "lab"]:  # the lab beside them, as in a clone: not installed
         shutil.copytree(
             ROOT / folder, source / folder, ignore=shutil.ignore_patterns("__pycache__")
         )
@@ -53,6 +53,7 @@ def test_wheel_holds_every_module_and_the_package_data(tmp_path):
     assert set(PACKAGE_DATA) - names == set()
     stray = {n for n in names if n.startswith("bmn/") and n not in modules | set(PACKAGE_DATA)}
     assert stray == set()  # no caches, no tests
+    assert [n for n in names if n.split("/")[0] == "lab"] == []  # the lab is not installed
     (entry_points,) = [n for n in names if n.endswith(".dist-info/entry_points.txt")]
     scripts = zipfile.ZipFile(wheel).read(entry_points).decode()
     assert "bmn = bmn.search.cli.entry:main" in scripts

@@ -16,7 +16,7 @@ go back on top of its hand) and confirmed by playing its trick forward with loop
 rules every forward step shares.
 
 `predecessors` may be told which seats out may come back in (`returning`): the elimination
-search (search/cycles/elimination.py) lets one at a time.
+search (lab/cycles/elimination.py) lets one at a time.
 
 Every state has one successor, so the states leading into a cycle form trees hanging off it, and
 breadth-first search visits each once. A cycle's seat-blind name (loops.rotation_key) covers

@@ -1,7 +1,7 @@
 """Growing true N-seat cycles (search/cycles/true_cycles.py) toward the standard deck.
 
 Each method runs for a time budget and keeps every true cycle it meets in a `Growth`; the
-benchmark (benchmarks/true_cycles.py) gives each the same budget and compares the largest.
+lab's comparison (lab/true_cycles.py) gives each the same budget and compares the largest.
 
 - `grow`: a pool of cycles by deck size, always working on the largest size with cycles not
   yet tried. A step takes up to `beam` of them and scores every state of each with one card of
@@ -15,8 +15,6 @@ benchmark (benchmarks/true_cycles.py) gives each the same budget and compares th
 - `hunt`: random even deals of random sub-decks of the standard deck, as the loop hunt plays
   them: the true cycles they fall into (what found 37 and 40 cards before); with
   `heavy_counts`, sub-decks of many numerals and few court cards, where the large ones are.
-- `lift`: true cycles made from two-seat cycles: a state of a two-seat cycle with a block of
-  one hand's cards moved to a new seat (the reduced cycle given its out seats back).
 
 Everything is seeded (random.Random) and single-threaded unless told; `threads` goes to the
 kernel.
@@ -272,43 +270,3 @@ def hunt(
 def _cut(cards: Sequence[int], sizes: Sequence[int]) -> Seated:
     ends = np.cumsum(sizes).tolist()
     return tuple(tuple(cards[e - n : e]) for n, e in zip(sizes, ends, strict=True))
-
-
-def lifts(hands: Seated, seats: int, rng: random.Random, n: int) -> list[Seated]:
-    """n states of `seats` seats from a two-seat state: a random block of one hand's cards
-    moved, as new hands, to random places round the table (the order of play kept)."""
-    out = []
-    for _ in range(n):
-        new = [tuple(h) for h in hands]
-        while len(new) < seats:
-            donor = rng.randrange(len(new))
-            hand = new[donor]
-            if len(hand) < 2:
-                break
-            k = rng.randint(1, min(len(hand) - 1, 12))
-            at = rng.randint(0, len(hand) - k)
-            new[donor] = hand[:at] + hand[at + k :]
-            new.insert(rng.randrange(len(new) + 1), hand[at : at + k])
-        if len(new) == seats:
-            out.append(tuple(new))
-    return out
-
-
-def lift(
-    two_seat: Sequence[Sequence[Seated]],
-    seats: int,
-    seconds: float,
-    rng: random.Random,
-    per_state: int = 200,
-    threads: int | None = 1,
-    growth: Growth | None = None,
-) -> Growth:
-    """The true cycles of `seats` seats that lifting the two-seat cycles' states finds
-    (`two_seat`: each cycle's states, seated from the leader), for `seconds`."""
-    growth = growth if growth is not None else Growth()
-    states = [s for cycle in two_seat for s in cycle]
-    while states and growth.elapsed() < seconds:
-        picked = rng.sample(states, min(len(states), 100))
-        batch = [c for s in picked for c in lifts(s, seats, rng, per_state)]
-        growth.score(batch, threads)
-    return growth

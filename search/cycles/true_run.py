@@ -6,7 +6,7 @@ through JSON, so a run can checkpoint after any chunk and resume. `true_chunk` r
 for a time budget: a hunt over numeral-heavy sub-decks (true_growth.heavy_counts) for half of
 it, then growth with backtracking, moves, swaps and jumps (true_growth.grow) from the new
 cycles and the largest known, for the rest; it returns the cycles new to the state, which it
-adds. The method is the one benchmarks/true_cycles.py measured best (docs/endless-games.md).
+adds. The method is the one lab/true_cycles.py measured best (docs/endless-games.md).
 """
 
 from __future__ import annotations

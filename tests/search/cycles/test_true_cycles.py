@@ -22,7 +22,6 @@ from bmn.search.cycles.true_growth import (
     hunt,
     insertions,
     jumps,
-    lifts,
     moves,
     swaps,
 )
@@ -159,13 +158,6 @@ def test_grow_without_backtracking_keeps_only_the_frontier():
     seed = true_cycle(parse_deal(SMALLEST[0]))  # nothing grows from it: the pool empties
     growth = grow([seed], 1e9, random.Random(3), GrowOptions(moves=False, backtrack=False))
     assert list(growth.cycles) == [seed.key]
-
-
-def test_lifts_seat_a_two_seat_state_round_more_seats():
-    two = parse_deal("---K---Q-KQAJ-----AAJ--J--/----------Q----KQ-J-----KA")
-    for seats in (3, 4):
-        for hands in lifts(two, seats, random.Random(seats), 40):
-            assert len(hands) == seats and all(hands) and _deck(hands) == _deck(two)
 
 
 def test_hunt_finds_only_true_cycles():

@@ -1,18 +1,17 @@
 """True 3- and 4-seat cycles (every seat keeps cards for ever): each method for the same time,
 single process, and the largest true cycle each found, replayed by the reference engine.
 
-    nice -n 10 .venv/bin/python benchmarks/true_cycles.py --seconds 60 --players 3
-    nice -n 10 .venv/bin/python benchmarks/true_cycles.py --seconds 60 --players 4 --methods grow
+    nice -n 10 .venv/bin/python -m lab.true_cycles --seconds 60 --players 3
+    nice -n 10 .venv/bin/python -m lab.true_cycles --seconds 60 --players 4 --methods grow
 
-Methods (search/cycles/true_growth.py, search/cycles/seat_pieces.py):
+Methods (search/cycles/true_growth.py):
   hunt        random even deals of random sub-decks of the standard deck (the loop hunt's decks)
   heavy       the same on sub-decks of 24-36 numerals and few court cards (heavy_counts)
   beam        heavy hunt for half the time, then the plain insertion beam from its cycles
               (no moves, no backtracking, no jumps: the growth that reached 29 and 37 before)
   grow        heavy hunt for half the time, then growth with backtracking, moves, swaps, jumps
-  pieces      heavy hunt for half the time, then cycles assembled from their pieces
-  descents    cycles assembled from closed pieces of random descents, control by control
-  lift        two-seat standard-deck cycles (Casella 2024's) lifted: a block of cards to new seats
+The methods measured and lost (pieces, descents, lift: docs/endless-games.md has their
+figures) were deleted after commit c8d7263, which holds them.
 Each prints one JSON line: the largest true cycle (cards, composition numerals,J,Q,K,A, its
 most balanced state as a deal that is on the cycle at once, its period), whether the reference
 engine plays that deal into a true cycle and whether no hand ever empties inside a trick, the
@@ -26,15 +25,13 @@ import argparse
 import json
 import random
 
-from bmn.kernels.deal import format_deal, parse_deal
+from bmn.kernels.deal import format_deal
 from bmn.kernels.decks import even_sizes
-from bmn.search.cycles.seat_pieces import descended, from_cycles
 from bmn.search.cycles.true_cycles import (
     TrueCycle,
     holds_under,
     is_true_cycle,
     strict,
-    true_cycle,
 )
 from bmn.search.cycles.true_growth import (
     GrowOptions,
@@ -42,10 +39,7 @@ from bmn.search.cycles.true_growth import (
     grow,
     heavy_counts,
     hunt,
-    lift,
 )
-
-PUBLISHED = "---K---Q-KQAJ-----AAJ--J--/----------Q----KQ-J-----KA"
 
 
 def _seeded(seats: int, seconds: float, rng: random.Random, then) -> Growth:
@@ -72,13 +66,6 @@ def run(method: str, seats: int, seconds: float, seed: int) -> Growth:
     if method == "grow":
         full = GrowOptions(beam=20, jumps=2000)
         return _seeded(seats, seconds, rng, lambda c, g: grow(c, seconds, rng, full, g))
-    if method == "pieces":
-        return _seeded(seats, seconds, rng, lambda c, g: from_cycles(c, seconds, rng, growth=g))
-    if method == "descents":
-        return descended(seats, seconds, rng)
-    if method == "lift":
-        two = true_cycle(parse_deal(PUBLISHED))
-        return lift([two.states], seats, seconds, rng) if two else Growth()
     raise ValueError(f"unknown method {method}")
 
 
@@ -113,9 +100,7 @@ def main() -> None:
     parser.add_argument("--players", type=int, choices=[3, 4], default=3)
     parser.add_argument("--seconds", type=float, default=60.0)
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument(
-        "--methods", default="hunt,heavy,beam,grow,pieces,descents,lift", help="comma-separated"
-    )
+    parser.add_argument("--methods", default="hunt,heavy,beam,grow", help="comma-separated")
     parser.add_argument("--even", type=int, default=0, help="backward states for an even deal")
     args = parser.parse_args()
     best: TrueCycle | None = None

@@ -1,4 +1,4 @@
-"""The elimination search (search/cycles/elimination.py) and its steps back, one seat out
+"""The elimination search (lab/cycles/elimination.py) and its steps back, one seat out
 coming back in at a time, against forward play and the reference engine."""
 
 import itertools
@@ -11,7 +11,7 @@ from bmn.kernels import reference
 from bmn.kernels.cycles.backward_seats import forward
 from bmn.kernels.cycles.loops import analyse, rotation_key
 from bmn.kernels.deal import parse_deal
-from bmn.search.cycles.elimination import imbalance, predecessors, search, seated
+from lab.cycles.elimination import imbalance, predecessors, search, seated
 
 
 def random_states(seed: int, n: int):

@@ -1,7 +1,7 @@
 """bmn's CUDA kernels compiled by NVIDIA's compiler (NVVM, then ptxas), no GPU needed.
 
 The simulator tests run the kernels as Python; here every kernel bmn launches is compiled for
-the A100's and the H100/H200's architectures (kernels/cuda/compiled.py, in child
+the A100's and the H100/H200's architectures (lab/cuda_compiled.py, in child
 interpreters without the simulator), and must compile, must not spill to local memory, and
 must keep its registers within the bounds below: more registers means fewer threads resident,
 which is the GPU's speed. A kernel added to bmn without a line in compiled.KERNELS (and a
@@ -10,11 +10,11 @@ bound here) fails the test.
 
 import pytest
 
-from bmn.kernels.cuda import compiled as cuda_compiled
-from bmn.kernels.cuda.compiled import ARCHITECTURES, KERNELS, arch_of, parse_ptxas
+from lab import cuda_compiled
+from lab.cuda_compiled import ARCHITECTURES, KERNELS, arch_of, parse_ptxas
 
 # Registers per thread measured 2026-12-02 (numba-cuda 0.30.4, NVVM and ptxas of CUDA 12.9,
-# `python -m bmn.kernels.cuda.compiled`); a kernel may take HEADROOM more.
+# `python -m lab.cuda_compiled`); a kernel may take HEADROOM more.
 MEASURED = {
     ("score", "sm_80"): 43,
     ("score", "sm_90a"): 45,

@@ -3,12 +3,12 @@ under both readings of a seat out while paying: bmn's and Paulhus's (search/cycl
 both_readings.py). Prints a line a cycle and the deals found as JSON, each with its figures
 under each reading from the reference engine.
 
-    .venv/bin/python benchmarks/endless_both.py steer --players 3 --seconds 120
-    .venv/bin/python benchmarks/endless_both.py filter --players 4 --seconds 240
+    .venv/bin/python -m lab.endless_both steer --players 3 --seconds 120
+    .venv/bin/python -m lab.endless_both filter --players 4 --seconds 240
 
 steer: the elimination search refusing every trick in which a seat goes out while paying, so
 each deal it builds plays alike under both readings. filter: the elimination search as bmn runs
-it (benchmarks/endless_nseat.py elimination), its deals kept when they loop under Paulhus's
+it (lab/endless_nseat.py elimination), its deals kept when they loop under Paulhus's
 reading too. The cycles: A (a grow run's), the published cycle P and P entered at another
 state (docs/endless-games.md, "The standard deck"), the first `--cycles` of `--store FILE`
 (after `--skip`), or those of `--cycle DEAL` (repeatable), each searched for an equal share of
@@ -26,7 +26,7 @@ from bmn.kernels.cycles.backward import BasinSearch, basin
 from bmn.kernels.cycles.loops import analyse
 from bmn.kernels.deal import format_deal, parse_deal
 from bmn.kernels.decks import even_sizes
-from bmn.search.cycles.both_readings import READINGS, outcomes, plays_alike, search
+from lab.cycles.both_readings import READINGS, outcomes, plays_alike, search
 
 CYCLES = [
     "----AAJ-Q----K---Q-KQAJ--J/-----KA-K-J-----------Q---",  # A

@@ -5,15 +5,15 @@ the kernel's Python source with the argument types its launch passes) and throug
 for each architecture, whose report gives the figures. NVVM and ptxas come as wheels with
 numba-cuda[cu12] (the `cuda` and `test` extras); neither needs a GPU or a driver.
 
-    python -m bmn.kernels.cuda.compiled        # the table of docs/gpu.md
+    python -m lab.cuda_compiled        # the table of docs/gpu.md
 
 Each architecture compiles in a child interpreter: Numba's CUDA simulator must be off whatever
 the parent runs under (NUMBA_ENABLE_CUDASIM is read once, when numba is first imported), and
 numba-cuda compiles a device function once a process, for the compute capability current then.
-Importing this module imports no CUDA. It sits with the GPU's scorer, on the lowest floor, so
-that the device check (benchmarks/device_check.py) and any package may use it: the kernels of
-higher floors (the search's, the enumeration's) are named by module in KERNELS and imported only
-in the child, by name.
+Importing this module imports no CUDA. It is a diagnostic that no command runs, so it sits
+in the lab (lab/README.md); the device check (benchmarks/device_check.py) uses it. bmn's kernels
+are named by module in KERNELS and imported only in the child, by name. The child is started
+from the repository's root (`python -m lab.cuda_compiled`), so that it finds this module.
 
 Two questions numba-cuda and bmn put to a GPU are answered in the child (`_no_gpu`): bmn's
 import-time check (kernels/cuda/env.require) asks whether the driver sees a GPU, and numba-cuda
@@ -47,7 +47,7 @@ ARCHITECTURES = ("sm_80", "sm_90a")  # A100; H100 and H200
 _DROPPED = ("NUMBA_ENABLE_CUDASIM", "NUMBA_FORCE_CUDA_CC")
 # The packages whose modules are searched for kernels (see _found).
 _PACKAGES = ("bmn.kernels", "bmn.search")
-_MODULE = "bmn.kernels.cuda.compiled"  # this module, also when run as __main__
+_MODULE = "lab.cuda_compiled"  # this module, also when run as __main__
 _INSTALL = "pip install 'bmn[cuda]' (numba-cuda[cu12] brings NVVM and ptxas)"
 
 # Argument types as each launch passes them (numba's signature strings): Python ints are int64,
@@ -150,9 +150,15 @@ def compile_kernels(architectures: Sequence[str] = ARCHITECTURES) -> Compiled:
     start = time.perf_counter()
     env = {k: v for k, v in os.environ.items() if k not in _DROPPED}
     command = [sys.executable, "-m", _MODULE, "--child"]
+    root = Path(__file__).resolve().parents[1]  # where `lab` is a package
     children = {
         arch: subprocess.Popen(
-            [*command, arch], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+            [*command, arch],
+            cwd=root,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
         )
         for arch in architectures
     }
@@ -321,7 +327,7 @@ def table(compiled: Compiled) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """`python -m bmn.kernels.cuda.compiled [--json] [ARCH ...]`: the table."""
+    """`python -m lab.cuda_compiled [--json] [ARCH ...]`: the table."""
     args = list(sys.argv[1:] if argv is None else argv)
     if args[:1] == ["--child"]:
         print(json.dumps(_child(args[1])))

@@ -3,15 +3,14 @@
 `bmn search --objective grow` runs the piece hunt as a stored, resumable search; this runs it
 without a store:
 
-    python benchmarks/grow_bench.py pieces --seconds 60 --json cycles.jsonl
+    python -m lab.grow_bench pieces --seconds 60 --json cycles.jsonl
 
 `pieces` runs the piece hunt (bmn.search.cycles.piece_hunt): closed pieces, standard-deck
 cycles assembled from them, and for each the most balanced starting deal. Figures go to
 stdout, with the seconds they took.
 
-`halves` runs the half-period search (bmn.search.cycles.half_period) over half periods of
---least to --most cards, upward, for --seconds: every role-swapping cycle of the deck with
-those half periods, each replayed by the reference engine.
+The half-period search (`halves`), measured and lost (docs/endless-games.md), was deleted
+after commit c8d7263, which holds it.
 
 `swaps` walks out from a peer's cycles (by default the Italian deck's, as `recall`), the ones
 that swap roles or the others: every state of a cycle with two cards of different value swapped
@@ -19,8 +18,8 @@ or the cut moved by one or two cards, played by the compiled kernel; each new cy
 the whole deck is walked from in turn, until none is new or --seconds are up. It says how many
 cycles the walk met and which of them swap roles:
 
-    python benchmarks/grow_bench.py swaps --start others --seconds 300
-    python benchmarks/grow_bench.py swaps \\
+    python -m lab.grow_bench swaps --start others --seconds 300
+    python -m lab.grow_bench swaps \\
         --deal=---K---Q-KQAJ-----AAJ--J--/----------Q----KQ-J-----KA
 
 `recall` reads a grow run's store and says which of the cycles of a peer's looping deals it
@@ -30,7 +29,7 @@ Every peer deal and every stored deal is replayed by the reference engine first:
 
     bmn search --objective grow --deck 28,4,4,4,0 --hand-sizes 20,20 --workers 2 --seed 1 \
         --time 5m --store italian.sqlite
-    python benchmarks/grow_bench.py recall --store italian.sqlite
+    python -m lab.grow_bench recall --store italian.sqlite
 """
 
 from __future__ import annotations
@@ -48,12 +47,11 @@ import numpy as np
 
 from bmn.kernels.config import LOOP as LOOPS  # a kernel's status code for a loop
 from bmn.kernels.cycles.loops import LOOP, analyse
-from bmn.kernels.deal import format_hand, parse_deal
-from bmn.kernels.decks import counts_of, parse_deck
+from bmn.kernels.deal import parse_deal
+from bmn.kernels.decks import counts_of
 from bmn.kernels.reference import play
 from bmn.kernels.score import score
 from bmn.records.store import Store
-from bmn.search.cycles.half_period import swap_cycles
 from bmn.search.cycles.piece_hunt import HuntFind, HuntOptions, HuntState, hunt_chunk
 from bmn.search.cycles.pieces import Control, controls_for, pieces_of
 
@@ -139,23 +137,6 @@ def run_recall(args: argparse.Namespace) -> None:
         )
     last = f", the last after {max(found):.1f} s" if found else ""
     print(f"{len(found)} of {len(cycles)} cycles found{last}; {len(rows)} cycles in the store")
-
-
-def run_halves(args: argparse.Namespace) -> None:
-    start = time.monotonic()
-    deck = parse_deck(args.deck)
-    cycles, done = swap_cycles(deck, args.most, args.seconds, args.least)
-    for find in sorted(cycles.values(), key=lambda f: f.figures):
-        deal = find.deal
-        assert play(deal).status == LOOP  # the reference engine agrees it never ends
-        print(
-            f"L={find.figures[0]} period {find.period_tricks} tricks, {find.period_cards} cards: "
-            f"{'/'.join(format_hand(h) for h in deal)}"
-        )
-    print(
-        f"{time.monotonic() - start:.1f}s: every half period of {args.least} to {done} cards "
-        f"searched on {args.deck}; {len(cycles)} role-swapping cycles"
-    )
 
 
 def run_swaps(args: argparse.Namespace) -> None:
@@ -246,7 +227,7 @@ def _imbalance(find: HuntFind) -> tuple:
 
 
 def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python benchmarks/grow_bench.py", description=__doc__)
+    p = argparse.ArgumentParser(prog="python -m lab.grow_bench", description=__doc__)
     sub = p.add_subparsers(dest="command", required=True)
     q = sub.add_parser("pieces", help="standard-deck cycles from closed pieces")
     q.add_argument("--small", default="J-", help="the small hand of the control state")
@@ -263,12 +244,6 @@ def parser() -> argparse.ArgumentParser:
     r.add_argument("--store", required=True, help="the grow run's record store")
     r.add_argument("--peers", default=PEERS, help="a peer file (N1k06's form) of looping deals")
     r.set_defaults(run=run_recall)
-    h = sub.add_parser("halves", help="role-swapping cycles by their half period (L upward)")
-    h.add_argument("--deck", default="14,2,2,2,0", help="counts N,J,Q,K,A, or 'standard'")
-    h.add_argument("--least", type=int, default=2, help="the shortest half period, in cards")
-    h.add_argument("--most", type=int, default=80, help="the longest half period, in cards")
-    h.add_argument("--seconds", type=float, default=120.0)
-    h.set_defaults(run=run_halves)
     w = sub.add_parser("swaps", help="cycles a swap of two cards away from a peer's cycles")
     w.add_argument("--start", choices=("others", "role-swapping"), default="others")
     w.add_argument("--deal", action="append", help="a looping deal to start from (--deal=T)")

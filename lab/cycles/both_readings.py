@@ -8,7 +8,7 @@ game, under bmn's rules, reaches its two-seat cycle without such a trick plays t
 alike under both, and never ends under either. The converse fails: a deal may part the
 readings and still loop under both, into other cycles (the `filter` route finds those).
 
-`search` is the elimination search (search/cycles/elimination.py: backward, best first, from a
+`search` is the elimination search (lab/cycles/elimination.py: backward, best first, from a
 two-seat cycle as the other seats come back in), told to refuse a predecessor whose trick has a
 seat going out while paying (`alike=True`): a seat goes out only on an ordinary turn, and every
 deal it builds plays alike under both readings. With `alike=False` it is the elimination search
@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from bmn.kernels import reference
 from bmn.kernels.cycles.loops import lay_trick
 from bmn.kernels.deal import Deal
-from bmn.search.cycles.elimination import Reach, State, imbalance, predecessors, seated
+from lab.cycles.elimination import Reach, State, imbalance, predecessors, seated
 
 READINGS = ("bmn", "paulhus")
 

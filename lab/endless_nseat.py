@@ -1,19 +1,19 @@
 """The search for an endless 3-player (18/17/17) or 4-player (13 each) deal of the standard deck,
 by two routes, each bounded in time; prints progress lines and the best reached as JSON.
 
-    .venv/bin/python benchmarks/endless_nseat.py elimination --seconds 600
-    .venv/bin/python benchmarks/endless_nseat.py true --seconds 600 --players 4
+    .venv/bin/python -m lab.endless_nseat elimination --seconds 600
+    .venv/bin/python -m lab.endless_nseat true --seconds 600 --players 4
 
 elimination: a seat goes out and the other two fall into a known two-seat standard-deck cycle.
 Backward play from the cycle's states and its two-seat basin (kernels/cycles/backward.py), the
 other seats out, where one trick back a seat out may have been in and gone out
-(search/cycles/elimination.py), best first towards the hand sizes of a standard deal seated
+(lab/cycles/elimination.py), best first towards the hand sizes of a standard deal seated
 from its leader. The cycles: the published one and any in `--store` (`bmn search --objective
 grow` stores them), or only those of `--cycle DEAL` (repeatable), each searched for an equal
 share of the time. Reports the most balanced state reached (hand sizes seated from the leader:
 -1 for a seat out) and every deal found, replayed by the reference engine.
 
-    .venv/bin/python benchmarks/endless_nseat.py elimination --seconds 120 \
+    .venv/bin/python -m lab.endless_nseat elimination --seconds 120 \
         --cycle=----AAJ-Q----K---Q-KQAJ--J/-----KA-K-J-----------Q---
 
 true: cycles in which every seat keeps cards for ever, grown from the smallest (J--/-J-/-J-, and
@@ -42,7 +42,7 @@ from bmn.kernels.cycles.backward import BasinSearch, basin
 from bmn.kernels.cycles.loops import analyse
 from bmn.kernels.deal import format_deal, format_hand, parse_deal
 from bmn.kernels.decks import STANDARD_COUNTS, counts_of, even_sizes
-from bmn.search.cycles.elimination import search
+from lab.cycles.elimination import search
 
 PUBLISHED = "---K---Q-KQAJ-----AAJ--J--/----------Q----KQ-J-----KA"
 

@@ -1,4 +1,4 @@
-"""Endless deals under both readings of a seat out while paying (search/cycles/both_readings.py),
+"""Endless deals under both readings of a seat out while paying (lab/cycles/both_readings.py),
 against the reference engine under bmn's and Paulhus's rules."""
 
 import csv
@@ -12,13 +12,13 @@ from bmn.kernels import reference
 from bmn.kernels.cycles.loops import analyse, rotation_key
 from bmn.kernels.deal import parse_deal
 from bmn.kernels.decks import even_sizes, is_standard
-from bmn.search.cycles import elimination
-from bmn.search.cycles.both_readings import outcomes, parts_readings, plays_alike, search
+from lab.cycles import elimination
+from lab.cycles.both_readings import outcomes, parts_readings, plays_alike, search
 
 # The standard deals found that never end under both readings, with their figures under each
 # (docs/endless-games.md, "Endless standard deals under both readings"): bmn's 4-player
 # endless #1, then the CSV the searches wrote.
-CSV = Path(__file__).parents[3] / "docs" / "endless-both.csv"
+CSV = Path(__file__).parents[2] / "docs" / "endless-both.csv"
 FOUND = list(csv.DictReader(CSV.read_text().splitlines()))
 
 
