@@ -193,8 +193,7 @@ def _lab_imports(tree: ast.AST) -> list[str]:
         if isinstance(node, ast.Import):
             names += [a.name for a in node.names if a.name.partition(".")[0] == "lab"]
         elif isinstance(node, ast.ImportFrom) and not node.level:
-            if (node.module or "").partition(".")[0] == "lab":
-                names.append(node.module)
+            names += [node.module] if (node.module or "").partition(".")[0] == "lab" else []
     return names
 
 
