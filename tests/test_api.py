@@ -24,6 +24,7 @@ import bmn.records as records
 import bmn.search as searching
 from bmn.kernels.reference import play as reference_play
 from bmn.records.store import Find, Store
+from bmn.search.runs import longest
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = {"bmn.kernels": game, "bmn.records": records, "bmn.search": searching}
@@ -287,7 +288,7 @@ def test_the_search_docstring_examples_run(tmp_path, monkeypatch):
 
 
 @pytest.mark.slow
-def test_a_search_from_python_is_interrupted_resumed_and_read_back(tmp_path, bmn):
+def test_a_search_from_python_is_interrupted_resumed_and_read_back(tmp_path, bmn, monkeypatch):
     store = tmp_path / "api.sqlite"
     seen = []
 
@@ -296,9 +297,18 @@ def test_a_search_from_python_is_interrupted_resumed_and_read_back(tmp_path, bmn
         if len(seen) == 1:
             os.kill(os.getpid(), signal.SIGINT)  # Ctrl-C: a checkpoint, then a stop
 
-    settings = {"iterations": 3_000_000, "seed": 7, "workers": 2, "keep_above": 1500}
-    stopped = searching.search(store, on_progress=interrupt_once, **settings)
-    assert stopped.status == "interrupted" and 0 < stopped.games < 3_000_000
+    # The interrupted run in chunks of 1,000 games, each committed as it comes: at the first
+    # commit at most a chunk a worker runs and one waits, so the stop comes with most of the
+    # games unsearched on any machine (at the default sizes a fast or loaded one can have every
+    # game in flight by then, and finish). Chunking changes no result: the resume and the
+    # whole run below take the default sizes.
+    with monkeypatch.context() as sizes:
+        sizes.setattr(longest, "FIRST_CHUNK", 1000)
+        sizes.setattr(longest, "CHUNK_SECONDS", 0.0)
+        sizes.setattr(longest, "COMMIT_SECONDS", 0.0)
+        settings = {"iterations": 3_000_000, "seed": 7, "workers": 2, "keep_above": 1500}
+        stopped = searching.search(store, on_progress=interrupt_once, **settings)
+    assert stopped.status == "interrupted" and 0 < stopped.games <= 10_000
     done = searching.search(store, resume="latest")
     assert (done.run, done.status, done.games) == (stopped.run, "finished", 3_000_000)
     whole = searching.search(tmp_path / "whole.sqlite", **settings)
