@@ -7,8 +7,7 @@ Each stream walks its slice of ranks in chunks of about a second, each chunk a r
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Collection
 
 import numpy as np
 
@@ -21,7 +20,6 @@ from bmn.search.runs.every_base import (
     EveryBase,
     EveryOptions,
     EveryState,
-    check_input,
     chunk_result,
 )
 
@@ -60,11 +58,9 @@ class EveryJob(EveryBase):
         return functools.partial(self.warm, self.options.rules)
 
     @classmethod
-    def check(cls, deck: str, sizes: Any, players: int, settings: dict[str, Any]) -> None:
-        check_input(deck, sizes, players, settings.get("from_rank") or 0, settings.get("to_rank"))
-
-    @classmethod
-    def prepare(cls, fields: dict[str, Any], store: Store, backend: Backend | None) -> None:
+    def prepare(
+        cls, options: EveryOptions, given: Collection[str], store: Store, backend: Backend | None
+    ) -> None:
         """Its streams: one per worker thread of the cluster, else one per core."""
-        if "workers" not in fields and backend is not None:
-            fields["workers"] = backend.default_streams()
+        if "workers" not in given and backend is not None:
+            options.workers = backend.default_streams()

@@ -109,10 +109,10 @@ class EveryOptions:
 
         self.workers = self.workers or default_workers()
         self.seed = 0  # not the random one a new run is given: same settings, same rows
-        self.deck = deck_spec(self.deck)
         counts, sizes, first, end = check_input(
             self.deck, self.hand_sizes, self.players, self.from_rank, self.to_rank
         )
+        self.deck = deck_spec(self.deck)  # as stored: 'standard' or the counts
         self.hand_sizes, self.players = sizes, len(sizes)
         self.from_rank, self.to_rank = first, end
         self.rules = rules_for(self.rules, self.players)

@@ -17,12 +17,13 @@ the functions here.
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
-from typing import Any
 
 from bmn.kernels.decks import DeckInputError, counts_text
 from bmn.kernels.ranks import arrangements
+from bmn.records.store import Store
+from bmn.search.backends.base import Backend
 from bmn.search.runs.every_base import (
     CHUNK_FINDS,
     ChunkFinds,
@@ -30,19 +31,15 @@ from bmn.search.runs.every_base import (
     EveryOptions,
     EveryProgress,
     EveryState,
-    check_input,
     chunk_result,
 )
 
 MAX_RANKS = 2**63 - 1  # ranks are int64 on the device (search/enumeration/cuda.py)
 
 
-def check_device_input(
-    deck: str, hand_sizes, players: int, from_rank: int, to_rank: int | None
-) -> tuple[tuple[int, ...], tuple[int, ...], int, int]:
-    """every.check_input, and what the GPU takes besides: two hands, ranks within 63 bits;
-    DeckInputError naming the option otherwise."""
-    counts, sizes, first, end = check_input(deck, hand_sizes, players, from_rank, to_rank)
+def check_device_input(counts: tuple[int, ...], sizes: tuple[int, ...]) -> None:
+    """What the GPU takes beyond every deal's deck, hands and ranks (every_base.check_input):
+    two hands, ranks within 63 bits; DeckInputError naming the option otherwise."""
     if len(sizes) != 2:
         why = f"gives {len(sizes)} hands; the GPU enumeration plays two seats"
         raise DeckInputError("hand_sizes", why)
@@ -53,13 +50,13 @@ def check_device_input(
             f"the deck {counts_text(counts)} has {total:.3g} deals; ranks on the GPU fit in 63"
             f" bits ({MAX_RANKS:.3g} deals at most): enumerate it on the CPU",
         )
-    return counts, sizes, first, end
 
 
 @dataclass
 class EveryCudaOptions(EveryOptions):
     """An enumeration on a GPU: one stream (the GPU), each chunk a launch over `device_threads`
-    threads (0 when made: every thread the GPU keeps resident)."""
+    threads (0 when planned: every thread the GPU keeps resident, counted by the job's
+    `prepare`)."""
 
     workers: int = 1
     device_threads: int = 0
@@ -67,12 +64,8 @@ class EveryCudaOptions(EveryOptions):
 
     def __post_init__(self) -> None:
         self.workers = 1  # the run loop's one stream: the GPU
-        super().__post_init__()
-        check_device_input(self.deck, self.hand_sizes, 2, self.from_rank, self.to_rank)
-        if not self.device_threads:
-            from bmn.search.enumeration.cuda import resident_threads
-
-            self.device_threads = resident_threads(rules=self.rules)
+        super().__post_init__()  # its deck, hands and ranks checked as every deal's
+        check_device_input(self.counts, self.hand_sizes)
 
 
 def cuda_every_chunk(
@@ -126,9 +119,19 @@ class EveryCudaJob(EveryBase):
         return functools.partial(self.warm, self.options.rules)
 
     @classmethod
-    def check(cls, deck: str, sizes: Any, players: int, settings: dict[str, Any]) -> None:
-        to_rank = settings.get("to_rank")
-        check_device_input(deck, sizes, players, settings.get("from_rank") or 0, to_rank)
+    def prepare(
+        cls,
+        options: EveryCudaOptions,
+        given: Collection[str],
+        store: Store,
+        backend: Backend | None,
+    ) -> None:
+        """Its threads: every one the GPU keeps resident (its kernel compiled), unless
+        --device-threads."""
+        if not options.device_threads:
+            from bmn.search.enumeration.cuda import resident_threads
+
+            options.device_threads = resident_threads(rules=options.rules)
 
     def new_progress(self) -> EveryCudaProgress:
         p = super().new_progress()

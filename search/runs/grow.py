@@ -31,8 +31,9 @@ however it was cut or interrupted).
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import ClassVar
 
 import numpy as np
 
@@ -427,13 +428,12 @@ class GrowJob(CycleStreamsJob):
     in_flight = 1  # one round at a time per stream: a stop lands after the round under way
 
     @classmethod
-    def check(cls, deck: str, sizes: Any, players: int, settings: dict[str, Any]) -> None:
-        check_grow_input(deck, sizes)
-
-    @classmethod
-    def prepare(cls, fields: dict[str, Any], store: Store, backend: Backend | None) -> None:
+    def prepare(
+        cls, options: GrowOptions, given: Collection[str], store: Store, backend: Backend | None
+    ) -> None:
         """Its known cycles (--grow-from known): the published one and the store's."""
-        fields["known"] = known_deals(store) if fields.get("grow_from", "known") == "known" else []
+        if options.grow_from == "known":  # those of its deck, as its options keep them
+            options.known = [d for d in known_deals(store) if deal_counts(d) == options.counts]
 
     def __init__(self, run: RunContext, options: GrowOptions):
         super().__init__(run, options)  # its pending cycles are keyed seat-blind

@@ -3,17 +3,18 @@
 The loop does what every kind shares (leases, heartbeat, lanes, in-order commits, the clock);
 a job says only what is its own: its streams' states, the work of one chunk, the size of the
 next chunk, what one commit writes and what the run says when it ends. A kind of run is one
-Job subclass in a module of its own (registered in kinds.py): it names its options, checks
-its settings before any store exists (`check`), completes them with what only a store or a
-backend knows (`prepare`), and is made by the loop once the run is created or claimed, so
-the hooks are called on a job that is whole.
+Job subclass in a module of its own (registered in kinds.py): it names its options, makes
+them from a new run's settings before any store exists (`plan`: its options' own checks, the
+one check of a run's deck), completes them with what only a store or a backend knows
+(`prepare`), and is made by the loop once the run is created or claimed, so the hooks are
+called on a job that is whole.
 """
 
 from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from typing import Any, ClassVar, Protocol
 
@@ -164,14 +165,19 @@ class Job:
     # -- what the kind decides before a run exists ------------------------------------------------
 
     @classmethod
-    def check(cls, deck: str, sizes: Any, players: int, settings: dict[str, Any]) -> None:
-        """Refuse a deck, hand sizes or rank range this kind cannot take, before any store
-        exists: DeckInputError naming the setting. Kinds that take no deck check nothing."""
+    def plan(cls, fields: dict[str, Any]) -> Any:
+        """A new run's options from its fields (its settings by its options' names): the one
+        check of its deck, hand sizes and ranks, made before any store exists. ValueError
+        (DeckInputError naming the setting) for what the kind cannot take."""
+        return cls.options_type(**fields)
 
     @classmethod
-    def prepare(cls, fields: dict[str, Any], store: Store, backend: Backend | None) -> None:
-        """Complete a new run's option fields with what only the store or the backend knows
-        (the streams a cluster runs, the known cycles of a store)."""
+    def prepare(
+        cls, options: Any, given: Collection[str], store: Store, backend: Backend | None
+    ) -> None:
+        """Complete a new run's options, in place, with what only the store, the backend or
+        the device knows (the streams a cluster runs, the known cycles of a store, the
+        threads a GPU keeps resident); `given`: the fields the user set."""
 
     # -- what the loop asks, with defaults --------------------------------------------------------
 

@@ -16,9 +16,8 @@ import copy
 import functools
 import secrets
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
-from typing import Any
 
 import numpy as np
 
@@ -211,14 +210,12 @@ class LongestJob(LongestBase):
     compile_seconds = 16.0
 
     @classmethod
-    def check(cls, deck: str, sizes: Any, players: int, settings: dict[str, Any]) -> None:
-        check_search_deck(deck, sizes, players)
-
-    @classmethod
-    def prepare(cls, fields: dict[str, Any], store: Store, backend: Backend | None) -> None:
+    def prepare(
+        cls, options: LongestOptions, given: Collection[str], store: Store, backend: Backend | None
+    ) -> None:
         """Its streams: one per worker thread of the cluster, else one per core."""
-        if "workers" not in fields and backend is not None:
-            fields["workers"] = backend.default_streams()
+        if "workers" not in given and backend is not None:
+            options.workers = backend.default_streams()
 
     def __init__(self, run: RunContext, options: LongestOptions):
         super().__init__(run, options)

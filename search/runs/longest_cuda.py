@@ -21,9 +21,9 @@ from __future__ import annotations
 
 import functools
 import secrets
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 
@@ -38,7 +38,6 @@ from bmn.search.runs.job import rules_for
 from bmn.search.runs.kinds import KINDS
 from bmn.search.runs.longest_base import COMMIT_FINDS, LongestBase, LongestProgress, RunBest
 from bmn.search.runs.settings import KEEP_ABOVE
-from bmn.search.strategies.registry import DEFAULT_STRATEGY
 
 if TYPE_CHECKING:
     from bmn.search.strategies.cuda.streams import LaunchFinds, Streams
@@ -172,13 +171,19 @@ class LongestCudaJob(LongestBase):
     device = "cuda"
 
     @classmethod
-    def prepare(cls, fields: dict[str, Any], store: Store, backend: Backend | None) -> None:
+    def prepare(
+        cls,
+        options: LongestCudaOptions,
+        given: Collection[str],
+        store: Store,
+        backend: Backend | None,
+    ) -> None:
         """Its streams: every thread the GPU keeps resident, unless --device-threads."""
-        from bmn.search.strategies.cuda.host import resident_threads
+        if "device_threads" not in given:
+            from bmn.search.strategies.cuda.host import resident_threads
 
-        strategy = fields.get("strategy", DEFAULT_STRATEGY)
-        rules = fields.get("rules")
-        fields.setdefault("device_threads", resident_threads(mode=strategy, rules=rules))
+            threads = resident_threads(mode=options.strategy, rules=options.rules)
+            options.device_threads = threads
 
     def warm_call(self) -> Callable[[], object]:
         return functools.partial(self.warm, self.options.rules)

@@ -29,7 +29,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import ClassVar
 
 import numpy as np
 
@@ -354,10 +354,6 @@ class LoopHuntJob(Job):
     work = staticmethod(loop_chunk)
     warm = staticmethod(warm_loop)
     in_flight = 1  # one batch at a time: a stop lands after the batch under way
-
-    @classmethod
-    def check(cls, deck: str, sizes: Any, players: int, settings: dict[str, Any]) -> None:
-        check_loop_deck(deck, players)
 
     def __init__(self, run: RunContext, options: LoopHuntOptions):
         super().__init__(run, options)

@@ -40,7 +40,8 @@ if TYPE_CHECKING:
 
 
 class DeckValueError(SearchOptionError):
-    """A deck, hand sizes or rank range a run cannot take (a bad value, not a conflict)."""
+    """A value a run's kind cannot take, judged by its options (a deck, hand sizes, a rank
+    range): a bad value, not a conflict."""
 
 
 class NothingToResume(SearchOptionError):
@@ -51,12 +52,14 @@ class NothingToResume(SearchOptionError):
 class Request:
     """A run asked for, its settings checked: a new run of `kind` from `settings`, or with
     `resume` ('latest' or a run number) a stored one. `typed`: the settings given on a
-    command line (a cluster named only by the environment is ignored)."""
+    command line (a cluster named only by the environment is ignored). `options`: a new
+    run's, as its kind planned them."""
 
     kind: RunKind | None
     settings: dict[str, Any] = field(default_factory=dict)
     resume: int | str | None = None
     typed: frozenset[str] = frozenset()
+    options: Any = None
 
 
 def request(
@@ -66,7 +69,8 @@ def request(
     typed: Collection[str] = (),
 ) -> Request:
     """Check a run's settings before any store is opened: the kind they ask for, each setting
-    it does not take refused (saying why), its deck, and for a GPU run that CUDA runs here.
+    it does not take refused (saying why), its options planned (its deck checked), and for a
+    GPU run that CUDA runs here.
     `settings`: values read by their declarations (settings.py), None for a default; `given`:
     those the user set. SearchOptionError, or CudaUnavailable; nothing is written."""
     if resume is not None:
@@ -90,9 +94,9 @@ def request(
         given,
         typed,
     )
-    check_deck(kind, {name: s.get(name) for name in given})
+    options = plan(kind, s, given)
     require_device(kind)
-    return Request(kind, dict(settings), typed=frozenset(typed))
+    return Request(kind, dict(settings), typed=frozenset(typed), options=options)
 
 
 def open_run(db: Store, asked: Request, backend: Backend | None) -> RunLoop:
@@ -102,7 +106,7 @@ def open_run(db: Store, asked: Request, backend: Backend | None) -> RunLoop:
     run). A kind that runs on this machine only takes no backend, and refuses a cluster
     named on the command line."""
     if asked.kind is not None:
-        return new_run(db, asked.kind, asked.settings, backend)
+        return new_run(db, asked.kind, asked.settings, backend, asked.options)
     run_id, kind = stored_run(db, asked.resume or "latest")
     clusters = [option for option in CLUSTER_OPTIONS if option in asked.typed]
     if clusters and not kind.on_backend:
@@ -160,53 +164,62 @@ def check_new_run(
     return kind
 
 
-def check_deck(kind: RunKind, settings: dict[str, Any]) -> None:
-    """Refuse a deck, hand sizes or rank range the run of `kind` cannot take, before a store
-    is made; --loop-deck is --deck's first name. SearchOptionError naming the setting."""
-    from bmn.kernels.decks import DeckInputError
-
-    if "deck" not in kind.takes:
-        return
-    if settings.get("deck") is not None and settings.get("loop_deck") is not None:
-        why = Words("is the first name of ", named("deck"), "; give one of them")
-        raise SearchOptionError("loop_deck", why)
-    given = "deck" if settings.get("loop_deck") is None else "loop_deck"
-    deck = settings.get(given) or "standard"
-    sizes, players = settings.get("hand_sizes"), settings.get("players")
-    if sizes is not None and players is not None and len(sizes) != players:
-        why = Words(f"gives {len(sizes)} hands; ", named("players"), f" is {players}")
-        raise SearchOptionError("hand_sizes", why)
-    try:
-        kind.job_class().check(deck, sizes, players or 2, settings)
-    except DeckInputError as err:
-        raise DeckValueError(given if err.option == "deck" else err.option, str(err)) from None
-
-
-def new_run(db: Store, kind: RunKind, settings: dict[str, Any], backend: Backend | None) -> RunLoop:
-    """A new run of `kind` from its settings (None or absent: the default), checked: its
-    typed options made here, from the settings it takes and bmn search's defaults (a minute;
-    a random seed)."""
-    fields = {
-        name: settings[opt]
-        for opt, name in kind.takes.items()
-        if name is not None and settings.get(opt) is not None
-    }
+def plan(kind: RunKind, settings: dict[str, Any], given: Collection[str]) -> Any:
+    """A new run's options, planned by its kind from the settings it takes (None or absent:
+    the default) and bmn search's defaults (a minute; a random seed), before a store is
+    made: the one check of its deck, hand sizes and rank range (--loop-deck is --deck's
+    first name), those `given` by the user checked against each other first.
+    DeckValueError or SearchOptionError naming the setting."""
+    if "deck" in kind.takes:
+        chosen = {name: settings.get(name) for name in given}
+        if chosen.get("deck") is not None and chosen.get("loop_deck") is not None:
+            why = Words("is the first name of ", named("deck"), "; give one of them")
+            raise SearchOptionError("loop_deck", why)
+        sizes, players = chosen.get("hand_sizes"), chosen.get("players")
+        if sizes is not None and players is not None and len(sizes) != players:
+            why = Words(f"gives {len(sizes)} hands; ", named("players"), f" is {players}")
+            raise SearchOptionError("hand_sizes", why)
+    fields = _fields(kind, settings)
     untimed = settings.get("seconds") is None and settings.get("iterations") is None
     if untimed and kind.timed:  # an enumeration runs until its range is done
         fields["seconds"] = 60.0
     fields.setdefault("seed", secrets.randbits(62))
-    job = kind.job_class()
-    job.prepare(fields, db, backend)
     try:
-        run_options = job.options_type(**fields)
-    except ValueError as err:  # a value only the options can judge: a deck, device threads
+        return kind.job_class().plan(fields)
+    except ValueError as err:  # what only the options can judge: a deck, a rank range
         option = getattr(err, "option", None) or next(
             (o for o in ("loop_deck", "device_threads") if o in kind.takes), ""
         )
-        raise SearchOptionError(option, str(err)) from None
+        if option == "deck" and settings.get("loop_deck") is not None:
+            option = "loop_deck"
+        raise DeckValueError(option, str(err)) from None
+
+
+def _fields(kind: RunKind, settings: dict[str, Any]) -> dict[str, Any]:
+    """The settings given that `kind` takes, by its options' field names."""
+    return {
+        name: settings[opt]
+        for opt, name in kind.takes.items()
+        if name is not None and settings.get(opt) is not None
+    }
+
+
+def new_run(
+    db: Store,
+    kind: RunKind,
+    settings: dict[str, Any],
+    backend: Backend | None,
+    options: Any = None,
+) -> RunLoop:
+    """A new run of `kind` from its settings, in the open store: its options as `plan` made
+    them (before the store was opened; planned here when not given), completed with what
+    only the store or the backend knows."""
     from bmn.search.runs.loop import RunLoop
 
-    return RunLoop(db, job, run_options, backend=backend if kind.on_backend else None)
+    job = kind.job_class()
+    options = plan(kind, settings, settings) if options is None else options
+    job.prepare(options, set(_fields(kind, settings)), db, backend)
+    return RunLoop(db, job, options, backend=backend if kind.on_backend else None)
 
 
 def stored_run(db: Store, resume: int | str) -> tuple[int, RunKind]:

@@ -21,9 +21,9 @@ from typing import Any, ClassVar
 
 from bmn.kernels.cycles.loops import analyse
 from bmn.kernels.deal import parse_deal
-from bmn.records.store import DEFAULT_PATH, Loop, Store
+from bmn.records.store import DEFAULT_PATH, Loop
 from bmn.records.store.saved import A_DEAL, exactly, items, record, whole
-from bmn.search.backends.base import Backend, Result
+from bmn.search.backends.base import Result
 from bmn.search.output.tables import fit_summary
 from bmn.search.runs.chunks import stream_quota
 from bmn.search.runs.cycle_book import loop_record, new_cycle
@@ -270,7 +270,3 @@ class TrueCyclesJob(CycleStreamsJob):
             None if largest is None else largest.example_deal,
             str(self.store.path),
         )
-
-    @classmethod
-    def prepare(cls, fields: dict[str, Any], store: Store, backend: Backend | None) -> None:
-        """Nothing the store knows: its hunts start from nothing."""

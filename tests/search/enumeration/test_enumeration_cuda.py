@@ -183,7 +183,9 @@ def enumerate_on(path, run_class, options_class, **changes):
     """A new enumeration into its own store: (summary as a dict, finds, cycles)."""
     options = {**dict(deck=DECK, keep_above=0, objective="loop"), **changes}
     with Store(path) as store:
-        summary = RunLoop(store, run_class, options_class(**options)).run()
+        planned = run_class.plan(options)
+        run_class.prepare(planned, set(options), store, None)  # on a GPU: its resident threads
+        summary = RunLoop(store, run_class, planned).run()
         finds = sorted((f.deal, f.cards, f.tricks, f.status) for f in store.run_finds(summary.run))
         return summary, finds, sorted((row.key, row.times_seen) for row in store.loops())
 
@@ -214,6 +216,7 @@ class TestRunOnDevice:
         path = tmp_path / "r.sqlite"
         with Store(path) as store:
             options = EveryCudaOptions(deck=DECK, keep_above=0, objective="loop")
+            EveryCudaJob.prepare(options, (), store, None)
             job = RunLoop(store, EveryCudaJob, options)
             seen = []
 

@@ -177,7 +177,7 @@ def made(monkeypatch):
     connects to a cluster, CUDA is taken as present, nothing runs)."""
     runs = []
 
-    def new_run(db, kind, options, backend):
+    def new_run(db, kind, settings, backend, options):
         runs.append((kind.name, options))
         raise SystemExit(0)
 
