@@ -51,7 +51,7 @@ from bmn.search.backends.base import Result
 from bmn.search.output.tables import fit_summary
 from bmn.search.runs.chunks import sized_chunk, split_finds, stream_quota
 from bmn.search.runs.cycle_book import BASIN_STATES, CycleBook, loop_record, new_cycle, record_loop
-from bmn.search.runs.job import Job, RunContext, options_from_run, rules_for
+from bmn.search.runs.job import Job, RunContext, rules_for
 from bmn.search.runs.progress import RunProgress
 from bmn.search.runs.said import Resume, Words, named, resume_command, store_option
 from bmn.search.runs.settings import KEEP_ABOVE
@@ -116,10 +116,6 @@ class EveryOptions:
         self.hand_sizes, self.players = sizes, len(sizes)
         self.from_rank, self.to_rank = first, end
         self.rules = rules_for(self.rules, self.players)
-
-    @classmethod
-    def from_run(cls, run) -> EveryOptions:
-        return options_from_run(cls, run)
 
     @property
     def counts(self) -> tuple[int, ...]:

@@ -34,12 +34,12 @@ from bmn.kernels.decks import (
     parse_deck,
 )
 from bmn.kernels.rulesets import DEFAULT as DEFAULT_RULES
-from bmn.records.store import Find, Run, Store
+from bmn.records.store import Find, Store
 from bmn.records.store.bulk import BULK_BELOW, Bulk, in_bulk
 from bmn.search.backends.base import Backend, Result
 from bmn.search.backends.threads import default_workers
 from bmn.search.runs.chunks import sized_chunk
-from bmn.search.runs.job import RunContext, options_from_run, rules_for
+from bmn.search.runs.job import RunContext, rules_for
 from bmn.search.runs.longest_base import COMMIT_FINDS, LongestBase, LongestProgress, RunBest
 from bmn.search.runs.said import Words, named
 from bmn.search.runs.settings import KEEP_ABOVE
@@ -104,10 +104,6 @@ class LongestOptions:
         self.deck = "standard" if counts == STANDARD_COUNTS else counts_text(counts)
         self.hand_sizes, self.players = sizes, len(sizes)
         self.rules = rules_for(self.rules, self.players)
-
-    @classmethod
-    def from_run(cls, run: Run) -> LongestOptions:
-        return options_from_run(cls, run)
 
     @property
     def sizes(self) -> tuple[int, ...]:

@@ -380,13 +380,6 @@ class RunLoop:
                 self._commit(on_progress)
         self._top_up(result.stream)
 
-    def _past_time(self) -> bool:
-        """Whether the run's time is up and, the kind taking its chunks in at more cost than
-        they took (a loop hunt summarising new cycles), what is still to come is dropped
-        rather than taken in past the time. False for kinds whose chunks are sized to end
-        with the time."""
-        return False
-
     def _drop(self, result: Result) -> None:
         """A chunk come in past the time, and those of its stream waiting on an earlier one:
         left out of the run, as if never searched (the stream's state is the last taken)."""

@@ -27,7 +27,6 @@ standard' hunts the full deck only. What each deck finds, measured: docs/endless
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -53,9 +52,8 @@ from bmn.search.runs.cycle_book import (
     CycleFind,
     loop_record,
     new_cycle,
-    record_loop,
 )
-from bmn.search.runs.job import Job, PastTime, RunContext, options_from_run
+from bmn.search.runs.job import Job, PastTime, RunContext
 from bmn.search.runs.progress import RunProgress
 from bmn.search.runs.said import store_option
 from bmn.search.words import counted, duration
@@ -86,41 +84,6 @@ def random_batch(
         ends = np.full((n, 1), total)
         sizes = np.diff(np.concatenate([np.zeros((n, 1), np.int64), cuts, ends], axis=1), axis=1)
     return random_deals(n, state, deck=deck, sizes=sizes)
-
-
-def hunt_loops(
-    deck: Sequence[int],
-    deals: int,
-    seed: int = 0,
-    even: bool = False,
-    batch: int = 65_536,
-    threads: int | None = None,
-    max_basin_states: int = 100_000,
-    hunt: CycleBook | None = None,
-    progress: Callable[[CycleBook], None] | None = None,
-    seats: int = 2,
-) -> CycleBook:
-    """Score `deals` random deals of `deck` round `seats` seats and collect every cycle they
-    fall into.
-
-    `hunt` carries totals across calls (a resumed run passes its own and a fresh seed);
-    `progress` is called after every batch.
-    """
-    hunt = hunt if hunt is not None else CycleBook()
-    rng = np.random.default_rng(seed)
-    cards = np.asarray(deck, dtype=np.uint8)
-    left = deals
-    while left > 0:
-        n = min(batch, left)
-        rows, sizes = random_batch(rng, cards, n, even, seats)
-        for deal, _, seen in name_loops(rows, sizes, threads):
-            record_loop(hunt, deal, max_basin_states).deals_seen += seen - 1
-            hunt.loops += seen - 1
-        hunt.deals += n
-        left -= n
-        if progress:
-            progress(hunt)
-    return hunt
 
 
 # Cycle ids already named in this process (kernels/cpu/cycle_ids.py), to their cycle's key.
@@ -235,10 +198,6 @@ class LoopHuntOptions:
         if self.basin_states is None:
             seats = self.players > 2
             self.basin_states = SEATS_BASIN_STATES if seats else BASIN_STATES
-
-    @classmethod
-    def from_run(cls, run) -> LoopHuntOptions:
-        return options_from_run(cls, run)
 
 
 @dataclass

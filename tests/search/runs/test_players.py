@@ -20,6 +20,7 @@ from bmn.records.published import FILES, published_games, replay_published
 from bmn.records.store import Find, Store
 from bmn.search.measure.stats import length_stats
 from bmn.search.runs import longest as driver
+from bmn.search.runs.job import options_from_run
 from bmn.search.runs.longest import LongestJob, LongestOptions
 from bmn.search.runs.longest_base import LongestProgress, standing
 from bmn.search.runs.loop import RunLoop
@@ -229,7 +230,7 @@ def test_runs_stored_before_players_resume_as_two_seats(tmp_path):
     with Store(tmp_path / "old.sqlite") as store:
         params = {"strategy": "walk", "objective": "cards", "iterations": 10, "workers": 1}
         run = store.create_run("walk", "cards", 1, {**params, "seed": 1})
-        options = LongestOptions.from_run(store.get_run(run))
+        options = options_from_run(LongestOptions, store.get_run(run))
     assert options.players == 2 and options.sizes == (26, 26)
 
 
