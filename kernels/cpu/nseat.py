@@ -13,7 +13,6 @@ checked against kernels/reference.py.
 
 from __future__ import annotations
 
-import sys
 from functools import partial
 from types import ModuleType, SimpleNamespace
 
@@ -33,7 +32,6 @@ from bmn.kernels.config import (
     PARALLEL_JIT,
     UNDECIDED,
 )
-from bmn.kernels.cpu import nseat_table as table
 from bmn.kernels.cpu.bits import ctz, top_bit
 from bmn.kernels.cpu.nseat_table import (
     NO_LIMIT,
@@ -46,9 +44,9 @@ from bmn.kernels.cpu.nseat_table import (
     play_limit_at,
     setup,
 )
+from bmn.kernels.rule_copies import Flags, RuleCopies, RuleCopy
 from bmn.kernels.rule_flags import differences
 from bmn.kernels.rulesets import RuleSet
-from bmn.kernels.targets import specialise
 
 __all__ = [
     "NO_LIMIT",
@@ -348,39 +346,30 @@ def _score_batch(compiled, deals, sizes, rows, out, cap: int) -> None:
     )
 
 
-# Rule sets (kernels/rulesets.py): a rule the table plays differently is a copy of every function
-# that reaches it, compiled with the rule's flag frozen (kernels/targets.specialise), made on
-# first use. bmn's rules are this module's own functions, unchanged.
-_RULED = (
-    table._trick,
-    advance,
-    exact,
-    play_exact_at,
-    table._stopped,
-    play_limit_at,
-    _fast,
-    play_fast_at,
-    _score_rows,
-)
-_VARIANTS: dict[bool, SimpleNamespace] = {}
+# Rule sets (kernels/rulesets.py): a rule set's copies (kernels/rule_copies.py) of what reaches
+# the table's NEXT_PAYS, made on first use. Rule sets that play 3 and 4 seats alike share one.
+def _flags(rules: RuleSet) -> Flags | None:
+    """The table's constant for `rules` with 3 or 4 seats; None for a point it does not play."""
+    points = differences(rules, MAX_SEATS)
+    if set(points) - {"out_while_paying"}:
+        return None
+    return (("NEXT_PAYS", points.get("out_while_paying") == rulesets.NEXT_PAYS),)
+
+
+def _copy(flags: Flags, _rules: RuleSet) -> SimpleNamespace:
+    ruled = RuleCopy(flags)
+    return SimpleNamespace(
+        score_rows=partial(_score_batch, ruled[_score_rows]),
+        play_fast_at=ruled[play_fast_at],
+        play_exact_at=ruled[play_exact_at],
+        play_limit_at=ruled[play_limit_at],
+    )
+
+
+_COPIES = RuleCopies(__name__, _flags, _copy)
 
 
 def for_rules(rules: RuleSet) -> ModuleType | SimpleNamespace | None:
     """This kernel's entry points under `rules`: score_rows, play_fast_at, play_exact_at and
-    play_limit_at, as this module offers them; None for a rule set it cannot play. Rule sets
-    that play 3 and 4 seats alike share one compiled copy (kernels/rule_flags.py)."""
-    points = differences(rules, MAX_SEATS)
-    if not points:
-        return sys.modules[__name__]
-    if set(points) != {"out_while_paying"}:
-        return None
-    next_pays = points["out_while_paying"] == rulesets.NEXT_PAYS
-    if next_pays not in _VARIANTS:
-        copies = specialise(_RULED, "next_pays", NEXT_PAYS=next_pays)
-        _VARIANTS[next_pays] = SimpleNamespace(
-            score_rows=partial(_score_batch, copies["_score_rows"]),
-            play_fast_at=copies["play_fast_at"],
-            play_exact_at=copies["play_exact_at"],
-            play_limit_at=copies["play_limit_at"],
-        )
-    return _VARIANTS[next_pays]
+    play_limit_at, as this module offers them; None for a rule set it cannot play."""
+    return _COPIES.lookup(rules)

@@ -20,7 +20,7 @@ The module offers what every kernel module offers (kernels/score.py registers it
 
 from __future__ import annotations
 
-import sys
+from functools import partial
 from types import ModuleType, SimpleNamespace
 
 import numpy as np
@@ -38,9 +38,10 @@ from bmn.kernels.config import (
 )
 from bmn.kernels.cpu.bits import ctz, top_bit
 from bmn.kernels.results import Scores
-from bmn.kernels.rule_flags import flags_tag, two_seat_flags
-from bmn.kernels.rulesets import RuleSet, rule_set
-from bmn.kernels.targets import compile_for, specialise
+from bmn.kernels.rule_copies import Flags, RuleCopies, RuleCopy
+from bmn.kernels.rule_flags import two_seat_flags
+from bmn.kernels.rulesets import RuleSet
+from bmn.kernels.targets import compile_for
 
 # Unsigned constants: mixing uint64 with int64 in numba promotes to float64.
 _ZERO = np.uint64(0)
@@ -248,7 +249,12 @@ def play_fast_for(sizes: tuple[int, ...]):
     """The play_fast_at a search of deals cut into `sizes` runs: the standard deal's own for
     26/26. Two functions, not one that branches on the sizes: a run compiles only the one it
     runs (each is seconds of a first compile)."""
-    return play_fast_even if tuple(sizes) == (_HALF_DECK, _HALF_DECK) else play_fast_at
+    return _fast_for(play_fast_even, play_fast_at, sizes)
+
+
+def _fast_for(even, at, sizes: tuple[int, ...]):
+    """`even` for the standard deal's hand sizes, else `at` (one rule set's play_fast_for)."""
+    return even if tuple(sizes) == (_HALF_DECK, _HALF_DECK) else at
 
 
 @njit(**JIT)
@@ -285,9 +291,14 @@ def score_rows(
 
     Runs in parallel under the caller's numba thread settings.
     """
+    _score_batch(_score_rows, deals, sizes, rows, out, cap)
+
+
+def _score_batch(compiled, deals, sizes, rows, out, cap: int) -> None:
+    """score_rows through `compiled`, the _score_rows of one rule set."""
     n0 = np.ascontiguousarray(sizes[:, 0])
     n1 = np.ascontiguousarray(sizes[:, 1])
-    _score_rows(deals.reshape(-1), deals.shape[1], n0, n1, rows, cap, out.arrays())
+    compiled(deals.reshape(-1), deals.shape[1], n0, n1, rows, cap, out.arrays())
 
 
 @njit(**PARALLEL_JIT)
@@ -306,69 +317,36 @@ def _total_cards(flat, width, n, n0, n1, cap):
 
 def total_cards(deals: np.ndarray, n0: int, n1: int, cap: int = FAST_CAP) -> tuple[int, int]:
     """Total cards and tricks over deals (N, W), every one with hands of n0 and n1 cards."""
+    return _total(_total_cards, deals, n0, n1, cap)
+
+
+def _total(compiled, deals: np.ndarray, n0: int, n1: int, cap: int = FAST_CAP) -> tuple[int, int]:
+    """total_cards through `compiled`, the _total_cards of one rule set."""
     deals = np.ascontiguousarray(deals, dtype=np.uint8)
-    return _total_cards(deals.reshape(-1), deals.shape[1], len(deals), n0, n1, cap)
+    return compiled(deals.reshape(-1), deals.shape[1], len(deals), n0, n1, cap)
 
 
-# Rule sets (kernels/rulesets.py): the trick rules compiled with a rule set's two-seat points
-# frozen (kernels/rule_flags.two_seat_flags), and a copy of every function here that reaches
-# them (kernels/targets.specialise), made on first use. bmn's rules are this module's own.
-_RULED = (
-    _step,
-    _advance,
-    _fast,
-    fast_at,
-    exact_at,
-    play_fast_at,
-    play_fast_even,
-    play_exact_at,
-    _score_rows,
-    _total_cards,
-)
-_VARIANTS: dict[tuple, SimpleNamespace] = {}
+# Rule sets (kernels/rulesets.py): a rule set's copies (kernels/rule_copies.py) of what reaches
+# the trick rules' flags (kernels/rule_flags.two_seat_flags), made on first use.
+def _copy(flags: Flags, _rules: RuleSet) -> SimpleNamespace:
+    ruled = RuleCopy(flags)
+    even, at = ruled[play_fast_even], ruled[play_fast_at]
+    return SimpleNamespace(
+        score_rows=partial(_score_batch, ruled[_score_rows]),
+        play_fast_at=at,
+        play_fast_for=partial(_fast_for, even, at),
+        play_exact_at=ruled[play_exact_at],
+        fast_at=ruled[fast_at],
+        exact_at=ruled[exact_at],
+        total_cards=partial(_total, ruled[_total_cards]),
+    )
+
+
+_COPIES = RuleCopies(__name__, two_seat_flags, _copy)
 
 
 def for_rules(rules: RuleSet) -> ModuleType | SimpleNamespace | None:
     """This kernel's entry points under `rules` (score_rows, play_fast_at, play_fast_for,
     play_exact_at, total_cards): itself for every rule set that plays two seats as bmn's rules
     do, a compiled copy for another, None for one it cannot play."""
-    flags = two_seat_flags(rules)
-    if flags is None:
-        return None
-    if flags == two_seat_flags(rule_set(None)):
-        return sys.modules[__name__]
-    if flags not in _VARIANTS:
-        _VARIANTS[flags] = _variant(flags)
-    return _VARIANTS[flags]
-
-
-def _variant(flags: tuple) -> SimpleNamespace:
-    constants = dict(flags)
-    tag = flags_tag(flags)
-    rules = compile_for(
-        two_tricks.RULES[:4], njit(**INLINE_JIT), tag, ctz=ctz, top_bit=top_bit, **constants
-    )
-    rules += compile_for(two_tricks.RULES[4:], njit(**JIT), tag, **constants)
-    names = ("_pays", "_collect", "_chain", "_trick", "_ending", "_lone_lead")
-    copies = specialise(_RULED, tag, **dict(zip(names, rules, strict=True)))
-    even, at = copies["play_fast_even"], copies["play_fast_at"]
-
-    def score(deals, sizes, rows, out, cap) -> None:
-        n0 = np.ascontiguousarray(sizes[:, 0])
-        n1 = np.ascontiguousarray(sizes[:, 1])
-        flat = deals.reshape(-1)
-        copies["_score_rows"](flat, deals.shape[1], n0, n1, rows, cap, out.arrays())
-
-    def total(deals, n0, n1, cap=FAST_CAP) -> tuple[int, int]:
-        deals = np.ascontiguousarray(deals, dtype=np.uint8)
-        return copies["_total_cards"](deals.reshape(-1), deals.shape[1], len(deals), n0, n1, cap)
-
-    return SimpleNamespace(
-        score_rows=score,
-        play_fast_at=at,
-        play_fast_for=lambda sizes: even if tuple(sizes) == (_HALF_DECK, _HALF_DECK) else at,
-        play_exact_at=copies["play_exact_at"],
-        fast_at=copies["fast_at"],
-        exact_at=copies["exact_at"],
-        total_cards=total,
-    )
+    return _COPIES.lookup(rules)
