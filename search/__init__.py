@@ -1,7 +1,7 @@
 """Searching for long games and endless ones, and bmn's front ends: the command line, the web
 page over a store and the library's search. Floors, lowest first (tests/test_layers.py walks
 them): words.py (plain words every floor shares); strategies/, enumeration/, backends/,
-cycles/, measure/; output/; runs/; then api.py, serve/ and cli/ on top.
+cycles/, measure/; output/; runs/; then api.py, benchmark.py, serve/ and cli/ on top.
 
 - words.py: counts with their noun, durations, clock times, ordinals (imports nothing of bmn).
 - strategies/: what a search stream computes (the compiled loop, moves, walk/random/climb/lahc).
@@ -12,8 +12,10 @@ cycles/, measure/; output/; runs/; then api.py, serve/ and cli/ on top.
 - output/: what bmn prints (text and tables), draws live (progress) and plots (pictures).
 - runs/: the kinds of run (longest game on the CPU or a GPU, loop hunt, grow, every deal), each
   a job held by one run loop.
+- benchmark.py: `bmn search-bench`'s trials, each strategy's speed and far-tail rate in
+  real runs.
 - serve/: `bmn records serve`, a store in a web browser (Datasette).
-- cli/: the command line (and search-bench's timed runs); nothing outside it imports click.
+- cli/: the command line; nothing outside it imports click.
 
 The library's search (api.py; docs/library.md), exported here lazily: importing bmn.search
 imports no numba and no click.

@@ -3,9 +3,10 @@
 Each package of bmn stands on a floor (docs/development.md, "Layout"): kernels/ at the bottom,
 records/ on it, then inside search/ the plain words, the rooms a run stands on, the output
 that draws their figures, the runs, and on top the front ends (the command line, the web page,
-the library). A module may import its own package and anything on a lower floor; an import
-that goes up, or a circle of imports, fails here (imports inside functions and under
-TYPE_CHECKING count too: they are the same dependency, taken later).
+the library) and the search benchmark, which times real runs. A module may import its own
+package and anything on a lower floor; an import that goes up, or a circle of imports, fails
+here (imports inside functions and under TYPE_CHECKING count too: they are the same
+dependency, taken later).
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ FLOORS = {
     "bmn.search.output": 4,
     "bmn.search.runs": 5,
     "bmn.search.api": 6,
+    "bmn.search.benchmark": 6,  # search-bench's trials: real runs, timed
     "bmn.search.serve": 6,
     "bmn.search.cli": 7,
     "bmn.search": 8,  # the package itself: its lazy exports name the library

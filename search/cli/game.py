@@ -10,15 +10,17 @@ from bmn.kernels.deal import Deal, format_deal
 from bmn.kernels.decks import even_sizes
 from bmn.kernels.rulesets import DEFAULT, RuleSet
 from bmn.search.cli.deals import HANDS_ARGUMENT, HandCommand, read_deal
-from bmn.search.cli.figures import check_figure, figure_option, write_figure
 from bmn.search.cli.options import (
     JSON_OPTION,
     RULES_OPTION,
+    check_figure,
     check_seats,
     echo,
+    figure_option,
     given,
     refuse,
     rules_line,
+    write_figure,
 )
 from bmn.search.cli.values import Whole, seed_option
 from bmn.search.output.games import describe, describe_loop, trace_table

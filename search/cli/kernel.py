@@ -13,15 +13,17 @@ from bmn.kernels.deal import VALUE_SYMBOL, format_deal, shorten
 from bmn.kernels.decks import STANDARD_COUNTS
 from bmn.kernels.rulesets import DEFAULT, RuleSet
 from bmn.search.cli.device import DEVICE_OPTION, DEVICE_THREADS_OPTION
-from bmn.search.cli.figures import check_figure, figure_option, write_figure
 from bmn.search.cli.options import (
     JSON_OPTION,
     PLAYERS_OPTION,
     RULES_OPTION,
     THREADS_OPTION,
+    check_figure,
     check_seats,
     echo,
+    figure_option,
     rules_line,
+    write_figure,
 )
 from bmn.search.cli.values import deals_option, seed_option
 from bmn.search.output.games import describe

@@ -10,15 +10,18 @@ from click.core import ParameterSource
 from bmn.kernels.deal import format_deal
 from bmn.kernels.rulesets import names as rule_names
 from bmn.search.cli.deals import HANDS_ARGUMENT, HandCommand, read_deal
-from bmn.search.cli.figures import check_figure, check_not_store, figure_option, write_figure
 from bmn.search.cli.options import (
     JSON_OPTION,
     PLAYERS_OPTION,
     STORE_OPTION,
+    check_figure,
+    check_not_store,
     echo,
+    figure_option,
     given,
     open_store,
     store_exists,
+    write_figure,
 )
 from bmn.search.cli.values import Whole
 from bmn.search.output.games import describe

@@ -295,7 +295,7 @@ def search_bench(
       bmn search-bench --strategies walk,random --time 10m --json   # 6 trials of 10 min
     """
     from bmn.kernels.benchmark import bench
-    from bmn.search.cli.quality import THRESHOLDS, compare, table
+    from bmn.search.benchmark import THRESHOLDS, compare, table
     from bmn.search.output.measures import trial_line
     from bmn.search.words import duration
 

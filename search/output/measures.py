@@ -48,7 +48,8 @@ def trial_line(strategy: str, seed: int, rate: float, best: int, tail: dict[int,
 
 
 def bench_table(rows: Sequence[dict], thresholds: Sequence[int]) -> Table:
-    """`bmn search-bench`: each strategy's rate and far-tail finds (rows of quality.table)."""
+    """`bmn search-bench`: each strategy's rate and far-tail finds (rows of
+    bmn.search.benchmark.table)."""
     head = ["strategy", "games/s", "vs bench", "best (median)"]
     head += [name for t in thresholds for name in (f">={t:,}/M", f">={t:,}/min")]
     body = [

@@ -1,9 +1,11 @@
 """The search benchmark (`bmn search-bench`): each strategy's throughput and how often it
-reaches the far tail.
+reaches the far tail, as kernels/benchmark.py is `bmn bench`'s.
 
 Every strategy runs for the same time with the same workers on several seeds, into a
 throwaway store; the kernel's own speed (`bmn bench`) on as many threads is measured in the
-same run, so the throughput inside a search is quoted as a ratio against it.
+same run, so the throughput inside a search is quoted as a ratio against it. It times real
+runs (search/runs/), so it stands on them, beside the library (api.py), below the command
+line.
 """
 
 from __future__ import annotations
@@ -61,7 +63,7 @@ def compare(
 ) -> list[Trial]:
     """Every strategy on every seed, interleaved so machine noise falls on all alike."""
     trials = []
-    with tempfile.TemporaryDirectory(prefix="bmn-quality-") as folder:
+    with tempfile.TemporaryDirectory(prefix="bmn-search-bench-") as folder:
         for seed in seeds:
             for strategy in strategies:
                 trials.append(trial(strategy, seed, seconds, workers, Path(folder)))
