@@ -12,7 +12,7 @@ against kernels/reference.py (tests/kernels/test_cuda_two.py, under the simulato
 
 from __future__ import annotations
 
-import sys
+from functools import partial
 from types import ModuleType, SimpleNamespace
 from typing import TYPE_CHECKING
 
@@ -36,9 +36,10 @@ from numba import cuda  # noqa: E402  (only once require() has passed)
 
 from bmn.kernels.cpu import two  # noqa: E402
 from bmn.kernels.deal import DealError  # noqa: E402
-from bmn.kernels.rule_flags import flags_tag, two_seat_flags  # noqa: E402
+from bmn.kernels.rule_copies import Flags, RuleCopies, RuleCopy  # noqa: E402
+from bmn.kernels.rule_flags import two_seat_flags  # noqa: E402
 from bmn.kernels.rulesets import rule_set  # noqa: E402
-from bmn.kernels.targets import compile_for, specialise  # noqa: E402
+from bmn.kernels.targets import compile_for  # noqa: E402
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -300,47 +301,19 @@ def _differ(deals: np.ndarray, sizes: np.ndarray, cap: int, rules=None) -> tuple
     return differ, got, want
 
 
-# Rule sets (kernels/rulesets.py): the trick rules compiled with a rule set's two-seat points
-# frozen (kernels/rule_flags.two_seat_flags) and copies of the kernel that reaches them, made
-# on first use; the CPU replays with the CPU kernel's copy for the same rule set.
-_VARIANTS: dict[tuple, SimpleNamespace] = {}
-
-
-def for_rules(rules: RuleSet) -> ModuleType | SimpleNamespace | None:
-    """This kernel under `rules` (its score_rows): itself for every rule set that plays two
-    seats as bmn's rules do, a compiled copy for another, None for one it cannot play."""
-    flags = two_seat_flags(rules)
-    if flags is None:
-        return None
-    cpu = two.for_rules(rules)
-    if cpu is two:
-        return sys.modules[__name__]
-    if flags not in _VARIANTS:
-        tag = flags_tag(flags)
-        device = cuda.jit(**DEVICE)
-        compiled = compile_for(
-            two_tricks.RULES, device, tag, ctz=ctz, top_bit=top_bit, **dict(flags)
-        )
-        names = ("_pays", "_collect", "_chain", "trick", "ending", "lone_lead")
-        copies = specialise(
-            (play_masks, play_fast_at, _score_kernel),
-            tag,
-            _jit_like,
-            **dict(zip(names, compiled, strict=True)),
-        )
-        kernel = copies["_score_kernel"]
-        _VARIANTS[flags] = SimpleNamespace(
-            score_rows=lambda deals, sizes, rows, out, cap: _score_batch(
-                kernel, cpu.exact_at, deals, sizes, rows, out, cap
-            ),
-            play_fast_at=copies["play_fast_at"],
-            exact_at=cpu.exact_at,
-            trick=compiled[3],
-            ending=compiled[4],
-            tag=tag,
-            score_kernel=kernel,
-        )
-    return _VARIANTS[flags]
+# Rule sets (kernels/rulesets.py): a rule set's copies (kernels/rule_copies.py) of what reaches
+# the trick rules' flags, made on first use; the CPU replays with the CPU kernel's copy.
+def _copy(flags: Flags, rules: RuleSet) -> SimpleNamespace:
+    ruled = RuleCopy(flags, _jit_like)
+    kernel, cpu = ruled[_score_kernel], two.for_rules(rules)
+    return SimpleNamespace(
+        score_rows=partial(_score_batch, kernel, cpu.exact_at),
+        play_fast_at=ruled[play_fast_at],
+        trick=ruled[trick],
+        ending=ruled[ending],
+        _score_kernel=kernel,
+        copies=ruled,  # lent to the GPU kernels that call these (kernels/rule_copies.py)
+    )
 
 
 def _jit_like(function):
@@ -350,9 +323,15 @@ def _jit_like(function):
     return cuda.jit(**DEVICE)
 
 
+_COPIES = RuleCopies(__name__, two_seat_flags, _copy)
+
+
+def for_rules(rules: RuleSet) -> ModuleType | SimpleNamespace | None:
+    """This kernel under `rules` (its score_rows): itself for every rule set that plays two
+    seats as bmn's rules do, a compiled copy for another, None for one it cannot play."""
+    return _COPIES.lookup(rules)
+
+
 def ruled(attribute: str, rules: str) -> object:
-    """This module's kernel `attribute` as compiled for a rule set (kernels/cuda/compiled.py)."""
-    if attribute != "_score_kernel":
-        raise ValueError(f"no rule set's copy of {attribute}")
-    played = for_rules(rule_set(rules))
-    return _score_kernel if played is sys.modules[__name__] else played.score_kernel
+    """This module's kernel `attribute` as compiled for a rule set (lab/cuda_compiled.py)."""
+    return getattr(for_rules(rule_set(rules)), attribute)

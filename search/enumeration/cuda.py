@@ -30,6 +30,8 @@ from __future__ import annotations
 
 import time
 from functools import cache
+from types import SimpleNamespace
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -48,9 +50,14 @@ from bmn.kernels.cuda.two import (
 from bmn.kernels.deal import DealError
 from bmn.kernels.decks import counts_text
 from bmn.kernels.ranks import arrangements, next_arrangement, unrank
+from bmn.kernels.rule_copies import Flags, RuleCopies, RuleCopy
+from bmn.kernels.rule_flags import two_seat_flags
 from bmn.kernels.rulesets import rule_set
-from bmn.kernels.targets import compile_for, specialise
+from bmn.kernels.targets import compile_for
 from bmn.search.enumeration.cpu import Visited
+
+if TYPE_CHECKING:
+    from bmn.kernels.rulesets import RuleSet
 
 VALUES = 5  # penalty values 0-4: numeral, J, Q, K, A
 MAX_RANKS = 2**63 - 1  # arrangements a deck may have on the device: ranks are int64
@@ -154,34 +161,37 @@ def _enumerate(
     tops[t, T_RANK] = best_rank
 
 
-# Rule sets' copies of the kernel, by their trick rules' tag: made on first use.
-_RULED: dict[str, object] = {}
+# Rule sets (kernels/rulesets.py): a rule set's copy (kernels/rule_copies.py) of the kernel,
+# calling kernels/cuda/two.py's copies, made on first use; the host replays with the CPU's.
+def _copy(flags: Flags, rules: RuleSet) -> SimpleNamespace:
+    ruled = RuleCopy(flags, _jit_like, cuda_two.for_rules(rules).copies)
+    return SimpleNamespace(_enumerate=ruled[_enumerate], _replay=two.for_rules(rules).exact_at)
+
+
+def _jit_like(function):
+    """The decorator `function` was compiled with: the kernel's, or a device function's."""
+    if function is _enumerate:
+        return cuda.jit(**KERNEL)
+    return cuda.jit(**DEVICE)
+
+
+_replay = two.exact_at  # the host's exact replay of a game past the cap, under bmn's rules
+_COPIES = RuleCopies(__name__, two_seat_flags, _copy)
 
 
 def kernel_for(rules: str | None = None) -> tuple:
     """(the enumeration kernel, the host's exact replay) under a rule set (None: bmn's); the
     kernel is a copy compiled with the rule set's play_fast_at where it plays two seats
     otherwise. ValueError for a rule set the GPU kernel cannot play."""
-    ruled = rule_set(rules)
-    played = cuda_two.for_rules(ruled)
+    played = _COPIES.lookup(rules)
     if played is None:
-        raise ValueError(f"the GPU enumeration cannot play rule set {ruled.name!r}")
-    if played is cuda_two:
-        return _enumerate, two.exact_at
-    if played.tag not in _RULED:
-        kernel = cuda.jit(**KERNEL)
-        copies = specialise(
-            (_enumerate,), played.tag, lambda _: kernel, play_fast_at=played.play_fast_at
-        )
-        _RULED[played.tag] = copies[_enumerate.py_func.__name__]
-    return _RULED[played.tag], played.exact_at
+        raise ValueError(f"the GPU enumeration cannot play rule set {rule_set(rules).name!r}")
+    return played._enumerate, played._replay
 
 
 def ruled(attribute: str, rules: str) -> object:
-    """The enumeration kernel as compiled for a rule set (kernels/cuda/compiled.py)."""
-    if attribute != "_enumerate":
-        raise ValueError(f"no rule set's copy of {attribute}")
-    return kernel_for(rules)[0]
+    """The enumeration kernel as compiled for a rule set (lab/cuda_compiled.py)."""
+    return getattr(_COPIES.lookup(rules), attribute)
 
 
 def slices(first: int, n: int, threads: int) -> tuple[np.ndarray, np.ndarray]:

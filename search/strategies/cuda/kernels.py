@@ -26,14 +26,19 @@ CPU, so no game is lost or counted twice and every loop is proven.
 
 from __future__ import annotations
 
+import sys
+from functools import cache
+
 import numpy as np
 
 from bmn.kernels.config import FINISHED, cuda_kernel_variant
 from bmn.kernels.cuda import two as cuda_two
 from bmn.kernels.cuda.two import DEVICE, KERNEL, SIMULATED, cuda, ending, load, trick
 from bmn.kernels.rng import STEPS
+from bmn.kernels.rule_copies import Flags, RuleCopies, RuleCopy
+from bmn.kernels.rule_flags import two_seat_flags
 from bmn.kernels.rulesets import RuleSet, rule_set
-from bmn.kernels.targets import compile_for, specialise
+from bmn.kernels.targets import compile_for
 from bmn.search.strategies import moves
 from bmn.search.strategies.cuda.streams import (
     BEST,
@@ -280,7 +285,6 @@ def _keep(finds, figures, slot, deck, cards, tricks, stream, game):
 
 
 _KERNELS = {WALK: _walk_kernel, RANDOM: _random_kernel}
-_VARIANTS: dict = {}
 
 
 def search_kernel(mode: int, max_registers: int | None, rules: RuleSet | None = None):
@@ -292,44 +296,40 @@ def search_kernel(mode: int, max_registers: int | None, rules: RuleSet | None = 
     compiled with that rule set's trick rules (kernels/cuda/two.for_rules); ValueError for a
     rule set no compiled kernel plays.
     """
-    played = cuda_two.for_rules(rule_set(rules))
+    capped = None if SIMULATED else max_registers
+    played = _COPIES.lookup(rules, mode, capped)
     if played is None:
         raise ValueError(f"the GPU search cannot play rule set {rule_set(rules).name!r}")
-    if played is not cuda_two:
-        return _ruled_kernel(mode, max_registers, played)
-    if max_registers is None or SIMULATED:
-        return _KERNELS[mode]
-    key = (mode, max_registers)
-    if key not in _VARIANTS:
-        _VARIANTS[key] = cuda.jit(**cuda_kernel_variant(max_registers))(_KERNELS[mode].py_func)
-    return _VARIANTS[key]
+    if played is not sys.modules[__name__]:
+        return played
+    return _KERNELS[mode] if capped is None else _capped(mode, capped)
 
 
-def _ruled_kernel(mode: int, max_registers: int | None, played):
-    """The search kernel of a mode compiled with a rule set's trick rules (`played`'s)."""
-    capped = None if SIMULATED else max_registers
-    key = (mode, capped, played.tag)
-    if key not in _VARIANTS:
+@cache
+def _capped(mode: int, max_registers: int):
+    """bmn's search kernel of a mode compiled with a register cap."""
+    return cuda.jit(**cuda_kernel_variant(max_registers))(_KERNELS[mode].py_func)
 
-        def jit_like(function):
-            if function is not _KERNELS[mode]:
-                return cuda.jit(**DEVICE)
-            if capped is None:
-                return cuda.jit(**KERNEL)
-            return cuda.jit(**cuda_kernel_variant(capped))
 
-        copies = specialise(
-            (_streams, _KERNELS[mode]),
-            played.tag,
-            jit_like,
-            trick=played.trick,
-            ending=played.ending,
-        )
-        _VARIANTS[key] = copies[_KERNELS[mode].py_func.__name__]
-    return _VARIANTS[key]
+def _copy(flags: Flags, rules: RuleSet, mode: int, capped: int | None):
+    """The search kernel of a mode as a rule set's copy (kernels/rule_copies.py), calling
+    kernels/cuda/two.py's copies of the trick rules."""
+    kernel = _KERNELS[mode]
+
+    def jit_like(function):
+        if function is not kernel:
+            return cuda.jit(**DEVICE)
+        if capped is None:
+            return cuda.jit(**KERNEL)
+        return cuda.jit(**cuda_kernel_variant(capped))
+
+    return RuleCopy(flags, jit_like, cuda_two.for_rules(rules).copies)[kernel]
+
+
+_COPIES = RuleCopies(__name__, two_seat_flags, _copy)
 
 
 def ruled(attribute: str, rules: str) -> object:
-    """The search kernel `attribute` as compiled for a rule set (kernels/cuda/compiled.py)."""
+    """The search kernel `attribute` as compiled for a rule set (lab/cuda_compiled.py)."""
     modes = {kernel.py_func.__name__: mode for mode, kernel in _KERNELS.items()}
     return search_kernel(modes[attribute], None, rule_set(rules))
