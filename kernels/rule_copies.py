@@ -53,11 +53,11 @@ def loaded(code: CodeType) -> set[str]:
     return names
 
 
-def callees(function: Any) -> list:
-    """The compiled functions that compiled `function` calls by a global name, by name."""
+def callees(function: Any) -> dict[str, Any]:
+    """The compiled functions that compiled `function` calls by a global name, by that name."""
     plain = function.py_func
-    found = (plain.__globals__.get(name) for name in sorted(loaded(plain.__code__)))
-    return [value for value in found if is_compiled(value)]
+    found = {name: plain.__globals__.get(name) for name in sorted(loaded(plain.__code__))}
+    return {name: value for name, value in found.items() if is_compiled(value)}
 
 
 def njit_like(function: Any) -> Callable[[FunctionType], Any]:
@@ -80,7 +80,8 @@ class RuleCopy:
         self.flags = dict(flags)
         self.tag = flags_tag(flags)
         self._jit = jit
-        self._copies: dict[Any, Any] = {} if reuse is None else dict(reuse._copies)
+        self._copies: dict[Any, Any] = {}
+        self._reuse = reuse
         self._reaches: dict[Any, bool] = {}
         self._spaces: list[tuple[dict, dict]] = []  # (a module's globals, its copies' globals)
 
@@ -88,19 +89,22 @@ class RuleCopy:
         """Whether compiled `function` loads a flag or calls a compiled function that does."""
         if function not in self._reaches:
             self._reaches[function] = False  # a call back into itself adds nothing
-            loads = loaded(function.py_func.__code__)
-            found = not loads.isdisjoint(self.flags) or any(map(self.reaches, callees(function)))
-            self._reaches[function] = found
+            reads = not loaded(function.py_func.__code__).isdisjoint(self.flags)
+            calls = callees(function).values()
+            self._reaches[function] = reads or any(map(self.reaches, calls))
         return self._reaches[function]
 
     def __getitem__(self, function: Any) -> Any:
         """Compiled `function` under these flags: its copy where it reaches one, else itself."""
-        if function in self._copies or not self.reaches(function):
-            return self._copies.get(function, function)
-        for callee in callees(function):
-            self[callee]  # callees first: the copy's globals hold their copies
+        made = self._made(function)
+        if made is not None or not self.reaches(function):
+            return function if made is None else made
         plain = function.py_func
         space = self._space(plain.__globals__)
+        calls = callees(function)
+        for name, callee in calls.items():
+            if callee is not function:  # a call of itself is named once it is made
+                space[name] = self[callee]
         copy = FunctionType(
             plain.__code__, space, plain.__name__, plain.__defaults__, plain.__closure__
         )
@@ -108,22 +112,25 @@ class RuleCopy:
         copy.__doc__ = plain.__doc__
         copy.__module__ = plain.__module__
         made = self._copies[function] = self._jit(function)(copy)
-        for original, copies in self._spaces:
-            copies.update({name: made for name, value in original.items() if value is function})
+        space.update({name: made for name, callee in calls.items() if callee is function})
         return made
 
     def _space(self, original: dict) -> dict:
-        """The globals of copies from the module whose globals are `original`: its own, the
-        flags, and the copies made so far in place of their originals (one dict a module)."""
+        """The globals of copies from the module whose globals are `original`: its own and the
+        flags, each callee's name set to its copy as the copies are made (one dict a module)."""
         for known, space in self._spaces:
             if known is original:
                 return space
         space = {**original, **self.flags}
-        for name, value in original.items():
-            if is_compiled(value) and value in self._copies:
-                space[name] = self._copies[value]
         self._spaces.append((original, space))
         return space
+
+    def _made(self, function: Any) -> Any:
+        """The copy of `function` made here or by `reuse` so far; None if none is."""
+        made = self._copies.get(function)
+        if made is None and self._reuse is not None:
+            made = self._reuse._made(function)
+        return made
 
 
 class RuleCopies(Generic[T]):
