@@ -84,17 +84,10 @@ def request(
             except ValueError as err:
                 raise SearchOptionError("resume", str(err)) from None
         return Request(None, resume=resume, typed=frozenset(typed))
-    s = settings
-    given = check_rules(s, given)
-    kind = check_new_run(
-        s.get("objective") or "cards",
-        s.get("device") or "cpu",
-        s.get("strategy") or DEFAULT_STRATEGY,
-        s.get("players") or 2,
-        given,
-        typed,
-    )
-    options = plan(kind, s, given)
+    chosen = selection(settings)
+    given = check_rules(settings, chosen, given)
+    kind = check_new_run(chosen, given, typed)
+    options = plan(kind, settings, given)
     require_device(kind)
     return Request(kind, dict(settings), typed=frozenset(typed), options=options)
 
@@ -124,42 +117,49 @@ def require_device(kind: RunKind) -> None:
         require()
 
 
-def check_rules(settings: dict[str, Any], given: Collection[str]) -> Collection[str]:
+def selection(settings: dict[str, Any]) -> tuple[str, str, str, int]:
+    """What selects a new run's kind (kinds.kind_for): its objective, device, strategy and
+    seats, each defaulting as bmn search's does."""
+    return (
+        settings.get("objective") or "cards",
+        settings.get("device") or "cpu",
+        settings.get("strategy") or DEFAULT_STRATEGY,
+        settings.get("players") or 2,
+    )
+
+
+def check_rules(
+    settings: dict[str, Any], chosen: tuple[str, str, str, int], given: Collection[str]
+) -> Collection[str]:
     """The settings given, the rule set refused (SearchOptionError) if it does not play the
     run's seats, and left out of them where it plays those seats as bmn's rules do: every
-    kind of run takes that one, even those that play bmn's rules only."""
+    kind of run takes that one, even those that play bmn's rules only. `chosen`: the
+    run's selection."""
     from bmn.kernels.rulesets import rule_set
 
-    players = settings.get("players") or 2
+    objective, _, _, players = chosen
     if "rules" not in given or settings.get("rules") is None:
         return given
-    chosen = rule_set(settings["rules"])
-    if not chosen.plays(players):
-        why = Words(f"{chosen.name} is defined for {chosen.seat_counts} seats; ", named("players"))
+    rules = rule_set(settings["rules"])
+    if not rules.plays(players):
+        why = Words(f"{rules.name} is defined for {rules.seat_counts} seats; ", named("players"))
         raise SearchOptionError("rules", Words(why, f" is {players}"))
-    objective = settings.get("objective") or "cards"
-    device, strategy = settings.get("device") or "cpu", settings.get("strategy") or DEFAULT_STRATEGY
-    kind = kind_for(objective, device, strategy, players)
-    if chosen.plays_as(players) == "bmn" and kind is not None and not plays_rules(kind, objective):
+    kind = kind_for(*chosen)
+    if rules.plays_as(players) == "bmn" and kind is not None and not plays_rules(kind, objective):
         return [name for name in given if name != "rules"]
     return given
 
 
 def check_new_run(
-    objective: str,
-    device: str,
-    strategy: str,
-    players: int,
-    given: Collection[str],
-    typed: Collection[str] = (),
+    chosen: tuple[str, str, str, int], given: Collection[str], typed: Collection[str] = ()
 ) -> RunKind:
-    """The kind of the new run these settings ask for, after refusing every setting it does
-    not take, saying why (kinds.refusal). `given`: the settings set by the user; `typed`:
-    those on a command line (a cluster named only by the environment is ignored)."""
-    refused = refusal(objective, device, strategy, players, given=given, typed=typed)
+    """The kind of the new run `chosen` selects, after refusing every setting it does not
+    take, saying why (kinds.refusal). `given`: the settings set by the user; `typed`: those
+    on a command line (a cluster named only by the environment is ignored)."""
+    refused = refusal(*chosen, given=given, typed=typed)
     if refused is not None:
         raise SearchOptionError(*refused)
-    kind = kind_for(objective, device, strategy, players)
+    kind = kind_for(*chosen)
     assert kind is not None, "refusal names a device no kind runs on"
     return kind
 
