@@ -7,13 +7,11 @@ Each stream walks its slice of ranks in chunks of about a second, each chunk a r
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Collection
+from collections.abc import Callable
 
 import numpy as np
 
 from bmn.kernels.ranks import unrank
-from bmn.records.store import Store
-from bmn.search.backends.base import Backend
 from bmn.search.runs.every_base import (
     CHUNK_FINDS,
     ChunkFinds,
@@ -53,14 +51,7 @@ class EveryJob(EveryBase):
     kind = "every"
     work = staticmethod(every_chunk)
     warm = staticmethod(warm_every)
+    streams_per_worker = True  # one per core, or per worker thread of a cluster
 
     def warm_call(self) -> Callable[[], object]:
         return functools.partial(self.warm, self.options.rules)
-
-    @classmethod
-    def prepare(
-        cls, options: EveryOptions, given: Collection[str], store: Store, backend: Backend | None
-    ) -> None:
-        """Its streams: one per worker thread of the cluster, else one per core."""
-        if "workers" not in given and backend is not None:
-            options.workers = backend.default_streams()

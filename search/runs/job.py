@@ -118,6 +118,8 @@ class Job:
     device: ClassVar[str | None] = None
     # About how long a first run's compile takes on a two-core machine (None: not measured).
     compile_seconds: ClassVar[float | None] = None
+    # Its --workers are its streams: on a cluster, one per worker thread unless --workers.
+    streams_per_worker: ClassVar[bool] = False
     progress: Any  # its RunProgress, set by the loop from new_progress()
 
     def __init__(self, run: RunContext, options: Any):
@@ -177,7 +179,10 @@ class Job:
     ) -> None:
         """Complete a new run's options, in place, with what only the store, the backend or
         the device knows (the streams a cluster runs, the known cycles of a store, the
-        threads a GPU keeps resident); `given`: the fields the user set."""
+        threads a GPU keeps resident); `given`: the fields the user set. Here: a stream per
+        worker thread of the cluster, for a kind whose --workers are its streams."""
+        if cls.streams_per_worker and "workers" not in given and backend is not None:
+            options.workers = backend.default_streams()
 
     # -- what the loop asks, with defaults --------------------------------------------------------
 

@@ -16,7 +16,7 @@ import copy
 import functools
 import secrets
 import threading
-from collections.abc import Callable, Collection
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -34,9 +34,9 @@ from bmn.kernels.decks import (
     parse_deck,
 )
 from bmn.kernels.rulesets import DEFAULT as DEFAULT_RULES
-from bmn.records.store import Find, Store
+from bmn.records.store import Find
 from bmn.records.store.bulk import BULK_BELOW, Bulk, in_bulk
-from bmn.search.backends.base import Backend, Result
+from bmn.search.backends.base import Result
 from bmn.search.backends.threads import default_workers
 from bmn.search.runs.chunks import sized_chunk
 from bmn.search.runs.job import RunContext, rules_for
@@ -204,14 +204,7 @@ class LongestJob(LongestBase):
     warm = staticmethod(warm_search)
     # A two-seat walk's first compile on two cores (benchmarks/first_run.py, 2026-12-02: 16 s).
     compile_seconds = 16.0
-
-    @classmethod
-    def prepare(
-        cls, options: LongestOptions, given: Collection[str], store: Store, backend: Backend | None
-    ) -> None:
-        """Its streams: one per worker thread of the cluster, else one per core."""
-        if "workers" not in given and backend is not None:
-            options.workers = backend.default_streams()
+    streams_per_worker = True  # one per core, or per worker thread of a cluster
 
     def __init__(self, run: RunContext, options: LongestOptions):
         super().__init__(run, options)
