@@ -23,6 +23,8 @@ class CycleStreamsJob(Job):
     its restore and `_tally`, which brings a progress up to date after each save."""
 
     stream_shape: ClassVar[Shape]  # one stream's state, as the kind's work returns it
+    # One chunk (a round, a hunt) at a time per stream: a stop lands after the chunk under way.
+    in_flight = 1
 
     def __init__(self, run: RunContext, options: Any):
         super().__init__(run, options)

@@ -210,19 +210,14 @@ class EveryProgress(RunProgress):
     seat_blind: int = 0
     finds: int = 0
 
-    def title(self) -> str:
-        return f"bmn search --strategy every, run {self.run}"
+    command = "bmn search --strategy every"
 
     def setting(self) -> str:
         return f"every deal of {self.deck}, hands {self.sizes}, {counted(self.workers, 'stream')}"
 
     def rows(self) -> list[tuple[str, str]]:
         return [
-            ("store", self.store),
-            ("enumeration", self.setting()),
-            ("backend", self.backend),
-            ("elapsed", duration(self.seconds)),
-            ("remaining", "-" if self.remaining is None else span(self.remaining)),
+            *self.opening_rows(("enumeration", self.setting())),
             ("deals", f"{self.games:,} of {self.ranks:,}"),
             ("deals/s", f"{self.rate:,.0f}"),
             ("best", self.best_text(", ")),
@@ -235,11 +230,14 @@ class EveryProgress(RunProgress):
             ("kept finds", f"{self.finds:,}"),
         ]
 
+    def left(self) -> str:
+        """The time left, in days or years where an enumeration takes them."""
+        return "-" if self.remaining is None else span(self.remaining)
+
     def line(self) -> str:
-        left = "-" if self.remaining is None else span(self.remaining)
         share = "" if self.done is None else f"{self.done:.1%}, "
         return (
-            f"run {self.run}: {share}{duration(self.seconds)} elapsed, {left} left,"
+            f"run {self.run}: {share}{duration(self.seconds)} elapsed, {self.left()} left,"
             f" {self.games:,} of {counted(self.ranks, 'deal')}, {self.rate:,.0f} deals/s, best"
             f" {self.best_text()}, {counted(self.loops, 'loop')}"
         )

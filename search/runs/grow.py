@@ -68,9 +68,9 @@ from bmn.search.output.tables import fit_summary
 from bmn.search.runs.chunks import stream_quota
 from bmn.search.runs.cycle_streams import CycleStreamsJob
 from bmn.search.runs.job import RunContext
-from bmn.search.runs.progress import RunProgress
+from bmn.search.runs.progress import CyclesProgress
 from bmn.search.runs.said import store_option
-from bmn.search.words import counted, duration
+from bmn.search.words import counted
 
 GROW_FROM = ("known", "descent")
 STANDARD_DECK = STANDARD_COUNTS_TEXT
@@ -318,37 +318,31 @@ def cycles_of(deck: str, n: int, adjective: str = "") -> str:
 
 
 @dataclass
-class GrowProgress(RunProgress):
+class GrowProgress(CyclesProgress):
     """What the display shows; updated after every commit."""
 
     grow_from: str = "known"
     pieces: int = 0
     assembled: int = 0
-    cycles: int = 0
-    new_cycles: int = 0
     balanced: int = 0
     best_split: str = "-"
     last: str = ""
     deck: str = "standard"
     sizes: str = "26/26"
 
-    def title(self) -> str:
-        return f"bmn search --objective grow, run {self.run}"
+    command = "bmn search --objective grow"
 
     def setting(self) -> str:
         return f"from {self.grow_from} pieces, {counted(self.workers, 'stream')}, seed {self.seed}"
 
     def rows(self) -> list[tuple[str, str]]:
         return [
-            ("store", self.store),
-            ("hunt", self.setting()),
-            ("elapsed", duration(self.seconds)),
-            ("remaining", duration(self.remaining)),
+            *self.opening_rows(("hunt", self.setting()), backend=False),
             ("rounds", f"{self.games:,}"),
             ("rounds/s", f"{self.rate:,.2f}"),
             ("closed pieces", f"{self.pieces:,}"),
             ("deals assembled", f"{self.assembled:,}"),
-            ("cycles", f"{self.cycles} ({self.new_cycles} new to the store)"),
+            self.cycles_row(),
             ("deck", self.deck),
             ("balanced", f"{self.balanced} reached from a {self.sizes} deal"),
             ("most balanced", self.best_split),
@@ -357,10 +351,8 @@ class GrowProgress(RunProgress):
 
     def line(self) -> str:
         return (
-            f"run {self.run}: {self.clock()}, {counted(self.games, 'round')}, "
-            f"{counted(self.pieces, 'closed piece')}, {cycles_of(self.deck, self.cycles)} "
-            f"({self.new_cycles} new to the store), "
-            f"{self.balanced} balanced"
+            f"{self.line_opening('round')}, {counted(self.pieces, 'closed piece')}, "
+            f"{self.found(cycles_of(self.deck, self.cycles))}, {self.balanced} balanced"
             + ("" if self.best_split == "-" else f", most balanced {self.best_split}")
         )
 
@@ -425,7 +417,6 @@ class GrowJob(CycleStreamsJob):
     work = staticmethod(grow_work)
     stream_shape = staticmethod(GROW_STREAM)
     warm = staticmethod(warm_grow)
-    in_flight = 1  # one round at a time per stream: a stop lands after the round under way
 
     @classmethod
     def prepare(

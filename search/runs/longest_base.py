@@ -27,7 +27,7 @@ from bmn.search.output.tables import fit_summary
 from bmn.search.runs.chunks import split_finds, stream_quota
 from bmn.search.runs.job import Job, RunContext, RunOptions
 from bmn.search.runs.progress import RunProgress
-from bmn.search.words import counted, duration, ordinal
+from bmn.search.words import counted, ordinal
 
 # Finds stored a row each that make a commit due at once: a transaction of more costs more per
 # find (measured: 25 us a find at 10,000 a transaction, 45 at 90,000), and a stop or a
@@ -50,9 +50,6 @@ class LongestProgress(RunProgress):
     rules: str = ""  # a rule set that plays these seats unlike bmn's; '': bmn's (or alike)
     # The odds last computed, and the figures they were computed for (odds()).
     _odds: tuple[tuple, Odds | None] | None = field(default=None, repr=False, compare=False)
-
-    def title(self) -> str:
-        return f"bmn search, run {self.run}"
 
     def odds(self) -> Odds | None:
         """The odds of the best and the next milestones against random deals' fitted tail
@@ -87,11 +84,7 @@ class LongestProgress(RunProgress):
 
     def rows(self) -> list[tuple[str, str]]:
         rows = [
-            ("store", self.store),
-            ("strategy", self.setting()),
-            ("backend", self.backend),
-            ("elapsed", duration(self.seconds)),
-            ("remaining", duration(self.remaining)),
+            *self.opening_rows(("strategy", self.setting())),
             ("games", f"{self.games:,}"),
             ("games/s", f"{self.rate:,.0f}"),
             ("best", self.best_text(", ")),
@@ -117,8 +110,8 @@ class LongestProgress(RunProgress):
         if where is not None:
             best += f" ({where.share:.0%} of the record; {where.rank})"
         return (
-            f"run {self.run}: {self.clock()}, {counted(self.games, 'game')}, "
-            f"{self.rate:,.0f} games/s, {best}, {counted(self.improvements, 'improvement')}, "
+            f"{self.line_opening('game')}, {self.rate:,.0f} games/s, {best}, "
+            f"{counted(self.improvements, 'improvement')}, "
             f"{self.finds:,} kept"
         )
 

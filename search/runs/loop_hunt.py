@@ -54,9 +54,9 @@ from bmn.search.runs.cycle_book import (
     new_cycle,
 )
 from bmn.search.runs.job import Job, PastTime, RunContext
-from bmn.search.runs.progress import RunProgress
+from bmn.search.runs.progress import CyclesProgress
 from bmn.search.runs.said import store_option
-from bmn.search.words import counted, duration
+from bmn.search.words import counted
 
 # The checkpoint LoopHuntJob._checkpoint writes, as its restore checks it (StoreDamaged).
 LOOP_HUNT = record(
@@ -201,19 +201,16 @@ class LoopHuntOptions:
 
 
 @dataclass
-class LoopHuntProgress(RunProgress):
+class LoopHuntProgress(CyclesProgress):
     """What the display shows; updated after every commit."""
 
     loops: int = 0
-    cycles: int = 0
-    new_cycles: int = 0
     last: str = ""
 
     deck: str = DEFAULT_DECK
     players: int = 2
 
-    def title(self) -> str:
-        return f"bmn search --objective loop, run {self.run}"
+    command = "bmn search --objective loop"
 
     def setting(self) -> str:
         seats = f", {self.players} seats" if self.players != 2 else ""
@@ -221,23 +218,18 @@ class LoopHuntProgress(RunProgress):
 
     def rows(self) -> list[tuple[str, str]]:
         return [
-            ("store", self.store),
-            ("hunt", self.setting()),
-            ("backend", self.backend),
-            ("elapsed", duration(self.seconds)),
-            ("remaining", duration(self.remaining)),
+            *self.opening_rows(("hunt", self.setting())),
             ("deals", f"{self.games:,}"),
             ("deals/s", f"{self.rate:,.0f}"),
             ("loops", f"{self.loops:,}"),
-            ("cycles", f"{self.cycles} ({self.new_cycles} new to the store)"),
+            self.cycles_row(),
             ("last new", self.last),
         ]
 
     def line(self) -> str:
         return (
-            f"run {self.run}: {self.clock()}, {counted(self.games, 'deal')}, "
-            f"{self.rate:,.0f} deals/s, {counted(self.loops, 'loop')}, "
-            f"{counted(self.cycles, 'cycle')} ({self.new_cycles} new to the store)"
+            f"{self.line_opening('deal')}, {self.rate:,.0f} deals/s, "
+            f"{counted(self.loops, 'loop')}, {self.found(counted(self.cycles, 'cycle'))}"
         )
 
 

@@ -1,9 +1,10 @@
-"""What every run's display shows (a kind's progress subclasses it)."""
+"""What every run's display shows (a kind's progress subclasses it), and what the displays of
+the runs that find cycles share."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, ClassVar
 
 from bmn.records.store import DEFAULT_PATH
 from bmn.search.runs.said import Words, resume_command
@@ -17,6 +18,7 @@ if TYPE_CHECKING:
 class RunProgress:
     """What every run's display shows; the run loop updates it after every commit."""
 
+    command: ClassVar[str] = "bmn search"  # what starts a run of the kind: its title's words
     run: int
     games: int = 0
     seconds: float = 0.0
@@ -62,7 +64,22 @@ class RunProgress:
         return f"{self.heading()}: {self.setting()}, store {self.store}{on}. {self.hint()}"
 
     def title(self) -> str:
-        raise NotImplementedError
+        return f"{self.command}, run {self.run}"
+
+    def opening_rows(self, setting: tuple[str, str], backend: bool = True) -> list[tuple[str, str]]:
+        """The rows a run's display opens with: its store, how it searches (`setting`: the
+        row's name and words), where its chunks run (unless not `backend`) and its time."""
+        rows = [("store", self.store), setting]
+        rows += [("backend", self.backend)] if backend else []
+        return rows + [("elapsed", duration(self.seconds)), ("remaining", self.left())]
+
+    def left(self) -> str:
+        """The time left in words ('-' until it is known)."""
+        return duration(self.remaining)
+
+    def line_opening(self, noun: str) -> str:
+        """A log line's first words: 'run 3: 42%, 1m05s elapsed, 1m30s left, 1,234 games'."""
+        return f"run {self.run}: {self.clock()}, {counted(self.games, noun)}"
 
     def odds(self) -> Odds | None:
         """The odds of a longer game than the run's best, where the run has them (None here:
@@ -75,3 +92,19 @@ class RunProgress:
         share = "" if self.done is None else f"{self.done:.0%}, "
         left = "" if self.remaining is None else f", {duration(self.remaining)} left"
         return f"{share}{duration(self.seconds)} elapsed{left}"
+
+
+@dataclass
+class CyclesProgress(RunProgress):
+    """What the display of a run that finds cycles shows besides (a loop hunt, grow, true
+    cycles): how many it found, and how many of them are new to the store."""
+
+    cycles: int = 0
+    new_cycles: int = 0  # of them, new to the store
+
+    def cycles_row(self) -> tuple[str, str]:
+        return ("cycles", self.found(str(self.cycles)))
+
+    def found(self, cycles: str) -> str:
+        """'12 cycles (3 new to the store)', of `cycles` in the kind's words."""
+        return f"{cycles} ({self.new_cycles} new to the store)"

@@ -29,9 +29,9 @@ from bmn.search.runs.chunks import stream_quota
 from bmn.search.runs.cycle_book import loop_record, new_cycle
 from bmn.search.runs.cycle_streams import CycleStreamsJob
 from bmn.search.runs.job import RunContext
-from bmn.search.runs.progress import RunProgress
+from bmn.search.runs.progress import CyclesProgress
 from bmn.search.runs.said import store_option
-from bmn.search.words import counted, duration
+from bmn.search.words import counted
 
 CHUNK_SECONDS = 20.0  # a hunt, then growth: long enough for a grow step to finish
 TRUE_BASIN_STATES = 20_000  # backward play per new cycle, toward an evenly dealt deal
@@ -117,36 +117,32 @@ def composition(deck: str) -> str:
 
 
 @dataclass
-class TrueCyclesProgress(RunProgress):
+class TrueCyclesProgress(CyclesProgress):
     """What the display shows of a true-cycle run."""
 
+    command = "bmn search --objective grow"
+
     players: int = 3
-    cycles: int = 0  # distinct true cycles the run found
-    new_cycles: int = 0  # of them, new to the store
     largest: str = "-"  # the largest so far: its cards and composition
 
     def title(self) -> str:
-        return f"bmn search --objective grow --players {self.players}, run {self.run}"
+        return f"{self.command} --players {self.players}, run {self.run}"
 
     def setting(self) -> str:
         return f"true cycles of {self.players} seats, {counted(self.workers, 'stream')}"
 
     def rows(self) -> list[tuple[str, str]]:
         return [
-            ("store", self.store),
-            ("hunt", f"{self.setting()}, seed {self.seed}"),
-            ("elapsed", duration(self.seconds)),
-            ("remaining", duration(self.remaining)),
+            *self.opening_rows(("hunt", f"{self.setting()}, seed {self.seed}"), backend=False),
             ("chunks", f"{self.games:,}"),
-            ("cycles", f"{self.cycles} ({self.new_cycles} new to the store)"),
+            self.cycles_row(),
             ("largest", self.largest),
         ]
 
     def line(self) -> str:
         return (
-            f"run {self.run}: {self.clock()}, {counted(self.games, 'chunk')}, "
-            f"{counted(self.cycles, 'true cycle')} ({self.new_cycles} new to the store), "
-            f"largest {self.largest}"
+            f"{self.line_opening('chunk')}, {self.found(counted(self.cycles, 'true cycle'))},"
+            f" largest {self.largest}"
         )
 
 
@@ -203,7 +199,6 @@ class TrueCyclesJob(CycleStreamsJob):
     work = staticmethod(true_work)
     stream_shape = staticmethod(TRUE_STREAM)
     warm = staticmethod(warm_true)
-    in_flight = 1  # one chunk at a time per stream: a stop lands after the chunk under way
 
     def __init__(self, run: RunContext, options: TrueCyclesOptions):
         super().__init__(run, options)  # its pending cycles are keyed seat-aware
