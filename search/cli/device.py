@@ -14,9 +14,9 @@ import click
 
 from bmn.kernels.cuda.env import THREADS_PER_BLOCK
 from bmn.kernels.rulesets import DEFAULT, RuleSet
-from bmn.search.cli.options import given, refuse
+from bmn.search.cli.options import check_report, given, refuse
 from bmn.search.cli.values import Whole
-from bmn.search.output.tables import fit_summary
+from bmn.search.output.measures import bench_line
 from bmn.search.runs.settings import DEVICES, MAX_DEVICE_THREADS
 
 DEVICE_BENCH_DEALS = 10**9  # about a second at the GPU target (bench caps it at about 20 s)
@@ -106,15 +106,8 @@ def bench_on_device(
     if as_json:
         click.echo(json.dumps(figures))
         return
-    named = "" if rules.name == DEFAULT else f" ({rules.name}'s rules)"
-    click.echo(
-        fit_summary(
-            f"{games:,} deals{named} on {figures['threads']:,} GPU threads ({figures['gpu']}) in"
-            f" {seconds:.3f} s: {figures['games_per_s']:,.0f} games/s,"
-            f" {figures['cards_per_s']:,.0f} cards/s; mean {figures['mean_cards']:.2f} cards,"
-            f" {figures['mean_tricks']:.2f} tricks"
-        )
-    )
+    where = f"{figures['threads']:,} GPU threads ({figures['gpu']})"
+    click.echo(bench_line(f"{games:,} deals", where, seconds, figures, rules.name))
 
 
 def selfcheck_on_device(deals: int, seed: int, rules: RuleSet) -> None:
@@ -125,15 +118,11 @@ def selfcheck_on_device(deals: int, seed: int, rules: RuleSet) -> None:
 
     with count_progress("checking", deals) as bar:
         bad = cuda_two.first_difference(deals, seed, bar.advance, rules=rules)
-    if bad is not None:
-        from bmn.kernels.deal import format_deal
-
-        click.echo(f"deal {bad.index}: {format_deal(bad.deal)}")
-        click.echo(f"cuda:       {json.dumps(bad.kernel)}")
-        click.echo(f"cpu kernel: {json.dumps(bad.reference)}")
-        raise click.ClickException("the CUDA kernel disagrees with the CPU kernel")
-    click.echo(
+    check_report(
+        bad,
+        ("cuda", "cpu kernel"),
+        "the CUDA kernel disagrees with the CPU kernel",
         f"OK: the CUDA kernel ({cuda_two.device_name()}) and the CPU kernel agree on"
         f" {deals:,} random deals (seed {seed})"
-        + ("" if rules.name == DEFAULT else f" under rule set {rules.name}")
+        + ("" if rules.name == DEFAULT else f" under rule set {rules.name}"),
     )

@@ -22,7 +22,7 @@ from bmn.search.cli.options import (
     rules_line,
     write_figure,
 )
-from bmn.search.cli.values import Whole, seed_option
+from bmn.search.cli.values import Whole, count_option, seed_option
 from bmn.search.output.games import describe, describe_loop, trace_table
 from bmn.search.words import counted
 
@@ -142,13 +142,10 @@ class DealNumber(click.ParamType):
 @click.command()
 @click.option("--players", type=Whole(2, 4), default=2, show_default=True, help="Number of seats.")
 @seed_option("Seed for a reproducible shuffle (0 to 2**63 - 1).")
-@click.option(
-    "--count",
-    "-n",
-    type=Whole(1),
-    default=1,
-    show_default=True,
-    help="Deals to print, one per line (the first is the deal --seed alone gives).",
+@count_option(
+    "Deals to print, one per line (the first is the deal --seed alone gives).",
+    1,
+    ("--count", "-n"),
 )
 @click.option(
     "--rank",

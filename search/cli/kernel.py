@@ -9,7 +9,7 @@ import select
 import click
 
 from bmn.kernels.config import MAX_DEAL_CARDS
-from bmn.kernels.deal import VALUE_SYMBOL, format_deal, shorten
+from bmn.kernels.deal import VALUE_SYMBOL, shorten
 from bmn.kernels.decks import STANDARD_COUNTS
 from bmn.kernels.rulesets import DEFAULT, RuleSet
 from bmn.search.cli.device import DEVICE_OPTION, DEVICE_THREADS_OPTION
@@ -19,6 +19,7 @@ from bmn.search.cli.options import (
     RULES_OPTION,
     THREADS_OPTION,
     check_figure,
+    check_report,
     check_seats,
     echo,
     figure_option,
@@ -27,8 +28,7 @@ from bmn.search.cli.options import (
 )
 from bmn.search.cli.values import deals_option, seed_option
 from bmn.search.output.games import describe
-from bmn.search.output.measures import format_stats
-from bmn.search.output.tables import fit_summary
+from bmn.search.output.measures import bench_line, format_stats
 
 
 class DealFile(click.File):
@@ -279,15 +279,9 @@ def bench(
         figures = {key: result.as_dict()[key] for key in (*keys, "players")}
         click.echo(json.dumps({**figures, "rules": rules.name}))
         return
-    named = "" if rules.name == DEFAULT else f" ({rules.name}'s rules)"
-    click.echo(
-        fit_summary(
-            f"{result.deals:,} {players}-player deals{named} on {result.threads} thread(s) in "
-            f"{result.seconds:.3f} s: "
-            f"{result.games_per_s:,.0f} games/s, {result.cards_per_s:,.0f} cards/s; "
-            f"mean {result.mean_cards:.2f} cards, {result.mean_tricks:.2f} tricks"
-        )
-    )
+    deals_text = f"{result.deals:,} {players}-player deals"
+    where = f"{result.threads} thread(s)"
+    click.echo(bench_line(deals_text, where, result.seconds, result.as_dict(), rules.name))
 
 
 SELFCHECK_LOG_SECONDS = 5.0  # between progress lines off a terminal
@@ -336,14 +330,12 @@ def selfcheck(deals: int, players: int, seed: int | None, device: str, rules: Ru
         return selfcheck_on_device(deals, seed, rules)
     with count_progress("checking", deals, log_every=SELFCHECK_LOG_SECONDS) as bar:
         bad = run_check(deals, seed, bar.advance, players=players, rules=rules)
-    if bad is not None:
-        click.echo(f"deal {bad.index}: {format_deal(bad.deal)}")
-        click.echo(f"kernel:    {json.dumps(bad.kernel)}")
-        click.echo(f"reference: {json.dumps(bad.reference)}")
-        raise click.ClickException("the kernel disagrees with the reference engine")
-    click.echo(
+    check_report(
+        bad,
+        ("kernel", "reference"),
+        "the kernel disagrees with the reference engine",
         f"OK: kernel and reference agree on {deals:,} random {players}-player deals"
-        f" (seed {seed}){named}"
+        f" (seed {seed}){named}",
     )
 
 

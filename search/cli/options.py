@@ -8,6 +8,7 @@ Imports nothing heavy: every command module imports this at `bmn --help` time.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from typing import Any
 
@@ -97,6 +98,22 @@ def check_seats(rules: RuleSet, seats: int, what: str = "this deal has") -> None
             f"rule set {rules.name!r} plays {rules.seat_counts} seats; {what} {seats}",
             param_hint="--rules",
         )
+
+
+def check_report(bad: Any, sides: tuple[str, str], disagree: str, agree: str) -> None:
+    """A selfcheck's end: its first disagreement, the deal and what each side (`sides`: the
+    one checked, its oracle) made of it, then a runtime failure saying `disagree` (exit 1);
+    or, where `bad` is None, the line `agree`."""
+    if bad is None:
+        click.echo(agree)
+        return
+    from bmn.kernels.deal import format_deal
+
+    width = max(len(side) for side in sides) + 1
+    click.echo(f"deal {bad.index}: {format_deal(bad.deal)}")
+    for side, result in zip(sides, (bad.kernel, bad.reference), strict=True):
+        click.echo(f"{side + ':':<{width}} {json.dumps(result)}")
+    raise click.ClickException(disagree)
 
 
 def echo(*blocks: present.Block) -> None:

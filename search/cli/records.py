@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 
 import click
 from click.core import ParameterSource
@@ -23,7 +24,7 @@ from bmn.search.cli.options import (
     store_exists,
     write_figure,
 )
-from bmn.search.cli.values import Whole
+from bmn.search.cli.values import Whole, count_option
 from bmn.search.output.games import describe
 from bmn.search.output.records import (
     compare_text,
@@ -48,13 +49,19 @@ def records() -> None:
     """
 
 
-# `records top` and `export`: every seat count unless one is asked for.
+# `records top`, `loops` and `export`: every seat count unless one is asked for.
 PLAYERS_FILTER = click.option(
     "--players",
     type=Whole(2, 4),
     default=None,
     help="Only deals of this many seats, 2 to 4 [default: all].",
 )
+
+
+def listing(command: Callable) -> Callable:
+    """The options of a command that lists what a store holds, of every seat count unless
+    --players picks one: --players, --store and --json."""
+    return PLAYERS_FILTER(STORE_OPTION(JSON_OPTION(command)))
 
 
 @records.command()
@@ -194,18 +201,9 @@ def nothing_drawn(
     show_default=True,
     help="Rank by cards laid or by tricks taken.",
 )
-@click.option(
-    "-n",
-    "count",
-    type=Whole(1),
-    default=10,
-    show_default=True,
-    help="How many deals to list.",
-)
+@count_option("How many deals to list.")
 @click.option("--min-cards", type=Whole(0), default=0, help="Only deals this long.")
-@PLAYERS_FILTER
-@STORE_OPTION
-@JSON_OPTION
+@listing
 def top(
     by: str, count: int, min_cards: int, players: int | None, store: str, as_json: bool
 ) -> None:
@@ -246,9 +244,7 @@ def top(
     is_flag=True,
     help="Only the standard-deck cycles, one per seat-blind key, the most balanced first.",
 )
-@PLAYERS_FILTER
-@STORE_OPTION
-@JSON_OPTION
+@listing
 def loops(standard: bool, players: int | None, store: str, as_json: bool) -> None:
     """The cycles of non-terminating games found by `bmn search --objective loop` or grow.
 
@@ -348,9 +344,7 @@ def show(ctx: click.Context, hands: tuple[str, ...], store: str, as_json: bool) 
     show_default=True,
     help="Output format.",
 )
-@PLAYERS_FILTER
-@STORE_OPTION
-@JSON_OPTION
+@listing
 def export(fmt: str, players: int | None, store: str, as_json: bool) -> None:
     """Write every find in the store to stdout (--json is short for --format json).
 
@@ -375,14 +369,7 @@ def export(fmt: str, players: int | None, store: str, as_json: bool) -> None:
 
 
 @records.command()
-@click.option(
-    "-n",
-    "count",
-    type=Whole(1),
-    default=10,
-    show_default=True,
-    help="How many of the store's best deals to rank.",
-)
+@count_option("How many of the store's best deals to rank.")
 @PLAYERS_OPTION
 @STORE_OPTION
 @JSON_OPTION

@@ -64,6 +64,13 @@ def deals_option(default: int | None, help: str) -> Callable[[Callable], Callabl
     )
 
 
+def count_option(
+    help: str, default: int = 10, names: tuple[str, ...] = ("-n", "count")
+) -> Callable[[Callable], Callable]:
+    """-n N: how many deals a command prints or lists, 1 or more."""
+    return click.option(*names, type=Whole(1), default=default, show_default=True, help=help)
+
+
 class SeedList(click.ParamType):
     """Comma-separated seeds, each by the one seed rule: 1,2,3."""
 
