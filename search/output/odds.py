@@ -7,21 +7,25 @@ import math
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from bmn.search.measure.odds import DealOdds, Odds
+    from bmn.search.measure.odds import DealOdds, Milestone, Odds
 
 
 def odds_row(odds: Odds) -> str:
     """The live panel's odds row, brief: how rare the best is, how lucky the run, the waits."""
     rarity = f"best is 1 random deal in {big_count(odds.one_in)}"
     row = f"{rarity}; {luck(odds.luckier_than, 'runs this size', longer_share(odds))}"
-    waits = [
-        f"{m.name if m.name.endswith(odds.unit) else f'{m.name} ({m.length:,})'}"
-        f" ~{long_wait(m.seconds)}"
-        for m in odds.milestones
-    ]
+    waits = [f"{milestone(m, odds.unit, False)} ~{long_wait(m.seconds)}" for m in odds.milestones]
     if odds.rate > 0 and waits:
         row += f"; expected waits: {', '.join(waits)}"
     return row + " (estimate: fitted tail)"
+
+
+def milestone(m: Milestone, unit: str, with_unit: bool = True) -> str:
+    """A milestone by its name, with its length where the name does not say it ('the record
+    (2,500 cards)'; its unit left out in the live panel's brief row)."""
+    if m.name.endswith(unit):
+        return m.name
+    return f"{m.name} ({m.length:,}{f' {unit}' if with_unit else ''})"
 
 
 def odds_line(odds: Odds) -> str:
@@ -33,8 +37,8 @@ def odds_line(odds: Odds) -> str:
         f" {luck(odds.luckier_than, f'runs of {odds.deals:,} random deals', longer_share(odds))}"
     )
     waits = [
-        f"{m.name if m.name.endswith(odds.unit) else f'{m.name} ({m.length:,} {odds.unit})'}"
-        f" in about {long_wait(m.seconds)} (one deal in {big_count(m.one_in)})"
+        f"{milestone(m, odds.unit)} in about {long_wait(m.seconds)} (one deal in"
+        f" {big_count(m.one_in)})"
         for m in odds.milestones
     ]
     if odds.rate > 0 and waits:
