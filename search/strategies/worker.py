@@ -10,6 +10,7 @@ from __future__ import annotations
 import io
 from collections.abc import Sequence
 from dataclasses import dataclass, fields
+from typing import Any
 
 import numpy as np
 
@@ -38,17 +39,27 @@ class WorkerState:
     sizes: np.ndarray  # int64[S]: hand sizes, seat 0 first (checkpoints before them: 26/26)
 
     def to_bytes(self) -> bytes:
-        """The checkpoint blob: every array, named, in numpy's own format."""
-        buffer = io.BytesIO()
-        np.savez(buffer, **{f.name: getattr(self, f.name) for f in fields(self)})
-        return buffer.getvalue()
+        return arrays_blob(self)
 
     @classmethod
     def from_bytes(cls, blob: bytes) -> WorkerState:
-        with np.load(io.BytesIO(blob)) as data:
-            arrays = {f.name: data[f.name].copy() for f in fields(cls) if f.name in data}
+        arrays = blob_arrays(cls, blob)
         arrays.setdefault("sizes", np.array(STANDARD_SIZES, dtype=np.int64))
         return cls(**arrays)
+
+
+def arrays_blob(state: Any) -> bytes:
+    """A checkpoint blob of a state whose every field is a numpy array (a CPU worker's, a GPU
+    search's streams): every array, named, in numpy's own format."""
+    buffer = io.BytesIO()
+    np.savez(buffer, **{f.name: getattr(state, f.name) for f in fields(state)})
+    return buffer.getvalue()
+
+
+def blob_arrays(cls: type, blob: bytes) -> dict[str, np.ndarray]:
+    """The arrays of `cls`'s fields that a checkpoint blob holds, by name (arrays_blob's)."""
+    with np.load(io.BytesIO(blob)) as data:
+        return {f.name: data[f.name].copy() for f in fields(cls) if f.name in data}
 
 
 def new_worker(

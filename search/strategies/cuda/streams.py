@@ -7,7 +7,6 @@ the arrays are made, saved and restored on the host.
 
 from __future__ import annotations
 
-import io
 from dataclasses import dataclass, fields
 
 import numpy as np
@@ -16,6 +15,7 @@ from numba import njit
 from bmn.kernels.config import JIT
 from bmn.kernels.decks import STANDARD_DECK
 from bmn.kernels.rng import shuffle
+from bmn.search.strategies.worker import arrays_blob, blob_arrays
 
 DECK = 52
 HAND = 26
@@ -55,15 +55,11 @@ class Streams:
         return Streams(*(getattr(self, f.name).copy() for f in fields(self)))
 
     def to_bytes(self) -> bytes:
-        """The checkpoint blob: every array, named, in numpy's own format."""
-        buffer = io.BytesIO()
-        np.savez(buffer, **{f.name: getattr(self, f.name) for f in fields(self)})
-        return buffer.getvalue()
+        return arrays_blob(self)
 
     @classmethod
     def from_bytes(cls, blob: bytes) -> Streams:
-        with np.load(io.BytesIO(blob)) as data:
-            return cls(**{f.name: data[f.name].copy() for f in fields(cls)})
+        return cls(**blob_arrays(cls, blob))
 
     def best_stream(self) -> int:
         """The stream holding the best score (the first of equals)."""
