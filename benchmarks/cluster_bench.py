@@ -38,8 +38,8 @@ from statistics import median
 from bmn.records.store import Store
 from bmn.search.backends.base import Backend, Result, Task
 from bmn.search.backends.threads import ThreadBackend
-from bmn.search.runs import longest as driver
-from bmn.search.runs.longest import LongestJob, LongestOptions
+from bmn.search.runs.kinds import longest as driver
+from bmn.search.runs.kinds.longest import LongestJob, LongestOptions
 from bmn.search.runs.loop import RunLoop
 
 SEED = 20_260_130

@@ -34,9 +34,11 @@ import json
 import os
 import sys
 import time
+from pathlib import Path
 
 import numpy as np
 
+ROOT = Path(__file__).resolve().parent.parent
 SEED = 20_260_114
 KEEP_ABOVE = 3000
 
@@ -176,12 +178,11 @@ def search_run(args, shape: dict) -> dict:
     """`bmn search --device cuda`'s own path: a timed run through the run handler into a
     store, and a chunk of rounds cut in two against it uncut (the checkpoints must be equal)."""
     import tempfile
-    from pathlib import Path
 
     from bmn.kernels import reference
     from bmn.kernels.deal import parse_deal
     from bmn.records.store import Store
-    from bmn.search.runs.longest_cuda import LongestCudaJob, LongestCudaOptions, cuda_chunk
+    from bmn.search.runs.kinds.longest_cuda import LongestCudaJob, LongestCudaOptions, cuda_chunk
     from bmn.search.runs.loop import RunLoop
     from bmn.search.strategies.cuda import host
     from bmn.search.strategies.cuda import streams as cuda_streams
@@ -253,6 +254,7 @@ def every(args, shape: dict) -> dict:
 
 def compiled(gpu_arch: str | None) -> dict:
     """Every kernel through NVIDIA's compiler: for sm_80, sm_90a and the GPU's own architecture."""
+    sys.path.insert(0, str(ROOT))  # lab/ sits beside the package, not inside it
     from lab import cuda_compiled
 
     reason = cuda_compiled.missing()

@@ -69,8 +69,8 @@ def hunt_rate(counts, seats: int, deals: int, threads: int) -> float:
     """Deals a second of a loop hunt of `deals` deals of the deck round `seats` seats, as the
     run reports it (its own clock: from its first batch to its last commit)."""
     from bmn.records.store import Store
+    from bmn.search.runs.kinds.loop_hunt import LoopHuntJob, LoopHuntOptions
     from bmn.search.runs.loop import RunLoop
-    from bmn.search.runs.loop_hunt import LoopHuntJob, LoopHuntOptions
 
     deck = counts_text(counts)
     options = LoopHuntOptions(iterations=deals, workers=threads, seed=1, deck=deck, players=seats)
@@ -87,7 +87,7 @@ def nseat(counts, deals: int | None, threads: int, rounds: int) -> None:
     """The enumeration at 3 and 4 seats and the 3-seat loop hunt, each against the bench on
     the same deck and hands, alternating round by round; then the best of each and the
     targets."""
-    from bmn.search.runs.loop_hunt import warm_loop
+    from bmn.search.runs.kinds.loop_hunt import warm_loop
 
     warm_visit()
     warm_loop()

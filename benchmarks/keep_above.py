@@ -24,7 +24,7 @@ def store_bytes(path: Path) -> int:
 
 def measure(folder: Path, keep_above: int, seconds: float, workers: int, index: int = 0) -> dict:
     from bmn.records.store import Store
-    from bmn.search.runs.longest import LongestJob, LongestOptions
+    from bmn.search.runs.kinds.longest import LongestJob, LongestOptions
     from bmn.search.runs.loop import RunLoop
 
     path = folder / f"{index}-keep-{keep_above}.sqlite"  # a threshold may come twice
@@ -46,7 +46,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--thresholds", default="3000,1500,0", help="the first is the baseline")
     args = parser.parse_args(argv)
-    from bmn.search.runs.longest import warm_search
+    from bmn.search.runs.kinds.longest import warm_search
 
     warm_search()
     thresholds = [int(t) for t in args.thresholds.split(",")]

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from bmn.kernels.dealer import random_deals
 from bmn.kernels.rng import seed_state
-from bmn.kernels.rulesets import RULE_SETS
+from bmn.kernels.rules.sets import RULE_SETS
 from bmn.kernels.score import kernel_for, score
 
 

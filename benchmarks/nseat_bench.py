@@ -2,7 +2,7 @@
 
     python benchmarks/nseat_bench.py --baseline ./nseat --cpu 1
 
-times `bmn bench --players N --threads 1` (kernels/benchmark.py: the batch scorer
+times `bmn bench --players N --threads 1` (kernels/cpu/benchmark.py: the batch scorer
 nseat.score_rows on one thread, the deals generated and the kernel compiled or loaded from the
 cache before the clock starts), then the C ring-buffer simulator
 (baseline/nseat.c beside RULES.md, `gcc -O2 -o nseat nseat.c`), which prints its own games/s
@@ -20,7 +20,7 @@ import subprocess
 import sys
 from dataclasses import dataclass
 
-from bmn.kernels.benchmark import DEFAULT_SEED, bench
+from bmn.kernels.cpu.benchmark import DEFAULT_SEED, bench
 
 
 @dataclass(frozen=True)

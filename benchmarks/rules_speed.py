@@ -6,8 +6,8 @@
 
 For each seat count, each round times, back to back on one pinned CPU: the C ring-buffer
 simulator (../shared/baseline: `bmn.c` for 2 seats, `nseat.c` for 3 and 4; build them as its
-README says), this bmn's `bench` (kernels/benchmark.py, in this process, one thread) under every
-rule set that plays those seats (kernels/rulesets.py), and with `--before` an older bmn's `bmn
+README says), this bmn's `bench` (kernels/cpu/benchmark.py, in this process, one thread) under every
+rule set that plays those seats (kernels/rules/sets.py), and with `--before` an older bmn's `bmn
 bench --threads 1 --json` (bmn's rules: an older bmn has no others). The rounds alternate, so a
 disturbance of the shared machine falls on all alike; each figure is the median of the rounds,
 and each ratio is taken between medians of this run: against the C ring, and against bmn's
@@ -27,8 +27,8 @@ from collections import defaultdict
 
 from c_baselines import games_per_s, model_name
 
-from bmn.kernels.benchmark import bench
-from bmn.kernels.rulesets import names, rule_set
+from bmn.kernels.cpu.benchmark import bench
+from bmn.kernels.rules.sets import names, rule_set
 
 DEALS = {2: 1_000_000, 3: 300_000, 4: 300_000}
 

@@ -4,15 +4,13 @@ the compiled scorers chosen by (seats, device), and the analysis of games that n
 - deal.py: notation, validation, encoding; decks.py: a deck's counts N,J,Q,K,A (read, checked,
   described; the standard and 'mixed' decks); reference.py: the rules in plain Python; rng.py
   and dealer.py: the explicit generator, the one random dealer and its shuffles; config.py: njit
-  and CUDA flags and the shared constants (seats, card bounds); two_tricks.py: the two-seat
-  trick rules, one source that targets.py compiles for the CPU and the GPU; rulesets.py: the
-  named rule sets; rule_flags.py: which of a rule set's points a kernel is compiled on;
-  score.py: the (seats, device, rules) kernel registry; results.py, lines.py: batch results and
-  deal files; benchmark.py: bench and selfcheck; ranks.py: a deck's arrangements in rank order
-  (count, rank, unrank, the compiled next-arrangement step); api.py: the library's game
-  functions, arguments.py: the checks of their arguments.
-- cpu/: the compiled scorers for the CPU (two.py; nseat.py and its table, nseat_table.py);
-  cuda/: the same on a GPU; cycles/: loops, backward play.
+  and CUDA flags and the shared constants (seats, card bounds); score.py: the (seats, device,
+  rules) kernel registry; results.py, lines.py: batch results and deal files; ranks.py: a deck's
+  arrangements in rank order (count, rank, unrank, the compiled next-arrangement step); api.py:
+  the library's game functions, arguments.py: the checks of their arguments.
+- rules/: the named rule sets and the kernel copies compiled on them; cpu/: the compiled
+  scorers for the CPU (two.py; nseat.py and its table, nseat_table.py; benchmark.py: bench and
+  selfcheck); cuda/: the same on a GPU; cycles/: loops, backward play.
 
 The library (docs/library.md), exported here lazily from api.py's `__all__` (exports.py):
 importing bmn.kernels imports no numba; a function's module is imported, and its kernel

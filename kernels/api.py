@@ -47,8 +47,8 @@ from bmn.kernels.deal import parse_deal as _parse_deal
 from bmn.kernels.decks import deck_of
 from bmn.kernels.reference import Result, Trick
 from bmn.kernels.results import Scores
-from bmn.kernels.rule_flags import differences
-from bmn.kernels.rulesets import RULE_SETS, RuleSet, rule_set
+from bmn.kernels.rules.flags import differences
+from bmn.kernels.rules.sets import RULE_SETS, RuleSet, rule_set
 
 __all__ = [
     "FINISHED",
@@ -149,7 +149,7 @@ def play(
     deal: DealLike, *, limit: int | None = None, trace: bool = False, rules: Rules = None
 ) -> Result:
     """Play one deal with the reference engine (seat 0 leads), as `bmn play` does, under
-    `rules` (a rule set's name or RuleSet, kernels/rulesets.py; None: bmn's, the default).
+    `rules` (a rule set's name or RuleSet, kernels/rules/sets.py; None: bmn's, the default).
 
     Any 2 to 4 hands of any sizes and deck. The game stops when it finishes, at its first
     repeated state (status 'loop', with where the cycle starts and its period), or after

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from bmn.kernels.config import MAX_DEAL_CARDS
 from bmn.kernels.deal import DealError, format_deal, parse_deal, too_many_cards
 from bmn.kernels.results import Scores
-from bmn.kernels.rulesets import RuleSet
+from bmn.kernels.rules.sets import RuleSet
 from bmn.kernels.score import score_values
 
 BATCH_LINES = 65_536

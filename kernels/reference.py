@@ -2,7 +2,7 @@
 
 Written to be read beside docs/rules.md: deques and loops, no cleverness, nothing shared with the
 compiled kernels. Any number of seats, any hands, exact loop detection. Every rule set
-(kernels/rulesets.py) is played here, each choice where the rules reach it; bmn's is the default.
+(kernels/rules/sets.py) is played here, each choice where the rules reach it; bmn's is the default.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from bmn.kernels.rulesets import (
+from bmn.kernels.rules.sets import (
     AT_LEAD,
     AT_ONCE,
     AT_TRICK,
@@ -195,7 +195,7 @@ def play(
 ) -> Result:
     """Play a deal from seat 0 leading; stop at a finish, a repeated state, or `limit` cards.
 
-    `rules` names the rule set (kernels/rulesets.py; None: bmn's). ValueError for a seat count
+    `rules` names the rule set (kernels/rules/sets.py; None: bmn's). ValueError for a seat count
     it is not defined for. A rule set that looks for no loops plays on to the limit; given no
     limit, it looks for them as bmn does, so that every game stops.
     """

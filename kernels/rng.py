@@ -6,7 +6,7 @@ checkpointed (save the array) and resumed exactly. Nothing here touches global s
 The generator's steps are written once, as plain functions on a state held in four registers
 (`xoshiro`, `lemire`, `fix`): this module compiles them for the CPU, and the GPU search
 (search/strategies/cuda/kernels.py) compiles the same source as device functions
-(kernels/targets.py), so a device stream draws exactly what a CPU worker draws.
+(kernels/rules/targets.py), so a device stream draws exactly what a CPU worker draws.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import numpy as np
 from numba import njit
 
 from bmn.kernels.config import INLINE_JIT, JIT
-from bmn.kernels.targets import compile_for
+from bmn.kernels.rules.targets import compile_for
 
 _ONE = np.uint64(1)
 _HALF = np.uint64(32)
@@ -62,7 +62,7 @@ def fix(values, i, s0, s1, s2, s3):
     return v, s0, s1, s2, s3
 
 
-# In the order kernels/targets.compile_for compiles them: each after the steps it calls.
+# In the order kernels/rules/targets.compile_for compiles them: each after the steps it calls.
 STEPS = (rotl, xoshiro, lemire, fix)
 _cpu_rotl, cpu_xoshiro, cpu_lemire, cpu_fix = compile_for(STEPS, njit(**INLINE_JIT))
 

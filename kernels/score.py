@@ -25,7 +25,7 @@ from bmn.kernels.config import FAST_CAP, FINISHED, INLINE_JIT, MAX_CARDS, UNDECI
 from bmn.kernels.cpu import two
 from bmn.kernels.deal import Deal, DealError
 from bmn.kernels.results import Scores
-from bmn.kernels.rulesets import RuleSet, rule_set
+from bmn.kernels.rules.sets import RuleSet, rule_set
 
 # A rule set as the kernels take it: its name, the RuleSet, or None for the default.
 Rules = str | RuleSet | None

@@ -92,8 +92,8 @@ KERNELS = (
     # benchmarks/device_check.py's walk_64_registers (search/strategies/cuda/kernels.py's
     # search_kernel variant)
     Kernel("walk_64_registers", _CUDA, "_walk_kernel", _STREAMS, max_registers=64),
-    # A rule set's copies (kernels/rulesets.py): LeoDog896's plays the at-once ending and
-    # counts battles, the most the trick rules change (kernels/two_tricks.py).
+    # A rule set's copies (kernels/rules/sets.py): LeoDog896's plays the at-once ending and
+    # counts battles, the most the trick rules change (kernels/rules/two_tricks.py).
     Kernel("score_leodog896", "bmn.kernels.cuda.two", "_score_kernel", _SCORE, rules="leodog896"),
     Kernel("walk_leodog896", _CUDA, "_walk_kernel", _STREAMS, rules="leodog896"),
     Kernel(

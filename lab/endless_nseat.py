@@ -20,7 +20,7 @@ true: cycles in which every seat keeps cards for ever, grown from the smallest (
 -J-/-J-/-J-/-J- shapes for 4 seats) one card at a time: every state of every cycle in the beam,
 with one card of the standard deck's remainder put anywhere in any hand, is scored by the N-seat
 kernel (the seat to lead moved to seat 0); the deals that loop are named by their cycle
-(search/runs/loop_hunt.name_loops), and those whose cycle keeps every seat in make the next
+(search/runs/kinds/loop_hunt.name_loops), and those whose cycle keeps every seat in make the next
 beam (at most `--beam`, drawn at random from the new ones). When no cycle one card larger is
 found, up to `--plateau` rounds move one card of a state elsewhere (the same deck) for new
 cycles to grow from. The seeds: the smallest cycles above, then, round after round, those a
@@ -104,7 +104,7 @@ def hunt_seeds(seats: int, seconds: float, rng: np.random.Generator, threads: in
     """Cycles keeping every seat in, from random even deals of random sub-decks of the standard
     deck (as `bmn search --objective loop --players N`): rotation key -> seated states."""
     from bmn.kernels.decks import deck_of
-    from bmn.search.runs.loop_hunt import name_loops, random_batch, random_counts
+    from bmn.search.runs.kinds.loop_hunt import name_loops, random_batch, random_counts
 
     found: dict = {}
     begin = time.perf_counter()
@@ -169,7 +169,7 @@ def _moves(beam: dict) -> list[tuple]:
 def _named(candidates: list[tuple], seats: int, args, seen: set) -> dict:
     """The cycles keeping every seat in that the candidates fall into, new to `seen` (which
     takes them): rotation key -> seated states; 'scored': how many candidates were scored."""
-    from bmn.search.runs.loop_hunt import name_loops
+    from bmn.search.runs.kinds.loop_hunt import name_loops
 
     found: dict = {"scored": len(candidates)}
     for part in range(0, len(candidates), 200_000):

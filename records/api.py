@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from bmn.kernels.arguments import is_whole, shown
 from bmn.kernels.deal import DealError, parse_deal
-from bmn.kernels.rulesets import rule_set
+from bmn.kernels.rules.sets import rule_set
 from bmn.records.published import FILES, PublishedGame, Replayed
 from bmn.records.store import (
     DEFAULT_PATH,

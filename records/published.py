@@ -15,8 +15,8 @@ from functools import cache
 from importlib import resources
 
 from bmn.kernels.deal import parse_deal
-from bmn.kernels.rulesets import DEFAULT as DEFAULT_RULES
-from bmn.kernels.rulesets import rule_set
+from bmn.kernels.rules.sets import DEFAULT as DEFAULT_RULES
+from bmn.kernels.rules.sets import rule_set
 
 # Seats -> the package data file of that table.
 FILES = {2: "published.csv", 3: "published_3.csv", 4: "published_4.csv"}

@@ -13,7 +13,7 @@ from typing import IO, TYPE_CHECKING, Any
 
 from bmn.kernels.deal import DealError
 from bmn.kernels.decks import STANDARD_COUNTS, STANDARD_COUNTS_TEXT, counts_text, even_sizes
-from bmn.kernels.rulesets import DEFAULT as DEFAULT_RULES
+from bmn.kernels.rules.sets import DEFAULT as DEFAULT_RULES
 from bmn.records.published import PublishedGame, published_games
 from bmn.records.store import FIND_KEYS, TOP_KEYS, FindRow, LoopRow, Run
 
@@ -60,7 +60,7 @@ def run_rules(run: Run) -> str:
     """The rule set a run's games are played under, as the first rule set that plays its
     seats alike (Paulhus's reading with two seats is bmn's); a name this bmn does not know
     is kept as it is."""
-    from bmn.kernels.rulesets import RULE_SETS
+    from bmn.kernels.rules.sets import RULE_SETS
 
     known = RULE_SETS.get(run.rules)
     return run.rules if known is None else known.plays_as(run.seats)

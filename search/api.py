@@ -27,9 +27,9 @@ if TYPE_CHECKING:
     from bmn.kernels.api import DealLike
     from bmn.search.backends.base import Backend
     from bmn.search.measure.odds import DealOdds
-    from bmn.search.runs.grow import GrowSummary
-    from bmn.search.runs.longest_base import LongestSummary
-    from bmn.search.runs.loop_hunt import LoopHuntSummary
+    from bmn.search.runs.kinds.grow import GrowSummary
+    from bmn.search.runs.kinds.longest_base import LongestSummary
+    from bmn.search.runs.kinds.loop_hunt import LoopHuntSummary
     from bmn.search.runs.progress import RunProgress
 
 __all__ = [

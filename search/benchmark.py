@@ -1,5 +1,5 @@
 """The search benchmark (`bmn search-bench`): each strategy's throughput and how often it
-reaches the far tail, as kernels/benchmark.py is `bmn bench`'s.
+reaches the far tail, as kernels/cpu/benchmark.py is `bmn bench`'s.
 
 Every strategy runs for the same time with the same workers on several seeds, into a
 throwaway store; the kernel's own speed (`bmn bench`) on as many threads is measured in the
@@ -17,7 +17,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from bmn.records.store import Store
-from bmn.search.runs.longest import LongestJob, LongestOptions
+from bmn.search.runs.kinds.longest import LongestJob, LongestOptions
 from bmn.search.runs.loop import RunLoop
 
 THRESHOLDS = (2000, 2500, 3000)

@@ -24,7 +24,7 @@ import bmn.records as records
 import bmn.search as searching
 from bmn.kernels.reference import play as reference_play
 from bmn.records.store import Find, Store
-from bmn.search.runs import longest
+from bmn.search.runs.kinds import longest
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = {"bmn.kernels": game, "bmn.records": records, "bmn.search": searching}

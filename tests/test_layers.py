@@ -163,7 +163,7 @@ def test_the_walk_sees_a_circle() -> None:
 
 def _kind_modules() -> set[str]:
     """The modules that hold a kind of run's job, as the registry of kinds names them."""
-    tree = ast.parse((ROOT / "search" / "runs" / "kinds.py").read_text())
+    tree = ast.parse((ROOT / "search" / "runs" / "registry.py").read_text())
     named = {
         node.value.partition(":")[0]
         for node in ast.walk(tree)
@@ -178,7 +178,8 @@ def test_no_run_module_imports_a_kind_of_run() -> None:
     share lives in a room named for what it is (chunks, the cycle book, a kind's CPU and GPU
     base), so reading one kind never means reading another."""
     kinds = _kind_modules()
-    assert {"bmn.search.runs.every", "bmn.search.runs.loop_hunt"} <= kinds and len(kinds) == 7
+    assert {"bmn.search.runs.kinds.every", "bmn.search.runs.kinds.loop_hunt"} <= kinds
+    assert len(kinds) == 7
     wrong = [
         f"{module} -> {target}"
         for module, targets in _edges().items()
@@ -186,6 +187,17 @@ def test_no_run_module_imports_a_kind_of_run() -> None:
         for target in targets & kinds
     ]
     assert wrong == []
+
+
+def test_no_package_holds_more_than_14_modules() -> None:
+    """A package's modules fit one look at its folder: past 14 it splits into rooms."""
+    counts: dict[str, int] = {}
+    for module, path in MODULES.items():
+        if path.name != "__init__.py":
+            package = module.rpartition(".")[0]
+            counts[package] = counts.get(package, 0) + 1
+    assert counts["bmn.search.runs.kinds"] >= 7  # the walk sees the packages' modules
+    assert {package: n for package, n in counts.items() if n > 14} == {}
 
 
 def _lab_imports(tree: ast.AST) -> list[str]:

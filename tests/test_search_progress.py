@@ -5,7 +5,7 @@ figures, not the last one's seven times (issue 35)."""
 from __future__ import annotations
 
 from bmn.search import api
-from bmn.search.runs.longest_base import LongestProgress
+from bmn.search.runs.kinds.longest_base import LongestProgress
 
 
 class Commits:

@@ -1,6 +1,6 @@
 """Bit counts on uint64 masks for the CPU kernels: LLVM's intrinsics, one instruction each.
 
-The CPU kernels bring these to the shared trick rules (kernels/two_tricks.py); the GPU kernel
+The CPU kernels bring these to the shared trick rules (kernels/rules/two_tricks.py); the GPU kernel
 brings its own (kernels/cuda/two.py).
 """
 

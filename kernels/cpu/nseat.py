@@ -20,7 +20,6 @@ import numpy as np
 from numba import njit, prange
 from numba.extending import overload
 
-from bmn.kernels import rulesets
 from bmn.kernels.config import (
     FINISHED,
     INLINE_JIT,
@@ -44,9 +43,10 @@ from bmn.kernels.cpu.nseat_table import (
     play_limit_at,
     setup,
 )
-from bmn.kernels.rule_copies import Flags, RuleCopies, RuleCopy
-from bmn.kernels.rule_flags import differences
-from bmn.kernels.rulesets import RuleSet
+from bmn.kernels.rules import sets as rulesets
+from bmn.kernels.rules.copies import Flags, RuleCopies, RuleCopy
+from bmn.kernels.rules.flags import differences
+from bmn.kernels.rules.sets import RuleSet
 
 __all__ = [
     "NO_LIMIT",
@@ -346,7 +346,7 @@ def _score_batch(compiled, deals, sizes, rows, out, cap: int) -> None:
     )
 
 
-# Rule sets (kernels/rulesets.py): a rule set's copies (kernels/rule_copies.py) of what reaches
+# Rule sets (kernels/rules/sets.py): a rule set's copies (kernels/rules/copies.py) of what reaches
 # the table's NEXT_PAYS, made on first use. Rule sets that play 3 and 4 seats alike share one.
 def _flags(rules: RuleSet) -> Flags | None:
     """The table's constant for `rules` with 3 or 4 seats; None for a point it does not play."""

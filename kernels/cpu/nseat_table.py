@@ -1,6 +1,6 @@
 """The N-seat kernel's table (2 to 4 seats): hands in arrays, every rule, exact and limited play.
 
-Each hand is three uint64 masks as in kernels/two_tricks.py: `court` (J Q K A, plus a sentinel
+Each hand is three uint64 masks as in kernels/rules/two_tricks.py: `court` (J Q K A, plus a sentinel
 bit just past the bottom card) and the two bits of (value - 1) for court cards. The table is
 one uint64 array `h` (court masks at [seat], value bits at [4 + seat] and [8 + seat]) and a ring
 of the seats in the game (ring[seat] the next one). A seat that is out holds the bare sentinel,
@@ -37,7 +37,7 @@ from bmn.kernels.config import (
 from bmn.kernels.cpu.bits import ctz, top_bit
 
 NO_LIMIT = -1
-# The rule for a seat out while paying (kernels/rulesets.py's out_while_paying), frozen into the
+# The rule for a seat out while paying (kernels/rules/sets.py's out_while_paying), frozen into the
 # compiled code: False, bmn's (the last court card's seat takes the pile); True, Paulhus's (the
 # next seat still in pays the rest). kernels/cpu/nseat.py compiles copies for True when asked.
 NEXT_PAYS = False

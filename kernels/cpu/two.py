@@ -1,7 +1,7 @@
 """The compiled two-player kernel: hands as bit-queues, one trick at a time.
 
-A hand is three uint64 masks (kernels/two_tricks.py says how); the trick rules are
-kernels/two_tricks.py's, written once for this kernel and the GPU's (kernels/cuda/two.py) and
+A hand is three uint64 masks (kernels/rules/two_tricks.py says how); the trick rules are
+kernels/rules/two_tricks.py's, written once for this kernel and the GPU's (kernels/cuda/two.py) and
 compiled here with njit, count-trailing-zeros being LLVM's intrinsic. This module adds what only
 the CPU does: loading hands eight cards at a time, the game loop, and exact loop detection.
 
@@ -26,7 +26,6 @@ from types import ModuleType, SimpleNamespace
 import numpy as np
 from numba import njit, prange
 
-from bmn.kernels import two_tricks
 from bmn.kernels.config import (
     FAST_CAP,
     FINISHED,
@@ -38,10 +37,11 @@ from bmn.kernels.config import (
 )
 from bmn.kernels.cpu.bits import ctz, top_bit
 from bmn.kernels.results import Scores
-from bmn.kernels.rule_copies import Flags, RuleCopies, RuleCopy
-from bmn.kernels.rule_flags import two_seat_flags
-from bmn.kernels.rulesets import RuleSet
-from bmn.kernels.targets import compile_for
+from bmn.kernels.rules import two_tricks
+from bmn.kernels.rules.copies import Flags, RuleCopies, RuleCopy
+from bmn.kernels.rules.flags import two_seat_flags
+from bmn.kernels.rules.sets import RuleSet
+from bmn.kernels.rules.targets import compile_for
 
 # Unsigned constants: mixing uint64 with int64 in numba promotes to float64.
 _ZERO = np.uint64(0)
@@ -91,7 +91,7 @@ def _load(row: np.ndarray, start: int, n: int) -> tuple:
     return court, bit0, bit1
 
 
-# The trick rules (kernels/two_tricks.py, shared with the GPU kernel), compiled for the CPU.
+# The trick rules (kernels/rules/two_tricks.py, shared with the GPU kernel), compiled for the CPU.
 _pays, _collect, _chain, _trick = compile_for(
     two_tricks.RULES[:4], njit(**INLINE_JIT), ctz=ctz, top_bit=top_bit
 )
@@ -326,8 +326,8 @@ def _total(compiled, deals: np.ndarray, n0: int, n1: int, cap: int = FAST_CAP) -
     return compiled(deals.reshape(-1), deals.shape[1], len(deals), n0, n1, cap)
 
 
-# Rule sets (kernels/rulesets.py): a rule set's copies (kernels/rule_copies.py) of what reaches
-# the trick rules' flags (kernels/rule_flags.two_seat_flags), made on first use.
+# Rule sets (kernels/rules/sets.py): a rule set's copies (kernels/rules/copies.py) of what reaches
+# the trick rules' flags (kernels/rules/flags.two_seat_flags), made on first use.
 def _copy(flags: Flags, _rules: RuleSet) -> SimpleNamespace:
     ruled = RuleCopy(flags)
     even, at = ruled[play_fast_even], ruled[play_fast_at]

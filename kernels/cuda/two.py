@@ -1,9 +1,9 @@
 """The two-player kernel on an NVIDIA GPU (Numba CUDA): kernels/cpu/two.py's bit-queues, per thread.
 
-The trick rules are kernels/two_tricks.py's, the same source as the CPU kernel's, compiled here
-as device functions. Only the bit counts differ: Numba's CUDA simulator formats values as 32
-bits in `ffs` and `clz`, so both are taken on 32-bit halves, which is right on a GPU and in the
-simulator alike (on a GPU a 64-bit count is two 32-bit instructions anyway).
+The trick rules are kernels/rules/two_tricks.py's, the same source as the CPU kernel's,
+compiled here as device functions. Only the bit counts differ: Numba's CUDA simulator formats
+values as 32 bits in `ffs` and `clz`, so both are taken on 32-bit halves, which is right on a GPU
+and in the simulator alike (on a GPU a 64-bit count is two 32-bit instructions anyway).
 
 A game past the card cap comes back as UNDECIDED and the host replays it with
 kernels/cpu/two.py's exact loop detection, so every figure is exact. Every figure is checked
@@ -18,7 +18,6 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from bmn.kernels import two_tricks
 from bmn.kernels.config import (
     CUDA_KERNEL,
     FAST_CAP,
@@ -29,6 +28,7 @@ from bmn.kernels.config import (
     cuda_device,
 )
 from bmn.kernels.cuda.env import THREADS_PER_BLOCK, require, simulated
+from bmn.kernels.rules import two_tricks
 
 require()  # one line saying what is missing, before numba.cuda falls back to anything else
 
@@ -36,17 +36,17 @@ from numba import cuda  # noqa: E402  (only once require() has passed)
 
 from bmn.kernels.cpu import two  # noqa: E402
 from bmn.kernels.deal import DealError  # noqa: E402
-from bmn.kernels.rule_copies import Flags, RuleCopies, RuleCopy  # noqa: E402
-from bmn.kernels.rule_flags import two_seat_flags  # noqa: E402
-from bmn.kernels.rulesets import rule_set  # noqa: E402
-from bmn.kernels.targets import compile_for  # noqa: E402
+from bmn.kernels.rules.copies import Flags, RuleCopies, RuleCopy  # noqa: E402
+from bmn.kernels.rules.flags import two_seat_flags  # noqa: E402
+from bmn.kernels.rules.sets import rule_set  # noqa: E402
+from bmn.kernels.rules.targets import compile_for  # noqa: E402
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from bmn.kernels.benchmark import Disagreement
+    from bmn.kernels.cpu.benchmark import Disagreement
     from bmn.kernels.results import Scores
-    from bmn.kernels.rulesets import RuleSet
+    from bmn.kernels.rules.sets import RuleSet
 
 CAP = FAST_CAP  # cards, as the CPU search
 SIMULATED = simulated()
@@ -96,7 +96,7 @@ def load(row, start, n):
     return court, bit0, bit1
 
 
-# The trick rules (kernels/two_tricks.py, shared with the CPU kernel), as device functions.
+# The trick rules (kernels/rules/two_tricks.py, shared with the CPU kernel), as device functions.
 _pays, _collect, _chain, trick, ending, lone_lead = compile_for(
     two_tricks.RULES, cuda.jit(**DEVICE), ctz=ctz, top_bit=top_bit
 )
@@ -257,13 +257,13 @@ def first_difference(
     cap: int = CAP,
     rules: str | RuleSet | None = None,
 ) -> Disagreement | None:
-    """`bmn selfcheck --device cuda`: n random standard deals (kernels/benchmark.selfcheck's,
+    """`bmn selfcheck --device cuda`: n random standard deals (kernels/cpu/benchmark.selfcheck's,
     from the same seed) scored on the GPU and by the CPU kernel under `rules` (a rule set's
     name or RuleSet; None: bmn's), `chunk` at a time; the first
     deal on which they differ (`kernel` the GPU's result, `reference` the CPU kernel's), or
     None. `progress(k)` is called after each k deals checked."""
     from bmn.kernels import rng
-    from bmn.kernels.benchmark import Disagreement
+    from bmn.kernels.cpu.benchmark import Disagreement
     from bmn.kernels.deal import decode
     from bmn.kernels.dealer import random_deals
 
@@ -301,7 +301,7 @@ def _differ(deals: np.ndarray, sizes: np.ndarray, cap: int, rules=None) -> tuple
     return differ, got, want
 
 
-# Rule sets (kernels/rulesets.py): a rule set's copies (kernels/rule_copies.py) of what reaches
+# Rule sets (kernels/rules/sets.py): a rule set's copies (kernels/rules/copies.py) of what reaches
 # the trick rules' flags, made on first use; the CPU replays with the CPU kernel's copy.
 def _copy(flags: Flags, rules: RuleSet) -> SimpleNamespace:
     ruled = RuleCopy(flags, _jit_like)
@@ -312,7 +312,7 @@ def _copy(flags: Flags, rules: RuleSet) -> SimpleNamespace:
         trick=ruled[trick],
         ending=ruled[ending],
         _score_kernel=kernel,
-        copies=ruled,  # lent to the GPU kernels that call these (kernels/rule_copies.py)
+        copies=ruled,  # lent to the GPU kernels that call these (kernels/rules/copies.py)
     )
 
 

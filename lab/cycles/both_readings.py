@@ -2,7 +2,7 @@
 takes the pile) and Paulhus's (the seat drops out and the next seat still in pays the rest).
 
 The two readings part only at a trick in which a seat goes out while paying and a seat other
-than the court card's still holds cards (kernels/rulesets.py, `out_while_paying`; else the game
+than the court card's still holds cards (kernels/rules/sets.py, `out_while_paying`; else the game
 ends at that trick under both, and two seats play alike under every reading). So a deal whose
 game, under bmn's rules, reaches its two-seat cycle without such a trick plays trick for trick
 alike under both, and never ends under either. The converse fails: a deal may part the

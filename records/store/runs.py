@@ -53,8 +53,8 @@ class Run(Generic[Stamp]):
     backend: str = "threads"
     holder: str | None = None
     heartbeat_at: float | None = None
-    kind: str = "longest"  # its kind in bmn.search.runs.kinds
-    rules: str = "bmn"  # the rule set it plays (bmn.kernels.rulesets)
+    kind: str = "longest"  # its kind in bmn.search.runs.registry
+    rules: str = "bmn"  # the rule set it plays (bmn.kernels.rules.sets)
 
     @property
     def found_by(self) -> str:

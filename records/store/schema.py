@@ -19,7 +19,7 @@ APPLICATION_ID = int.from_bytes(b"bmn1", "big")
 SQLITE_MAGIC = b"SQLite format 3\x00"
 TABLES = ("runs", "finds", "checkpoints")
 
-# The kinds of run (bmn.search.runs.kinds) that have no strategy: --strategy every selects a
+# The kinds of run (bmn.search.runs.registry) that have no strategy: --strategy every selects a
 # kind, and a loop hunt or a grow run has none.
 _NO_STRATEGY = "('loop-hunt', 'grow', 'every', 'every-cuda')"
 
@@ -123,7 +123,7 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         "CREATE INDEX find_batches_by_cards ON find_batches (best_cards DESC)",
         "CREATE INDEX find_batches_by_tricks ON find_batches (best_tricks DESC)",
     ),
-    (  # 5: the kind of run (bmn.search.runs.kinds), inferred for older runs as bmn did before
+    (  # 5: the kind of run (bmn.search.runs.registry), inferred for older runs as bmn did before
         "ALTER TABLE runs ADD COLUMN kind TEXT NOT NULL DEFAULT 'longest'",
         "UPDATE runs SET kind = CASE"
         " WHEN strategy = 'grow' THEN 'grow'"
@@ -133,7 +133,7 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
     ),
     (  # 6: a run's strategy only where its kind has one, a grow run's objective its own, and
         # neither kept in the settings of a kind that has none; the rule set a run plays
-        # (kernels/rulesets.py), bmn's for every run before. SQLite cannot drop NOT NULL in
+        # (kernels/rules/sets.py), bmn's for every run before. SQLite cannot drop NOT NULL in
         # place: the table is copied (upgrade runs with foreign keys off, as SQLite asks).
         """CREATE TABLE runs_6 (
             id INTEGER PRIMARY KEY,

@@ -13,7 +13,7 @@ import json
 import click
 
 from bmn.kernels.cuda.env import THREADS_PER_BLOCK
-from bmn.kernels.rulesets import DEFAULT, RuleSet
+from bmn.kernels.rules.sets import DEFAULT, RuleSet
 from bmn.search.cli.options import check_report, given, refuse
 from bmn.search.cli.values import Whole
 from bmn.search.output.measures import bench_line

@@ -8,7 +8,7 @@ import click
 
 from bmn.kernels.deal import Deal, format_deal
 from bmn.kernels.decks import even_sizes
-from bmn.kernels.rulesets import DEFAULT, RuleSet
+from bmn.kernels.rules.sets import DEFAULT, RuleSet
 from bmn.search.cli.deals import HANDS_ARGUMENT, HandCommand, read_deal
 from bmn.search.cli.options import (
     JSON_OPTION,

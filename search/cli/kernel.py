@@ -11,7 +11,7 @@ import click
 from bmn.kernels.config import MAX_DEAL_CARDS
 from bmn.kernels.deal import VALUE_SYMBOL, shorten
 from bmn.kernels.decks import STANDARD_COUNTS
-from bmn.kernels.rulesets import DEFAULT, RuleSet
+from bmn.kernels.rules.sets import DEFAULT, RuleSet
 from bmn.search.cli.device import DEVICE_OPTION, DEVICE_THREADS_OPTION
 from bmn.search.cli.options import (
     JSON_OPTION,
@@ -256,8 +256,8 @@ def bench(
       bmn bench --players 3 --rules paulhus --deals 300000
       bmn bench --device cuda --json
     """
-    from bmn.kernels.benchmark import DEFAULT_SEED
-    from bmn.kernels.benchmark import bench as run_bench
+    from bmn.kernels.cpu.benchmark import DEFAULT_SEED
+    from bmn.kernels.cpu.benchmark import bench as run_bench
     from bmn.search.output.progress import count_progress
 
     check_seats(rules, players, "--players is")
@@ -316,8 +316,8 @@ def selfcheck(deals: int, players: int, seed: int | None, device: str, rules: Ru
       bmn selfcheck --players 3 --deals 20000 --rules paulhus
       bmn selfcheck --device cuda --deals 1000000
     """
-    from bmn.kernels.benchmark import DEFAULT_SEED
-    from bmn.kernels.benchmark import selfcheck as run_check
+    from bmn.kernels.cpu.benchmark import DEFAULT_SEED
+    from bmn.kernels.cpu.benchmark import selfcheck as run_check
     from bmn.search.output.progress import count_progress
 
     seed = DEFAULT_SEED if seed is None else seed

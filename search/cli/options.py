@@ -15,7 +15,7 @@ from typing import Any
 import click
 from click.core import ParameterSource
 
-from bmn.kernels.rulesets import ALIASES, DEFAULT, RULE_SETS, RuleSet, names, rule_set
+from bmn.kernels.rules.sets import ALIASES, DEFAULT, RULE_SETS, RuleSet, names, rule_set
 from bmn.records.store import DEFAULT_PATH, Store
 from bmn.search.cli.values import MAX_COMMAND_DEALS, Whole
 from bmn.search.output import tables as present
@@ -53,7 +53,7 @@ DEALS_HELP = f"at most {MAX_COMMAND_DEALS:,}"
 
 
 class RulesChoice(click.Choice):
-    """A rule set's name (kernels/rulesets.py), any case; read as its RuleSet, so an alias
+    """A rule set's name (kernels/rules/sets.py), any case; read as its RuleSet, so an alias
     ('exercism') is the set it names ('bmn')."""
 
     name = "rules"

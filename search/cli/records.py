@@ -9,7 +9,7 @@ import click
 from click.core import ParameterSource
 
 from bmn.kernels.deal import format_deal
-from bmn.kernels.rulesets import names as rule_names
+from bmn.kernels.rules.sets import names as rule_names
 from bmn.search.cli.deals import HANDS_ARGUMENT, HandCommand, read_deal
 from bmn.search.cli.options import (
     JSON_OPTION,
@@ -88,7 +88,7 @@ def published(players: int, rules: str | None, as_json: bool) -> None:
       bmn records published --players 3 --json
       bmn records published --players 4 --rules paulhus
     """
-    from bmn.kernels.rulesets import DEFAULT, rule_set
+    from bmn.kernels.rules.sets import DEFAULT, rule_set
     from bmn.records.published import replay_published
 
     chosen = rule_set(None if rules is None else rules.lower()).name

@@ -26,7 +26,7 @@ from bmn.search.cli.options import (
 from bmn.search.cli.values import SEED, Duration, NameList, SeedList, Whole
 from bmn.search.output.measures import bench_table
 from bmn.search.runs import start
-from bmn.search.runs.kinds import CLUSTER_OPTIONS
+from bmn.search.runs.registry import CLUSTER_OPTIONS
 from bmn.search.runs.settings import SETTINGS, Refused, Setting
 from bmn.search.strategies.registry import STRATEGIES
 from bmn.search.words import counted
@@ -34,10 +34,10 @@ from bmn.search.words import counted
 if TYPE_CHECKING:
     from bmn.records.store import Store
     from bmn.search.backends.base import Backend
-    from bmn.search.runs.grow import GrowSummary
-    from bmn.search.runs.longest_base import LongestSummary
+    from bmn.search.runs.kinds.grow import GrowSummary
+    from bmn.search.runs.kinds.longest_base import LongestSummary
+    from bmn.search.runs.kinds.loop_hunt import LoopHuntSummary
     from bmn.search.runs.loop import RunLoop
-    from bmn.search.runs.loop_hunt import LoopHuntSummary
 
 
 class SettingType(click.ParamType):
@@ -294,7 +294,7 @@ def search_bench(
       bmn search-bench --time 20s --seeds 1     # 4 trials of 20 s
       bmn search-bench --strategies walk,random --time 10m --json   # 6 trials of 10 min
     """
-    from bmn.kernels.benchmark import bench
+    from bmn.kernels.cpu.benchmark import bench
     from bmn.search.benchmark import THRESHOLDS, compare, table
     from bmn.search.output.measures import trial_line
     from bmn.search.words import duration

@@ -4,7 +4,7 @@ A game *falls into a true cycle* when it loops (a trick-boundary state repeats) 
 cycle's first state on, every seat holds at least one card at every trick boundary. No seat
 is then ever asked to lay a card it does not hold (a seat asked with none goes out and stays
 out, so it would be empty at the next boundary), and that is the only point on which the
-readings of the rules differ with 3 or 4 seats (kernels/rulesets.py: who pays when a seat runs
+readings of the rules differ with 3 or 4 seats (kernels/rules/sets.py: who pays when a seat runs
 out while paying, and when an empty seat is out). So a true cycle plays the same under every
 reading. `is_true_cycle` is this definition on the reference engine's trace; `true_cycle`
 gives the cycle itself (the kind ALL_IN of kernels/cycles/loops.analyse); `strict` also asks that no
@@ -116,7 +116,7 @@ def strict(cycle: TrueCycle) -> bool:
 def holds_under(deal: Sequence[Sequence[int]]) -> list[str]:
     """The rule sets bmn ships, of those that play the deal's seats, under which the deal falls
     into a true cycle (every one, for a deal on a true cycle)."""
-    from bmn.kernels.rulesets import RULE_SETS
+    from bmn.kernels.rules.sets import RULE_SETS
 
     seats = len(deal)
     return [n for n, r in RULE_SETS.items() if r.plays(seats) and is_true_cycle(deal, n)]

@@ -20,7 +20,7 @@ from numba import njit, types
 from bmn.kernels.config import FAST_CAP, FINISHED, INLINE_JIT, JIT, LOOP, UNDECIDED
 from bmn.kernels.cpu import two
 from bmn.kernels.ranks import next_arrangement
-from bmn.kernels.rulesets import rule_set
+from bmn.kernels.rules.sets import rule_set
 from bmn.kernels.score import DEAL, PLAY_EXACT, PLAY_FAST, SIZES, Rules, kernel_for, score_deck
 
 FINDS = 4096  # finds one compiled call may report before it returns early

@@ -17,7 +17,7 @@ again from where each stopped, so no deal is lost or scored twice. Once a chunk 
 `max_finds` finds the host stops there and returns the ranks before the first stopped thread's
 next one (a prefix, as the CPU's chunk does), dropping what threads past it found.
 
-Under a rule set other than bmn's (kernels/rulesets.py, two seats) the kernel is a copy compiled
+Under a rule set other than bmn's (kernels/rules/sets.py, two seats) the kernel is a copy compiled
 with that rule set's play_fast_at (kernels/cuda/two.for_rules), made on first use, and the host
 replays with the CPU kernel's copy for the same rule set: what cpu.py's `score_run` returns
 under those rules.
@@ -50,14 +50,14 @@ from bmn.kernels.cuda.two import (
 from bmn.kernels.deal import DealError
 from bmn.kernels.decks import counts_text
 from bmn.kernels.ranks import arrangements, next_arrangement, unrank
-from bmn.kernels.rule_copies import Flags, RuleCopies, RuleCopy
-from bmn.kernels.rule_flags import two_seat_flags
-from bmn.kernels.rulesets import rule_set
-from bmn.kernels.targets import compile_for
+from bmn.kernels.rules.copies import Flags, RuleCopies, RuleCopy
+from bmn.kernels.rules.flags import two_seat_flags
+from bmn.kernels.rules.sets import rule_set
+from bmn.kernels.rules.targets import compile_for
 from bmn.search.enumeration.cpu import Visited
 
 if TYPE_CHECKING:
-    from bmn.kernels.rulesets import RuleSet
+    from bmn.kernels.rules.sets import RuleSet
 
 VALUES = 5  # penalty values 0-4: numeral, J, Q, K, A
 MAX_RANKS = 2**63 - 1  # arrangements a deck may have on the device: ranks are int64
@@ -161,7 +161,7 @@ def _enumerate(
     tops[t, T_RANK] = best_rank
 
 
-# Rule sets (kernels/rulesets.py): a rule set's copy (kernels/rule_copies.py) of the kernel,
+# Rule sets (kernels/rules/sets.py): a rule set's copy (kernels/rules/copies.py) of the kernel,
 # calling kernels/cuda/two.py's copies, made on first use; the host replays with the CPU's.
 def _copy(flags: Flags, rules: RuleSet) -> SimpleNamespace:
     ruled = RuleCopy(flags, _jit_like, cuda_two.for_rules(rules).copies)

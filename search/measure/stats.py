@@ -13,7 +13,7 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from bmn.kernels.rulesets import RuleSet
+from bmn.kernels.rules.sets import RuleSet
 
 PERCENTILES = (50.0, 90.0, 99.0, 99.9, 99.99)
 # Default deal counts: every seat count has a compiled kernel (about 10^6 deals/s a thread

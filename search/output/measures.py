@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from bmn.kernels.rulesets import DEFAULT as DEFAULT_RULES
+from bmn.kernels.rules.sets import DEFAULT as DEFAULT_RULES
 from bmn.search.output.tables import Block, Table, fit_summary
 
 

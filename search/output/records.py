@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from bmn.kernels.rulesets import DEFAULT as DEFAULT_RULES
+from bmn.kernels.rules.sets import DEFAULT as DEFAULT_RULES
 from bmn.search.output.tables import Block, Table
 from bmn.search.words import format_duration, ordinal, short_time
 

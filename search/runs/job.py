@@ -3,7 +3,7 @@
 The loop does what every kind shares (leases, heartbeat, lanes, in-order commits, the clock);
 a job says only what is its own: its streams' states, the work of one chunk, the size of the
 next chunk, what one commit writes and what the run says when it ends. A kind of run is one
-Job subclass in a module of its own (registered in kinds.py): it names its options, makes
+Job subclass in a module of its own (registered in registry.py): it names its options, makes
 them from a new run's settings before any store exists (`plan`: its options' own checks, the
 one check of a run's deck), completes them with what only a store or a backend knows
 (`prepare`), and is made by the loop once the run is created or claimed, so the hooks are
@@ -64,7 +64,7 @@ def options_from_run(cls: type, run: Run) -> Any:
 def rules_for(name: str, players: int) -> str:
     """A run's rule set by its own name (an alias resolved); ValueError (with option 'rules')
     for a name no rule set has, or one not defined for `players` seats."""
-    from bmn.kernels.rulesets import rule_set
+    from bmn.kernels.rules.sets import rule_set
 
     try:
         chosen = rule_set(name)
@@ -110,7 +110,7 @@ class Job:
     and implement the hooks below the line; the loop calls `restore` and then `new_progress`
     once the job is made."""
 
-    kind: ClassVar[str]  # its name in the registry of run kinds (kinds.py), stored with a run
+    kind: ClassVar[str]  # its name in the registry of run kinds (registry.py), stored with a run
     options_type: ClassVar[type]  # the options dataclass stored with the run
     in_flight: ClassVar[int] = 2  # chunks queued per stream: 2 hides the commit's latency
     # Where its chunks run without a backend given: None, the default backend; "cuda", a

@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from bmn.kernels.rulesets import DEFAULT as DEFAULT_RULES
+from bmn.kernels.rules.sets import DEFAULT as DEFAULT_RULES
 from bmn.records.store import RunHeld, Store, StoreError, holder_name
 from bmn.search.backends.base import Backend, BackendError, Result, Task
 from bmn.search.backends.registry import get_backend

@@ -2,7 +2,7 @@
 
 Both front ends read this one table. `bmn search` makes its options from it (their types, help
 and defaults: search/cli/search.py) and `bmn.search.search` reads its keyword arguments with it
-(search/api.py); which kind of run takes which setting is kinds.py's. A value is read the same
+(search/api.py); which kind of run takes which setting is registry.py's. A value is read the same
 way on both (a duration as '10s' or a number of seconds, a whole number as 5 or '5') and a bad
 one raises SearchOptionError before a store is opened, named as it was given: `keep_above` in
 Python, `--keep-above` on the command line (the message is `Words`, said.py, said by each
@@ -19,10 +19,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from bmn.kernels.cuda.env import THREADS_PER_BLOCK
-from bmn.kernels.rulesets import DEFAULT as DEFAULT_RULES
-from bmn.kernels.rulesets import RuleSet, names, rule_set
+from bmn.kernels.rules.sets import DEFAULT as DEFAULT_RULES
+from bmn.kernels.rules.sets import RuleSet, names, rule_set
 from bmn.records.store.columns import INT64_MAX
-from bmn.search.runs.kinds import KINDS
+from bmn.search.runs.registry import KINDS
 from bmn.search.runs.said import FLAGS, Words, flag, in_python, on_command_line
 from bmn.search.strategies.registry import (
     CHOICES,
@@ -140,7 +140,7 @@ def _choice(setting: Setting, value: Any) -> str:
 
 def _rules(setting: Setting, value: Any) -> str:
     """A rule set's name, any case, as stored: an alias is the set it names ('acinnes' is
-    'bmn': kernels/rulesets.py)."""
+    'bmn': kernels/rules/sets.py)."""
     if isinstance(value, RuleSet):
         return value.name
     if isinstance(value, str) and value.strip().lower() in names():
@@ -264,7 +264,7 @@ class Setting:
             raise SearchOptionError(self.name, str(err)) from None
 
 
-# The --objective values: those some kind of run plays (kinds.py), in the registry's order.
+# The --objective values: those some kind of run plays (registry.py), in the registry's order.
 OBJECTIVES = tuple(dict.fromkeys(o for kind in KINDS.values() for o in kind.objectives))
 DEVICES = ("cpu", "cuda")
 GROW_FROM = ("known", "descent")

@@ -4,7 +4,7 @@ it is done or Ctrl-C (SIGINT) or SIGTERM stops it after a checkpoint.
 `bmn search` (search/cli/search.py) and the library's `bmn.search.search` (search/api.py) both
 start runs here, so the checks and defaults are written once. Settings are named as the command
 line's parameters (seconds for --time, loop_deck for --loop-deck); what each kind of run takes
-is in kinds.py. Nothing here imports click: bad settings raise SearchOptionError (the command
+is in registry.py. Nothing here imports click: bad settings raise SearchOptionError (the command
 line turns it into its usage error), a store problem StoreError.
 """
 
@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from bmn.records.store import RunHeld, RunNotFound, StoreError
-from bmn.search.runs.kinds import (
+from bmn.search.runs.registry import (
     CLUSTER_OPTIONS,
     RunKind,
     UnknownKind,
@@ -118,7 +118,7 @@ def require_device(kind: RunKind) -> None:
 
 
 def selection(settings: dict[str, Any]) -> tuple[str, str, str, int]:
-    """What selects a new run's kind (kinds.kind_for): its objective, device, strategy and
+    """What selects a new run's kind (registry.kind_for): its objective, device, strategy and
     seats, each defaulting as bmn search's does."""
     return (
         settings.get("objective") or "cards",
@@ -135,7 +135,7 @@ def check_rules(
     run's seats, and left out of them where it plays those seats as bmn's rules do: every
     kind of run takes that one, even those that play bmn's rules only. `chosen`: the
     run's selection."""
-    from bmn.kernels.rulesets import rule_set
+    from bmn.kernels.rules.sets import rule_set
 
     objective, _, _, players = chosen
     if "rules" not in given or settings.get("rules") is None:
@@ -154,7 +154,7 @@ def check_new_run(
     chosen: tuple[str, str, str, int], given: Collection[str], typed: Collection[str] = ()
 ) -> RunKind:
     """The kind of the new run `chosen` selects, after refusing every setting it does not
-    take, saying why (kinds.refusal). `given`: the settings set by the user; `typed`: those
+    take, saying why (registry.refusal). `given`: the settings set by the user; `typed`: those
     on a command line (a cluster named only by the environment is ignored)."""
     refused = refusal(*chosen, given=given, typed=typed)
     if refused is not None:

@@ -22,7 +22,7 @@ from urllib.parse import urlencode
 
 from bmn.kernels.deal import Deal, DealError, format_deal, parse_deal
 from bmn.kernels.decks import is_standard
-from bmn.kernels.rulesets import DEFAULT, RULE_SETS, RuleSet, rule_set
+from bmn.kernels.rules.sets import DEFAULT, RULE_SETS, RuleSet, rule_set
 from bmn.records.published import published_games
 from bmn.records.report import published_ranking, rank_among
 from bmn.records.store import FindRow, Store

@@ -13,7 +13,7 @@ from numba import njit
 
 from bmn.kernels.config import FINISHED, INLINE_JIT, JIT, LOOP
 from bmn.kernels.rng import cpu_lemire, lemire
-from bmn.kernels.targets import compile_for
+from bmn.kernels.rules.targets import compile_for
 from bmn.search.strategies.worker import BEST, BEST_CARDS, BEST_TRICKS, IMPROVEMENTS
 
 OBJECTIVES = ("cards", "tricks")

@@ -3,7 +3,7 @@
 The one list the command line, the run options, the run handler and the compiled loop
 (search/strategies/cpu.py) read. Plain Python, so `bmn --help` lists strategies without compiling.
 STRATEGIES are the compiled search loop's (their order is its codes); CHOICES adds those
-that are a kind of run of their own (the enumeration of every deal, search/runs/every.py).
+that are a kind of run of their own (the enumeration of every deal, search/runs/kinds/every.py).
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ STRATEGIES = {
     ),
     "lahc": Strategy("late-acceptance hill climbing (history of --history scores)", history=True),
 }
-# Strategies that are a kind of run of their own, chosen by name (search/runs/kinds.py).
+# Strategies that are a kind of run of their own, chosen by name (search/runs/registry.py).
 ENUMERATION = "every"
 CHOICES = {
     **STRATEGIES,
@@ -56,5 +56,5 @@ def strategy_help() -> str:
 
 def uses(strategy: str, option: str) -> bool:
     """Whether a strategy reads a run option ('patience', 'history'). Every strategy takes
-    --deck and --hand-sizes (search/runs/kinds.py)."""
+    --deck and --hand-sizes (search/runs/registry.py)."""
     return getattr(CHOICES[strategy], option)

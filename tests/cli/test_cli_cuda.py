@@ -29,7 +29,7 @@ SEED = 20_260_115
 
 if SIMULATED:
     from bmn.kernels.cuda import two as cuda_two
-    from bmn.search.runs import longest_cuda as cuda_driver
+    from bmn.search.runs.kinds import longest_cuda as cuda_driver
     from bmn.search.runs.loop import RunLoop
     from bmn.search.strategies.cuda import host as cuda_host
     from bmn.search.strategies.cuda import streams as cuda_streams

@@ -4,7 +4,7 @@ import json
 
 import samples
 
-from bmn.kernels import benchmark
+from bmn.kernels.cpu import benchmark
 from bmn.kernels.deal import parse_deal
 from bmn.kernels.reference import Result, play
 

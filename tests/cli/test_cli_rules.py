@@ -1,5 +1,5 @@
 """`--rules NAME` on the game and kernel commands: each plays the rule set the reference engine
-plays under that name (kernels/rulesets.py), says which in its output, and refuses in one line
+plays under that name (kernels/rules/sets.py), says which in its output, and refuses in one line
 a name it does not know or a seat count the set does not play."""
 
 import json
@@ -7,12 +7,12 @@ import json
 import pytest
 import samples
 
-from bmn.kernels.benchmark import DEFAULT_SEED
+from bmn.kernels.cpu.benchmark import DEFAULT_SEED
 from bmn.kernels.deal import decode, format_deal, parse_deal
 from bmn.kernels.dealer import random_deals
 from bmn.kernels.reference import play
 from bmn.kernels.rng import seed_state
-from bmn.kernels.rulesets import names
+from bmn.kernels.rules.sets import names
 from bmn.records.published import published_games
 
 THREE = "--K------A-A----J-/A-----K-A--Q-J---/-JJ-QK-Q-----KQ--"  # bmn deal --players 3 --seed 5

@@ -87,7 +87,7 @@ def test_integers_stay_in_range_and_reproduce():
 
 
 def test_loop_hunt_batches_draw_from_a_generator_state():
-    from bmn.search.runs.loop_hunt import random_batch
+    from bmn.search.runs.kinds.loop_hunt import random_batch
 
     deck = np.array((0, 0, 0, 0, 0, 1, 1, 2, 2), dtype=np.uint8)
     rows, sizes = random_batch(seed_state(9), deck, 2000, even=False)

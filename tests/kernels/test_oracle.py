@@ -45,8 +45,8 @@ from bmn.kernels.config import MAX_CARDS
 from bmn.kernels.deal import Deal, encode, format_deal, parse_deal
 from bmn.kernels.reference import play
 from bmn.kernels.results import Scores
-from bmn.kernels.rule_flags import differences
-from bmn.kernels.rulesets import AT_TRICKS, DEFAULT, NO_LOOPS, RULE_SETS
+from bmn.kernels.rules.flags import differences
+from bmn.kernels.rules.sets import AT_TRICKS, DEFAULT, NO_LOOPS, RULE_SETS
 from bmn.kernels.score import KERNELS, kernel_for, numba_threads, score
 
 # Devices whose kernels run under Numba's CUDA simulator, in the child interpreter only.
@@ -88,7 +88,7 @@ SMALL_CAPS = (24, 0)
 PARALLEL_FROM = 64
 
 # The entries this process scores: the simulated ones only in the simulator's child, each
-# under every rule set (kernels/rulesets.py) that plays its seat count unlike the default and
+# under every rule set (kernels/rules/sets.py) that plays its seat count unlike the default and
 # looks for loops (the reference engine needs a limit for one that does not): a rule set that
 # plays it alike runs the same compiled code (test_rule_sets_alike_share_a_kernel).
 ENTRIES = sorted(key for key in KERNELS if (key[1] in SIMULATED_DEVICES) == SIMULATED)
@@ -240,7 +240,7 @@ def test_simulated_kernels(tiers):
 
 @pytest.mark.parametrize("entry", ENTRIES, ids=lambda e: f"{e[0]}-{e[1]}")
 def test_rule_sets_alike_share_a_kernel(entry):
-    """Rule sets that play these seats alike (kernels/rule_flags.py) run the same compiled
+    """Rule sets that play these seats alike (kernels/rules/flags.py) run the same compiled
     code, the default's included, and rule sets that play them otherwise run code of their own:
     a rule set costs compile time only where it differs."""
     seats, device = entry

@@ -1,4 +1,4 @@
-"""A rule set's copies (kernels/rule_copies.py): the functions copied are found by reading the
+"""A rule set's copies (kernels/rules/copies.py): the functions copied are found by reading the
 code, so every compiled function a copy reaches that reads a rule's flag reads the rule set's.
 
 The checks read the code as the copies do (the globals each compiled function loads, resolved
@@ -17,9 +17,9 @@ from numba import njit
 from simulator import SIMULATED, run_under_simulator
 
 from bmn.kernels.cpu import nseat, two
-from bmn.kernels.rule_copies import RuleCopies, RuleCopy, callees, is_compiled, loaded
-from bmn.kernels.rule_flags import two_seat_flags
-from bmn.kernels.rulesets import RULE_SETS, rule_set
+from bmn.kernels.rules.copies import RuleCopies, RuleCopy, callees, is_compiled, loaded
+from bmn.kernels.rules.flags import two_seat_flags
+from bmn.kernels.rules.sets import RULE_SETS, rule_set
 from bmn.kernels.score import kernel_for
 
 if SIMULATED:

@@ -1,4 +1,4 @@
-"""Rule sets as declared (kernels/rulesets.py) and as the reference engine plays them: the
+"""Rule sets as declared (kernels/rules/sets.py) and as the reference engine plays them: the
 worked examples of docs/rules.md, "Rule sets", bmn's own tables under Paulhus's reading, and
 what two readings must share."""
 
@@ -9,7 +9,7 @@ from tiers import properties
 
 from bmn.kernels.deal import format_deal, parse_deal
 from bmn.kernels.reference import play
-from bmn.kernels.rulesets import ALIASES, CHOICES, DEFAULT, RULE_SETS, names, rule_set
+from bmn.kernels.rules.sets import ALIASES, CHOICES, DEFAULT, RULE_SETS, names, rule_set
 from bmn.records.published import published_games
 
 

@@ -11,7 +11,7 @@ from tiers import sizes
 
 from bmn.kernels.deal import parse_deal
 from bmn.kernels.reference import play
-from bmn.kernels.rulesets import RULE_SETS
+from bmn.kernels.rules.sets import RULE_SETS
 from bmn.records.published import published_games
 
 PEERS = Path(__file__).parent.parent / "data" / "peers"

@@ -15,7 +15,7 @@ import numpy as np
 from bmn.kernels.config import FINISHED, LOOP
 from bmn.kernels.cpu import two
 from bmn.kernels.cuda.two import CAP, SIMULATED, THREADS_PER_BLOCK, cuda
-from bmn.kernels.rulesets import RuleSet, rule_set
+from bmn.kernels.rules.sets import RuleSet, rule_set
 from bmn.search.strategies.cuda.kernels import MODES, WINDOW, search_kernel
 from bmn.search.strategies.cuda.streams import (
     BEST,

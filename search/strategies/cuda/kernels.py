@@ -35,10 +35,10 @@ from bmn.kernels.config import FINISHED, cuda_kernel_variant
 from bmn.kernels.cuda import two as cuda_two
 from bmn.kernels.cuda.two import DEVICE, KERNEL, SIMULATED, cuda, ending, load, trick
 from bmn.kernels.rng import STEPS
-from bmn.kernels.rule_copies import Flags, RuleCopies, RuleCopy
-from bmn.kernels.rule_flags import two_seat_flags
-from bmn.kernels.rulesets import RuleSet, rule_set
-from bmn.kernels.targets import compile_for
+from bmn.kernels.rules.copies import Flags, RuleCopies, RuleCopy
+from bmn.kernels.rules.flags import two_seat_flags
+from bmn.kernels.rules.sets import RuleSet, rule_set
+from bmn.kernels.rules.targets import compile_for
 from bmn.search.strategies import moves
 from bmn.search.strategies.cuda.streams import (
     BEST,
@@ -312,7 +312,7 @@ def _capped(mode: int, max_registers: int):
 
 
 def _copy(flags: Flags, rules: RuleSet, mode: int, capped: int | None):
-    """The search kernel of a mode as a rule set's copy (kernels/rule_copies.py), calling
+    """The search kernel of a mode as a rule set's copy (kernels/rules/copies.py), calling
     kernels/cuda/two.py's copies of the trick rules."""
     kernel = _KERNELS[mode]
 

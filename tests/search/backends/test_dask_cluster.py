@@ -20,8 +20,8 @@ from bmn.search.backends import dask_cluster as dask_backend
 from bmn.search.backends.base import BackendError, Task
 from bmn.search.backends.dask_cluster import ANCHOR_EVERY, DaskBackend, VersionMismatch, run_chunk
 from bmn.search.backends.threads import ThreadBackend
-from bmn.search.runs import longest as driver
-from bmn.search.runs.longest import LongestJob, LongestOptions, search_chunk
+from bmn.search.runs.kinds import longest as driver
+from bmn.search.runs.kinds.longest import LongestJob, LongestOptions, search_chunk
 from bmn.search.runs.loop import RunLoop
 
 OPTIONS = dict(strategy="walk", iterations=1_000_000, workers=2, seed=7, keep_above=1500)
@@ -111,7 +111,7 @@ def test_a_loop_hunt_of_more_seats_on_a_cluster_gives_the_threads_run(
     often, as on threads; every cycle's deal loops in the reference engine."""
     from bmn.kernels import reference
     from bmn.kernels.deal import parse_deal
-    from bmn.search.runs.loop_hunt import LoopHuntJob, LoopHuntOptions
+    from bmn.search.runs.kinds.loop_hunt import LoopHuntJob, LoopHuntOptions
 
     options = LoopHuntOptions(iterations=200_000, workers=1, seed=2, deck=deck, players=seats)
     found = []
@@ -350,8 +350,8 @@ def test_a_warm_up_is_named_for_what_it_compiles():
     import functools
 
     walk = dask_backend.plugin_name(functools.partial(driver.warm_search, "walk", 2))
-    assert walk == "bmn-warm-bmn.search.runs.longest.warm_search('walk', 2)"
+    assert walk == "bmn-warm-bmn.search.runs.kinds.longest.warm_search('walk', 2)"
     assert (
         dask_backend.plugin_name(driver.warm_search)
-        == "bmn-warm-bmn.search.runs.longest.warm_search"
+        == "bmn-warm-bmn.search.runs.kinds.longest.warm_search"
     )

@@ -1,4 +1,4 @@
-"""Every deal of a deck on a GPU (search/enumeration/cuda.py, search/runs/every_cuda.py), run
+"""Every deal of a deck on a GPU (search/enumeration/cuda.py, search/runs/kinds/every_cuda.py), run
 by Numba's CUDA simulator against the CPU enumeration (search/enumeration/cpu.py), which
 tests/search/runs/test_every.py checks against the reference engine over every deal.
 
@@ -19,7 +19,7 @@ from bmn.kernels.cuda import env as cuda_env
 from bmn.kernels.ranks import arrangements, unrank
 from bmn.records.store import Store
 from bmn.search.enumeration.cpu import score_run
-from bmn.search.runs.every import EveryJob, EveryOptions
+from bmn.search.runs.kinds.every import EveryJob, EveryOptions
 from bmn.search.runs.loop import RunLoop
 
 SEED = 20_260_114
@@ -30,8 +30,8 @@ if SIMULATED:
     from numba import cuda
 
     from bmn.search.enumeration import cuda as cuda_every
-    from bmn.search.runs import every_base as every
-    from bmn.search.runs.every_cuda import EveryCudaJob, EveryCudaOptions
+    from bmn.search.runs.kinds import every_base as every
+    from bmn.search.runs.kinds.every_cuda import EveryCudaJob, EveryCudaOptions
 
 
 @pytest.mark.slow  # a child interpreter: the slow tier, whatever the tiers of the checks in it

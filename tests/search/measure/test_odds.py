@@ -18,8 +18,8 @@ from bmn.search.measure.odds import milestones, run_odds, shorter_share
 from bmn.search.measure.tail import UNITS, fit_tail, length_counts, tail_model, tail_models
 from bmn.search.output.odds import big_count, long_wait, longer_share, luck, odds_line, odds_row
 from bmn.search.output.progress import Display
-from bmn.search.runs.longest_base import LongestProgress
-from bmn.search.runs.loop_hunt import LoopHuntProgress
+from bmn.search.runs.kinds.longest_base import LongestProgress
+from bmn.search.runs.kinds.loop_hunt import LoopHuntProgress
 
 MODELS = [(players, unit) for players in (2, 3, 4) for unit in UNITS]
 FRESH = 200_000  # fresh deals a seat count: enough for shares down to 1 in 1,000
@@ -239,7 +239,7 @@ def test_the_live_display_shows_the_odds_of_a_longest_game_run(capsys):
 def test_a_run_s_summary_reads_the_odds_its_display_last_showed(tmp_path):
     """One computation of the odds: the summary's are the very object the progress gave."""
     from bmn.records.store import Store
-    from bmn.search.runs.longest import LongestJob, LongestOptions
+    from bmn.search.runs.kinds.longest import LongestJob, LongestOptions
     from bmn.search.runs.loop import RunLoop
 
     shown = []

@@ -21,11 +21,11 @@ from bmn.records.store import DEFAULT_PATH, Store
 from bmn.search.backends.threads import default_workers
 from bmn.search.output import progress as display
 from bmn.search.output.progress import Display
-from bmn.search.runs import longest as driver
-from bmn.search.runs.longest import LongestJob, LongestOptions, search_chunk
-from bmn.search.runs.longest_base import LongestProgress, standing
+from bmn.search.runs.kinds import longest as driver
+from bmn.search.runs.kinds.longest import LongestJob, LongestOptions, search_chunk
+from bmn.search.runs.kinds.longest_base import LongestProgress, standing
+from bmn.search.runs.kinds.loop_hunt import LoopHuntJob, LoopHuntOptions, LoopHuntSummary
 from bmn.search.runs.loop import RunLoop
-from bmn.search.runs.loop_hunt import LoopHuntJob, LoopHuntOptions, LoopHuntSummary
 from bmn.search.strategies.worker import GAMES, LOOP_FINDS, new_worker
 from bmn.search.words import counted
 

@@ -2,7 +2,7 @@
 
 import pytest
 
-from bmn.search.runs import every_base as every
+from bmn.search.runs.kinds import every_base as every
 
 
 @pytest.fixture

@@ -1,6 +1,6 @@
-"""Every deal of a deck (search/runs/every.py): the enumeration equals the reference engine run
-over every deal; a range split any way, a resume after a stop and a Dask cluster give the same
-run; bad input is one line, exit 2, and no store."""
+"""Every deal of a deck (search/runs/kinds/every.py): the enumeration equals the reference
+engine run over every deal; a range split any way, a resume after a stop and a Dask cluster give
+the same run; bad input is one line, exit 2, and no store."""
 
 import json
 import os
@@ -15,8 +15,8 @@ from bmn.kernels.deal import decode, format_deal
 from bmn.kernels.ranks import arrangements, first_of, next_arrangement
 from bmn.records.store import Store
 from bmn.search.backends.threads import ThreadBackend
-from bmn.search.runs import every_base as every
-from bmn.search.runs.every import EveryJob, EveryOptions
+from bmn.search.runs.kinds import every_base as every
+from bmn.search.runs.kinds.every import EveryJob, EveryOptions
 from bmn.search.runs.loop import RunLoop
 
 DECK = "6,2,1,1,0"  # 2,520 deals, 14 of them loop (5/5)

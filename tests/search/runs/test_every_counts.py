@@ -7,7 +7,7 @@ import pytest
 from bmn.kernels.deal import parse_deal
 from bmn.kernels.ranks import rank_of, unrank
 from bmn.records.store import Store
-from bmn.search.runs.every import EveryJob, EveryOptions
+from bmn.search.runs.kinds.every import EveryJob, EveryOptions
 from bmn.search.runs.loop import RunLoop
 
 DECK = "6,2,1,1,0"  # 2,520 deals, 14 of them loop (5/5)

@@ -11,7 +11,7 @@ from bmn.kernels.cycles.loops import LOOP, analyse
 from bmn.kernels.deal import decode, format_deal, parse_deal
 from bmn.kernels.ranks import arrangements, first_of, next_arrangement
 from bmn.records.store import Store
-from bmn.search.runs.every import EveryJob, EveryOptions
+from bmn.search.runs.kinds.every import EveryJob, EveryOptions
 from bmn.search.runs.loop import RunLoop
 
 

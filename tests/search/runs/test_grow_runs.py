@@ -14,8 +14,8 @@ from bmn.records.store import Store
 from bmn.search.cycles.piece_hunt import HuntState, known_pieces
 from bmn.search.cycles.pieces import Control, Library, assemble_with, composition, pieces_of
 from bmn.search.cycles.pieces import sums_reachable as reachable
-from bmn.search.runs import cycle_streams
-from bmn.search.runs.grow import GrowJob, GrowOptions, known_deals
+from bmn.search.runs.kinds import cycle_streams
+from bmn.search.runs.kinds.grow import GrowJob, GrowOptions, known_deals
 from bmn.search.runs.loop import RunLoop
 
 J_BIG = Control.parse("J-", False, "-")  # the published cycle's control

@@ -13,8 +13,8 @@ from children import HANG_SECONDS
 from bmn.kernels.deal import decode, parse_deal
 from bmn.kernels.reference import play
 from bmn.records.store import Store
-from bmn.search.runs import longest as driver
-from bmn.search.runs.longest import LongestJob, LongestOptions
+from bmn.search.runs.kinds import longest as driver
+from bmn.search.runs.kinds.longest import LongestJob, LongestOptions
 from bmn.search.runs.loop import RunLoop
 from bmn.search.strategies.cpu import run_chunk
 from bmn.search.strategies.registry import STRATEGIES

@@ -1,4 +1,4 @@
-"""The loop hunt (bmn.search.runs.loop_hunt) against the reference engine on a tiny deck."""
+"""The loop hunt (bmn.search.runs.kinds.loop_hunt) against the reference engine on a tiny deck."""
 
 from collections import Counter
 
@@ -9,8 +9,8 @@ from samples import LOOP_DEAL, orders
 from bmn.kernels import reference
 from bmn.kernels.cycles.backward import summarise_cycle
 from bmn.kernels.cycles.loops import LOOP, analyse
-from bmn.search.runs.cycle_book import CycleBook, record_loop
-from bmn.search.runs.loop_hunt import name_loops, random_batch
+from bmn.search.runs.kinds.cycle_book import CycleBook, record_loop
+from bmn.search.runs.kinds.loop_hunt import name_loops, random_batch
 
 # Nine cards with two cycles, each the other's mirror image (period 3 tricks, 14 cards).
 DECK = (0, 0, 0, 0, 0, 1, 1, 2, 2)

@@ -13,10 +13,10 @@ from bmn.kernels.deal import format_deal, parse_deal
 from bmn.kernels.decks import hunt_counts
 from bmn.records.report import LOOP_KEYS
 from bmn.records.store import Store
-from bmn.search.runs import loop_hunt as loophunt
-from bmn.search.runs.cycle_book import deck_name
+from bmn.search.runs.kinds import loop_hunt as loophunt
+from bmn.search.runs.kinds.cycle_book import deck_name
+from bmn.search.runs.kinds.loop_hunt import LoopHuntJob, LoopHuntOptions, deck_of, random_batch
 from bmn.search.runs.loop import RunLoop
-from bmn.search.runs.loop_hunt import LoopHuntJob, LoopHuntOptions, deck_of, random_batch
 
 # Five numerals, two jacks, two queens: two cycles (each the other's mirror image), period 3.
 DECK = "5,2,2,0,0"

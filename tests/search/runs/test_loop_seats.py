@@ -14,9 +14,14 @@ from bmn.kernels.cycles.loops import LOOP, analyse
 from bmn.kernels.deal import parse_deal
 from bmn.kernels.decks import deck_of, even_sizes
 from bmn.records.store import Store
-from bmn.search.runs import loop_hunt as loophunt
+from bmn.search.runs.kinds import loop_hunt as loophunt
+from bmn.search.runs.kinds.loop_hunt import (
+    LoopHuntJob,
+    LoopHuntOptions,
+    random_batch,
+    random_counts,
+)
 from bmn.search.runs.loop import RunLoop
-from bmn.search.runs.loop_hunt import LoopHuntJob, LoopHuntOptions, random_batch, random_counts
 
 
 def hunt(bmn, store, *args):

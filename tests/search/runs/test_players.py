@@ -19,10 +19,10 @@ from bmn.kernels.score import kernel_for, score, score_parsed
 from bmn.records.published import FILES, published_games, replay_published
 from bmn.records.store import Find, Store
 from bmn.search.measure.stats import length_stats
-from bmn.search.runs import longest as driver
 from bmn.search.runs.job import options_from_run
-from bmn.search.runs.longest import LongestJob, LongestOptions
-from bmn.search.runs.longest_base import LongestProgress, standing
+from bmn.search.runs.kinds import longest as driver
+from bmn.search.runs.kinds.longest import LongestJob, LongestOptions
+from bmn.search.runs.kinds.longest_base import LongestProgress, standing
 from bmn.search.runs.loop import RunLoop
 from bmn.search.strategies.cpu import run_chunk
 from bmn.search.strategies.registry import STRATEGIES, history_length

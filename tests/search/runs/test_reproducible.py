@@ -18,11 +18,11 @@ from bmn.kernels.cycles.loops import analyse
 from bmn.kernels.deal import parse_deal
 from bmn.kernels.ranks import rank_of
 from bmn.records.store import Loop, Store
-from bmn.search.runs import longest, loop_hunt
-from bmn.search.runs.every import EveryJob, EveryOptions
-from bmn.search.runs.longest import LongestJob, LongestOptions
+from bmn.search.runs.kinds import longest, loop_hunt
+from bmn.search.runs.kinds.every import EveryJob, EveryOptions
+from bmn.search.runs.kinds.longest import LongestJob, LongestOptions
+from bmn.search.runs.kinds.loop_hunt import LoopHuntJob, LoopHuntOptions
 from bmn.search.runs.loop import RunLoop
-from bmn.search.runs.loop_hunt import LoopHuntJob, LoopHuntOptions
 
 # Small decks whose cycles are each met by several deals, in several streams' ranks: 14 looping
 # deals into 2 cycles at 2 seats, 22 into 7 at 3, 20 into 12 at 4.

@@ -15,11 +15,11 @@ from bmn.records.store import Store
 from bmn.search.backends.base import Result, Task, run_task
 from bmn.search.backends.registry import BACKENDS, get_backend
 from bmn.search.backends.threads import ThreadBackend
-from bmn.search.runs import longest as driver
 from bmn.search.runs.chunks import sized_chunk, stream_quota, stream_quotas
-from bmn.search.runs.longest import LongestJob, LongestOptions
+from bmn.search.runs.kinds import longest as driver
+from bmn.search.runs.kinds.longest import LongestJob, LongestOptions
+from bmn.search.runs.kinds.loop_hunt import LoopHuntJob, LoopHuntOptions
 from bmn.search.runs.loop import RunLoop
-from bmn.search.runs.loop_hunt import LoopHuntJob, LoopHuntOptions
 
 KEYS = ("best_deal", "best_cards", "best_tricks", "games", "status")
 

@@ -11,11 +11,12 @@ from old_stores import add_old_run, old_store
 
 from bmn.records.store import Store, StoreError
 from bmn.search.cli import search as search_cli
-from bmn.search.runs import kinds, start
+from bmn.search.runs import registry as kinds
+from bmn.search.runs import start
 from bmn.search.runs.job import options_from_run
-from bmn.search.runs.kinds import CHECK_ORDER, KIND_SETTINGS, KINDS, get_kind, kind_for, refusal
+from bmn.search.runs.kinds.loop_hunt import LoopHuntOptions
 from bmn.search.runs.loop import RunLoop
-from bmn.search.runs.loop_hunt import LoopHuntOptions
+from bmn.search.runs.registry import CHECK_ORDER, KIND_SETTINGS, KINDS, get_kind, kind_for, refusal
 
 NAMES = ["longest", "longest-cuda", "loop-hunt", "grow", "true-cycles", "every", "every-cuda"]
 

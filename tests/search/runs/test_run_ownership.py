@@ -15,9 +15,9 @@ from children import HANG_SECONDS, wait_until
 
 from bmn.records.store import Store, holder_name
 from bmn.search.backends.registry import get_backend
-from bmn.search.runs import longest as driver
 from bmn.search.runs import loop
-from bmn.search.runs.longest import LongestJob, LongestOptions
+from bmn.search.runs.kinds import longest as driver
+from bmn.search.runs.kinds.longest import LongestJob, LongestOptions
 from bmn.search.runs.loop import RunLoop
 
 HOST = socket.gethostname()

@@ -16,10 +16,10 @@ import pytest
 from bmn.records.store import Store
 from bmn.search.backends.threads import ThreadBackend, default_workers
 from bmn.search.cli.options import MAX_WORKERS
-from bmn.search.runs.grow import GrowJob, GrowOptions
-from bmn.search.runs.longest import LongestJob, LongestOptions
+from bmn.search.runs.kinds.grow import GrowJob, GrowOptions
+from bmn.search.runs.kinds.longest import LongestJob, LongestOptions
+from bmn.search.runs.kinds.loop_hunt import LoopHuntJob, LoopHuntOptions
 from bmn.search.runs.loop import RunLoop
-from bmn.search.runs.loop_hunt import LoopHuntJob, LoopHuntOptions
 
 HANG_SECONDS = 600.0  # only a hang reaches it
 SENTINEL = re.compile(r"(?<![\w/.-])-1\b")  # -1 as a figure, not inside a path
@@ -260,7 +260,7 @@ def test_a_stop_before_the_run_begins_leaves_another_threads_run_alone(tmp_path)
 # first compile of a cold cache: the kernels that deal and score its first deals).
 CHILD_MAKING = """
 import os, sys
-from bmn.search.runs.longest import LongestJob
+from bmn.search.runs.kinds.longest import LongestJob
 
 restore, pipe = LongestJob.restore, int(sys.argv.pop(1))
 

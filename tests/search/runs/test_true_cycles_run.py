@@ -11,8 +11,8 @@ from bmn.kernels.deal import parse_deal
 from bmn.records.store import Store
 from bmn.search.cycles import true_run
 from bmn.search.cycles.true_cycles import is_true_cycle, true_cycle
+from bmn.search.runs.kinds.true_cycles import TrueCyclesJob, TrueCyclesOptions
 from bmn.search.runs.loop import RunLoop
-from bmn.search.runs.true_cycles import TrueCyclesJob, TrueCyclesOptions
 
 # True cycles the hunts found (docs/endless-games.md), 3 and 4 seats.
 KNOWN = {
@@ -82,7 +82,7 @@ def test_the_command_line_refuses_what_it_does_not_take(bmn, failed, tmp_path):
 def test_a_cycle_two_streams_meet_is_summarised_once_and_counted_twice(tmp_path, monkeypatch):
     """Each stream's hunt finds both cycles: backward play summarises each key once; the
     store counts every meeting."""
-    from bmn.search.runs import true_cycles
+    from bmn.search.runs.kinds import true_cycles
 
     summarised = []
     summarise = true_cycles.new_cycle

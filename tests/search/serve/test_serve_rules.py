@@ -14,7 +14,7 @@ from test_serve import HANG_SECONDS, browser_or_skip, served_in_chromium
 
 from bmn.kernels.deal import parse_deal
 from bmn.kernels.reference import play
-from bmn.kernels.rulesets import RULE_SETS
+from bmn.kernels.rules.sets import RULE_SETS
 from bmn.records.store import Store
 from bmn.search.serve import pages
 

@@ -1,7 +1,7 @@
 """Any deck searched (`--deck`, `--hand-sizes`): walk, random, climb and lahc on small decks,
 every deal they keep checked by the reference engine and the best against the enumeration of
-every deal of the deck (search/runs/every.py); a resumed run keeps its deck; what cannot work is
-refused before a store is made."""
+every deal of the deck (search/runs/kinds/every.py); a resumed run keeps its deck; what cannot
+work is refused before a store is made."""
 
 import json
 
@@ -12,10 +12,10 @@ from bmn.kernels import reference
 from bmn.kernels.deal import parse_deal
 from bmn.kernels.decks import counts_of
 from bmn.records.store import Store
-from bmn.search.runs import longest
-from bmn.search.runs.every import EveryJob, EveryOptions
-from bmn.search.runs.longest import LongestJob, LongestOptions
-from bmn.search.runs.longest_base import LongestProgress
+from bmn.search.runs.kinds import longest
+from bmn.search.runs.kinds.every import EveryJob, EveryOptions
+from bmn.search.runs.kinds.longest import LongestJob, LongestOptions
+from bmn.search.runs.kinds.longest_base import LongestProgress
 from bmn.search.runs.loop import RunLoop
 from bmn.search.strategies.registry import STRATEGIES
 

@@ -135,7 +135,7 @@ def test_a_walk_compiles_only_its_own_strategy_and_seats(tmp_path):
     """A two-seat walk's start (warm_search), with an empty cache, compiles its own loop and
     the two-seat kernel's 26/26 path only: no other strategy's steps, no N-seat kernel (a first
     run compiles for tens of seconds, each function its share). Read from the cache it fills."""
-    code = "from bmn.search.runs.longest import warm_search\nwarm_search('walk', 2)"
+    code = "from bmn.search.runs.kinds.longest import warm_search\nwarm_search('walk', 2)"
     env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)}
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
     assert done.returncode == 0, done.stderr

@@ -133,7 +133,7 @@ KINDS: dict[str, RunKind] = {
     for kind in (
         RunKind(
             "longest",
-            "bmn.search.runs.longest:LongestJob",
+            "bmn.search.runs.kinds.longest:LongestJob",
             "a search",
             ("cards", "tricks"),
             takes={
@@ -151,7 +151,7 @@ KINDS: dict[str, RunKind] = {
         ),
         RunKind(
             "longest-cuda",
-            "bmn.search.runs.longest_cuda:LongestCudaJob",
+            "bmn.search.runs.kinds.longest_cuda:LongestCudaJob",
             "a GPU search",
             ("cards", "tricks"),
             device="cuda",
@@ -168,7 +168,7 @@ KINDS: dict[str, RunKind] = {
         ),
         RunKind(
             "loop-hunt",
-            "bmn.search.runs.loop_hunt:LoopHuntJob",
+            "bmn.search.runs.kinds.loop_hunt:LoopHuntJob",
             "a loop hunt",
             ("loop",),
             takes={
@@ -186,7 +186,7 @@ KINDS: dict[str, RunKind] = {
         ),
         RunKind(
             "grow",
-            "bmn.search.runs.grow:GrowJob",
+            "bmn.search.runs.kinds.grow:GrowJob",
             "a grow run",
             ("grow",),
             takes={
@@ -203,7 +203,7 @@ KINDS: dict[str, RunKind] = {
         ),
         RunKind(
             "true-cycles",
-            "bmn.search.runs.true_cycles:TrueCyclesJob",
+            "bmn.search.runs.kinds.true_cycles:TrueCyclesJob",
             "a true-cycle run",
             ("grow",),
             takes={
@@ -220,7 +220,7 @@ KINDS: dict[str, RunKind] = {
         ),
         RunKind(
             "every",
-            "bmn.search.runs.every:EveryJob",
+            "bmn.search.runs.kinds.every:EveryJob",
             "an enumeration",
             ("cards", "tricks", "loop"),
             takes={
@@ -244,7 +244,7 @@ KINDS: dict[str, RunKind] = {
         ),
         RunKind(
             "every-cuda",
-            "bmn.search.runs.every_cuda:EveryCudaJob",
+            "bmn.search.runs.kinds.every_cuda:EveryCudaJob",
             "a GPU enumeration",
             ("cards", "tricks", "loop"),
             device="cuda",

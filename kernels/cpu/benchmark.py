@@ -24,7 +24,7 @@ from bmn.kernels.dealer import random_deals
 from bmn.kernels.decks import STANDARD_DECK, even_sizes
 from bmn.kernels.results import Scores
 from bmn.kernels.rng import seed_state
-from bmn.kernels.rulesets import RuleSet, rule_set
+from bmn.kernels.rules.sets import RuleSet, rule_set
 from bmn.kernels.score import kernel_for, numba_threads, score
 
 DEFAULT_SEED = 20_240_601

@@ -66,8 +66,8 @@ from bmn.search.cycles.piece_hunt import HuntFind, HuntOptions, HuntState, hunt_
 from bmn.search.cycles.pieces import PUBLISHED_CONTROL, Control, controls_for
 from bmn.search.output.tables import fit_summary
 from bmn.search.runs.chunks import stream_quota
-from bmn.search.runs.cycle_streams import CycleStreamsJob
 from bmn.search.runs.job import RunContext
+from bmn.search.runs.kinds.cycle_streams import CycleStreamsJob
 from bmn.search.runs.progress import CyclesProgress
 from bmn.search.runs.said import store_option
 from bmn.search.words import counted

@@ -17,8 +17,8 @@ from typing import Any, ClassVar
 import numpy as np
 
 from bmn.kernels.decks import even_sizes
-from bmn.kernels.rulesets import DEFAULT as DEFAULT_RULES
-from bmn.kernels.rulesets import rule_set
+from bmn.kernels.rules.sets import DEFAULT as DEFAULT_RULES
+from bmn.kernels.rules.sets import rule_set
 from bmn.records.store import Find
 from bmn.records.store.bulk import Bulk
 from bmn.search.measure.odds import Odds, run_odds
@@ -179,7 +179,7 @@ class LongestSummary:
     odds: Odds | None = None  # the best against random deals' fitted tail (measure/odds.py)
     deck: str = "standard"  # the deck searched: 'standard' or counts N,J,Q,K,A
     hand_sizes: list[int] | None = None  # its hands, seat 0 first
-    rules: str = DEFAULT_RULES  # the rule set it played (kernels/rulesets.py)
+    rules: str = DEFAULT_RULES  # the rule set it played (kernels/rules/sets.py)
 
     def as_dict(self) -> dict:
         fields = {**asdict(self), "odds": self.odds.as_dict() if self.odds else None}

@@ -46,14 +46,14 @@ from bmn.records.store import DEFAULT_PATH
 from bmn.records.store.saved import CYCLE_KEY, RNG, items, json_state, record, whole
 from bmn.search.backends.base import Result
 from bmn.search.output.tables import fit_summary
-from bmn.search.runs.cycle_book import (
+from bmn.search.runs.job import Job, PastTime, RunContext
+from bmn.search.runs.kinds.cycle_book import (
     BASIN_STATES,
     CycleBook,
     CycleFind,
     loop_record,
     new_cycle,
 )
-from bmn.search.runs.job import Job, PastTime, RunContext
 from bmn.search.runs.progress import CyclesProgress
 from bmn.search.runs.said import store_option
 from bmn.search.words import counted

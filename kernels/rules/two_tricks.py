@@ -1,7 +1,7 @@
 """The two-seat trick rules on bit-queue hands, written once for the CPU and the GPU kernels.
 
 Plain Python: kernels/cpu/two.py compiles them with njit, kernels/cuda/two.py as CUDA device
-functions (kernels/targets.compile_for), each target bringing its own `ctz` and `top_bit`.
+functions (kernels/rules/targets.compile_for), each target bringing its own `ctz` and `top_bit`.
 
 A hand is three uint64 masks, bit i holding the i-th card from the top: `court` (set for J, Q,
 K, A, plus a sentinel bit just past the bottom card) and the two bits of (value - 1) for court
@@ -24,7 +24,7 @@ _TWO = np.uint64(2)
 _THREE = np.uint64(3)
 _TOP = np.uint64(63)
 
-# A rule set's points, frozen into the compiled rules (kernels/rule_flags.py, `two_seat_flags`):
+# A rule set's points, frozen into the compiled rules (kernels/rules/flags.py, `two_seat_flags`):
 # each target's compile_for passes a rule set's values; these are bmn's, the default.
 AT_ONCE = False  # empty_hand "at-once": the game ends as a seat lays its last card
 ASKED = False  # finish "asked": a trick that empties a hand does not end the game at once
@@ -190,5 +190,5 @@ def lone_lead(n0, first):
     return cards, tricks, 0
 
 
-# In the order kernels/targets.compile_for compiles them: each after the rules it calls.
+# In the order kernels/rules/targets.compile_for compiles them: each after the rules it calls.
 RULES = (pays, collect, chain, trick, ending, lone_lead)

@@ -26,9 +26,9 @@ from bmn.records.store.saved import A_DEAL, exactly, items, record, whole
 from bmn.search.backends.base import Result
 from bmn.search.output.tables import fit_summary
 from bmn.search.runs.chunks import stream_quota
-from bmn.search.runs.cycle_book import loop_record, new_cycle
-from bmn.search.runs.cycle_streams import CycleStreamsJob
 from bmn.search.runs.job import RunContext
+from bmn.search.runs.kinds.cycle_book import loop_record, new_cycle
+from bmn.search.runs.kinds.cycle_streams import CycleStreamsJob
 from bmn.search.runs.progress import CyclesProgress
 from bmn.search.runs.said import store_option
 from bmn.search.words import counted

@@ -12,7 +12,7 @@ from collections.abc import Callable
 import numpy as np
 
 from bmn.kernels.ranks import unrank
-from bmn.search.runs.every_base import (
+from bmn.search.runs.kinds.every_base import (
     CHUNK_FINDS,
     ChunkFinds,
     EveryBase,

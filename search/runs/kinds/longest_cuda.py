@@ -30,13 +30,13 @@ import numpy as np
 from bmn.kernels.config import STATUS_NAMES
 from bmn.kernels.cuda.env import THREADS_PER_BLOCK
 from bmn.kernels.deal import deal_text
-from bmn.kernels.rulesets import DEFAULT as DEFAULT_RULES
+from bmn.kernels.rules.sets import DEFAULT as DEFAULT_RULES
 from bmn.records.store import Find, Store
 from bmn.search.backends.base import Backend, Result
 from bmn.search.runs.chunks import sized_chunk, stream_quotas
 from bmn.search.runs.job import rules_for
-from bmn.search.runs.kinds import KINDS
-from bmn.search.runs.longest_base import COMMIT_FINDS, LongestBase, LongestProgress, RunBest
+from bmn.search.runs.kinds.longest_base import COMMIT_FINDS, LongestBase, LongestProgress, RunBest
+from bmn.search.runs.registry import KINDS
 from bmn.search.runs.settings import KEEP_ABOVE
 
 if TYPE_CHECKING:
@@ -59,7 +59,9 @@ class LongestCudaOptions:
     seconds: float | None = None
     iterations: int | None = None
     device_threads: int = THREADS_PER_BLOCK  # one search stream each
-    rules: str = DEFAULT_RULES  # a rule set's name (kernels/rulesets.py); runs stored before: bmn's
+    rules: str = (
+        DEFAULT_RULES  # a rule set's name (kernels/rules/sets.py); runs stored before: bmn's
+    )
     seed: int = field(default_factory=lambda: secrets.randbits(62))
     keep_above: int = KEEP_ABOVE
     device: str = "cuda"  # stored with the run: how store migration 5 told a GPU run's kind

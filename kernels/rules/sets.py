@@ -3,7 +3,7 @@ choice on each (docs/rules.md, "Rule sets").
 
 A rule set is plain data. The reference engine (kernels/reference.py) reads its fields plainly;
 the compiled kernels are compiled on the fields that change play for a seat count
-(kernels/rule_flags.py), so sets alike there share code, and a rule set costs compile time only
+(kernels/rules/flags.py), so sets alike there share code, and a rule set costs compile time only
 when it is used. `code` names each set with a small integer, one per set. `bmn`, the default,
 is the reading that reproduces every published 2-player record; each field's first choice is
 bmn's.

@@ -33,7 +33,7 @@ from bmn.kernels.decks import (
     parse_deck,
 )
 from bmn.kernels.ranks import arrangements
-from bmn.kernels.rulesets import DEFAULT as DEFAULT_RULES
+from bmn.kernels.rules.sets import DEFAULT as DEFAULT_RULES
 from bmn.records.store import DEFAULT_PATH, Find, Loop, deal_order
 from bmn.records.store.saved import (
     A_DEAL,
@@ -50,8 +50,14 @@ from bmn.records.store.saved import (
 from bmn.search.backends.base import Result
 from bmn.search.output.tables import fit_summary
 from bmn.search.runs.chunks import sized_chunk, split_finds, stream_quota
-from bmn.search.runs.cycle_book import BASIN_STATES, CycleBook, loop_record, new_cycle, record_loop
 from bmn.search.runs.job import Job, RunContext, rules_for
+from bmn.search.runs.kinds.cycle_book import (
+    BASIN_STATES,
+    CycleBook,
+    loop_record,
+    new_cycle,
+    record_loop,
+)
 from bmn.search.runs.progress import RunProgress
 from bmn.search.runs.said import Resume, Words, named, resume_command, store_option
 from bmn.search.runs.settings import KEEP_ABOVE
@@ -102,7 +108,9 @@ class EveryOptions:
     from_rank: int = 0
     to_rank: int | None = None
     basin_states: int = BASIN_STATES
-    rules: str = DEFAULT_RULES  # a rule set's name (kernels/rulesets.py); runs stored before: bmn's
+    rules: str = (
+        DEFAULT_RULES  # a rule set's name (kernels/rules/sets.py); runs stored before: bmn's
+    )
 
     def __post_init__(self) -> None:
         from bmn.search.backends.threads import default_workers
@@ -273,7 +281,7 @@ class EverySummary:
     seconds: float
     whole_range_seconds: float | None  # at this session's rate
     store: str = DEFAULT_PATH
-    rules: str = DEFAULT_RULES  # the rule set it played (kernels/rulesets.py)
+    rules: str = DEFAULT_RULES  # the rule set it played (kernels/rules/sets.py)
 
     def as_dict(self) -> dict:
         return asdict(self)

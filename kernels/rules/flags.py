@@ -1,7 +1,7 @@
 """Which points of a rule set a compiled kernel must play differently, for a seat count.
 
 A compiled kernel is specialised on the points where a rule set differs from the default
-(kernels/rulesets.py), not on the rule set's name: two rule sets that play some seat count
+(kernels/rules/sets.py), not on the rule set's name: two rule sets that play some seat count
 alike run the same compiled code there (Paulhus's rule set is bmn's with two seats), and a
 rule set costs compile time only where it differs. A kernel that meets a point it does not
 play says so (its `for_rules` gives None) and the reference engine plays those deals.
@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from dataclasses import fields
 
-from bmn.kernels import rulesets
-from bmn.kernels.rulesets import RuleSet
+from bmn.kernels.rules import sets as rulesets
+from bmn.kernels.rules.sets import RuleSet
 
 # RuleSet fields that describe a rule set rather than choose a rule; and `limit_at`, which only
 # a game stopped at a card limit reads: the kernels' batches play every game to its end.
@@ -25,7 +25,7 @@ _LOOPS = "loops"
 # card's layer, so out while paying both readings give it the pile.
 _MULTI_SEAT = frozenset({"out_while_paying"})
 
-# Two seats: the points kernels/two_tricks.py plays, as its constants, by value.
+# Two seats: the points kernels/rules/two_tricks.py plays, as its constants, by value.
 _TWO_SEAT = {
     "empty_hand": ("AT_ONCE", {"when-asked": False, "at-once": True}),
     "finish": ("ASKED", {"at-trick": False, "play-on": True}),
@@ -47,8 +47,8 @@ def differences(rules: RuleSet, seats: int) -> dict[str, object]:
 
 
 def two_seat_flags(rules: RuleSet) -> tuple[tuple[str, object], ...] | None:
-    """kernels/two_tricks.py's constants for `rules` ((name, value) pairs, sorted), or None for
-    a rule set with a two-seat point it does not play."""
+    """kernels/rules/two_tricks.py's constants for `rules` ((name, value) pairs, sorted), or
+    None for a rule set with a two-seat point it does not play."""
     points = differences(rules, 2)
     flags: dict[str, object] = {"AT_ONCE": False, "ASKED": False, "TRICKS": 0}  # bmn's
     for point, value in points.items():

@@ -33,14 +33,14 @@ from bmn.kernels.decks import (
     even_sizes,
     parse_deck,
 )
-from bmn.kernels.rulesets import DEFAULT as DEFAULT_RULES
+from bmn.kernels.rules.sets import DEFAULT as DEFAULT_RULES
 from bmn.records.store import Find
 from bmn.records.store.bulk import BULK_BELOW, Bulk, in_bulk
 from bmn.search.backends.base import Result
 from bmn.search.backends.threads import default_workers
 from bmn.search.runs.chunks import sized_chunk
 from bmn.search.runs.job import RunContext, rules_for
-from bmn.search.runs.longest_base import COMMIT_FINDS, LongestBase, LongestProgress, RunBest
+from bmn.search.runs.kinds.longest_base import COMMIT_FINDS, LongestBase, LongestProgress, RunBest
 from bmn.search.runs.said import Words, named
 from bmn.search.runs.settings import KEEP_ABOVE
 from bmn.search.strategies.cpu import run_chunk
@@ -95,7 +95,9 @@ class LongestOptions:
     players: int = 2  # seats; runs stored before this option searched two
     deck: str = "standard"  # 'standard' or counts N,J,Q,K,A (kernels/ranks.py)
     hand_sizes: tuple[int, ...] | None = None  # seat 0 first; None: as even as possible
-    rules: str = DEFAULT_RULES  # a rule set's name (kernels/rulesets.py); runs stored before: bmn's
+    rules: str = (
+        DEFAULT_RULES  # a rule set's name (kernels/rules/sets.py); runs stored before: bmn's
+    )
 
     def __post_init__(self) -> None:
         """The deck checked and stored as 'standard' or plain counts, the hand sizes made

@@ -1,7 +1,7 @@
 """One source, two targets: plain Python functions compiled for the CPU and for a GPU.
 
-A rule written once (kernels/two_tricks.py, the generator's steps in kernels/rng.py) is a set of
-plain functions that call each other and a few primitives by name. `compile_for` compiles a
+A rule written once (kernels/rules/two_tricks.py, the generator's steps in kernels/rng.py) is a
+set of plain functions that call each other and a few primitives by name. `compile_for` compiles a
 copy of each with one target's decorator (`njit(**INLINE_JIT)`, or `cuda.jit(**cuda_device(..))`)
 in a namespace where those names mean that target's compiled functions: the copies call one
 another, and each target brings its own primitives (count-trailing-zeros is an LLVM intrinsic
@@ -23,7 +23,7 @@ def compile_for(functions: tuple[FunctionType, ...], jit: Callable, **primitives
 
     In every copy the names of `functions` mean their compiled copies, and the names of
     `primitives` mean the callables given; everything else keeps the module's meaning. A rule
-    set's copies of the compiled functions are kernels/rule_copies.py's.
+    set's copies of the compiled functions are kernels/rules/copies.py's.
     """
     namespace = dict(functions[0].__globals__)
     namespace.update(primitives)

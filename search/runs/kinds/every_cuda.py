@@ -1,14 +1,14 @@
 """Every deal of a deck on an NVIDIA GPU, as a kind of run: `bmn search --strategy every
 --device cuda`.
 
-The enumeration of search/runs/every_base.py with one stream, the GPU: each chunk is a range of
-ranks scored by search/enumeration/cuda.py's kernel over every device thread (a contiguous
+The enumeration of search/runs/kinds/every_base.py with one stream, the GPU: each chunk is a
+range of ranks scored by search/enumeration/cuda.py's kernel over every device thread (a contiguous
 slice each, unranked once, then stepped), and what a chunk returns is what a CPU chunk of the same
 ranks returns (the same deals visited, best deal, finds and loops), so the store, the
 checkpoint (the next rank), resume, progress and summary are the CPU enumeration's. A GPU run
 and a CPU run of the same range store the same results.
 
-Every rule set that plays two seats (kernels/rulesets.py): the kernel is compiled for it on
+Every rule set that plays two seats (kernels/rules/sets.py): the kernel is compiled for it on
 first use. Two seats, and decks whose ranks fit in 63 bits (the 40-card Italian deck's do, the
 standard deck's do not). search/enumeration/cuda.py needs CUDA to import, so it is imported inside
 the functions here.
@@ -24,7 +24,7 @@ from bmn.kernels.decks import DeckInputError, counts_text
 from bmn.kernels.ranks import arrangements
 from bmn.records.store import Store
 from bmn.search.backends.base import Backend
-from bmn.search.runs.every_base import (
+from bmn.search.runs.kinds.every_base import (
     CHUNK_FINDS,
     ChunkFinds,
     EveryBase,

@@ -1,7 +1,7 @@
 """A rule set's copies of the compiled kernels: which functions, their names, one cache a module.
 
-A rule set reaches compiled code as a few module constants, its flags (kernels/rule_flags.py):
-AT_ONCE, ASKED and TRICKS in kernels/two_tricks.py, NEXT_PAYS in kernels/cpu/nseat_table.py,
+A rule set reaches compiled code as a few module constants, its flags (kernels/rules/flags.py):
+AT_ONCE, ASKED and TRICKS in kernels/rules/two_tricks.py, NEXT_PAYS in kernels/cpu/nseat_table.py,
 each bmn's value in its module. A `RuleCopy` is one set of flags' copies. Asked for a compiled
 function, it reads the code: the globals the function loads (its nested code's too), resolved
 in its module. A function that loads a flag, or calls a compiled function that does, is copied
@@ -29,10 +29,10 @@ from typing import Any, Generic, TypeVar
 from numba import njit
 
 from bmn.kernels.config import INLINE_JIT, JIT, PARALLEL_JIT
-from bmn.kernels.rule_flags import flags_tag
-from bmn.kernels.rulesets import RuleSet, rule_set
+from bmn.kernels.rules.flags import flags_tag
+from bmn.kernels.rules.sets import RuleSet, rule_set
 
-# A rule set's flags: (constant name, value) pairs, sorted (kernels/rule_flags.py).
+# A rule set's flags: (constant name, value) pairs, sorted (kernels/rules/flags.py).
 Flags = tuple[tuple[str, object], ...]
 # The decorator a copy of a compiled function is compiled with, given the function.
 Jit = Callable[[Any], Callable[[FunctionType], Any]]
