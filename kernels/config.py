@@ -6,6 +6,8 @@ from here (tests/kernels/test_config.py holds them to it).
 
 from __future__ import annotations
 
+import numpy as np
+
 # cache=True: a second run starts without recompiling; nogil: kernels can run in threads.
 JIT = {"cache": True, "nogil": True, "error_model": "numpy"}
 # Only for kernels that use prange.
@@ -21,6 +23,13 @@ CUDA_DEVICE = {"device": True, "forceinline": True}
 CUDA_SIMULATED_DEVICE = {"device": True}
 # CUDA kernels, cached on disk as the njit kernels are.
 CUDA_KERNEL = {"cache": True}
+
+
+def kernel_array(values: object, dtype: type) -> np.ndarray:
+    """`values` as a compiled kernel's argument: C-contiguous and writeable, copied only where
+    needed. A read-only array (a broadcast, a buffer's view) is another type to Numba, and
+    every kernel that met one would be compiled a second time."""
+    return np.require(values, dtype, ["C", "W"])
 
 
 def cuda_device(simulated: bool) -> dict:

@@ -21,7 +21,7 @@ import numpy as np
 from numba import njit, types
 
 from bmn.kernels import reference
-from bmn.kernels.config import FAST_CAP, FINISHED, INLINE_JIT, MAX_CARDS, UNDECIDED
+from bmn.kernels.config import FAST_CAP, FINISHED, INLINE_JIT, MAX_CARDS, UNDECIDED, kernel_array
 from bmn.kernels.cpu import two
 from bmn.kernels.deal import Deal, DealError
 from bmn.kernels.results import Scores
@@ -91,10 +91,8 @@ def score_deck(deck, sizes, objective, play_fast_at, play_exact_at) -> tuple[int
 
 
 def _check(deals: np.ndarray, sizes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    deals = np.ascontiguousarray(deals, dtype=np.uint8)
-    if not deals.flags.writeable:  # one array type for the compiled kernel, compiled once
-        deals = deals.copy()
-    sizes = np.ascontiguousarray(sizes, dtype=np.int64)
+    deals = kernel_array(deals, np.uint8)
+    sizes = kernel_array(sizes, np.int64)
     if deals.ndim != 2 or sizes.ndim != 2 or len(deals) != len(sizes):
         raise DealError(
             f"deals must be (N, W) and sizes (N, S) with the same N; got {deals.shape} and"

@@ -7,6 +7,7 @@ import os
 from collections.abc import Callable
 
 import children
+import compile_clock
 import pytest
 from click.testing import CliRunner, Result
 from errors import error_line
@@ -23,6 +24,29 @@ settings.register_profile(
     suppress_health_check=[HealthCheck.too_slow],
 )
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "bmn"))
+
+
+# This process's compiles (compile_clock.py), and on xdist's controller its workers'.
+CLOCK = compile_clock.started()
+WORKER_COMPILES: dict[str, tuple[int, float]] = {}
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    workeroutput = getattr(session.config, "workeroutput", None)
+    if workeroutput is not None:  # a pytest-xdist worker: its figures go to the controller
+        workeroutput["compiles"] = (CLOCK.compiles, CLOCK.seconds)
+
+
+def pytest_testnodedown(node, error) -> None:
+    compiles = getattr(node, "workeroutput", {}).get("compiles")
+    if compiles is not None:
+        WORKER_COMPILES[node.gateway.id] = tuple(compiles)
+
+
+def pytest_terminal_summary(terminalreporter, config: pytest.Config) -> None:
+    """Say how much of the run was Numba compiling, apart from the tests."""
+    figures = WORKER_COMPILES or {"this process": (CLOCK.compiles, CLOCK.seconds)}
+    terminalreporter.write_line(compile_clock.summary(figures))
 
 
 @pytest.fixture

@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from bmn.kernels.config import JIT, MAX_CARDS, MAX_SEATS, PARALLEL_JIT
+from bmn.kernels.config import JIT, MAX_CARDS, MAX_SEATS, PARALLEL_JIT, kernel_array
 from bmn.kernels.cpu.nseat_table import WIDTH, advance, count_holders, setup
 
 ID_WORDS = WIDTH + 2  # the seats out, the seat to lead, the table's masks
@@ -85,14 +85,14 @@ def cycle_ids(
     at most 64 cards a deal); `start_tricks` and `period_tricks` are the score's
     loop_start_tricks and period_tricks of those rows (kernels/results.py), which must loop.
     """
-    deals = np.ascontiguousarray(deals, dtype=np.uint8)
-    sizes = np.ascontiguousarray(sizes, dtype=np.int64)
-    rows = np.ascontiguousarray(rows, dtype=np.int64)
+    deals = kernel_array(deals, np.uint8)
+    sizes = kernel_array(sizes, np.int64)
+    rows = kernel_array(rows, np.int64)
     seats = sizes.shape[1]
     if len(rows) and sizes[rows].sum(axis=1).max() > MAX_CARDS:
         raise ValueError(f"cycle ids are for deals of at most {MAX_CARDS} cards")
-    start = np.ascontiguousarray(start_tricks, dtype=np.int64)
-    period = np.ascontiguousarray(period_tricks, dtype=np.int64)
+    start = kernel_array(start_tricks, np.int64)
+    period = kernel_array(period_tricks, np.int64)
     if len(rows) and (start.min() < 0 or period.min() < 1):
         raise ValueError("cycle ids are for looping deals (their start and period in tricks)")
     ids = np.zeros((len(rows), ID_WORDS), dtype=np.uint64)

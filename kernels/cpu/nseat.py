@@ -30,6 +30,7 @@ from bmn.kernels.config import (
     MIN_SEATS,
     PARALLEL_JIT,
     UNDECIDED,
+    kernel_array,
 )
 from bmn.kernels.cpu.bits import ctz, top_bit
 from bmn.kernels.cpu.nseat_table import (
@@ -326,8 +327,8 @@ def _score_batch(compiled, deals, sizes, rows, out, cap: int) -> None:
     seats = sizes.shape[1]
     if not MIN_SEATS <= seats <= MAX_SEATS:
         raise ValueError(f"the N-seat kernel plays {MIN_SEATS} to {MAX_SEATS} seats, not {seats}")
-    sizes = np.ascontiguousarray(sizes, dtype=np.int64)
-    rows = np.ascontiguousarray(rows, dtype=np.int64)
+    sizes = kernel_array(sizes, np.int64)
+    rows = kernel_array(rows, np.int64)
     if len(rows) and sizes[rows].sum(axis=1).max() > MAX_CARDS:
         raise ValueError(f"the N-seat kernel plays deals of at most {MAX_CARDS} cards")
     loops = (out.loop_start_cards, out.loop_start_tricks, out.period_cards, out.period_tricks)

@@ -110,16 +110,24 @@ TIERS = ("fast", "slow")
 
 
 def tiered(keys: list[tuple[int, str, str]]) -> list:
-    """(key, tier) for every key: the fast tier, and the slow one marked slow. Under the
-    simulator a rule set other than the default gets the fast tier only: its copy differs
-    from the default's only in the trick rules, which the CPU's slow tier covers."""
-    slow = pytest.mark.slow
+    """(key, tier) for every key: the fast tier, and the slow one marked slow. A rule set
+    other than the default meets these batches in the slow tier only on the CPU (the fast
+    tier checks its copy on the edge cases, test_edge_cases). Under the simulator it gets the
+    fast tier's batch only: its copy differs from the default's only in the trick rules,
+    which the CPU's slow tier covers."""
+    simulated = [key for key in keys if key[1] in SIMULATED_DEVICES]
     return [
-        pytest.param(key, tier, id=f"{key_id(key)}-{TIERS[tier]}", marks=[slow] if tier else [])
+        pytest.param(key, tier, id=f"{key_id(key)}-{TIERS[tier]}", marks=tier_marks(key, tier))
         for key in keys
         for tier in (0, 1)
-        if not (tier and key[1] in SIMULATED_DEVICES and key[2] != DEFAULT)
+        if not (tier and key in simulated and key[2] != DEFAULT)
     ]
+
+
+def tier_marks(key: tuple[int, str, str], tier: int) -> list:
+    """The slow mark for the slow tier, and for a rule set's batches on the CPU."""
+    on_cpu_ruled = key[2] != DEFAULT and key[1] not in SIMULATED_DEVICES
+    return [pytest.mark.slow] if tier or on_cpu_ruled else []
 
 
 def budget(key: tuple[int, str, str]) -> Budget:
