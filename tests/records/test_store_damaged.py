@@ -130,7 +130,7 @@ def one_line_or_clean(result, table: str) -> str | None:
 # about a second, and the property runs on one core of the slow tier while the rest share the
 # other (150 examples took 5 minutes of a loaded CI machine).
 @properties(
-    8,
+    5,
     75,
     st.sampled_from(EDITS),
     st.integers(0, 10**6),
