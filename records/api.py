@@ -17,7 +17,7 @@ naming its table, row and column).
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import replace
 from datetime import datetime, timezone
 from pathlib import Path
@@ -32,6 +32,8 @@ from bmn.records.store import (
     INT64_MAX,
     FindRow,
     LoopRow,
+    Merged,
+    MergeRefused,
     QueryError,
     Run,
     RunHeld,
@@ -47,6 +49,8 @@ __all__ = [
     "DEFAULT_PATH",
     "FindRow",
     "LoopRow",
+    "MergeRefused",
+    "Merged",
     "PublishedGame",
     "QueryError",
     "Replayed",
@@ -56,6 +60,7 @@ __all__ = [
     "StoreDamaged",
     "StoreError",
     "StoreReader",
+    "merge_stores",
     "open_store",
     "published_games",
     "replay_published",
@@ -162,6 +167,22 @@ def open_store(path: str | os.PathLike[str] = DEFAULT_PATH) -> StoreReader:
     bmn.records.store.errors.StoreError: no record store at no-such-store.sqlite; ...
     """
     return StoreReader(path)
+
+
+def merge_stores(
+    sources: Sequence[str | os.PathLike[str]],
+    target: str | os.PathLike[str] = DEFAULT_PATH,
+) -> list[Merged]:
+    """Bring the runs, finds and cycles of each source store into `target` (made if missing),
+    each replayed first, one transaction per source; what `bmn records merge` does. Returns what
+    each merge did (runs and finds new and already there). MergeRefused (a StoreError) for a
+    source whose finds or cycles do not replay, nothing of it written; StoreError for a store
+    that cannot be used, or a target that is a source."""
+    if isinstance(sources, (str, os.PathLike)):
+        raise QueryError("sources is a list of stores: give [path], not a path")
+    from bmn.records.merge import merge_stores as merged  # compiles the kernels: on first use
+
+    return merged([_store_path(s) for s in sources], _store_path(target))
 
 
 def published_games(players: int = 2) -> list[PublishedGame]:

@@ -8,6 +8,7 @@ package owns the schema and every SQL statement; `Store` is built from one part 
 - runs.py: runs and their leases (holder, heartbeat); loops.py: cycles of endless games;
 - finds.py: finds stored one row each or in bulk (bulk.py packs those), read through one reader;
 - checkpoints.py: worker checkpoints and the progress commits that save them with finds;
+- merged.py: another store's runs, finds and cycles brought in (`records merge`);
 - columns.py: time stamps, deal notation and plain values as the columns keep them;
 - checked.py: every value read back checked (StoreDamaged naming table, row and column);
   saved.py: checkpoint states decoded and checked against the shape each kind of run writes.
@@ -27,12 +28,19 @@ Safety rules (connection.py and schema.py say why):
 from __future__ import annotations
 
 from bmn.records.store import bulk
-from bmn.records.store.checkpoints import Checkpoints
 from bmn.records.store.columns import INT64_MAX, canonical_deal, now
 from bmn.records.store.connection import BUSY_TIMEOUT_MS, DEFAULT_PATH
-from bmn.records.store.errors import QueryError, RunHeld, RunNotFound, StoreDamaged, StoreError
+from bmn.records.store.errors import (
+    MergeRefused,
+    QueryError,
+    RunHeld,
+    RunNotFound,
+    StoreDamaged,
+    StoreError,
+)
 from bmn.records.store.finds import FIND_KEYS, FIND_STATUSES, TOP_KEYS, Find, FindRow
 from bmn.records.store.loops import Loop, LoopRow, deal_order
+from bmn.records.store.merged import Merged, Merges, Snapshot
 from bmn.records.store.runs import (
     OBJECTIVES,
     RUN_STATUSES,
@@ -61,10 +69,13 @@ __all__ = [
     "FindRow",
     "Loop",
     "LoopRow",
+    "MergeRefused",
+    "Merged",
     "QueryError",
     "Run",
     "RunHeld",
     "RunNotFound",
+    "Snapshot",
     "Store",
     "StoreDamaged",
     "StoreError",
@@ -77,9 +88,10 @@ __all__ = [
 ]
 
 
-class Store(Checkpoints):
+class Store(Merges):
     """A bmn record store in one SQLite file; opening checks it and brings its schema up to date.
 
     Writes are short transactions (BEGIN IMMEDIATE), so several processes can share a store.
-    Its methods come from runs.py, finds.py, loops.py and checkpoints.py, over connection.py.
+    Its methods come from runs.py, finds.py, loops.py, checkpoints.py and merged.py, over
+    connection.py.
     """

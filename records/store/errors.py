@@ -23,3 +23,14 @@ class RunNotFound(StoreError, LookupError):
 class QueryError(ValueError):
     """An argument of a store query out of range or of the wrong type: `n`, `by`, `status`,
     `seats`, `min_cards`, a run number, a column name."""
+
+
+class MergeRefused(StoreError):
+    """A source store whose finds or cycles do not replay (`records merge`): nothing of it was
+    written. `problems` holds one line for each; the message names the first five."""
+
+    def __init__(self, source: str, problems: list[str]):
+        self.source, self.problems = source, list(problems)
+        more = len(problems) - 5
+        named = "; ".join(problems[:5]) + (f"; and {more} more" if more > 0 else "")
+        super().__init__(f"{source}: not merged, nothing of it written: {named}")

@@ -27,7 +27,7 @@ STALE_SECONDS = 60.0
 _RUN_COLUMNS = (
     "id, started_at, updated_at, strategy, objective, seed, params, status,"
     " games, seconds, best_deal, best_cards, best_tricks, seats, backend, holder, heartbeat_at,"
-    " kind, rules"
+    " kind, rules, host, origin_store, origin_run"
 )
 _RUN_FIELDS = ("status", "games", "seconds", "best_deal", "best_cards", "best_tricks")
 
@@ -55,6 +55,16 @@ class Run(Generic[Stamp]):
     heartbeat_at: float | None = None
     kind: str = "longest"  # its kind in bmn.search.runs.registry
     rules: str = "bmn"  # the rule set it plays (bmn.kernels.rules.sets)
+    host: str | None = None  # the machine it ran on (None: a run made before bmn kept it)
+    origin_store: str | None = None  # the store it was merged in from (None: it ran here)
+    origin_run: int | None = None  # its number in that store
+
+    @property
+    def origin(self) -> str:
+        """Where it ran, in a few words: 'here', or the host and store it was merged from."""
+        if self.origin_store is None:
+            return "here"
+        return f"{self.host or 'unknown host'}: {self.origin_store} run {self.origin_run}"
 
     @property
     def found_by(self) -> str:
@@ -65,6 +75,12 @@ class Run(Generic[Stamp]):
         out = asdict(self)
         del out["holder"], out["heartbeat_at"]  # lease bookkeeping, not part of the run
         return out
+
+
+def host_name() -> str:
+    """The name this machine's runs are stored under: env BMN_HOST, or its host name (which a
+    container or a cloud machine may make meaningless; `records merge` shows it)."""
+    return os.environ.get("BMN_HOST") or socket.gethostname()
 
 
 def holder_name() -> str:
@@ -121,8 +137,8 @@ class Runs(Connection):
         with self.transaction() as db:
             cursor = db.execute(
                 "INSERT INTO runs (started_at, updated_at, strategy, objective, seed, params,"
-                " seats, backend, holder, heartbeat_at, kind, rules)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                " seats, backend, holder, heartbeat_at, kind, rules, host)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     stamp,
                     stamp,
@@ -136,6 +152,7 @@ class Runs(Connection):
                     time.time(),
                     kind,
                     rules,
+                    host_name(),
                 ),
             )
         return int(cursor.lastrowid)
@@ -289,6 +306,9 @@ def _run(path: Path, row: tuple) -> Run:
         beat,
         kind,
         rules,
+        host,
+        origin_store,
+        origin_run,
     ) = rest
     r = Row(path, "runs", id_)
     status = r.text("status", status, RUN_STATUSES)
@@ -316,6 +336,9 @@ def _run(path: Path, row: tuple) -> Run:
         beat,
         r.text("kind", kind),
         r.text("rules", rules),
+        r.text("host", host, null=True),
+        r.text("origin_store", origin_store, null=True),
+        r.whole("origin_run", origin_run, 1, null=True),
     )
 
 

@@ -170,6 +170,12 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         "DROP TABLE runs",
         "ALTER TABLE runs_6 RENAME TO runs",
     ),
+    (  # 7: where a run ran (its host) and, for a run merged in from another store (`records
+        # merge`), that store and the run's number there; NULL for a run made here before.
+        "ALTER TABLE runs ADD COLUMN host TEXT",
+        "ALTER TABLE runs ADD COLUMN origin_store TEXT",
+        "ALTER TABLE runs ADD COLUMN origin_run INTEGER",
+    ),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

@@ -29,6 +29,7 @@ from bmn.search.output.games import describe
 from bmn.search.output.records import (
     compare_text,
     loops_text,
+    merged_line,
     published_table,
     runs_text,
     show_text,
@@ -485,6 +486,35 @@ def upgrade(store: str) -> None:
         click.echo(f"{store}: already current (schema version {after})")
     else:
         click.echo(f"{store}: upgraded from schema version {before} to {after}")
+
+
+@records.command()
+@click.argument("sources", nargs=-1, required=True, metavar="SOURCE...")
+@STORE_OPTION
+def merge(sources: tuple[str, ...], store: str) -> None:
+    """Bring the runs, finds and cycles of other stores into --store, each replayed first.
+
+    For stores made on several machines: copy each machine's store here, then merge them, and
+    `records runs`, `top`, `compare`, `loops`, `plot` and `serve` see every machine's work
+    (`records runs` says where each run ran). Every find and cycle is replayed under its run's
+    rule set (the compiled kernel, and the reference engine for what is kept as a row) before
+    anything is written; a source whose stored figures do not replay is refused with one line
+    per find, and nothing of it is written. Each source goes in as one transaction: a merge cut
+    short leaves the target as it was before that source. Merging a source again adds only
+    what it gained since (a run resumed there brings its progress); a deal two machines both
+    found is one find, seen by two runs. An unfinished run merged in can be resumed here:
+    `bmn search --resume N --store TARGET`. Sources are only read (an older one through the
+    migrations, in memory); the target is made if missing.
+
+    \b
+    Examples:
+      bmn records merge laptop.sqlite desktop.sqlite --store all.sqlite
+      bmn records runs --store all.sqlite
+    """
+    from bmn.records.merge import merging
+
+    for done in merging(sources, store, say=lambda line: click.echo(line, err=True)):
+        click.echo(merged_line(done))
 
 
 COMMANDS = [records]

@@ -5,6 +5,7 @@ shows the same tables, with links)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import PurePath
 from typing import TYPE_CHECKING, Any
 
 from bmn.kernels.rules.sets import DEFAULT as DEFAULT_RULES
@@ -14,7 +15,7 @@ from bmn.search.words import format_duration, ordinal, short_time
 if TYPE_CHECKING:
     from bmn.records.published import PublishedGame, Replayed
     from bmn.records.report import FindList, LeftOut, Rank
-    from bmn.records.store import FindRow, LoopRow, Run
+    from bmn.records.store import FindRow, LoopRow, Merged, Run
 
 
 def published_table(rows: Sequence[Replayed]) -> Table:
@@ -97,12 +98,20 @@ def runs_text(runs: Sequence[Run]) -> Block:
             "-" if r.best_cards is None else r.best_cards,
             "-" if r.best_tricks is None else r.best_tricks,
             short_time(r.started_at),
-            r.backend,
+            _ran_on(r),
         ]
         for r in runs
     ]
     # On a narrow terminal: where it ran, then when it started, then the objective give way.
     return Table(head, body, left=(1, 2, 4, 9, 10), wrap=(10,), spare=(10, 9, 2))
+
+
+def _ran_on(run: Run) -> str:
+    """Its backend; for a run merged in from another store, the host and that store's run."""
+    if run.origin_store is None:
+        return run.backend
+    store = PurePath(run.origin_store).name
+    return f"{run.backend} on {run.host or 'a host unknown'}, {store} run {run.origin_run}"
 
 
 def loops_text(rows: Sequence[LoopRow]) -> Block:
@@ -284,3 +293,13 @@ def numbers_line(numbers: dict[str, str | None], players: int) -> str:
     if numbers["camicia"] is not None:
         line += f"; {numbers['camicia']} in camicia.dev's (--rank-order camicia)"
     return line
+
+
+def merged_line(done: Merged) -> str:
+    """What one source's merge did, in one line."""
+    runs = f"{done.runs_new:,} new run(s), {done.runs_known:,} already here"
+    if done.runs_advanced:
+        runs += f" ({done.runs_advanced:,} searched further there: their progress taken)"
+    finds = f"{done.finds_new:,} new find(s), {done.finds_known:,} already here"
+    loops = f"{done.loops_new:,} new cycle(s), {done.loops_known:,} already here"
+    return f"{PurePath(done.source).name}: {runs}; {finds}; {loops}"

@@ -29,6 +29,7 @@ from bmn.search.cli.main import cli
 # those bounds are tried only with values that fail validation.
 BOUNDS = {
     ("search",): ["--iterations", "200", "--workers", "1", "--quiet", "--store", "s.sqlite"],
+    ("records", "merge"): ["records.sqlite", "--store", "merged.sqlite"],
     ("stats",): ["--deals", "200"],
     ("bench",): ["--deals", "1000", "--threads", "1"],
     ("selfcheck",): ["--deals", "100"],
@@ -62,7 +63,7 @@ def base_args(path: tuple[str, ...]) -> list[str]:
     if any(p.name == "hands" for p in command.params):
         args.insert(0, HAND)
     if any(p.name == "store" and isinstance(p, click.Option) for p in command.params) and (
-        path[0] == "records"
+        path[0] == "records" and "--store" not in args
     ):
         args += ["--store", "records.sqlite"]
     return args

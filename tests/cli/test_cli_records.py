@@ -208,7 +208,7 @@ def test_foreign_or_garbage_store_is_error(records, tmp_path, args):
 
 def test_newer_store_is_error(records, store):
     conn = sqlite3.connect(store)
-    conn.execute("PRAGMA user_version = 7")
+    conn.execute("PRAGMA user_version = 99")
     conn.close()
     one_line_error(records("top", "--store", store), 1, "newer than this bmn understands")
 
