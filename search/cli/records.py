@@ -28,6 +28,7 @@ from bmn.search.cli.values import Whole, count_option
 from bmn.search.output.games import describe
 from bmn.search.output.records import (
     compare_text,
+    coverage_text,
     loops_text,
     merged_line,
     published_table,
@@ -515,6 +516,32 @@ def merge(sources: tuple[str, ...], store: str) -> None:
 
     for done in merging(sources, store, say=lambda line: click.echo(line, err=True)):
         click.echo(merged_line(done))
+
+
+@records.command()
+@STORE_OPTION
+@JSON_OPTION
+def coverage(store: str, as_json: bool) -> None:
+    """Which ranks of each deck the store's enumerations visited: done, missing, overlapping.
+
+    For an enumeration split by hand (`bmn search --strategy every --from-rank R --to-rank S`
+    on each machine, the stores then merged with `records merge`): one block per deck, hand
+    sizes, rule set and objective, with the ranks finished runs visited, those no finished run
+    visited, those two runs both visited, and the unfinished runs (resume them to finish).
+
+    \b
+    Examples:
+      bmn records coverage --store all.sqlite
+      bmn records coverage --json --store all.sqlite
+    """
+    from bmn.records.coverage import coverage as covered
+
+    with open_store(store) as db:
+        groups = covered(db.runs())
+    if as_json:
+        echo(json.dumps([group.as_dict() for group in groups], indent=2))
+    else:
+        echo(coverage_text(groups))
 
 
 COMMANDS = [records]

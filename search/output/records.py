@@ -13,6 +13,7 @@ from bmn.search.output.tables import Block, Table
 from bmn.search.words import format_duration, ordinal, short_time
 
 if TYPE_CHECKING:
+    from bmn.records.coverage import Coverage
     from bmn.records.published import PublishedGame, Replayed
     from bmn.records.report import FindList, LeftOut, Rank
     from bmn.records.store import FindRow, LoopRow, Merged, Run
@@ -303,3 +304,29 @@ def merged_line(done: Merged) -> str:
     finds = f"{done.finds_new:,} new find(s), {done.finds_known:,} already here"
     loops = f"{done.loops_new:,} new cycle(s), {done.loops_known:,} already here"
     return f"{PurePath(done.source).name}: {runs}; {finds}; {loops}"
+
+
+def coverage_text(groups: Sequence[Coverage]) -> str:
+    """Each group of enumerations: its ranks done, missing and overlapping, as rank ranges."""
+    if not groups:
+        return "no enumerations in the store; run one with: bmn search --strategy every"
+    blocks = []
+    for g in groups:
+        sizes = "/".join(str(n) for n in g.hand_sizes)
+        title = f"deck {g.deck}, hands {sizes}, rules {g.rules}, objective {g.objective}"
+        lines = [
+            f"{title}: runs {', '.join(str(run) for run in g.runs)}",
+            f"  done:     {g.done_deals:,} of {g.total:,} deals: {_spans(g.done)}",
+            f"  missing:  {_spans(g.missing)}",
+            f"  overlap:  {_spans(g.overlap)}",
+        ]
+        lines += [f"  unfinished: run {run}, ranks {_spans([span])}" for run, span in g.unfinished]
+        blocks.append("\n".join(lines))
+    return "\n\n".join(blocks)
+
+
+def _spans(spans: Sequence[tuple[int, int]]) -> str:
+    """Rank ranges as a user types them back: first to last (inclusive)."""
+    if not spans:
+        return "none"
+    return ", ".join(f"{first:,} to {end - 1:,}" for first, end in spans)

@@ -122,7 +122,7 @@ def workdir(tmp_path, monkeypatch):
         db.add_finds(runs[2], [Find(RECORD, 8344, 1164, elapsed=3.0)])  # `records plot 3 4`
         for run in runs:
             db.update_run(run, status="finished", games=1000, seconds=2.0)
-    for name in ("night.sqlite", "runs.sqlite"):
+    for name in ("night.sqlite", "runs.sqlite", "laptop.sqlite", "desktop.sqlite"):
         shutil.copy(tmp_path / "bmn-records.sqlite", tmp_path / name)
     (tmp_path / "deals.txt").write_text(f"{RECORD}\n{CASELLA}\n-J/Q-\n")
     return tmp_path
