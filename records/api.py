@@ -180,9 +180,9 @@ def merge_stores(
     that cannot be used, or a target that is a source."""
     if isinstance(sources, (str, os.PathLike)):
         raise QueryError("sources is a list of stores: give [path], not a path")
-    from bmn.records.merge import merge_stores as merged  # compiles the kernels: on first use
+    from bmn.records.merge import merging  # compiles the kernels: on first use
 
-    return merged([_store_path(s) for s in sources], _store_path(target))
+    return list(merging([_store_path(s) for s in sources], _store_path(target)))
 
 
 def published_games(players: int = 2) -> list[PublishedGame]:

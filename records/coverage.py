@@ -40,11 +40,18 @@ class Coverage:
         return sum(end - first for first, end in self.done)
 
     def as_dict(self) -> dict[str, object]:
-        out = dict(vars(self), hand_sizes=list(self.hand_sizes), done_deals=self.done_deals)
-        for name in ("done", "missing", "overlap"):
-            out[name] = [list(span) for span in out[name]]  # type: ignore[attr-defined]
-        out["unfinished"] = [[run, list(span)] for run, span in self.unfinished]
-        return out
+        spans = {name: [list(span) for span in getattr(self, name)] for name in _SPANS}
+        unfinished = [[run, list(span)] for run, span in self.unfinished]
+        return {
+            **vars(self),
+            **spans,
+            "hand_sizes": list(self.hand_sizes),
+            "unfinished": unfinished,
+            "done_deals": self.done_deals,
+        }
+
+
+_SPANS = ("done", "missing", "overlap")
 
 
 def coverage(runs: Iterable[Run]) -> list[Coverage]:

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -26,26 +25,6 @@ from bmn.records.store import LoopRow, Merged, MergeRefused, Snapshot, Store, St
 from bmn.records.store.merged import FIND, SourceRun, snapshot
 
 MOST_REFUSALS = 5  # wrong finds named per batch
-
-
-@dataclass
-class Checked:
-    """What the replay of one source checked."""
-
-    finds: int = 0  # by the compiled kernel
-    reference: int = 0  # finds and cycles the reference engine replayed too
-    loops: int = 0
-    problems: list[str] = field(default_factory=list)
-
-
-def merge_stores(
-    sources: Sequence[str | os.PathLike[str]],
-    target: str | os.PathLike[str],
-    say: Callable[[str], None] | None = None,
-) -> list[Merged]:
-    """Merge each source store into `target` (made if missing), one transaction per source;
-    returns what each merge did. See `merging`, which yields each as it is done."""
-    return list(merging(sources, target, say))
 
 
 def merging(
@@ -67,9 +46,9 @@ def merging(
         snap = read_source(path)
         if say is not None:
             say(f"{path}: {len(snap.runs):,} run(s), replaying their finds and cycles")
-        checked = replay(snap)
-        if checked.problems:
-            raise MergeRefused(str(path), checked.problems)
+        problems = replay(snap)
+        if problems:
+            raise MergeRefused(str(path), problems)
         with Store(target_path) as db:
             yield db.merge(snap)
 
@@ -88,90 +67,90 @@ def _same_file(a: Path, b: Path) -> bool:
         return a.absolute() == b.absolute()
 
 
-def replay(snap: Snapshot) -> Checked:
+def replay(snap: Snapshot) -> list[str]:
     """Replay every find and cycle of `snap` under its run's rule set: the compiled kernel for
-    all, the reference engine for the finds kept as rows and for the cycles."""
-    checked = Checked()
+    all, the reference engine for the finds kept as rows and for the cycles. One line for each
+    that does not replay (none: all agree)."""
+    problems = []
     runs = {run.id: run for run in snap.runs}
     for run in snap.runs:
         rules = run.row.get("rules")
         if rules not in rule_names():
-            checked.problems.append(f"run {run.id} plays rule set {rules!r}, unknown to this bmn")
+            problems.append(f"run {run.id} plays rule set {rules!r}, unknown to this bmn")
             continue
-        checked.problems += _replay_rows(run, rules, checked)
-        checked.problems += _replay_batches(run, rules, checked)
+        problems += _replay_rows(run, rules)
+        problems += _replay_batches(run, rules)
     for loop in snap.loops:
         run = runs.get(loop.run)
         if run is None or run.row.get("rules") not in rule_names():
-            checked.problems.append(f"cycle {loop.key} names run {loop.run}, not in the store")
+            problems.append(f"cycle {loop.key} names run {loop.run}, not in the store")
             continue
-        checked.problems += _replay_loop(loop.first_deal, loop, run.row["rules"])
-        checked.loops += 1
-    return checked
+        problems += _replay_loop(loop, run.row["rules"])
+    return problems
 
 
-def _replay_rows(run: SourceRun, rules: str, checked: Checked) -> list[str]:
+def _replay_rows(run: SourceRun, rules: str) -> list[str]:
     """A run's finds kept as rows: the kernel, then the reference engine, must give the stored
     cards, tricks and status."""
-    column = {name: i for i, name in enumerate(FIND)}
     deals, stored, problems = [], [], []
     for find in run.finds:
-        deal_text = find[column["deal"]]
+        row = dict(zip(FIND, find, strict=True))
         try:
-            deals.append(parse_deal(str(deal_text)))
+            deals.append(parse_deal(str(row["deal"])))
         except DealError as err:
-            problems.append(f"run {run.id}: {shorten(str(deal_text))} is not a deal ({err})")
+            problems.append(f"run {run.id}: {shorten(str(row['deal']))} is not a deal ({err})")
             continue
-        stored.append((find[column["cards"]], find[column["tricks"]], find[column["status"]]))
+        stored.append((row["cards"], row["tricks"], row["status"]))
     if not deals:
         return problems
     scores = score_parsed(deals, rules=rules)
-    checked.finds += len(deals)
     for i, (deal, want) in enumerate(zip(deals, stored, strict=True)):
         fast = (int(scores.cards[i]), int(scores.tricks[i]), STATUS_NAMES[int(scores.status[i])])
         slow = reference.play(deal, rules=rules)
-        checked.reference += 1
         for engine, got in (
             ("kernel", fast),
             ("reference engine", (slow.cards, slow.tricks, slow.status)),
         ):
-            if tuple(want) != got:
+            if want != got:
                 problems.append(_differs(run.id, deal, want, got, engine))
                 break
     return problems
 
 
-def _replay_batches(run: SourceRun, rules: str, checked: Checked) -> list[str]:
+def _replay_batches(run: SourceRun, rules: str) -> list[str]:
     """A run's bulk batches (short finished games): the kernel replays every deal."""
     problems = []
-    for batch in run.batches:
-        sizes = tuple(int(n) for n in str(batch["sizes"]).split("/"))
+    for row in run.batches:
+        batch = bulk.Batch(
+            run.id,
+            *(row[c] for c in ("strategy", "found_at", "elapsed", "sizes", "count")),
+            row["figures"],
+            row["decks"],
+        )
         try:
-            decks = bulk.unpack_decks(batch["decks"], batch["count"], sum(sizes))
-            figures = np.frombuffer(batch["figures"], dtype=bulk.FIGURES).reshape(-1, 2)
+            sizes, decks, figures = batch.hand_sizes(), batch.decks(), batch.figures
         except ValueError as err:
             problems.append(f"run {run.id}: a batch of finds cannot be read ({err})")
             continue
         hands = np.tile(np.array(sizes, dtype=np.int64), (len(decks), 1))
-        scores = score(np.ascontiguousarray(decks), hands, rules=rules)
-        checked.finds += len(decks)
+        scores = score(decks, hands, rules=rules)
         cards, tricks = figures[:, 0], figures[:, 1]
         wrong = np.flatnonzero(
             (scores.cards != cards) | (scores.tricks != tricks) | (scores.status != FINISHED)
         )
         for i in wrong[:MOST_REFUSALS]:
-            deal = decode(decks[i], sizes)
-            want = (int(figures[i, 0]), int(figures[i, 1]), "finished")
+            want = (int(cards[i]), int(tricks[i]), "finished")
             got = (int(scores.cards[i]), int(scores.tricks[i]), STATUS_NAMES[scores.status[i]])
-            problems.append(_differs(run.id, deal, want, got, "kernel"))
-        problems += [f"run {run.id}: {len(wrong) - MOST_REFUSALS} more in one batch"] * (
-            len(wrong) > MOST_REFUSALS
-        )
+            problems.append(_differs(run.id, decode(decks[i], sizes), want, got, "kernel"))
+        if len(wrong) > MOST_REFUSALS:
+            problems.append(f"run {run.id}: {len(wrong) - MOST_REFUSALS} more in one batch")
     return problems
 
 
-def _replay_loop(deal_text: str, loop: LoopRow, rules: str) -> list[str]:
-    """A cycle: its deal must loop with the stored period, on the kernel and the reference."""
+def _replay_loop(loop: LoopRow, rules: str) -> list[str]:
+    """A cycle: its first deal must loop with the stored period, on the kernel and the
+    reference engine."""
+    deal_text = loop.first_deal
     try:
         deal = parse_deal(deal_text)
     except DealError as err:

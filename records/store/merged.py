@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bmn.records.store.checkpoints import Checkpoints
-from bmn.records.store.connection import Connection, sql_errors
+from bmn.records.store.connection import sql_errors
 from bmn.records.store.errors import RunHeld
 from bmn.records.store.loops import LoopRow
 from bmn.records.store.runs import holder_alive
@@ -70,7 +70,7 @@ class Merged:
     loops_known: int = 0
 
 
-def snapshot(source: Connection, path: str) -> Snapshot:
+def snapshot(source: Checkpoints, path: str) -> Snapshot:
     """Read every run, find, batch, checkpoint and cycle of `source` (one read transaction)."""
     db = source._db  # noqa: SLF001 (the store package's own connection)
     db.execute("BEGIN")
@@ -85,9 +85,9 @@ def snapshot(source: Connection, path: str) -> Snapshot:
             _of(runs, row[0]).batches.append(dict(zip(BATCH, row[1:], strict=True)))
         for row in db.execute(f"SELECT run_id, {', '.join(_CHECKPOINT)} FROM checkpoints"):
             _of(runs, row[0]).checkpoints.append(row[1:])
+        loops = source.loops()
     finally:
         db.execute("ROLLBACK")
-    loops = source.loops() if isinstance(source, Checkpoints) else []
     return Snapshot(path, list(runs.values()), loops)
 
 

@@ -60,13 +60,6 @@ class Run(Generic[Stamp]):
     origin_run: int | None = None  # its number in that store
 
     @property
-    def origin(self) -> str:
-        """Where it ran, in a few words: 'here', or the host and store it was merged from."""
-        if self.origin_store is None:
-            return "here"
-        return f"{self.host or 'unknown host'}: {self.origin_store} run {self.origin_run}"
-
-    @property
     def found_by(self) -> str:
         """What its finds are labelled with: its strategy, or its kind where it has none."""
         return self.strategy or self.kind

@@ -115,12 +115,11 @@ def tiered(keys: list[tuple[int, str, str]]) -> list:
     tier checks its copy on the edge cases, test_edge_cases). Under the simulator it gets the
     fast tier's batch only: its copy differs from the default's only in the trick rules,
     which the CPU's slow tier covers."""
-    simulated = [key for key in keys if key[1] in SIMULATED_DEVICES]
     return [
         pytest.param(key, tier, id=f"{key_id(key)}-{TIERS[tier]}", marks=tier_marks(key, tier))
         for key in keys
         for tier in (0, 1)
-        if not (tier and key in simulated and key[2] != DEFAULT)
+        if not (tier and key[1] in SIMULATED_DEVICES and key[2] != DEFAULT)
     ]
 
 

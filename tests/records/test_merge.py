@@ -211,7 +211,7 @@ def test_a_newer_source_and_a_target_that_is_a_source_are_refused(tmp_path, bmn,
 
 KILLED_MERGE = """
 import os, sys, time
-from bmn.records import merge
+from bmn.records import merge_stores
 from bmn.records.store import merged
 real = merged._insert_batches
 def slow(db, run_id, batches):
@@ -220,7 +220,7 @@ def slow(db, run_id, batches):
     time.sleep(600)
     return added
 merged._insert_batches = slow
-merge.merge_stores([sys.argv[1]], sys.argv[2])
+merge_stores([sys.argv[1]], sys.argv[2])
 """
 
 
