@@ -297,12 +297,12 @@ def numbers_line(numbers: dict[str, str | None], players: int) -> str:
 
 
 def merged_line(done: Merged) -> str:
-    """What one source's merge did, in one line."""
-    runs = f"{done.runs_new:,} new run(s), {done.runs_known:,} already here"
+    """What one source's merge did, in one line that fits 80 columns (new, and already here)."""
+    runs = f"runs {done.runs_new:,} new, {done.runs_known:,} here"
     if done.runs_advanced:
-        runs += f" ({done.runs_advanced:,} searched further there: their progress taken)"
-    finds = f"{done.finds_new:,} new find(s), {done.finds_known:,} already here"
-    loops = f"{done.loops_new:,} new cycle(s), {done.loops_known:,} already here"
+        runs += f" ({done.runs_advanced:,} searched further there)"
+    finds = f"finds {done.finds_new:,} new, {done.finds_known:,} here"
+    loops = f"cycles {done.loops_new:,} new, {done.loops_known:,} here"
     return f"{PurePath(done.source).name}: {runs}; {finds}; {loops}"
 
 

@@ -61,8 +61,8 @@ def test_two_machines_stores_merge_with_provenance_and_twice_adds_nothing(
     first = bmn("records", "merge", laptop, desktop, "--store", target)
     assert first.exit_code == 0, first.output
     lines = first.stdout.splitlines()
-    assert lines[0].startswith("laptop.sqlite: 1 new run(s), 0 already here;")
-    assert lines[1].startswith("desktop.sqlite: 1 new run(s), 0 already here;")
+    assert lines[0].startswith("laptop.sqlite: runs 1 new, 0 here; finds ")
+    assert lines[1].startswith("desktop.sqlite: runs 1 new, 0 here; finds ")
     assert finds_of(target) == finds_of(laptop) | finds_of(desktop)
     with Store(target, create=False, read_only=True) as db:
         runs = db.runs()
@@ -81,7 +81,8 @@ def test_two_machines_stores_merge_with_provenance_and_twice_adds_nothing(
     again = bmn("records", "merge", desktop, laptop, "--store", target)
     assert again.exit_code == 0, again.output
     for line in again.stdout.splitlines():
-        assert "0 new run(s), 1 already here; 0 new find(s)" in line, line
+        assert "runs 0 new, 1 here; finds 0 new, " in line, line
+        assert len(line) <= 80, line
     with Store(target, create=False, read_only=True) as db:
         assert len(db.runs()) == 2
     assert finds_of(target) == finds_of(laptop) | finds_of(desktop)
@@ -120,7 +121,8 @@ def test_a_find_that_does_not_replay_refuses_its_source_and_writes_nothing_of_it
     result = bmn("records", "merge", laptop, bad, "--store", target)
     line = failed(result, 1, "bad.sqlite: not merged, nothing of it written", "the kernel replays")
     assert "stored" in line
-    assert result.stdout.startswith("laptop.sqlite: 1 new run(s)")  # the one before it went in
+    # the source before it went in
+    assert result.stdout.startswith("laptop.sqlite: runs 1 new, 0 here;")
     assert finds_of(target) == finds_of(laptop)
 
 
