@@ -20,6 +20,9 @@ from bmn.search.words import counted
 
 FORMATS = (".png", ".svg")
 SEAT_COLOURS = ("tab:blue", "tab:orange", "tab:green", "tab:red")
+# A run's line style by the host it ran on, when the runs drawn ran on more than one (merged
+# stores): solid for the first host, then these (dashed is the published records' lines).
+HOST_STYLES = ("-", ":", "-.", (0, (6, 2, 1, 2, 1, 2)))
 
 
 @dataclass(frozen=True)
@@ -277,6 +280,7 @@ class RunSeries:
     values: Sequence[int]
     seconds: float | None = None  # the run's running time: its line goes on flat to there
     seats: int = 2  # the table it is drawn against: that many seats' published games
+    host: str | None = None  # the machine it ran on (None: not kept, a run before schema 7)
 
 
 def plot_records(
@@ -284,16 +288,24 @@ def plot_records(
 ) -> None:
     """Best found so far against elapsed time, one step line per run; the published record
     games (name, cards, tricks) as labelled dashed lines. Runs for cards and runs for tricks
-    each get a panel of their own, one above the other, sharing the time axis."""
+    each get a panel of their own, one above the other, sharing the time axis. When the runs
+    drawn ran on more than one host (a merged store), each run's label names its host, and
+    each host has a line style of its own (HOST_STYLES)."""
     figure_format(path)
+    hosts = list(dict.fromkeys(run.host for run in runs if len(run.values)))
+    styles = {host: HOST_STYLES[i % len(HOST_STYLES)] for i, host in enumerate(hosts)}
+    named = len(hosts) > 1  # with one host, nothing changes
     series = {"cards": {}, "tricks": {}}
     for run in runs:
         x, best = best_so_far(run.elapsed, run.values)
         if x.size:
             end = max(float(x[-1]), run.seconds or 0.0)
-            series[run.objective][run.label] = (np.append(x, end), np.append(best, best[-1]))
+            # Where it ran in `bmn records runs`' words ("threads on desktop, ...").
+            label = f"{run.label} on {run.host or 'a host unknown'}" if named else run.label
+            line = (np.append(x, end), np.append(best, best[-1]), styles[run.host])
+            series[run.objective][label] = line
     panels = [name for name in ("cards", "tricks") if series[name]] or ["cards"]
-    positive = [v for drawn in series.values() for x, _ in drawn.values() for v in x if v > 0]
+    positive = [v for drawn in series.values() for x, _, _ in drawn.values() for v in x if v > 0]
     # Searches improve fast then slowly: a log time axis once the span is wide.
     log_x = bool(positive) and max(positive) / min(positive) > 100
     plt = _pyplot()
@@ -321,11 +333,13 @@ def plot_records(
 
 def _progress_panel(ax, drawn: Mapping, records, unit: str, colours, floor: float) -> None:
     """One objective's runs as step lines, with the published records as dashed lines."""
-    for label, (x, best) in drawn.items():
+    for label, (x, best, style) in drawn.items():
         x = np.maximum(x, floor)
         colour = next(colours)
-        ax.step(x, best, where="post", lw=1.6, color=colour, label=f"{label}: {best[-1]:,}")
-    tops = [int(b[-1]) for _, b in drawn.values()] + [value for _, value in records]
+        ax.step(
+            x, best, where="post", lw=1.6, ls=style, color=colour, label=f"{label}: {best[-1]:,}"
+        )
+    tops = [int(b[-1]) for _, b, _ in drawn.values()] + [value for _, value in records]
     ax.set_ylim(0, max(tops, default=1) * 1.05)
     ax.set_ylabel(f"best {unit} found")
     ax.grid(alpha=0.3, which="both")
@@ -375,5 +389,7 @@ def store_progress(store, run_ids: Sequence[int] = (), seats: int | None = None)
         players = "" if run.seats == 2 else f", {run.seats} players"
         label = f"run {run.id} ({run.found_by}, {run.objective}{players})"
         elapsed, values = [e for e, _ in bests], [b for _, b in bests]
-        series.append(RunSeries(label, run.objective, elapsed, values, run.seconds, run.seats))
+        series.append(
+            RunSeries(label, run.objective, elapsed, values, run.seconds, run.seats, run.host)
+        )
     return series

@@ -99,7 +99,7 @@ def runs_text(runs: Sequence[Run]) -> Block:
             "-" if r.best_cards is None else r.best_cards,
             "-" if r.best_tricks is None else r.best_tricks,
             short_time(r.started_at),
-            _ran_on(r),
+            ran_on(r),
         ]
         for r in runs
     ]
@@ -107,7 +107,7 @@ def runs_text(runs: Sequence[Run]) -> Block:
     return Table(head, body, left=(1, 2, 4, 9, 10), wrap=(10,), spare=(10, 9, 2))
 
 
-def _ran_on(run: Run) -> str:
+def ran_on(run: Run) -> str:
     """Its backend; for a run merged in from another store, the host and that store's run."""
     if run.origin_store is None:
         return run.backend

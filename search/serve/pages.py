@@ -5,7 +5,10 @@ be tested on its own. The tables are those `bmn records` prints (bmn.search.outp
 links added: a deal links to the page that replays it, a run to its row on the runs page.
 
 Finds are read through the store's own reader (bmn.records.store), which merges the finds kept
-one row each with those packed in bulk, so a page lists both alike.
+one row each with those packed in bulk, so a page lists both alike. Where a run ran is said in
+`bmn records runs`' words ("ran on": its backend, and for a run merged in from another store the
+host it ran on and the store and run it came from), on the runs page and beside each find of a
+deal's page.
 """
 
 from __future__ import annotations
@@ -25,13 +28,14 @@ from bmn.kernels.decks import is_standard
 from bmn.kernels.rules.sets import DEFAULT, RULE_SETS, RuleSet, rule_set
 from bmn.records.published import published_games
 from bmn.records.report import published_ranking, rank_among
-from bmn.records.store import FindRow, Store
+from bmn.records.store import FindRow, Run, Store
 from bmn.search.output.games import describe, trace_table
 from bmn.search.output.records import (
     describe_rank,
     find_table,
     loop_table,
     loops_text,
+    ran_on,
     ranking_note,
     runs_text,
 )
@@ -323,6 +327,7 @@ def replay(store: Store | None, deal_text: str, rules_name: str = DEFAULT) -> Re
         rank = describe_rank(place, result.cards, ranking, seats)
         note = ranking_note(ranking, seats)
     finds = store.finds_for(text) if store is not None else []
+    runs = {run: store.get_run(run) for run in {f.run for f in finds}} if finds else {}
     return Replay(
         deal=text,
         hands=text.split("/"),
@@ -332,7 +337,7 @@ def replay(store: Store | None, deal_text: str, rules_name: str = DEFAULT) -> Re
         rank=rank,
         rank_note=note,
         numbers=numbers_line(deal_numbers(deal), seats) if is_standard(deal) else None,
-        finds=found_table(finds, result if as_bmn else None),
+        finds=found_table(finds, result if as_bmn else None, runs),
         tricks=linked(trace_table((result.trace or ())[:TRICKS_SHOWN], seats)),
         picture=picture_url(text, rules.name) if _pictured(deal) else None,
         bounds=_bounds(deal, result),
@@ -364,19 +369,24 @@ def _bounds(deal: Sequence[Sequence[int]], result: Any) -> dict[str, str]:
     return notes
 
 
-def found_table(finds: Sequence[FindRow], result: object | None) -> LinkedTable | str:
+def found_table(
+    finds: Sequence[FindRow], result: object | None, runs: Mapping[int, Run]
+) -> LinkedTable | str:
     """Every time the store found the deal, with what it stored beside the replay (None: a
-    replay under other rules than bmn's, which the store's figures are not compared with)."""
+    replay under other rules than bmn's, which the store's figures are not compared with), and
+    where the run that found it ran (`runs`: each find's run, by number)."""
 
     if not finds:
         return "not in the store"
-    head = ["run", "strategy", "found (UTC)", "into the run", "cards", "tricks", "status", ""]
+    head = ["run", "strategy", "ran on", "found (UTC)", "into the run", "cards", "tricks"]
+    head += ["status", ""]
     rows = [
-        [f.run, f.strategy, short_time(f.found_at), format_duration(f.elapsed)]
-        + [f.cards, f.tricks, f.status, "" if _agrees(f, result) else "differs"]
+        [f.run, f.strategy, ran_on(runs[f.run]), short_time(f.found_at)]
+        + [format_duration(f.elapsed), f.cards, f.tricks, f.status]
+        + ["" if _agrees(f, result) else "differs"]
         for f in finds
     ]
-    return linked(Table(head, rows, left=(1, 2, 6, 7)), {"run": run_url})
+    return linked(Table(head, rows, left=(1, 2, 3, 7, 8)), {"run": run_url})
 
 
 def _agrees(find: FindRow, result: Any) -> bool:

@@ -2,6 +2,7 @@
 
 import re
 import xml.etree.ElementTree as ET
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -169,6 +170,46 @@ def test_store_progress_and_records_plot(tmp_path):
     assert_png(tmp_path / "p.png")
     plot_records([], published, tmp_path / "empty.svg")
     assert_svg(tmp_path / "empty.svg")
+
+
+def test_runs_of_several_hosts_are_labelled_and_styled_by_host(tmp_path, monkeypatch):
+    """Runs that ran on two hosts (a merged store's): each legend label names its run's host,
+    as `bmn records runs` words it, and each host has a line style of its own; runs of one host
+    are drawn as before."""
+    import matplotlib.pyplot as plt
+
+    from bmn.records.store import Find, Store
+    from bmn.search.output import plots
+
+    with Store(tmp_path / "s.sqlite") as store:
+        for seed, host in enumerate(["laptop", "desktop"], start=1):
+            monkeypatch.setenv("BMN_HOST", host)
+            run = store.create_run("climb", "cards", seed, {})
+            store.add_finds(run, [Find(RECORD, 8344, 1164, elapsed=float(seed))])
+        every = store_progress(store)
+    assert [s.host for s in every] == ["laptop", "desktop"]
+    every.append(plots.RunSeries("run 9 (walk, cards)", "cards", [2.0], [7000]))  # no host kept
+    legends = {}
+
+    def keep(fig, path):
+        (ax,) = fig.axes
+        legend = ax.get_legend()
+        legends[Path(path).name] = [
+            (text.get_text(), line.get_linestyle())
+            for text, line in zip(legend.get_texts(), legend.get_lines(), strict=True)
+        ]
+        plt.close(fig)
+
+    monkeypatch.setattr(plots, "_save", keep)
+    published = [("Nessler 2022", 8344, 1164)]
+    plot_records(every, published, tmp_path / "hosts.png")
+    plot_records(every[:1], published, tmp_path / "one.png")
+    assert legends["hosts.png"] == [
+        ("run 1 (climb, cards) on laptop: 8,344", "-"),
+        ("run 2 (climb, cards) on desktop: 8,344", ":"),
+        ("run 9 (walk, cards) on a host unknown: 7,000", "-."),
+    ]
+    assert legends["one.png"] == [("run 1 (climb, cards): 8,344", "-")]
 
 
 @pytest.mark.slow

@@ -280,6 +280,37 @@ def test_a_bulk_find_replays_with_its_run(served, store):
     assert re.search(rf'id="bmn-cards">{find.cards:,}<', page)
 
 
+def found_on(folder: Path, hosts: list[str], monkeypatch) -> list[Path]:
+    """A store made on each host (BMN_HOST, as `records merge`'s tests make them), each of
+    one run that found PAULHUS."""
+    sources = []
+    for seed, host in enumerate(hosts, start=1):
+        monkeypatch.setenv("BMN_HOST", host)
+        with Store(folder / f"{host}.sqlite") as db:
+            run = db.create_run("climb", "cards", seed, {})
+            db.add_finds(run, [Find(PAULHUS, 4791, 670, elapsed=3.0)])
+            db.update_run(run, status="finished", best_deal=PAULHUS, best_cards=4791)
+            sources.append(db.path)
+    monkeypatch.delenv("BMN_HOST")
+    return sources
+
+
+def test_merged_runs_say_where_they_ran_and_came_from(served, store, tmp_path, monkeypatch):
+    """The runs page and a deal's page say where each run ran, in `bmn records runs`' words:
+    a merged run's host, and the store and run it came from."""
+    from bmn.records import merge_stores
+
+    merge_stores(found_on(tmp_path, ["laptop", "desktop"], monkeypatch), store)
+    shown = ["threads on laptop, laptop.sqlite run 1", "threads on desktop, desktop.sqlite run 1"]
+    _, page, _ = served("/-/bmn/runs")
+    assert cells(page, "runs", "run") == ["1", "2", "3", "4"]
+    assert cells(page, "runs", "ran on") == ["threads", "threads", *shown]
+    _, page, _ = served(pages.deal_url(PAULHUS))
+    assert cells(page, "bmn-finds", "run") == ["1", "3", "4"]  # the run here, and both merged
+    assert cells(page, "bmn-finds", "ran on") == ["threads", *shown]
+    assert 'href="/-/bmn/runs#run-3"' in page
+
+
 def test_the_trajectory_picture_and_bad_deals(served):
     status, png, kind = served(pages.picture_url("-J/Q-"))
     assert status == 200 and kind == "image/png" and png[:8] == b"\x89PNG\r\n\x1a\n"
