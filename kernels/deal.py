@@ -26,7 +26,10 @@ Deal = tuple[Hand, ...]
 
 # One card: a rank (or the record notation's '-'), then an optional suit.
 _CARD = re.compile(r"(10|[2-9TJQKA\-])([SHDC\u2660-\u2667]?)", re.IGNORECASE)
-_SEPARATORS = " \t,;"
+SEPARATORS = " \t,;"  # between the cards of a hand
+_SEPARATORS = SEPARATORS
+_RECORD_TEXT = re.compile(r"[-JQKAjqka.]+(?:/[-JQKAjqka.]+)*")
+_STANDARD = (36, 4, 4, 4, 4)  # numerals, J, Q, K, A: kernels/decks.py's STANDARD_COUNTS
 _RANK_VALUE = {"J": 1, "Q": 2, "K": 3, "A": 4}
 _SUIT = {"\u2660": "S", "\u2661": "H", "\u2662": "D", "\u2663": "C"}
 _SUIT |= {"\u2664": "S", "\u2665": "H", "\u2666": "D", "\u2667": "C"}
@@ -95,6 +98,16 @@ def parse_deal(args: Sequence[str] | str, typed: bool = False) -> Deal:
             f" got a value of type {type(args).__name__}"
         )
     texts = split_deal(args)
+    if typed and texts:  # before the count of hands: a number given as a hand is named so
+        own = not isinstance(args, str) and len(args) > 1 and "/" not in args[-1]
+        if (number := number_after(texts, whole_last=own)) is not None:
+            before = "/".join(t.strip(_SEPARATORS) for t in texts[:-1])
+            head = texts[-1].strip(_SEPARATORS)[: -len(number)].strip(_SEPARATORS)
+            deal = f"{before}/{head}" if head else before
+            raise DealError(
+                f"{number} after the deal is not a card; did you mean the deal alone,"
+                f" {shorten(deal, 220)}"
+            )
     if not MIN_SEATS <= len(texts) <= MAX_SEATS:
         raise DealError(
             f"a deal has {MIN_SEATS} to {MAX_SEATS} hands, got {len(texts)};"
@@ -110,6 +123,51 @@ def parse_deal(args: Sequence[str] | str, typed: bool = False) -> Deal:
         raise DealError("every hand is empty; a deal needs at least one card")
     _check_suited_cards(texts)
     return tuple(deal)
+
+
+def is_record_notation(text: str) -> bool:
+    """Whether `text` is a deal in record notation ('-' and J Q K A, '.' for an empty hand,
+    hands joined by '/'), the notation bmn writes: it has no digits."""
+    return _RECORD_TEXT.fullmatch(text) is not None
+
+
+def number_after(texts: Sequence[str], whole_last: bool = False) -> str | None:
+    """The number a deal's last hand ends in, after a space, comma or tab (or, `whole_last`,
+    that is the last hand: a separate argument), when it cannot be meant as cards: the deal
+    before it is in record notation (which writes no digits) or is the standard deck, or the
+    number does not read as cards. None when there is no such number."""
+    last = texts[-1].strip(_SEPARATORS)
+    token = re.search(r"\d+$", last)
+    if token is None:
+        return None
+    head = last[: token.start()]
+    if (head and head[-1] not in _SEPARATORS) or (not head and not whole_last):
+        return None
+    before = [*texts[:-1], head] if head.strip(_SEPARATORS) else list(texts[:-1])
+    if len(before) < MIN_SEATS:
+        return None
+    number = token.group()
+    if is_record_notation("/".join(t.strip(_SEPARATORS) for t in before)):
+        return number
+    if _is_standard_deck(before) or not _reads_as_cards(number):
+        return number
+    return None
+
+
+def _reads_as_cards(text: str) -> bool:
+    try:
+        parse_hand(text)
+    except DealError:
+        return False
+    return True
+
+
+def _is_standard_deck(texts: Sequence[str]) -> bool:
+    try:
+        values = [v for seat, text in enumerate(texts) for v in parse_hand(text, seat)]
+    except DealError:
+        return False
+    return tuple(values.count(v) for v in range(5)) == _STANDARD
 
 
 def _check_written_hands(texts: Sequence[str], args: Sequence[str]) -> None:

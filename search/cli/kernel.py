@@ -12,6 +12,7 @@ from bmn.kernels.config import MAX_DEAL_CARDS
 from bmn.kernels.deal import VALUE_SYMBOL, shorten
 from bmn.kernels.decks import STANDARD_COUNTS
 from bmn.kernels.rules.sets import DEFAULT, RuleSet
+from bmn.kernels.tables import NOTATIONS
 from bmn.search.cli.device import DEVICE_OPTION, DEVICE_THREADS_OPTION
 from bmn.search.cli.options import (
     JSON_OPTION,
@@ -26,7 +27,7 @@ from bmn.search.cli.options import (
     rules_line,
     write_figure,
 )
-from bmn.search.cli.values import deals_option, seed_option
+from bmn.search.cli.values import Whole, deals_option, seed_option
 from bmn.search.output.games import describe
 from bmn.search.output.measures import bench_line, format_stats
 
@@ -49,24 +50,60 @@ class DealFile(click.File):
             raise click.ClickException(f"could not read {name}: {failed.strerror}") from None
 
 
+NOTATION_OPTION = click.option(
+    "--notation",
+    type=click.Choice(NOTATIONS),
+    default="auto",
+    show_default=True,
+    help="How deals are written: auto (any notation bmn reads; a field of 10+ digits 0-4 is"
+    " N1k06's digits), digits (every deal field in digits 0-4), halves (a run of cards with"
+    " no '/' cut into even hands, as acinnes and N1k06), alternate (a run dealt one card at a"
+    " time round the seats, as ab0214), rank or camicia (a standard deal's number in bmn's"
+    " or camicia.dev's order).",
+)
+CUT_OPTION = click.option(
+    "--players",
+    type=Whole(2, 4),
+    default=2,
+    show_default=True,
+    help="The hands a deal written as one run of cards (no '/'), or a deal number, is cut into.",
+)
+
+
 @click.command()
 @click.argument("source", type=DealFile("rb"), default="-", metavar="[FILE|-]")
 @JSON_OPTION
 @THREADS_OPTION
 @DEVICE_OPTION
 @RULES_OPTION
-def score(source, as_json: bool, threads: int | None, device: str, rules: RuleSet) -> None:
-    """Score deals read one per line from FILE (or stdin) with the compiled kernel.
+@NOTATION_OPTION
+@CUT_OPTION
+def score(
+    source,
+    as_json: bool,
+    threads: int | None,
+    device: str,
+    rules: RuleSet,
+    notation: str,
+    players: int,
+) -> None:
+    """Score a table of deals from FILE (or stdin) with the compiled kernel.
 
-    Each line is a deal in any notation bmn reads, hands joined by '/', in UTF-8. Blank lines
-    and lines starting with '#' are skipped. One result per deal, in input order: a text line,
-    or with --json a JSON object per line with the keys of `bmn play --json` plus 'deal'
-    (canonical notation). Results are printed every 65,536 deals, and whenever the input
-    pauses, so a live stream (a pipe, a FIFO) gets each result as soon as its line has come.
-    A bad line (bad notation, an empty hand not written '.', more than 1,000 cards, a suited
-    card given twice, bytes that are not UTF-8) stops the run after every result before it,
-    naming the line (exit 2). The first deal that is not the standard 52-card deck gets one
-    warning on stderr.
+    A table is one deal per line in any notation bmn reads, hands joined by '/', in UTF-8,
+    and may state each game's length: bmn's own `records export` (CSV or JSON), `deal,cards`
+    or `deal cards tricks` lines, JSON lines (`bmn score --json`), exercism's canonical-data
+    JSON and the peers' tables (docs/peers.md). The deal is found by its column's name (deal,
+    deck, hand_a...) or its shape. A number after a deal is a stated length, never a card.
+    Blank lines and lines starting with '#' are skipped.
+
+    One result per deal, in input order: a text line, or with --json a JSON object per line
+    with the keys of `bmn play --json` plus 'deal' (canonical notation). Where a line states
+    cards, tricks or a status, the result ends in `agrees` or `differs: stored 2,411 cards,
+    replayed 2,410` (with --json, 'stated' and 'agrees'), and a last line on stderr counts
+    both: exit 1 if any differs. Results are printed every 65,536 deals, and whenever the
+    input pauses, so a live stream gets each result as soon as its line has come. A bad line
+    stops the run after every result before it, naming the line (exit 2). The first deal that
+    is not the standard 52-card deck gets one warning on stderr.
 
     --rules plays every deal under a rule set (docs/rules.md): a line on stderr names it when
     it is not bmn's, each --json object carries "rules", and a deal of a seat count the rule
@@ -75,13 +112,12 @@ def score(source, as_json: bool, threads: int | None, device: str, rules: RuleSe
 
     \b
     Examples:
+      bmn records export | bmn score -          # verify a whole store
       bmn score deals.txt --json > results.jsonl
-      for s in 1 2 3; do bmn deal --seed $s; done | bmn score
-      bmn score deals.txt --device cuda   # two-player deals on the GPU
       bmn deal --count 1000 --seed 1 | bmn score --rules at-once
+      bmn score report.csv --rules n1k06        # N1k06's digits, its rules
+      bmn score numbers.txt --notation camicia  # camicia.dev deal numbers
     """
-    from types import SimpleNamespace
-
     from bmn.kernels.lines import LineError, score_lines
     from bmn.search.output.progress import byte_progress
 
@@ -89,25 +125,73 @@ def score(source, as_json: bool, threads: int | None, device: str, rules: RuleSe
         from bmn.search.cli.device import require_cuda
 
         require_cuda()
-    lines = TextLines(source, rules)
+    lines = TextLines(source)
     if (line := rules_line(rules)) is not None:
         click.echo(line, err=True)
+    tally = Tally()
     with byte_progress(source) as advance:
         try:
-            for batch in score_lines(lines, threads, device=device, rules=rules):
+            batches = score_lines(
+                lines, threads, device=device, rules=rules, notation=notation, players=players
+            )
+            for batch in batches:
                 lines.warn_once(batch.deals)
-                if as_json:
-                    named = {"rules": rules.name}
-                    out = [json.dumps({"deal": d, **r, **named}) for d, r in batch.rows()]
-                else:
-                    out = [f"{d} {describe(SimpleNamespace(**r))}" for d, r in batch.rows()]
+                out = tally.lines(batch, rules.name if as_json else None)
                 if out:
                     click.echo("\n".join(out))
                 advance(batch.consumed, len(out))
         except LineError as err:
+            tally.say()
             raise bad_lines(str(err)) from err
     if lines.error:
+        tally.say()
         raise bad_lines(lines.error)
+    if tally.say():
+        raise SystemExit(1)
+
+
+class Tally:
+    """Results written as `score` prints them, and the count of stated lengths that agree
+    and differ."""
+
+    def __init__(self) -> None:
+        self.agree = 0
+        self.differ = 0
+
+    def lines(self, batch, rules: str | None) -> list[str]:
+        """A batch's lines: text, or (`rules` given) JSON objects naming the rule set."""
+        from types import SimpleNamespace
+
+        out = []
+        for (deal, result), stated in zip(batch.rows(), batch.stated, strict=True):
+            check = self.check(stated, result)
+            if rules is not None:
+                said = {"stated": stated.as_dict(), "agrees": not check} if stated else {}
+                out.append(json.dumps({"deal": deal, **result, "rules": rules, **said}))
+                continue
+            verdict = ""
+            if stated:
+                verdict = "; differs: " + "; ".join(check) if check else "; agrees"
+            out.append(f"{deal} {describe(SimpleNamespace(**result))}{verdict}")
+        return out
+
+    def check(self, stated, result: dict) -> list[str]:
+        if not stated:
+            return []
+        check = stated.differences(result["cards"], result["tricks"], result["status"])
+        self.differ += bool(check)
+        self.agree += not check
+        return check
+
+    def say(self) -> bool:
+        """The count on stderr, if any line stated a length; True if any differs."""
+        if self.agree or self.differ:
+            total = self.agree + self.differ
+            click.echo(
+                f"{total:,} stated length(s): {self.agree:,} agree, {self.differ:,} differ",
+                err=True,
+            )
+        return bool(self.differ)
 
 
 def bad_lines(message: str) -> click.ClickException:
@@ -121,7 +205,7 @@ class TextLines:
     """The lines of a binary stream as text, for score_lines, with INPUT_PAUSED between them
     whenever no more input is ready (a live stream's results are printed as it pauses).
 
-    A line that is not UTF-8, or names a suited card twice, ends the lines early, with the
+    A line that is not UTF-8 ends the lines early, with the
     message kept in `error`: score_lines then scores every line before it, as it does
     before a line it cannot parse itself.
     """
@@ -129,9 +213,8 @@ class TextLines:
     CHUNK = 1 << 16  # at least the reader's buffer, so each read empties it
     LONGEST = 1 << 20  # bytes in a line: a deal of 1,000 cards needs far fewer
 
-    def __init__(self, source, rules: RuleSet | None = None):
+    def __init__(self, source):
         self.source = source
-        self.rules = rules
         self.number = 0
         self.error: str | None = None
         self.warned = False
@@ -147,7 +230,7 @@ class TextLines:
             *ended, rest = (rest + chunk).split(b"\n")
             for raw in ended:
                 line = self.decode(raw + b"\n")
-                if line is None or self.refused(line):
+                if line is None:
                     return
                 yield line
             if len(rest) > self.LONGEST:
@@ -158,24 +241,8 @@ class TextLines:
                 return
             if not input_ready(self.source):
                 yield INPUT_PAUSED
-        if rest and (line := self.decode(rest)) is not None and not self.refused(line):
+        if rest and (line := self.decode(rest)) is not None:
             yield line
-
-    def refused(self, line: str) -> bool:
-        """Whether the line is a deal of a seat count the rule set does not play (and `error`
-        set): hands are joined by '/', so a deal of N hands has N - 1 of them."""
-        text = line.strip()
-        if self.rules is None or self.rules.players is None or not text or text[0] == "#":
-            return False
-        seats = text.count("/") + 1
-        if self.rules.plays(seats):
-            return False
-        played = " or ".join(map(str, self.rules.players))
-        self.error = (
-            f"line {self.number}: a deal of {seats} hands; rule set {self.rules.name!r} plays"
-            f" {played} seats"
-        )
-        return True
 
     def decode(self, raw: bytes) -> str | None:
         """The next line as text; None (and `error` set) for bytes that are not UTF-8."""

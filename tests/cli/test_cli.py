@@ -7,6 +7,7 @@ import shlex
 import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import click
 import pytest
@@ -108,6 +109,9 @@ def parse(args: list[str]) -> None:
         pass
 
 
+PEERS = Path(__file__).parents[1] / "data" / "peers"
+
+
 @pytest.fixture
 def workdir(tmp_path, monkeypatch):
     """A folder with the files the examples name: stores with runs 1-4, finds and a cycle,
@@ -125,6 +129,9 @@ def workdir(tmp_path, monkeypatch):
     for name in ("night.sqlite", "runs.sqlite", "laptop.sqlite", "desktop.sqlite"):
         shutil.copy(tmp_path / "bmn-records.sqlite", tmp_path / name)
     (tmp_path / "deals.txt").write_text(f"{RECORD}\n{CASELLA}\n-J/Q-\n")
+    report = (PEERS / "n1k06_40.csv").read_text().splitlines()[:4]  # a peer's table
+    (tmp_path / "report.csv").write_text("\n".join(report) + "\n")
+    (tmp_path / "numbers.txt").write_text("497985732634057566415 5790\n")  # Kleber 1999
     return tmp_path
 
 

@@ -1,0 +1,505 @@
+"""Deal tables: the one reader of files of deals (`bmn score`, `bmn records import`, the
+library's `bmn.kernels.read_table`).
+
+A table holds one deal per line, and may state how long its game is. It is read as its writer
+meant it: bmn's own exports (CSV with a header; JSON), `deal,cards` and `deal cards tricks`
+lines, JSON lines (`bmn score --json`, `bmn play --json`), exercism's canonical-data JSON, and
+the peers' layouts (docs/peers.md). The deal is found by its column's name (deal, deck, hands,
+hand_a..., playerA...) or, without a header, by its shape; cards, tricks and a status beside it
+are read as what the row states, for the caller to hold against the replayed game.
+
+Cards are in any notation bmn reads (kernels/deal.py). A field of digits 0-4 only, at least
+DIGIT_DEAL_CARDS long (any length with notation 'digits'), is a deal in N1k06's and ab0214's
+digits (0 a numeral, 1-4 J Q K A). A deal written as one run of cards, no '/' (in digits, in
+a column named deal or deck, or with notation 'halves'), is cut into even hands, seat 0
+first (acinnes, N1k06), or with notation 'alternate' dealt card by card round the seats
+(ab0214); elsewhere a run of cards is one hand, as `bmn play` reads it. Notation 'rank' or
+'camicia' reads the deal field as a standard deal's number in bmn's or camicia.dev's order.
+A number after a deal is never a card (kernels/deal.py: number_after).
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import re
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+
+from bmn.kernels.config import MAX_DEAL_CARDS, MAX_SEATS, MIN_SEATS
+from bmn.kernels.deal import (
+    SEPARATORS,
+    Deal,
+    DealError,
+    format_deal,
+    number_after,
+    parse_deal,
+    parse_hand,
+    shorten,
+    too_many_cards,
+)
+
+NOTATIONS = ("auto", "digits", "halves", "alternate", "rank", "camicia")
+DIGIT_DEAL_CARDS = 10  # a shorter field of digits is a number, unless notation says digits
+INPUT_PAUSED = None  # among the lines: no more input is ready yet (kernels/lines.py)
+
+_RECORD_LINE = re.compile(r"[-JQKAjqka]+(?:/[-JQKAjqka]+){1,3}")
+_RECORD_VALUE = str.maketrans("-JQKAjqka", "\x00\x01\x02\x03\x04\x01\x02\x03\x04")
+_DIGITS = re.compile(r"[0-4]+")
+_TOKEN = re.compile(r"[^\s,;]+")
+_HAND_COLUMN = re.compile(r"(?:hand|player)[ _-]?([a-d1-4])")
+_DEAL_COLUMNS = ("deal", "deck", "hands", "digits")
+_NUMBER_COLUMNS = ("number", "rank", "deal_number", "camicia")
+_STATED_COLUMNS = {
+    "cards": ("cards", "turns", "length", "cards_played"),
+    "tricks": ("tricks", "battles"),
+    "status": ("status", "outcome", "result"),
+}
+_STATUS_WORDS = {
+    "finished": "finished",
+    "terminata": "finished",
+    "loop": "loop",
+    "infinito": "loop",
+    "infinite": "loop",
+    "endless": "loop",
+    "limit": "limit",
+}
+
+
+@dataclass(frozen=True)
+class Stated:
+    """What a row says of its game; None for what it does not say."""
+
+    cards: int | None = None
+    tricks: int | None = None
+    status: str | None = None
+
+    def __bool__(self) -> bool:
+        return (self.cards, self.tricks, self.status) != (None, None, None)
+
+    def differences(self, cards: int, tricks: int, status: str) -> list[str]:
+        """How the replayed game differs from what is stated: one phrase a figure, none when
+        it agrees ('stored 2,411 cards, replayed 2,410')."""
+        out = []
+        for name, said, got in (("cards", self.cards, cards), ("tricks", self.tricks, tricks)):
+            if said is not None and said != got:
+                out.append(f"stored {said:,} {name}, replayed {got:,}")
+        if self.status is not None and self.status != status:
+            out.append(f"stored {self.status}, replayed {status}")
+        return out
+
+    def as_dict(self) -> dict[str, Any]:
+        return {k: v for k, v in vars(self).items() if v is not None}
+
+
+NOTHING_STATED = Stated()
+
+
+class TableRow(NamedTuple):
+    """One deal of a table: where it is (1-based line, or item of a JSON list), its canonical
+    notation, its cards (penalty values, hands concatenated), hand sizes, what it states."""
+
+    line: int
+    where: str | None  # None: 'line {line}'
+    deal: str
+    values: bytes
+    sizes: tuple[int, ...]
+    stated: Stated
+
+
+class LineError(DealError):
+    """A row of a table that bmn cannot read; `line` is its 1-based number."""
+
+    def __init__(self, line: int, message: str, where: str | None = None):
+        super().__init__(f"{where or f'line {line}'}: {message}")
+        self.line = line
+
+
+def read_table(
+    lines: Iterable[str | None], notation: str = "auto", players: int = 2
+) -> Iterator[TableRow | None]:
+    """The deals of a table, in order; blank and '#' lines are skipped and INPUT_PAUSED is
+    passed on. LineError for a row that is not a deal, after every row before it.
+
+    `players`: the hands a deal written as one run of cards, or a deal number, is cut into.
+
+    >>> [row.deal for row in read_table(["deal,cards", "-J/Q-,5"])]
+    ['-J/Q-']
+    """
+    if notation not in NOTATIONS:
+        raise ValueError(f"notation {notation!r} is not one of {', '.join(NOTATIONS)}")
+    if not MIN_SEATS <= players <= MAX_SEATS:
+        raise ValueError(f"players is {MIN_SEATS} to {MAX_SEATS}, got {players}")
+    return _Reader(notation, players).rows(lines)
+
+
+class _Reader:
+    def __init__(self, notation: str, players: int):
+        self.notation = notation
+        self.players = players
+
+    def rows(self, lines: Iterable[str | None]) -> Iterator[TableRow | None]:
+        it = iter(lines)
+        number = 0
+        for line in it:
+            if line is INPUT_PAUSED:
+                yield None
+                continue
+            number += 1
+            text = line.strip()
+            if not text or text.startswith("#"):
+                continue
+            if text[0] == "[" or (text[0] == "{" and not _one_object(text)):
+                yield from self._document(number, text, it)
+                return
+            if text[0] == "{":
+                yield from self._json_lines(number, text, it)
+                return
+            header = _header(number, text)
+            if header is not None:
+                yield from self._csv(number, header, it)
+                return
+            yield self._plain(number, text)
+            yield from self._plain_lines(number, it)
+            return
+
+    # -- lines of deals, with or without what they state ---------------------------------------
+
+    def _plain_lines(self, number: int, lines: Iterator[str | None]) -> Iterator[TableRow | None]:
+        record = _RECORD_LINE.fullmatch if self.notation == "auto" else None
+        for line in lines:
+            if line is INPUT_PAUSED:
+                yield None
+                continue
+            number += 1
+            text = line.strip()
+            if record is not None and record(text):  # most lines of large files: no parser
+                yield _record_row(number, None, text, NOTHING_STATED)
+            elif text and not text.startswith("#"):
+                yield self._plain(number, text)
+
+    def _plain(self, number: int, text: str) -> TableRow:
+        """A line without a header: a deal, and what it states after it (or, a deal in
+        digits, before it: N1k06's `rank status cards tricks digits`)."""
+        where = None  # 'line {number}', written only for an error
+        if self.notation == "auto" and _RECORD_LINE.fullmatch(text):
+            return _record_row(number, where, text, NOTHING_STATED)
+        try:
+            if self.notation in ("rank", "camicia"):
+                tokens = _TOKEN.findall(text)
+                return self._row(number, where, tokens[0], _stated_from(tokens[1:]))
+            deal_text, fields = peel(text)
+            try:
+                return self._row(number, where, deal_text, _stated_from(fields))
+            except DealError as err:
+                try:
+                    found = self._by_shape(number, where, text)
+                except DealError:
+                    found = None
+                if found is None:
+                    raise err from None
+                return found
+        except DealError as err:
+            raise LineError(number, str(err), where) from None
+
+    def _by_shape(self, number: int, where: str | None, text: str) -> TableRow | None:
+        """A line whose deal is one field among others, found by its shape: digits 0-4, or a
+        deal with '/'."""
+        tokens = _TOKEN.findall(text)
+        for i, token in enumerate(tokens):
+            if self._is_digits(token) or ("/" in token and not token.isdigit()):
+                before, after = tokens[:i], tokens[i + 1 :]
+                numbers = [t for t in after if t.isdigit()]
+                if not numbers:  # [rank,] cards[, tricks] before the deal
+                    numbers = [t for t in before if t.isdigit()]
+                    numbers = numbers[1:] if len(numbers) > 2 else numbers
+                words = [t for t in before + after if not t.isdigit()]
+                return self._row(number, where, token, _stated_from(words + numbers))
+        return None
+
+    # -- tables with a header ------------------------------------------------------------------
+
+    def _csv(self, number: int, header: _Header, lines: Iterator[str | None]):
+        for line in lines:
+            if line is INPUT_PAUSED:
+                yield None
+                continue
+            number += 1
+            text = line.strip()
+            if not text or text.startswith("#"):
+                continue
+            where = None
+            cells = header.split(text)
+            try:
+                if len(cells) != len(header.names):
+                    raise DealError(
+                        f"{len(cells)} fields where the header (line {header.line}) has"
+                        f" {len(header.names)}"
+                    )
+                deal = header.deal(cells, self.notation)
+                yield self._row(number, where, deal, header.stated(cells), cut=True)
+            except DealError as err:
+                raise LineError(number, str(err), where) from None
+
+    # -- JSON --------------------------------------------------------------------------------
+
+    def _json_lines(self, number: int, first: str, lines: Iterator[str | None]):
+        yield self._object(number, f"line {number}", json.loads(first))
+        for line in lines:
+            if line is INPUT_PAUSED:
+                yield None
+                continue
+            number += 1
+            text = line.strip()
+            if not text or text.startswith("#"):
+                continue
+            try:
+                item = json.loads(text)
+            except ValueError as err:
+                raise LineError(number, f"not a JSON object ({err})") from None
+            yield self._object(number, f"line {number}", item)
+
+    def _document(self, number: int, first: str, lines: Iterator[str | None]):
+        """A whole JSON document: a list of deals or objects (bmn's export), or an object with
+        'cases' (exercism's canonical data), read once it has all come."""
+        text = first + "\n" + "".join(line for line in lines if line is not INPUT_PAUSED)
+        try:
+            document = json.loads(text)
+        except ValueError as err:
+            raise LineError(number, f"not JSON ({err})") from None
+        for i, item in enumerate(_items(document), start=1):
+            yield self._object(i, f"item {i}", item)
+
+    def _object(self, number: int, where: str, item: Any) -> TableRow:
+        try:
+            if isinstance(item, str):
+                return self._row(number, where, item, Stated())
+            if not isinstance(item, dict):
+                raise DealError(f"a deal is a text or an object, got {type(item).__name__}")
+            said = item.get("expected") if isinstance(item.get("expected"), dict) else item
+            return self._row(number, where, _object_deal(item), _stated_of(said), cut=True)
+        except DealError as err:
+            raise LineError(number, str(err), where) from None
+
+    # -- one deal ------------------------------------------------------------------------------
+
+    def _row(
+        self,
+        number: int,
+        where: str | None,
+        deal: str | Sequence[str],
+        stated: Stated,
+        cut: bool = False,
+    ) -> TableRow:
+        """A row of `deal` (its hands' texts, or one text; `cut`: a run of cards is cut into
+        hands, as a column named deal or deck means it)."""
+        if isinstance(deal, str):
+            deal = deal.strip()
+            if self.notation == "auto" and _RECORD_LINE.fullmatch(deal):
+                return _record_row(number, where, deal, stated)
+            hands = self._deal(deal, cut or self.notation in ("halves", "alternate"))
+        else:
+            hands = parse_deal([str(hand) for hand in deal], typed=True)
+        values = bytes(v for hand in hands for v in hand)
+        sizes = tuple(len(hand) for hand in hands)
+        return TableRow(number, where, format_deal(hands), values, sizes, stated)
+
+    def _deal(self, text: str, cut: bool) -> Deal:
+        from bmn.kernels.api import numbered_deal
+
+        if self.notation in ("rank", "camicia"):
+            if not text.isdigit():
+                raise DealError(f"{shorten(text)!r} is not a deal number ({self.notation}'s)")
+            return numbered_deal(
+                int(text), "bmn" if self.notation == "rank" else "camicia", self.players
+            )
+        if "/" not in text:
+            if self._is_digits(text):
+                return self._cut([int(c) for c in text])
+            if cut and len(cards := parse_hand(text.strip(SEPARATORS))) >= self.players:
+                return self._cut(list(cards))
+        return parse_deal(text, typed=True)
+
+    def _is_digits(self, text: str) -> bool:
+        if not _DIGITS.fullmatch(text):
+            return False
+        return self.notation == "digits" or len(text) >= DIGIT_DEAL_CARDS
+
+    def _cut(self, cards: list[int]) -> Deal:
+        """A run of cards cut into the seats' hands: in even hands, seat 0 first, or (notation
+        'alternate') dealt one card at a time from seat 0."""
+        if len(cards) > MAX_DEAL_CARDS:
+            raise too_many_cards(len(cards))
+        n = self.players
+        if self.notation == "alternate":
+            return tuple(tuple(cards[seat::n]) for seat in range(n))
+        from bmn.kernels.decks import even_sizes
+
+        hands, at = [], 0
+        for size in even_sizes(len(cards), n):
+            hands.append(tuple(cards[at : at + size]))
+            at += size
+        return tuple(hands)
+
+
+def peel(text: str) -> tuple[str, list[str]]:
+    """A line cut into its deal and the fields after it: numbers that are not cards
+    (kernels/deal.py: number_after) and status words, in order."""
+    body = text.strip(SEPARATORS)
+    spans = [(m.start(), m.group()) for m in _TOKEN.finditer(body)]
+    first = len(spans)  # the run of numbers and words at the end of the line
+    while first > 1 and (spans[first - 1][1].isdigit() or _is_status(spans[first - 1][1])):
+        first -= 1
+    for i in range(first, len(spans)):
+        start, token = spans[i]
+        before = body[:start]
+        if _is_status(token) or number_after((before + token).split("/")):
+            return before.rstrip(SEPARATORS), [t for _, t in spans[i:]]
+    return body, []
+
+
+def _is_status(token: str) -> bool:
+    return token.lower() in _STATUS_WORDS
+
+
+def _record_row(number: int, where: str | None, text: str, stated: Stated) -> TableRow:
+    """A deal in record notation, read without the general parser (files of millions)."""
+    if len(text) - text.count("/") > MAX_DEAL_CARDS:
+        raise LineError(number, str(too_many_cards(len(text) - text.count("/"))), where)
+    canonical = text.upper()
+    values = canonical.replace("/", "").translate(_RECORD_VALUE).encode("ascii")
+    sizes = tuple(len(hand) for hand in canonical.split("/"))
+    return TableRow(number, where, canonical, values, sizes, stated)
+
+
+def _stated_from(fields: Sequence[str]) -> Stated:
+    """Fields beside a deal: a status word anywhere, then numbers as cards and tricks."""
+    status = None
+    numbers = []
+    for field in fields:
+        if field.lower() in _STATUS_WORDS:
+            status = _STATUS_WORDS[field.lower()]
+        elif field.isdigit():
+            numbers.append(int(field))
+        else:
+            raise DealError(f"{shorten(field)!r} after the deal is neither a number nor a status")
+    if len(numbers) > 2:
+        raise DealError(f"{len(numbers)} numbers after the deal; a row states cards and tricks")
+    cards, tricks = (numbers + [None, None])[:2]
+    return Stated(cards, tricks, status)
+
+
+def _stated_of(item: dict[str, Any]) -> Stated:
+    """What a JSON object or a CSV row (as a dict) states, by its keys' names."""
+    found: dict[str, Any] = {}
+    for field, names in _STATED_COLUMNS.items():
+        for key, value in item.items():
+            if str(key).strip().lower() in names and value not in (None, ""):
+                found[field] = value
+                break
+    for field in ("cards", "tricks"):
+        if field in found:
+            value = found[field]
+            if isinstance(value, bool) or not str(value).strip().isdigit():
+                raise DealError(f"{field} is {shorten(str(value))!r}, not a whole number")
+            found[field] = int(str(value).strip())
+    if "status" in found:
+        word = str(found["status"]).strip().lower()
+        if word not in _STATUS_WORDS:
+            known = ", ".join(sorted(set(_STATUS_WORDS.values())))
+            raise DealError(f"status {shorten(str(found['status']))!r} is not one of {known}")
+        found["status"] = _STATUS_WORDS[word]
+    return Stated(**found)
+
+
+def _object_deal(item: dict[str, Any]) -> str | list[str]:
+    """The deal of a JSON object: 'deal' (text, or a list of hands), 'deck' or 'hands', or
+    hands by name (exercism's input.playerA...)."""
+    for key in ("deal", "deck", "hands"):
+        value = item.get(key)
+        if isinstance(value, str) or _texts(value):
+            return value
+    named = item.get("input") if isinstance(item.get("input"), dict) else item
+    hands = sorted(
+        (m.group(1), value)
+        for key, value in named.items()
+        if (m := _HAND_COLUMN.fullmatch(str(key).lower())) and isinstance(value, str)
+    )
+    if len(hands) >= MIN_SEATS:
+        return [value for _, value in hands]
+    raise DealError("no deal in this object: give 'deal' (or 'deck', 'hands', 'playerA'...)")
+
+
+def _texts(value: Any) -> bool:
+    return isinstance(value, list) and bool(value) and all(isinstance(v, str) for v in value)
+
+
+def _items(document: Any) -> Iterator[Any]:
+    """The rows of a JSON document: a list's items; an object's 'cases', nested as exercism
+    nests them."""
+    if isinstance(document, list):
+        yield from document
+    elif isinstance(document, dict) and isinstance(document.get("cases"), list):
+        for case in document["cases"]:
+            if isinstance(case, dict) and "cases" in case:
+                yield from _items(case)
+            else:
+                yield case
+    else:
+        yield document
+
+
+def _one_object(text: str) -> bool:
+    try:
+        return isinstance(json.loads(text), dict)
+    except ValueError:
+        return False
+
+
+class _Header:
+    """A table's header: its column names, how its lines split, which columns hold what."""
+
+    def __init__(self, line: int, names: list[str], delimiter: str | None):
+        self.line = line
+        self.names = [name.strip().lower() for name in names]
+        self.delimiter = delimiter
+
+    def split(self, text: str) -> list[str]:
+        if self.delimiter is None:
+            return text.split()
+        return next(csv.reader([text], delimiter=self.delimiter))
+
+    def deal(self, cells: list[str], notation: str) -> str | list[str]:
+        columns = self.names
+        wanted = _NUMBER_COLUMNS if notation in ("rank", "camicia") else _DEAL_COLUMNS
+        for name in wanted:
+            if name in columns:
+                return cells[columns.index(name)]
+        hands = sorted(
+            (m.group(1), i) for i, n in enumerate(columns) if (m := _HAND_COLUMN.fullmatch(n))
+        )
+        if len(hands) >= MIN_SEATS:
+            return [cells[i] for _, i in hands]
+        if any(name in columns for name in _NUMBER_COLUMNS):
+            raise DealError(
+                "the header names deal numbers but no deal; read them as numbers in notation"
+                " 'rank' (bmn's numbers) or 'camicia' (camicia.dev's)"
+            )
+        raise DealError(
+            f"the header (line {self.line}) names no deal column: one of"
+            f" {', '.join(_DEAL_COLUMNS)}, or hand_a, hand_b..."
+        )
+
+    def stated(self, cells: list[str]) -> Stated:
+        return _stated_of(dict(zip(self.names, cells, strict=True)))
+
+
+def _header(line: int, text: str) -> _Header | None:
+    """The header a table's first line is, if it names a column bmn knows."""
+    delimiter = "," if "," in text else "\t" if "\t" in text else None
+    names = text.split() if delimiter is None else next(csv.reader([text], delimiter=delimiter))
+    known = (*_DEAL_COLUMNS, *_NUMBER_COLUMNS)
+    if any(n.strip().lower() in known or _HAND_COLUMN.fullmatch(n.strip().lower()) for n in names):
+        return _Header(line, names, delimiter)
+    return None
