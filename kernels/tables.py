@@ -117,10 +117,14 @@ class LineError(DealError):
 
 
 def read_table(
-    lines: Iterable[str | None], notation: str = "auto", players: int = 2
-) -> Iterator[TableRow | None]:
+    lines: Iterable[str | None],
+    notation: str = "auto",
+    players: int = 2,
+    keep_going: bool = False,
+) -> Iterator[TableRow | LineError | None]:
     """The deals of a table, in order; blank and '#' lines are skipped and INPUT_PAUSED is
-    passed on. LineError for a row that is not a deal, after every row before it.
+    passed on. LineError for a row that is not a deal, after every row before it; with
+    `keep_going`, each such LineError is yielded in the row's place and reading goes on.
 
     `players`: the hands a deal written as one run of cards, or a deal number, is cut into.
 
@@ -131,15 +135,25 @@ def read_table(
         raise ValueError(f"notation {notation!r} is not one of {', '.join(NOTATIONS)}")
     if not MIN_SEATS <= players <= MAX_SEATS:
         raise ValueError(f"players is {MIN_SEATS} to {MAX_SEATS}, got {players}")
-    return _Reader(notation, players).rows(lines)
+    return _Reader(notation, players, keep_going).rows(lines)
 
 
 class _Reader:
-    def __init__(self, notation: str, players: int):
+    def __init__(self, notation: str, players: int, keep_going: bool):
         self.notation = notation
         self.players = players
+        self.keep_going = keep_going
 
-    def rows(self, lines: Iterable[str | None]) -> Iterator[TableRow | None]:
+    def _one(self, make: Any, *args: Any) -> TableRow | LineError:
+        """make(*args): a row, or (keep_going) the LineError it raised."""
+        try:
+            return make(*args)
+        except LineError as err:
+            if not self.keep_going:
+                raise
+            return err
+
+    def rows(self, lines: Iterable[str | None]) -> Iterator[TableRow | LineError | None]:
         it = iter(lines)
         number = 0
         for line in it:
@@ -160,13 +174,13 @@ class _Reader:
             if header is not None:
                 yield from self._csv(number, header, it)
                 return
-            yield self._plain(number, text)
+            yield self._one(self._plain, number, text)
             yield from self._plain_lines(number, it)
             return
 
     # -- lines of deals, with or without what they state ---------------------------------------
 
-    def _plain_lines(self, number: int, lines: Iterator[str | None]) -> Iterator[TableRow | None]:
+    def _plain_lines(self, number: int, lines: Iterator[str | None]):
         record = _RECORD_LINE.fullmatch if self.notation == "auto" else None
         for line in lines:
             if line is INPUT_PAUSED:
@@ -175,9 +189,9 @@ class _Reader:
             number += 1
             text = line.strip()
             if record is not None and record(text):  # most lines of large files: no parser
-                yield _record_row(number, None, text, NOTHING_STATED)
+                yield self._one(_record_row, number, None, text, NOTHING_STATED)
             elif text and not text.startswith("#"):
-                yield self._plain(number, text)
+                yield self._one(self._plain, number, text)
 
     def _plain(self, number: int, text: str) -> TableRow:
         """A line without a header: a deal, and what it states after it (or, a deal in
@@ -229,23 +243,25 @@ class _Reader:
             text = line.strip()
             if not text or text.startswith("#"):
                 continue
-            where = None
+            yield self._one(self._csv_row, number, header, text)
+
+    def _csv_row(self, number: int, header: _Header, text: str) -> TableRow:
+        try:
             cells = header.split(text)
-            try:
-                if len(cells) != len(header.names):
-                    raise DealError(
-                        f"{len(cells)} fields where the header (line {header.line}) has"
-                        f" {len(header.names)}"
-                    )
-                deal = header.deal(cells, self.notation)
-                yield self._row(number, where, deal, header.stated(cells), cut=True)
-            except DealError as err:
-                raise LineError(number, str(err), where) from None
+            if len(cells) != len(header.names):
+                raise DealError(
+                    f"{len(cells)} fields where the header (line {header.line}) has"
+                    f" {len(header.names)}"
+                )
+            deal = header.deal(cells, self.notation)
+            return self._row(number, None, deal, header.stated(cells), cut=True)
+        except DealError as err:
+            raise LineError(number, str(err)) from None
 
     # -- JSON --------------------------------------------------------------------------------
 
     def _json_lines(self, number: int, first: str, lines: Iterator[str | None]):
-        yield self._object(number, f"line {number}", json.loads(first))
+        yield self._one(self._object, number, f"line {number}", json.loads(first))
         for line in lines:
             if line is INPUT_PAUSED:
                 yield None
@@ -254,11 +270,14 @@ class _Reader:
             text = line.strip()
             if not text or text.startswith("#"):
                 continue
-            try:
-                item = json.loads(text)
-            except ValueError as err:
-                raise LineError(number, f"not a JSON object ({err})") from None
-            yield self._object(number, f"line {number}", item)
+            yield self._one(self._json_line, number, text)
+
+    def _json_line(self, number: int, text: str) -> TableRow:
+        try:
+            item = json.loads(text)
+        except ValueError as err:
+            raise LineError(number, f"not a JSON object ({err})") from None
+        return self._object(number, f"line {number}", item)
 
     def _document(self, number: int, first: str, lines: Iterator[str | None]):
         """A whole JSON document: a list of deals or objects (bmn's export), or an object with
@@ -269,7 +288,7 @@ class _Reader:
         except ValueError as err:
             raise LineError(number, f"not JSON ({err})") from None
         for i, item in enumerate(_items(document), start=1):
-            yield self._object(i, f"item {i}", item)
+            yield self._one(self._object, i, f"item {i}", item)
 
     def _object(self, number: int, where: str, item: Any) -> TableRow:
         try:
@@ -451,10 +470,13 @@ def _items(document: Any) -> Iterator[Any]:
 
 
 def _one_object(text: str) -> bool:
+    """Whether a line is one JSON object of a deal (JSON lines), not a document's start or a
+    document of cases on one line."""
     try:
-        return isinstance(json.loads(text), dict)
+        item = json.loads(text)
     except ValueError:
         return False
+    return isinstance(item, dict) and "cases" not in item
 
 
 class _Header:

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 from bmn.kernels.arguments import is_whole, shown
 from bmn.kernels.deal import DealError, parse_deal
 from bmn.kernels.rules.sets import rule_set
+from bmn.records.imported import Imported, ImportRefused
 from bmn.records.published import FILES, PublishedGame, Replayed
 from bmn.records.store import (
     DEFAULT_PATH,
@@ -48,6 +49,8 @@ if TYPE_CHECKING:
 __all__ = [
     "DEFAULT_PATH",
     "FindRow",
+    "ImportRefused",
+    "Imported",
     "LoopRow",
     "MergeRefused",
     "Merged",
@@ -60,6 +63,7 @@ __all__ = [
     "StoreDamaged",
     "StoreError",
     "StoreReader",
+    "import_table",
     "merge_stores",
     "open_store",
     "published_games",
@@ -183,6 +187,25 @@ def merge_stores(
     from bmn.records.merge import merging  # compiles the kernels: on first use
 
     return list(merging([_store_path(s) for s in sources], _store_path(target)))
+
+
+def import_table(
+    path: str | os.PathLike[str],
+    target: str | os.PathLike[str] = DEFAULT_PATH,
+    rules: str = "bmn",
+    notation: str = "auto",
+    players: int = 2,
+    skip_bad: bool = False,
+) -> Imported:
+    """Store the deals of a table another program wrote (a file: bmn's notation, the peers'
+    layouts, deal numbers; notation and players as `bmn.kernels.read_table` takes them) in
+    `target` as the finds of an import run, each replayed under `rules` first; what `bmn
+    records import` does. ImportRefused (a ValueError) for a table whose rows do not read or
+    do not replay, nothing stored (unless `skip_bad`: the rest is stored, the bad rows listed
+    in the result's `skipped`); OSError for a file that cannot be read."""
+    from bmn.records.imported import import_table as imported
+
+    return imported(path, _store_path(target), rules, notation, players, skip_bad)
 
 
 def published_games(players: int = 2) -> list[PublishedGame]:

@@ -159,6 +159,8 @@ NUMBERED = sorted(
 
 def command_line(path: tuple[str, ...], name: str, value: str) -> list[str]:
     extra = [CASELLA] if path in (("play",), ("loop",), ("plot",), ("preimages",)) else []
+    if path == ("records", "import"):
+        extra = ["table.txt"]
     if name in ("--from-rank", "--to-rank"):
         extra = ["--strategy", "every", "--deck", "6,2,1,1,0"]
     return [*path, name, value, *extra]

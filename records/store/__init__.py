@@ -9,6 +9,7 @@ package owns the schema and every SQL statement; `Store` is built from one part 
 - finds.py: finds stored one row each or in bulk (bulk.py packs those), read through one reader;
 - checkpoints.py: worker checkpoints and the progress commits that save them with finds;
 - merged.py: another store's runs, finds and cycles brought in (`records merge`);
+- imported.py: another program's finds, stored as one import run (`records import`);
 - columns.py: time stamps, deal notation and plain values as the columns keep them;
 - checked.py: every value read back checked (StoreDamaged naming table, row and column);
   saved.py: checkpoint states decoded and checked against the shape each kind of run writes.
@@ -39,8 +40,9 @@ from bmn.records.store.errors import (
     StoreError,
 )
 from bmn.records.store.finds import FIND_KEYS, FIND_STATUSES, TOP_KEYS, Find, FindRow
+from bmn.records.store.imported import IMPORT_KIND, Imports, Stored
 from bmn.records.store.loops import Loop, LoopRow, deal_order
-from bmn.records.store.merged import Merged, Merges, Snapshot
+from bmn.records.store.merged import Merged, Snapshot
 from bmn.records.store.runs import (
     OBJECTIVES,
     RUN_STATUSES,
@@ -57,6 +59,7 @@ __all__ = [
     "DEFAULT_PATH",
     "FIND_KEYS",
     "FIND_STATUSES",
+    "IMPORT_KIND",
     "INT64_MAX",
     "MIGRATIONS",
     "OBJECTIVES",
@@ -76,6 +79,7 @@ __all__ = [
     "RunHeld",
     "RunNotFound",
     "Snapshot",
+    "Stored",
     "Store",
     "StoreDamaged",
     "StoreError",
@@ -88,10 +92,10 @@ __all__ = [
 ]
 
 
-class Store(Merges):
+class Store(Imports):
     """A bmn record store in one SQLite file; opening checks it and brings its schema up to date.
 
     Writes are short transactions (BEGIN IMMEDIATE), so several processes can share a store.
-    Its methods come from runs.py, finds.py, loops.py, checkpoints.py and merged.py, over
-    connection.py.
+    Its methods come from runs.py, finds.py, loops.py, checkpoints.py, merged.py and
+    imported.py, over connection.py.
     """

@@ -12,10 +12,11 @@ from bmn.kernels.config import MAX_DEAL_CARDS
 from bmn.kernels.deal import VALUE_SYMBOL, shorten
 from bmn.kernels.decks import STANDARD_COUNTS
 from bmn.kernels.rules.sets import DEFAULT, RuleSet
-from bmn.kernels.tables import NOTATIONS
 from bmn.search.cli.device import DEVICE_OPTION, DEVICE_THREADS_OPTION
 from bmn.search.cli.options import (
+    CUT_OPTION,
     JSON_OPTION,
+    NOTATION_OPTION,
     PLAYERS_OPTION,
     RULES_OPTION,
     THREADS_OPTION,
@@ -27,7 +28,7 @@ from bmn.search.cli.options import (
     rules_line,
     write_figure,
 )
-from bmn.search.cli.values import Whole, deals_option, seed_option
+from bmn.search.cli.values import deals_option, seed_option
 from bmn.search.output.games import describe
 from bmn.search.output.measures import bench_line, format_stats
 
@@ -48,26 +49,6 @@ class DealFile(click.File):
                 raise
             name = click.format_filename(value)
             raise click.ClickException(f"could not read {name}: {failed.strerror}") from None
-
-
-NOTATION_OPTION = click.option(
-    "--notation",
-    type=click.Choice(NOTATIONS),
-    default="auto",
-    show_default=True,
-    help="How deals are written: auto (any notation bmn reads; a field of 10+ digits 0-4 is"
-    " N1k06's digits), digits (every deal field in digits 0-4), halves (a run of cards with"
-    " no '/' cut into even hands, as acinnes and N1k06), alternate (a run dealt one card at a"
-    " time round the seats, as ab0214), rank or camicia (a standard deal's number in bmn's"
-    " or camicia.dev's order).",
-)
-CUT_OPTION = click.option(
-    "--players",
-    type=Whole(2, 4),
-    default=2,
-    show_default=True,
-    help="The hands a deal written as one run of cards (no '/'), or a deal number, is cut into.",
-)
 
 
 @click.command()

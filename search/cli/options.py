@@ -16,6 +16,7 @@ import click
 from click.core import ParameterSource
 
 from bmn.kernels.rules.sets import ALIASES, DEFAULT, RULE_SETS, RuleSet, names, rule_set
+from bmn.kernels.tables import NOTATIONS
 from bmn.records.store import DEFAULT_PATH, Store
 from bmn.search.cli.values import MAX_COMMAND_DEALS, Whole
 from bmn.search.output import tables as present
@@ -49,6 +50,27 @@ PLAYERS_OPTION = click.option(
     show_default=True,
     help="Number of seats, 2 to 4; the deck is dealt one card at a time from seat 0.",
 )
+# How a table of deals is read (kernels/tables.py): `bmn score`, `bmn records import`.
+NOTATION_OPTION = click.option(
+    "--notation",
+    type=click.Choice(NOTATIONS),
+    default="auto",
+    show_default=True,
+    help="How deals are written: auto (any notation bmn reads; a field of 10+ digits 0-4 is"
+    " N1k06's digits), digits (every deal field in digits 0-4), halves (a run of cards with"
+    " no '/' cut into even hands, as acinnes and N1k06), alternate (a run dealt one card at a"
+    " time round the seats, as ab0214), rank or camicia (a standard deal's number in bmn's"
+    " or camicia.dev's order).",
+)
+CUT_OPTION = click.option(
+    "--players",
+    type=Whole(2, 4),
+    default=2,
+    show_default=True,
+    help="The hands a deal written as one run of cards (no '/'), or a deal number, is cut into.",
+)
+
+
 DEALS_HELP = f"at most {MAX_COMMAND_DEALS:,}"
 
 

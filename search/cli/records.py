@@ -9,11 +9,15 @@ import click
 from click.core import ParameterSource
 
 from bmn.kernels.deal import format_deal
+from bmn.kernels.rules.sets import RuleSet
 from bmn.kernels.rules.sets import names as rule_names
 from bmn.search.cli.deals import HANDS_ARGUMENT, HandCommand, read_deal
 from bmn.search.cli.options import (
+    CUT_OPTION,
     JSON_OPTION,
+    NOTATION_OPTION,
     PLAYERS_OPTION,
+    RULES_OPTION,
     STORE_OPTION,
     check_figure,
     check_not_store,
@@ -29,6 +33,7 @@ from bmn.search.output.games import describe
 from bmn.search.output.records import (
     compare_text,
     coverage_text,
+    imported_line,
     loops_text,
     merged_line,
     published_table,
@@ -516,6 +521,69 @@ def merge(sources: tuple[str, ...], store: str) -> None:
 
     for done in merging(sources, store, say=lambda line: click.echo(line, err=True)):
         click.echo(merged_line(done))
+
+
+@records.command(name="import")
+@click.argument("table", type=click.Path(dir_okay=False), metavar="FILE")
+@STORE_OPTION
+@RULES_OPTION
+@NOTATION_OPTION
+@CUT_OPTION
+@click.option(
+    "--skip-bad",
+    is_flag=True,
+    help="Store the rows that read and replay, and list the others on stderr (without it, one"
+    " bad row stores nothing).",
+)
+def import_(
+    table: str, store: str, rules: RuleSet, notation: str, players: int, skip_bad: bool
+) -> None:
+    """Store the deals another program found, each replayed under --rules first.
+
+    FILE is a table of deals as `bmn score` reads it: bmn's own notation and exports, lines
+    of `deal cards tricks`, JSON, exercism's canonical data, the peers' tables (N1k06's
+    digits, acinnes's and ab0214's decks, LeoDog896's and pelagaletto2's deals: docs/peers.md)
+    and deal numbers (--notation rank or camicia). Every deal is played by the compiled kernel
+    and the reference engine under --rules; a row that is not a deal, deals a seat count the
+    rule set does not play, or states a length (cards, tricks, status) its game does not have
+    is named with its line, and nothing is stored unless every row reads and replays, or
+    --skip-bad says to store the rest. The finds are stored with their replayed figures as
+    one finished run of kind 'import' that names the file; importing the same file again
+    adds nothing. `records top`, `compare` and `runs` then show them beside bmn's own finds.
+
+    \b
+    Examples:
+      bmn records import report.csv --rules n1k06 --store night.sqlite
+      bmn records import canonical-data.json --rules exercism
+      bmn records import numbers.txt --notation camicia --store night.sqlite
+      bmn records import finds.csv --skip-bad
+    """
+    from bmn.records.imported import ImportRefused, import_table
+
+    say = lambda line: click.echo(line, err=True)  # noqa: E731
+    try:
+        done = import_table(table, store, rules, notation, players, skip_bad, say=say)
+    except ImportRefused as err:
+        raise bad_input(str(err) + _other_rules(err, rules)) from None
+    except OSError as err:
+        raise click.ClickException(f"could not read {table}: {err.strerror}") from None
+    for line in done.skipped:
+        click.echo(f"skipped: {line}", err=True)
+    click.echo(imported_line(done))
+
+
+def _other_rules(err, rules: RuleSet) -> str:
+    """A hint when stated lengths differ: the table may be another rule set's figures."""
+    if any("replayed" in problem for problem in err.problems):
+        return f" (figures of another rule set than {rules.name}? give --rules)"
+    return ""
+
+
+def bad_input(message: str) -> click.ClickException:
+    """Bad input (exit 2) with no usage hint: a table of deals with bad rows."""
+    bad = click.ClickException(message)
+    bad.exit_code = 2
+    return bad
 
 
 @records.command()

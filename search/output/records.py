@@ -14,6 +14,7 @@ from bmn.search.words import format_duration, ordinal, short_time
 
 if TYPE_CHECKING:
     from bmn.records.coverage import Coverage
+    from bmn.records.imported import Imported
     from bmn.records.published import PublishedGame, Replayed
     from bmn.records.report import FindList, LeftOut, Rank
     from bmn.records.store import FindRow, LoopRow, Merged, Run
@@ -108,7 +109,10 @@ def runs_text(runs: Sequence[Run]) -> Block:
 
 
 def ran_on(run: Run) -> str:
-    """Its backend; for a run merged in from another store, the host and that store's run."""
+    """Its backend; for a run merged in from another store, the host and that store's run;
+    for an import, the file it read."""
+    if run.kind == "import":
+        return f"import of {run.params.get('file', 'a table')} on {run.host or 'a host unknown'}"
     if run.origin_store is None:
         return run.backend
     store = PurePath(run.origin_store).name
@@ -294,6 +298,16 @@ def numbers_line(numbers: dict[str, str | None], players: int) -> str:
     if numbers["camicia"] is not None:
         line += f"; {numbers['camicia']} in camicia.dev's (--rank-order camicia)"
     return line
+
+
+def imported_line(done: Imported) -> str:
+    """What an import did, in one line: its runs, the deals stored and not stored again."""
+    runs = ", ".join(map(str, done.runs))
+    name = PurePath(done.path).name
+    if done.again:
+        return f"{name}: imported before as run {runs}; nothing new"
+    skipped = f", {len(done.skipped):,} skipped" if done.skipped else ""
+    return f"{name}: run {runs}; finds {done.new:,} new, {done.known:,} given twice{skipped}"
 
 
 def merged_line(done: Merged) -> str:

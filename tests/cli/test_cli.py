@@ -132,6 +132,9 @@ def workdir(tmp_path, monkeypatch):
     report = (PEERS / "n1k06_40.csv").read_text().splitlines()[:4]  # a peer's table
     (tmp_path / "report.csv").write_text("\n".join(report) + "\n")
     (tmp_path / "numbers.txt").write_text("497985732634057566415 5790\n")  # Kleber 1999
+    (tmp_path / "finds.csv").write_text(f"deal,cards\n{RECORD},8344\n{PAULHUS},4791\n")
+    case = {"input": {"playerA": "-J", "playerB": "Q-"}, "expected": {"cards": 4}}
+    (tmp_path / "canonical-data.json").write_text(json.dumps({"cases": [case]}))
     return tmp_path
 
 

@@ -30,6 +30,7 @@ from bmn.search.cli.main import cli
 BOUNDS = {
     ("search",): ["--iterations", "200", "--workers", "1", "--quiet", "--store", "s.sqlite"],
     ("records", "merge"): ["records.sqlite", "--store", "merged.sqlite"],
+    ("records", "import"): ["table.txt", "--store", "imported.sqlite"],
     ("stats",): ["--deals", "200"],
     ("bench",): ["--deals", "1000", "--threads", "1"],
     ("selfcheck",): ["--deals", "100"],
@@ -106,6 +107,7 @@ def folder(tmp_path_factory) -> Iterator[str]:
         run = db.create_run("walk", "cards", 1, {})
         db.add_finds(run, [Find(PAULHUS, 4791, 670, elapsed=1.0)])
         db.update_run(run, status="finished", games=10, seconds=1.0)
+    (path / "table.txt").write_text(f"{PAULHUS} 4791\n")  # for `records import`
     before = os.getcwd()
     os.chdir(path)
     try:

@@ -1,0 +1,145 @@
+"""`bmn records import FILE --rules NAME`: another program's finds, each replayed by the kernel
+and the reference engine under the rule set named, stored as one import run; a bad row names
+its line and stores nothing unless --skip-bad."""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+import pytest
+from samples import CASELLA, PAULHUS, RECORD
+
+import bmn.records as records
+from bmn.kernels import reference
+from bmn.kernels.deal import parse_deal
+from bmn.kernels.rules.sets import rule_set
+from bmn.records.store import Find, Store
+
+PEERS = Path(__file__).parents[1] / "data" / "peers"
+
+
+def stored(path: Path) -> tuple[list, set]:
+    with Store(path, create=False, read_only=True) as db:
+        runs = db.runs()
+        finds = {(f.deal, f.cards, f.tricks, f.status, f.run) for f in db.all_finds()}
+    return runs, finds
+
+
+@pytest.mark.parametrize(
+    ("name", "rules", "notation", "count"),
+    [
+        ("n1k06_40.csv", "n1k06", "auto", 305),
+        ("leodog896.csv", "leodog896", "auto", 4),
+        ("ab0214.csv", "ab0214", "alternate", 3),
+        ("exercism_camicia.csv", "exercism", "auto", 28),
+    ],
+)
+def test_a_peers_table_is_stored_as_one_import_run_with_replayed_figures(
+    bmn, tmp_path, name, rules, notation, count
+):
+    store = tmp_path / "s.sqlite"
+    args = ["records", "import", PEERS / name, "--rules", rules, "--notation", notation]
+    result = bmn(*args, "--store", store)
+    assert result.exit_code == 0, result.output
+    assert result.stdout.startswith(f"{name}: run 1; finds ")
+    (run,), finds = stored(store)
+    assert (run.kind, run.rules, run.status, run.params["file"]) == (
+        "import",
+        rule_set(rules).name,  # an alias is stored as the set it names
+        "finished",
+        name,
+    )
+    assert run.games == count and run.found_by == "import"
+    assert len({deal for deal, *_ in finds}) == len(finds) <= count  # a deal given twice is one
+    for deal, cards, tricks, status, _ in finds:  # the oracle's figures, whatever the table said
+        game = reference.play(parse_deal(deal), rules=rules)
+        assert (cards, tricks, status) == (game.cards, game.tricks, game.status)
+    again = bmn(*args, "--store", store)
+    assert again.stdout.strip() == f"{name}: imported before as run 1; nothing new"
+    assert stored(store) == ([run], finds)
+
+
+def test_figures_of_another_rule_set_are_refused_and_nothing_is_stored(bmn, failed, tmp_path):
+    store = tmp_path / "s.sqlite"
+    line = failed(
+        bmn("records", "import", PEERS / "n1k06_40.csv", "--store", store),
+        2,
+        "n1k06_40.csv: not imported, nothing stored: line ",
+        "cards, replayed",
+        "give --rules",
+    )
+    assert "and 65 more" in line  # every row is checked, the first five named
+    assert not store.exists()
+
+
+def test_bad_rows_name_their_lines_and_skip_bad_stores_the_rest(bmn, failed, tmp_path):
+    table = tmp_path / "mixed.txt"
+    table.write_text(f"{RECORD} 8344\n-Z/Q-\n{PAULHUS},4790\n{CASELLA} loop\n-J/Q-/--\n")
+    store = tmp_path / "s.sqlite"
+    line = failed(bmn("records", "import", table, "--rules", "at-once", "--store", store), 2)
+    assert "line 2: hand 1" in line  # not a deal
+    assert "line 3: " in line and "stored 4,790 cards, replayed 4,791" in line
+    assert "line 5: a deal of 3 hands; rule set 'at-once' plays 2 seats" in line
+    assert not store.exists()
+    kept = bmn("records", "import", table, "--rules", "at-once", "--store", store, "--skip-bad")
+    assert kept.exit_code == 0, kept.output
+    assert kept.stdout.strip() == "mixed.txt: run 1; finds 2 new, 0 given twice, 3 skipped"
+    assert kept.stderr.count("skipped: line ") == 3
+    _, finds = stored(store)
+    assert {deal for deal, *_ in finds} == {RECORD, CASELLA}
+
+
+def test_exercisms_json_and_camicia_numbers_are_imported(tmp_path):
+    cases = [
+        {
+            "input": {"playerA": c["hand_a"], "playerB": c["hand_b"]},
+            "expected": {"cards": int(c["cards"])},
+        }
+        for c in csv.DictReader((PEERS / "exercism_camicia.csv").read_text().splitlines())
+    ]
+    data = tmp_path / "canonical-data.json"
+    data.write_text(json.dumps({"exercise": "camicia", "cases": cases}, indent=2))
+    store = tmp_path / "s.sqlite"
+    done = records.import_table(data, store, rules="exercism")
+    assert (done.rows, done.runs, done.skipped) == (28, [1], [])
+    numbers = tmp_path / "numbers.txt"
+    numbers.write_text("497985732634057566415 5790\n")  # Kleber 1999, camicia.dev's number
+    done = records.import_table(numbers, store, notation="camicia")
+    _, finds = stored(store)
+    assert any(run == done.runs[0] and cards == 5790 for _, cards, _, _, run in finds)
+
+
+def test_a_stores_export_imports_back_as_the_same_finds(bmn, tmp_path):
+    source, target = tmp_path / "a.sqlite", tmp_path / "b.sqlite"
+    with Store(source) as db:
+        run = db.create_run("walk", "cards", 1, {})
+        db.add_finds(run, [Find(RECORD, 8344, 1164), Find(CASELLA, 474, 66, "loop")])
+    for fmt in ("csv", "json"):
+        exported = tmp_path / f"finds.{fmt}"
+        exported.write_text(bmn("records", "export", "--format", fmt, "--store", source).stdout)
+        assert bmn("records", "import", exported, "--store", target).exit_code == 0
+    _, before = stored(source)
+    _, after = stored(target)
+    assert {f[:4] for f in after} == {f[:4] for f in before}
+
+
+def test_bad_input_gets_one_line(bmn, failed, tmp_path):
+    store = tmp_path / "s.sqlite"
+    Store(store).close()
+    failed(bmn("records", "import", tmp_path / "none.csv"), 1, "could not read", "none.csv")
+    failed(bmn("records", "import", store, "--store", tmp_path / "t.sqlite"), 2, "a SQLite file")
+    damaged = tmp_path / "damaged.sqlite"
+    damaged.write_bytes(b"SQLite format 3\0" + bytes(200))
+    table = tmp_path / "t.txt"
+    table.write_text(f"{RECORD}\n")
+    failed(bmn("records", "import", table, "--store", damaged), 1, "damaged.sqlite")
+    assert damaged.read_bytes() == b"SQLite format 3\0" + bytes(200)
+    empty = tmp_path / "empty.txt"
+    empty.write_text("# nothing\n")
+    failed(bmn("records", "import", empty, "--store", store), 2, "no deals in it")
+    failed(bmn("records", "import", empty, "--rules", "nope"), 2, "--rules")
+    with pytest.raises(records.ImportRefused) as refused:
+        records.import_table(empty, store)
+    assert refused.value.problems == ["no deals in it"]
