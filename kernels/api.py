@@ -49,6 +49,7 @@ from bmn.kernels.reference import Result, Trick
 from bmn.kernels.results import Scores
 from bmn.kernels.rules.flags import differences
 from bmn.kernels.rules.sets import RULE_SETS, RuleSet, rule_set
+from bmn.kernels.tables import NOTATIONS, Stated, TableRow
 
 __all__ = [
     "FINISHED",
@@ -69,6 +70,8 @@ __all__ = [
     "Result",
     "RuleSet",
     "Scores",
+    "Stated",
+    "TableRow",
     "Trick",
     "as_deal",
     "cycle",
@@ -79,6 +82,7 @@ __all__ = [
     "play",
     "random_deals",
     "reaching_deals",
+    "read_table",
     "score_deals",
 ]
 
@@ -99,6 +103,37 @@ def parse_deal(text: str | Sequence[str]) -> Deal:
     ((0, 1), (2, 0), ())
     """
     return _parse_deal(text, typed=True)
+
+
+def read_table(
+    table: str | Iterable[str], notation: str = "auto", players: int = 2
+) -> list[TableRow]:
+    """Every deal of a table (its whole text, or its lines) as `bmn score` and `bmn records
+    import` read it: bmn's exports, `deal cards` lines, JSON, the peers' layouts, deal numbers
+    (`notation`: auto, digits, halves, alternate, rank or camicia; `players`: the hands a run
+    of cards or a deal number is cut into). Each row has its deal (`.deal`, canonical), where
+    it is (`.line`) and what it states (`.stated`: cards, tricks, status, None where unsaid).
+    DealError naming the line for a row that is not a deal.
+
+    >>> [(row.deal, row.stated.cards) for row in read_table(["deal,cards", "-J/Q-,4"])]
+    [('-J/Q-', 4)]
+    """
+    from bmn.kernels.tables import read_table as rows
+
+    notation = arguments.one_of(notation, "notation", NOTATIONS)
+    players = arguments.whole(players, "players", MIN_SEATS, MAX_SEATS)
+    if isinstance(table, str):
+        lines: Iterable[str] = table.splitlines(keepends=True)
+    elif isinstance(table, Iterable):
+        lines = table
+    else:
+        raise DealError(f"a table is text or its lines, got a value of type {type(table).__name__}")
+    found = []
+    for line_no, line in enumerate(lines, start=1):
+        if not isinstance(line, str):
+            raise DealError(f"line {line_no} of the table is not text: {type(line).__name__}")
+        found.append(line)
+    return [row for row in rows(found, notation, players) if isinstance(row, TableRow)]
 
 
 def as_deal(deal: DealLike) -> Deal:

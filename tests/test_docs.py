@@ -24,6 +24,7 @@ One slow test runs the README's Commands block as written, in bash, after the RE
 step that puts `bmn` on the PATH (`. .venv/bin/activate`).
 """
 
+import json
 import os
 import re
 import shlex
@@ -162,6 +163,9 @@ def folder(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv("BMN_STORE", raising=False)
     (tmp_path / "deals.txt").write_text(f"{RECORD}\n-J/Q-\n")
+    (tmp_path / "tests").symlink_to(ROOT / "tests")  # the peers' tables docs/peers.md names
+    case = {"input": {"playerA": "-J", "playerB": "Q-"}, "expected": {"cards": 4}}
+    (tmp_path / "canonical-data.json").write_text(json.dumps({"cases": [case]}))
     return tmp_path
 
 
