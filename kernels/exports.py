@@ -42,7 +42,10 @@ def lazy_exports(
         return value
 
     def __dir__() -> list[str]:
-        return sorted(set(namespace) | set(importlib.import_module(api).__all__))
+        # The public names and the package's submodules and dunders; not what its own
+        # imports left in its namespace (TYPE_CHECKING, annotations, lazy_exports).
+        kept = {n for n in namespace if n.startswith("__") or _submodule(package, n)}
+        return sorted(kept | set(importlib.import_module(api).__all__))
 
     return __getattr__, __dir__
 

@@ -55,6 +55,13 @@ class Scores:
     def __len__(self) -> int:
         return len(self.cards)
 
+    def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
+        """`np.asarray(scores)`: one record a deal, a field a column (`.cards`, `.status`,
+        ...), not an array of Python objects."""
+        names = [f.name for f in fields(self)]
+        table = np.rec.fromarrays(self.arrays(), names=names)
+        return table if dtype is None else table.astype(dtype)
+
     def arrays(self) -> tuple[np.ndarray, ...]:
         """Every field's array in field order, as compiled kernels take them."""
         return tuple(getattr(self, f.name) for f in fields(self))

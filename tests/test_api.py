@@ -355,3 +355,21 @@ def test_the_walkthrough_runs_as_written(tmp_path, monkeypatch):
     assert namespace["DEALS"] == 20_000 and len(namespace["scores"]) == 20_000
     assert (tmp_path / "lengths.png").stat().st_size > 0
     assert namespace["replay"].cards == namespace["best"].cards
+
+
+def test_scores_as_a_numpy_array_is_one_record_a_deal():
+    scores = game.score_deals(["-J/Q-", "--K/J-/---", CASELLA])
+    table = np.asarray(scores)
+    assert table.dtype.names[:4] == ("cards", "tricks", "status", "winner")
+    assert table["cards"].tolist() == scores.cards.tolist() == [4, 10, 474]
+    assert table[2]["period_cards"] == 440
+
+
+def test_dir_shows_the_public_names_and_not_the_packages_own_imports():
+    import bmn.kernels
+    import bmn.records
+
+    for package in (bmn.kernels, bmn.records):
+        names = dir(package)
+        assert not {"TYPE_CHECKING", "annotations", "lazy_exports"} & set(names)
+        assert set(package.__all__) <= set(names)

@@ -328,7 +328,7 @@ def bench(
         click.echo(json.dumps({**figures, "rules": rules.name}))
         return
     deals_text = f"{result.deals:,} {players}-player deals"
-    where = f"{result.threads} thread(s)"
+    where = f"{result.threads} thread{'' if result.threads == 1 else 's'}"
     click.echo(bench_line(deals_text, where, result.seconds, result.as_dict(), rules.name))
 
 

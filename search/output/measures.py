@@ -69,7 +69,7 @@ def bench_table(rows: Sequence[dict], thresholds: Sequence[int]) -> Table:
 def bench_line(
     deals: str, where: str, seconds: float, figures: Mapping[str, float], rules: str
 ) -> str:
-    """`bmn bench`'s line, on the CPU or a GPU: '2,000,000 2-player deals on 2 thread(s) in
+    """`bmn bench`'s line, on the CPU or a GPU: '2,000,000 2-player deals on 2 threads in
     1.234 s: 1,234,567 games/s, ... cards/s; mean 310.52 cards, 44.12 tricks' (the rule set
     named after the deals where it is not bmn's)."""
     named = "" if rules == DEFAULT_RULES else f" ({rules}'s rules)"

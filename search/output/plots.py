@@ -113,9 +113,23 @@ def _pyplot():
 def _save(fig, path: str | Path) -> None:
     plt = _pyplot()
     try:
+        _separate_thousands(fig)
         fig.savefig(path, format=figure_format(path), dpi=120, bbox_inches="tight")
     finally:
         plt.close(fig)
+
+
+def _separate_thousands(fig) -> None:
+    """Tick labels written as the tables and titles write numbers: 8,000 beside 8,344."""
+    from matplotlib.ticker import FuncFormatter
+
+    def label(value: float, _position: int) -> str:
+        return f"{value:,.0f}" if float(value).is_integer() else f"{value:,.6g}"
+
+    for ax in fig.axes:
+        for axis, scale in ((ax.xaxis, ax.get_xscale()), (ax.yaxis, ax.get_yscale())):
+            if scale == "linear":
+                axis.set_major_formatter(FuncFormatter(label))
 
 
 def _wrap_deal(text: str, width: int = 60) -> str:

@@ -191,7 +191,7 @@ def _colored(console: Console) -> bool:
 def byte_progress(source: IO) -> Iterator[Callable[[int, int], None]]:
     """A progress bar on stderr (when it is a terminal) over the bytes of a file or stdin;
     yields `advance(nbytes, lines)`."""
-    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+    from rich.progress import BarColumn, Progress, TextColumn
 
     try:
         info = os.fstat(source.fileno())
@@ -201,12 +201,25 @@ def byte_progress(source: IO) -> Iterator[Callable[[int, int], None]]:
     columns = (TextColumn("scoring"), BarColumn(), TextColumn("{task.fields[lines]:,} deals"))
     console = Console(stderr=True)
     with Progress(
-        *columns, TimeElapsedColumn(), console=console, disable=not sys.stderr.isatty()
+        *columns, _clock("elapsed"), console=console, disable=not sys.stderr.isatty()
     ) as bar:
         task = bar.add_task("scoring", total=total, lines=0)
         yield lambda nbytes, lines: bar.update(
             task, advance=nbytes, lines=bar.tasks[0].fields["lines"] + lines
         )
+
+
+def _clock(which: str):
+    """A rich column of a task's elapsed or remaining time, written as the panel writes it
+    (search/words.py: duration), '-' while unknown."""
+    from rich.progress import ProgressColumn
+
+    class Clock(ProgressColumn):
+        def render(self, task) -> Text:
+            seconds = task.elapsed if which == "elapsed" else task.time_remaining
+            return Text(duration(seconds), style=f"progress.{which}")
+
+    return Clock()
 
 
 def stderr_is_terminal() -> bool:
@@ -225,23 +238,17 @@ def count_progress(
     if log_every is not None and not stderr_is_terminal():
         yield LogBar(label, total, unit, log_every)
         return
-    from rich.progress import (
-        BarColumn,
-        MofNCompleteColumn,
-        Progress,
-        TaskProgressColumn,
-        TextColumn,
-        TimeElapsedColumn,
-        TimeRemainingColumn,
-    )
+    from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn
 
     columns = [TextColumn(label), BarColumn()]
     if total is not None:
-        columns += [TaskProgressColumn(), MofNCompleteColumn(), TextColumn(unit)]
-        columns += [TimeElapsedColumn(), TextColumn("elapsed,"), TimeRemainingColumn()]
-        columns.append(TextColumn("left"))
+        # Counts and clocks as the search panel and the tables write them: 1,100,000 of
+        # 5,000,000 deals, 0m02s.
+        counts = TextColumn(f"{{task.completed:,.0f}} of {{task.total:,.0f}} {unit}")
+        columns += [TaskProgressColumn(), counts, _clock("elapsed"), TextColumn("elapsed,")]
+        columns += [_clock("remaining"), TextColumn("left")]
     else:
-        columns.append(TimeElapsedColumn())
+        columns.append(_clock("elapsed"))
     console = Console(stderr=True, force_terminal=True) if stderr_is_terminal() else None
     # No redirection: rich would send what the command prints on stdout through the bar's
     # console, to stderr.

@@ -353,7 +353,7 @@ DECLARED = (
         " sub-deck of the standard deck per batch: measured to find the most cycles; full"
         " random deals almost never loop), 'standard' or counts like 36,1,1,0,0.",
     ),
-    Setting("loop_deck", "deck", "The first name of --deck, kept."),
+    Setting("loop_deck", "deck", "The same option as --deck (its older name, kept working)."),
     Setting(
         "hand_sizes",
         "sizes",

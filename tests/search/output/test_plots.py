@@ -292,3 +292,21 @@ def test_a_title_counts_one_trick_in_the_singular():
     assert result_text(play(parse_deal(RECORD))) == (
         "finished: 8,344 cards, 1,164 tricks; seat 1 wins"
     )
+
+
+def test_tick_labels_separate_thousands_as_the_tables_do(tmp_path, monkeypatch):
+    from bmn.search.output import plots
+
+    labels = []
+    real_save = plots._save
+
+    def keep(fig, path):
+        real_save(fig, path)  # drawn as saved: the tick labels are the file's
+        labels.extend(t.get_text() for ax in fig.axes for t in ax.get_yticklabels())
+
+    monkeypatch.setattr(plots, "_save", keep)
+    runs = [plots.RunSeries("run 1 (walk, cards)", "cards", [1.0, 2.0], [5000, 8344])]
+    plots.plot_records(runs, [], tmp_path / "r.png")
+    numbers = [label for label in labels if label.replace(",", "").isdigit()]
+    assert any(int(n.replace(",", "")) >= 1000 for n in numbers), labels
+    assert all("," in n for n in numbers if int(n.replace(",", "")) >= 1000), labels

@@ -6,6 +6,7 @@ progress bars on stderr for the long kernel commands."""
 
 import io
 import json
+import re
 import threading
 
 import numba
@@ -387,10 +388,22 @@ def test_a_rate_keeps_its_unit_and_bench_fits_80_columns(bmn):
     fitted to 80 columns that way."""
     from bmn.search.output.tables import wrap_words
 
-    line = "100,000 2-player deals on 2 thread(s) in 0.079 s: 1,264,294 games/s, 322,493 cards/s"
+    line = "100,000 2-player deals on 2 threads in 0.079 s: 1,264,294 games/s, 322,493 cards/s"
     for width in range(40, len(line)):
         wrapped = wrap_words(line, width)
         assert "1,264,294 games/s" in wrapped and "322,493 cards/s" in wrapped, width
     text = bmn("bench", "--deals", 2000, "--rules", "leodog896").stdout
     assert all(len(row) <= 80 for row in text.splitlines()) and "games/s" in text
     assert "leodog896's rules" in text.replace("\n  ", " ")
+
+
+def test_a_bar_writes_counts_and_clocks_as_the_panel_does(monkeypatch, capsys):
+    from bmn.search.output import progress
+
+    monkeypatch.setattr(progress, "stderr_is_terminal", lambda: True)
+    with progress.count_progress("scoring", 5_000_000) as bar:
+        bar.reach(1_100_000)
+    drawn = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", capsys.readouterr().err)  # no colours
+    assert "1,100,000 of 5,000,000 deals" in drawn, drawn
+    assert re.search(r"\b0m0\ds elapsed, ", drawn), drawn
+    assert "0:00:0" not in drawn
