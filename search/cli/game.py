@@ -231,26 +231,31 @@ def _ranked(players: int, rank: int, count: int, order: str) -> None:
 @click.command(cls=HandCommand)
 @HANDS_ARGUMENT
 @figure_option(None)
-def plot(hands: tuple[str, ...], output: str | None) -> None:
+@RULES_OPTION
+def plot(hands: tuple[str, ...], output: str | None, rules: RuleSet) -> None:
     """Draw the course of one game: every seat's hand size after each trick.
 
     The deal and its result go in the title; a loop's repeating cycle is shaded and its
     period labelled; with 3 or 4 players, a cross marks the trick after which a seat holds
     no cards (it is out when next asked for one). Without -o the file is
     bmn-plot-<8 hex digits>.png, the digits a digest of the deal, so the same deal always
-    gets the same name. Prints the file name.
+    gets the same name. Prints the file name. --rules plays the game under a rule set
+    (docs/rules.md), named in the title when it is not bmn's.
 
     \b
     Examples:
       bmn plot ---AJ--Q---------QAKQJJ-QK -----A----KJ-K--------A---
       bmn plot '---K---Q-KQAJ-----AAJ--J--/----------Q----KQ-J-----KA' -o loop.svg
+      bmn plot --rules leodog896 ---AJ--Q---------QAKQJJ-QK -----A----KJ-K--------A---
     """
     from bmn.search.output.plots import default_game_file, plot_game, trajectory
 
     deal = read_deal(hands)
+    check_seats(rules, len(deal))
     path = default_game_file(deal) if output is None else output
     check_figure(path)
-    write_figure(plot_game, deal, trajectory(deal), path)
+    named = rules_line(rules, len(deal))
+    write_figure(plot_game, deal, trajectory(deal, rules=rules.name), path, named)
     click.echo(path)
 
 

@@ -145,10 +145,12 @@ def _wrap_deal(text: str, width: int = 60) -> str:
     return "\n".join([*lines, line])
 
 
-def plot_game(deal: Sequence[Sequence[int]], traj: Trajectory, path: str | Path) -> None:
+def plot_game(
+    deal: Sequence[Sequence[int]], traj: Trajectory, path: str | Path, rules: str | None = None
+) -> None:
     """Each seat's hand size after every trick; a loop's cycle shaded, its period labelled;
     with 3 or 4 seats, a dotted line and a cross where each seat is left with no cards (out),
-    the trick number in the legend."""
+    the trick number in the legend. `rules`: a line naming the rule set, in the title."""
     from bmn.kernels.deal import format_deal
 
     figure_format(path)
@@ -196,7 +198,9 @@ def plot_game(deal: Sequence[Sequence[int]], traj: Trajectory, path: str | Path)
     ax.grid(alpha=0.3)
     ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=9, borderaxespad=0)
     ax.set_title(
-        f"{_wrap_deal(format_deal(deal))}\n{result_text(traj.result)}",
+        "\n".join(
+            [_wrap_deal(format_deal(deal)), *([rules] if rules else []), result_text(traj.result)]
+        ),
         fontsize=10,
         family="monospace",
     )

@@ -310,3 +310,27 @@ def test_tick_labels_separate_thousands_as_the_tables_do(tmp_path, monkeypatch):
     numbers = [label for label in labels if label.replace(",", "").isdigit()]
     assert any(int(n.replace(",", "")) >= 1000 for n in numbers), labels
     assert all("," in n for n in numbers if int(n.replace(",", "")) >= 1000), labels
+
+
+def test_plot_plays_under_the_rule_set_given_and_names_it(bmn, tmp_path, monkeypatch):
+    """bmn's endless 3-seat deal ends under Paulhus's reading (157 cards: the reference
+    engine's count), and the title says so."""
+    from bmn.kernels.reference import play
+    from bmn.search.output import plots
+
+    endless = "-J--J----J-K--AQK-/------Q---------Q/KA-----K-A---JQA-"
+    titles = {}
+    real_save = plots._save
+
+    def keep(fig, path):
+        titles[Path(path).name] = fig.axes[0].get_title()
+        real_save(fig, path)
+
+    monkeypatch.setattr(plots, "_save", keep)
+    for rules in ("bmn", "paulhus"):
+        result = bmn("plot", endless, "--rules", rules, "-o", tmp_path / f"{rules}.png")
+        assert result.exit_code == 0, result.output
+    ends = play(parse_deal(endless), rules="paulhus")
+    assert "rules: paulhus" in titles["paulhus.png"]
+    assert f"{ends.cards:,} cards" in titles["paulhus.png"] and ends.status == "finished"
+    assert "rules:" not in titles["bmn.png"] and "loop" in titles["bmn.png"]
