@@ -90,4 +90,6 @@ def warn_if_not_standard(deal: Deal) -> None:
         return
     if ctx is not None:
         ctx.meta["bmn.warned"] = True
-    click.echo(warning, err=True)
+    from bmn.search.output.wrap import fit, stderr_width
+
+    click.echo(fit(warning, stderr_width()), err=True)

@@ -98,9 +98,11 @@ def play(
     click.echo(describe(result))
     if odds:
         from bmn.search.output.odds import deal_odds_line
+        from bmn.search.output.wrap import fit, stdout_width
 
         rare = _odds(deal, result, rules)
-        click.echo(f"odds: none: {rare}" if isinstance(rare, str) else deal_odds_line(rare))
+        line = f"odds: none: {rare}" if isinstance(rare, str) else deal_odds_line(rare)
+        click.echo(fit(line, stdout_width()))
     if trace:
         echo(trace_table(result.trace or (), len(deal)))
 

@@ -248,7 +248,10 @@ class TextLines:
                 continue
             values = ["-JQKA".index(c) for c in deal if c in "-JQKA"]  # not '/' or '.'
             what = f"deal {shorten(deal)}"
-            click.echo(not_standard_warning(values, what, "scoring"), err=True)
+            from bmn.search.output.wrap import fit, stderr_width
+
+            warning = not_standard_warning(values, what, "scoring")
+            click.echo(fit(warning, stderr_width()), err=True)
             self.warned = True
             return
 

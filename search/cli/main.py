@@ -198,7 +198,9 @@ def show_error(err: click.ClickException) -> None:
     if len(message) > LONGEST_ERROR:  # a value echoed back whole (an argument can be 128 KB)
         cut = message[: LONGEST_ERROR - 100]
         message = f"{cut}... ({len(message) - len(cut):,} more characters) ...{message[-80:]}"
-    click.echo(f"Error: {message}", err=True)
+    from bmn.search.output.wrap import fit, stderr_width
+
+    click.echo(fit(f"Error: {message}", stderr_width()), err=True)
     ctx = getattr(err, "ctx", None)
     usage = isinstance(err, click.UsageError) and ctx is not None
     if usage and ctx.command.get_help_option(ctx) is not None:
