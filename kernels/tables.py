@@ -325,20 +325,31 @@ class _Reader:
         return TableRow(number, where, format_deal(hands), values, sizes, stated)
 
     def _deal(self, text: str, cut: bool) -> Deal:
-        from bmn.kernels.api import numbered_deal
-
         if self.notation in ("rank", "camicia"):
-            if not text.isdigit():
-                raise DealError(f"{shorten(text)!r} is not a deal number ({self.notation}'s)")
-            return numbered_deal(
-                int(text), "bmn" if self.notation == "rank" else "camicia", self.players
-            )
+            return self._numbered(text)
         if "/" not in text:
             if self._is_digits(text):
                 return self._cut([int(c) for c in text])
             if cut and len(cards := parse_hand(text.strip(SEPARATORS))) >= self.players:
                 return self._cut(list(cards))
         return parse_deal(text, typed=True)
+
+    def _numbered(self, text: str) -> Deal:
+        """The standard deal of a number in bmn's or camicia.dev's order, cut evenly."""
+        from bmn.kernels.deal import decode
+        from bmn.kernels.decks import STANDARD_COUNTS, even_sizes
+        from bmn.kernels.ranks import unrank_in
+
+        if not text.isdigit():
+            raise DealError(f"{shorten(text)!r} is not a deal number ({self.notation}'s)")
+        if self.notation == "camicia" and self.players != 2:
+            raise DealError(f"camicia numbers two-player deals, not {self.players}")
+        order = "bmn" if self.notation == "rank" else "camicia"
+        try:
+            cards = unrank_in(order, int(text), STANDARD_COUNTS)
+        except ValueError as err:
+            raise DealError(f"deal number {shorten(text)}: {err}") from None
+        return decode(cards, even_sizes(len(cards), self.players))
 
     def _is_digits(self, text: str) -> bool:
         if not _DIGITS.fullmatch(text):

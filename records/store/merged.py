@@ -12,8 +12,10 @@ from __future__ import annotations
 import sqlite3
 import time
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from typing import Any
 
+from bmn.records.store.checked import Row
 from bmn.records.store.checkpoints import Checkpoints
 from bmn.records.store.connection import sql_errors
 from bmn.records.store.errors import RunHeld
@@ -116,13 +118,25 @@ class Merges(Checkpoints):
                 tally.finds_known += total - added
             for loop in snap.loops:
                 target, new = mapped[loop.run]  # the replay refused a cycle of no run
-                known = db.execute("SELECT 1 FROM loops WHERE key = ?", (loop.key,)).fetchone()
+                known = db.execute(
+                    "SELECT id, found_at FROM loops WHERE key = ?", (loop.key,)
+                ).fetchone()
                 # Times seen come with the run that first saw the cycle: a run merged before
                 # brought them already.
                 seen = loop.times_seen if new or known is None else 0
                 added = self._add_loops(db, target, [(loop, seen)])
                 tally.loops_new += added
                 tally.loops_known += 1 - added
+                # When it was first found is when the machine that found it found it (a new
+                # row was stamped now), or the target's, if that was earlier; the run that
+                # found it first goes with it.
+                if known is None or _earlier(
+                    loop.found_at, Row(self.path, "loops", known[0]).stamp("found_at", known[1])
+                ):
+                    db.execute(
+                        "UPDATE loops SET found_at = ?, run_id = ? WHERE key = ?",
+                        (loop.found_at, target, loop.key),
+                    )
         return tally
 
     def _merge_run(
@@ -166,6 +180,18 @@ class Merges(Checkpoints):
         target = int(cursor.lastrowid)
         _insert_checkpoints(db, target, run.checkpoints)
         return target
+
+
+def _earlier(a: str, b: str) -> bool:
+    """Whether time stamp `a` comes before `b`: ISO-8601 text compared as times, not as text
+    (a stamp to the second sorts after one to the millisecond of that second; one without a
+    zone is taken for UTC)."""
+    return _instant(a) < _instant(b)
+
+
+def _instant(stamp: str) -> datetime:
+    moment = datetime.fromisoformat(stamp.replace("Z", "+00:00"))
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=timezone.utc)
 
 
 def _status(row: dict[str, Any]) -> str:
