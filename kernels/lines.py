@@ -40,6 +40,7 @@ class ScoredBatch:
     scores: Scores
     consumed: int
     stated: list[Stated] = field(default_factory=list)
+    rules: list[str] = field(default_factory=list)  # the rule set each deal was played under
 
     def rows(self) -> Iterator[tuple[str, dict]]:
         """(canonical deal, result dict) for each deal in input order."""
@@ -58,7 +59,8 @@ def score_lines(
 ) -> Iterator[ScoredBatch]:
     """Score a table of deals (kernels/tables.py reads it, in `notation`, one-run deals cut
     for `players`) batch by batch, on `device` (kernels/score.py's registry), under `rules`
-    (a rule set's name or RuleSet; None: bmn's). An INPUT_PAUSED among the lines scores the
+    (a rule set's name or RuleSet; None: bmn's), or the rule set a row names (its 'rules'
+    column: bmn's export of a store that plays several). An INPUT_PAUSED among the lines scores the
     lines read so far at once (a batch shorter than `batch`).
 
     On a bad line (one the reader cannot read, or a deal of a seat count the rule set does
@@ -72,10 +74,10 @@ def score_lines(
 
     def scored() -> ScoredBatch:
         nonlocal used
-        values, sizes = [r.values for r in rows], [r.sizes for r in rows]
-        scores = score_values(values, sizes, threads, device, rules)
+        played = [row.rules or ruled.name for row in rows]
+        scores = _score_by_rules(rows, played, threads, device)
         done = ScoredBatch([r.deal for r in rows], scores, counted.chars - used)
-        done.stated = [r.stated for r in rows]
+        done.stated, done.rules = [r.stated for r in rows], played
         used = counted.chars
         return done
 
@@ -86,7 +88,7 @@ def score_lines(
                     yield scored()
                     rows = []
                 continue
-            _check_seats(row, ruled)
+            _check_seats(row, rule_set(row.rules) if row.rules else ruled)
             rows.append(row)
             if len(rows) >= batch:
                 yield scored()
@@ -98,6 +100,28 @@ def score_lines(
         raise
     if rows or counted.chars > used:
         yield scored()
+
+
+def _score_by_rules(
+    rows: list[TableRow], played: list[str], threads: int | None, device: str
+) -> Scores:
+    """The rows scored, each under its rule set: one call of the kernels a rule set."""
+    groups: dict[str, list[int]] = {}
+    for i, name in enumerate(played):
+        groups.setdefault(name, []).append(i)
+    if len(groups) <= 1:
+        name = next(iter(groups), None)
+        return score_values(
+            [r.values for r in rows], [r.sizes for r in rows], threads, device, name
+        )
+    out = Scores.empty(len(rows))
+    for name, picked in groups.items():
+        part = score_values(
+            [rows[i].values for i in picked], [rows[i].sizes for i in picked], threads, device, name
+        )
+        for whole, piece in zip(out.arrays(), part.arrays(), strict=True):
+            whole[picked] = piece
+    return out
 
 
 def _check_seats(row: TableRow, rules: RuleSet) -> None:

@@ -106,6 +106,7 @@ class TableRow(NamedTuple):
     values: bytes
     sizes: tuple[int, ...]
     stated: Stated
+    rules: str | None = None  # the rule set the row names (a 'rules' column or key)
 
 
 class LineError(DealError):
@@ -254,7 +255,8 @@ class _Reader:
                     f" {len(header.names)}"
                 )
             deal = header.deal(cells, self.notation)
-            return self._row(number, None, deal, header.stated(cells), cut=True)
+            row = self._row(number, None, deal, header.stated(cells), cut=True)
+            return _with_rules(row, dict(zip(header.names, cells, strict=True)))
         except DealError as err:
             raise LineError(number, str(err)) from None
 
@@ -297,7 +299,8 @@ class _Reader:
             if not isinstance(item, dict):
                 raise DealError(f"a deal is a text or an object, got {type(item).__name__}")
             said = item.get("expected") if isinstance(item.get("expected"), dict) else item
-            return self._row(number, where, _object_deal(item), _stated_of(said), cut=True)
+            row = self._row(number, where, _object_deal(item), _stated_of(said), cut=True)
+            return _with_rules(row, item)
         except DealError as err:
             raise LineError(number, str(err), where) from None
 
@@ -401,6 +404,19 @@ def _record_row(number: int, where: str | None, text: str, stated: Stated) -> Ta
     values = canonical.replace("/", "").translate(_RECORD_VALUE).encode("ascii")
     sizes = tuple(len(hand) for hand in canonical.split("/"))
     return TableRow(number, where, canonical, values, sizes, stated)
+
+
+def _with_rules(row: TableRow, fields: dict[str, Any]) -> TableRow:
+    """The row with the rule set its 'rules' field names (bmn's export, `score --json`)."""
+    name = fields.get("rules")
+    if name in (None, ""):
+        return row
+    from bmn.kernels.rules.sets import rule_set
+
+    try:
+        return row._replace(rules=rule_set(str(name).strip()).name)
+    except ValueError as err:
+        raise DealError(f"rules: {err}") from None
 
 
 def _stated_from(fields: Sequence[str]) -> Stated:

@@ -1,7 +1,8 @@
 """Deals another program found, brought into a store (`bmn records import`): the table is read
 by kernels/tables.py, every deal replayed under the named rule set by the compiled kernel and
 by the reference engine, and stored as the finds of one finished run of kind 'import' that
-names the file (one run per seat count the table deals).
+names the file (one run per seat count and rule set: a row may name its own, as bmn's export
+does).
 
 Nothing is taken on trust: a row that is not a deal, deals a seat count the rule set does not
 play, states a length its game does not have, or ends at the rule set's card limit is named
@@ -97,8 +98,9 @@ def import_table(
     digest = hashlib.sha256(data).hexdigest()
     params = params_of(name, digest, notation, len(rows))
     with Store(target) as db:
-        for seats in sorted(finds):
-            stored = db.add_import(params, seats, ruled.name, finds[seats], seconds)
+        for seats, rules_name in sorted(finds):
+            found = finds[seats, rules_name]
+            stored = db.add_import(params, seats, rules_name, found, seconds)
             done.runs.append(stored.run)
             done.new += stored.new
             done.known += stored.known
@@ -114,23 +116,43 @@ def _read(
     for row in read_table(text.splitlines(keepends=True), notation, players, keep_going=True):
         if isinstance(row, LineError):
             problems.append(str(row))
-        elif row is not None and not rules.plays(len(row.sizes)):
-            played = " or ".join(map(str, rules.players or ()))
+        elif row is not None and not (ruled := _rules_of(row, rules)).plays(len(row.sizes)):
+            played = " or ".join(map(str, ruled.players or ()))
             problems.append(
                 f"{_where(row)}: a deal of {len(row.sizes)} hands; rule set"
-                f" {rules.name!r} plays {played} seats"
+                f" {ruled.name!r} plays {played} seats"
             )
         elif row is not None:
             rows.append(row)
     return rows, problems
 
 
-def _replayed(rows: list[TableRow], rules: RuleSet) -> tuple[dict[int, list[Find]], list[str]]:
-    """Each row's game by the kernel and the reference engine: its find (by seat count), or a
-    line saying why it is not stored."""
+def _rules_of(row: TableRow, rules: RuleSet) -> RuleSet:
+    """The rule set a row is played under: the one it names (an export's 'rules'), else
+    `rules`."""
+    return rule_set(row.rules) if row.rules else rules
+
+
+def _replayed(
+    rows: list[TableRow], default: RuleSet
+) -> tuple[dict[tuple[int, str], list[Find]], list[str]]:
+    """Each row's game by the kernel and the reference engine, under its rule set: its find
+    (by seat count and rule set), or a line saying why it is not stored."""
+    finds: dict[tuple[int, str], list[Find]] = {}
+    problems: list[str] = []
+    by_rules: dict[str, list[TableRow]] = {}
+    for row in rows:
+        by_rules.setdefault(_rules_of(row, default).name, []).append(row)
+    for name, played in by_rules.items():
+        problems += _replay_under(played, rule_set(name), finds)
+    return finds, problems
+
+
+def _replay_under(
+    rows: list[TableRow], rules: RuleSet, finds: dict[tuple[int, str], list[Find]]
+) -> list[str]:
     from bmn.kernels.score import score_values  # compiles the kernels: on first use
 
-    finds: dict[int, list[Find]] = {}
     problems = []
     for at in range(0, len(rows), REPLAY_CHUNK):
         chunk = rows[at : at + REPLAY_CHUNK]
@@ -153,8 +175,8 @@ def _replayed(rows: list[TableRow], rules: RuleSet) -> tuple[dict[int, list[Find
                 )
             else:
                 find = Find(row.deal, fast[0], fast[1], fast[2])
-                finds.setdefault(len(row.sizes), []).append(find)
-    return finds, problems
+                finds.setdefault((len(row.sizes), rules.name), []).append(find)
+    return problems
 
 
 def _where(row: TableRow) -> str:

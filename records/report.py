@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import csv
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import islice
 from typing import IO, TYPE_CHECKING, Any
@@ -262,27 +262,35 @@ def _imbalance(row: LoopRow) -> int:
 ELAPSED_DECIMALS = 3  # an export's seconds into the run: to the millisecond, as a clock reads
 
 
-def export_csv(rows: Iterable[FindRow], out: IO[str]) -> None:
+def export_csv(
+    rows: Iterable[FindRow], out: IO[str], rules: Mapping[int, str] | None = None
+) -> None:
+    """Finds as CSV; with `rules` (run number to rule set), a last column naming the rule set
+    each find's run played, so `bmn score` replays each under its own."""
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(FIND_KEYS)
+    writer.writerow([*FIND_KEYS, *(["rules"] if rules is not None else [])])
     for row in rows:
-        writer.writerow(_exported(row).values())
+        writer.writerow(_exported(row, rules).values())
 
 
-def export_json(rows: Iterable[FindRow], out: IO[str]) -> None:
+def export_json(
+    rows: Iterable[FindRow], out: IO[str], rules: Mapping[int, str] | None = None
+) -> None:
     """A JSON list written row by row, so a large store never sits in memory at once."""
     out.write("[")
     for i, row in enumerate(rows):
-        out.write(("," if i else "") + "\n" + json.dumps(_exported(row)))
+        out.write(("," if i else "") + "\n" + json.dumps(_exported(row, rules)))
     out.write("\n]\n")
 
 
-def _exported(row: FindRow) -> dict[str, Any]:
+def _exported(row: FindRow, rules: Mapping[int, str] | None = None) -> dict[str, Any]:
     """A find as an export writes it: `elapsed` to the millisecond, not a float's 16 digits
-    (the time a find is stamped with is no finer than that)."""
+    (the time a find is stamped with is no finer than that), and its run's rule set."""
     found = row.as_dict(FIND_KEYS)
     if isinstance(found.get("elapsed"), float):
         found["elapsed"] = round(found["elapsed"], ELAPSED_DECIMALS)
+    if rules is not None:
+        found["rules"] = rules.get(row.run, "bmn")
     return found
 
 

@@ -117,7 +117,7 @@ def score(
             )
             for batch in batches:
                 lines.warn_once(batch.deals)
-                out = tally.lines(batch, rules.name if as_json else None)
+                out = tally.lines(batch, as_json)
                 if out:
                     click.echo("\n".join(out))
                 advance(batch.consumed, len(out))
@@ -139,14 +139,15 @@ class Tally:
         self.agree = 0
         self.differ = 0
 
-    def lines(self, batch, rules: str | None) -> list[str]:
-        """A batch's lines: text, or (`rules` given) JSON objects naming the rule set."""
+    def lines(self, batch, as_json: bool) -> list[str]:
+        """A batch's lines: text, or JSON objects naming the rule set each was played under."""
         from types import SimpleNamespace
 
         out = []
-        for (deal, result), stated in zip(batch.rows(), batch.stated, strict=True):
+        each = zip(batch.rows(), batch.stated, batch.rules, strict=True)
+        for (deal, result), stated, rules in each:
             check = self.check(stated, result)
-            if rules is not None:
+            if as_json:
                 said = {"stated": stated.as_dict(), "agrees": not check} if stated else {}
                 out.append(json.dumps({"deal": deal, **result, "rules": rules, **said}))
                 continue

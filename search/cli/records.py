@@ -356,13 +356,16 @@ def export(fmt: str, players: int | None, store: str, as_json: bool) -> None:
     """Write every find in the store to stdout (--json is short for --format json).
 
     Columns: deal, cards, tricks, status, run, found_at, strategy, elapsed (seconds into
-    the run when it was found). Finds of every seat count unless --players picks one.
+    the run when it was found), rules (the rule set its run played). Finds of every seat
+    count unless --players picks one. `bmn score` reads an export back, each find replayed
+    under its own rule set: `bmn records export | bmn score -` verifies a whole store.
 
     \b
     Examples:
       bmn records export > finds.csv
       bmn records export --format json --store night.sqlite
       bmn records export --players 4 > four.csv
+      bmn records export --store night.sqlite | bmn score -
     """
     import sys
 
@@ -372,7 +375,8 @@ def export(fmt: str, players: int | None, store: str, as_json: bool) -> None:
         raise click.UsageError("--json is short for --format json; it conflicts with --format csv")
     write = export_json if as_json or fmt == "json" else export_csv
     with open_store(store) as db:
-        write(db.all_finds(seats=players), sys.stdout)
+        rules = {run.id: run.rules for run in db.runs()}
+        write(db.all_finds(seats=players), sys.stdout, rules)
 
 
 @records.command()

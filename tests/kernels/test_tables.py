@@ -166,17 +166,41 @@ def test_play_refuses_the_number_in_one_line(bmn, failed):
     assert RECORD in line
 
 
+def an_n1k06_deal() -> tuple[str, object]:
+    """A deal of N1k06's report whose game under its rule set is not bmn's game."""
+    for row in rows((PEERS / "n1k06_40.csv").read_text().splitlines()):
+        game = reference.play(parse_deal(row.deal), rules="n1k06")
+        if (game.cards, game.status) != (reference.play(parse_deal(row.deal)).cards, game.status):
+            return row.deal, game
+    raise AssertionError("every deal plays alike")
+
+
 def test_score_verifies_its_own_export(bmn, tmp_path):
+    """Each find is replayed under its own run's rule set (the export's last column)."""
     path = tmp_path / "s.sqlite"
+    deal, game = an_n1k06_deal()
     with Store(path) as db:
         run = db.create_run("walk", "cards", 1, {})
         db.add_finds(run, [Find(RECORD, 8344, 1164), Find(PAULHUS, 4791, 670)])
+        other = db.create_run("walk", "cards", 2, {}, rules="n1k06")
+        db.add_finds(other, [Find(deal, game.cards, game.tricks, game.status)])
     exported = bmn("records", "export", "--store", path)
+    assert exported.stdout.splitlines()[0].endswith(",rules")
     checked = bmn("score", "-", input=exported.stdout)
     assert checked.exit_code == 0, checked.output
-    assert checked.stdout.count("; agrees") == 2
-    assert "2 stated length(s): 2 agree, 0 differ" in checked.stderr
+    assert checked.stdout.count("; agrees") == 3
+    assert "3 stated length(s): 3 agree, 0 differ" in checked.stderr
+    as_bmn = bmn("score", "-", input=exported.stdout.replace(",n1k06\n", ",bmn\n"))
+    assert as_bmn.exit_code == 1 and "1 differ" in as_bmn.stderr
+    in_json = bmn(
+        "score", "-", "--json", input=bmn("records", "export", "--json", "--store", path).stdout
+    )
+    assert sorted(json.loads(line)["rules"] for line in in_json.stdout.splitlines()) == [
+        "bmn",
+        "bmn",
+        "n1k06",
+    ]
     wrong = bmn("score", "-", input=exported.stdout.replace(",8344,", ",8345,"))
     assert wrong.exit_code == 1
     assert "differs: stored 8,345 cards, replayed 8,344" in wrong.stdout
-    assert "2 stated length(s): 1 agree, 1 differ" in wrong.stderr
+    assert "3 stated length(s): 2 agree, 1 differ" in wrong.stderr

@@ -125,6 +125,26 @@ def test_a_stores_export_imports_back_as_the_same_finds(bmn, tmp_path):
     assert {f[:4] for f in after} == {f[:4] for f in before}
 
 
+def test_an_export_of_several_rule_sets_imports_as_a_run_of_each(bmn, tmp_path):
+    source, target = tmp_path / "a.sqlite", tmp_path / "b.sqlite"
+    table = [row for row in csv.DictReader((PEERS / "n1k06_40.csv").read_text().splitlines())]
+    exported = tmp_path / "n1k06.csv"
+    exported.write_text(
+        "\n".join(["deck,cards", *(f"{r['deck']},{r['cards']}" for r in table[:3])])
+    )
+    records.import_table(exported, source, rules="n1k06")
+    with Store(source) as db:
+        run = db.create_run("walk", "cards", 1, {})
+        db.add_finds(run, [Find(RECORD, 8344, 1164)])
+    everything = tmp_path / "all.csv"
+    everything.write_text(bmn("records", "export", "--store", source).stdout)
+    result = bmn("records", "import", everything, "--store", target)  # no --rules: each row's
+    assert result.exit_code == 0, result.output
+    runs, finds = stored(target)
+    assert sorted(run.rules for run in runs) == ["bmn", "n1k06"]
+    assert {f[:4] for f in finds} == {f[:4] for f in stored(source)[1]}
+
+
 def test_bad_input_gets_one_line(bmn, failed, tmp_path):
     store = tmp_path / "s.sqlite"
     Store(store).close()
