@@ -155,44 +155,41 @@ class _Reader:
             return err
 
     def rows(self, lines: Iterable[str | None]) -> Iterator[TableRow | LineError | None]:
-        it = iter(lines)
-        number = 0
-        for line in it:
-            if line is INPUT_PAUSED:
+        """The first line that is not blank or a comment says what the table is; the rest
+        is read as that."""
+        content = _content(lines)
+        for item in content:
+            if item is INPUT_PAUSED:
                 yield None
                 continue
-            number += 1
-            text = line.strip()
-            if not text or text.startswith("#"):
-                continue
+            number, text = item
             if text[0] == "[" or (text[0] == "{" and not _one_object(text)):
-                yield from self._document(number, text, it)
-                return
-            if text[0] == "{":
-                yield from self._json_lines(number, text, it)
-                return
-            header = _header(number, text)
-            if header is not None:
-                yield from self._csv(number, header, it)
-                return
-            yield self._one(self._plain, number, text)
-            yield from self._plain_lines(number, it)
+                yield from self._document(number, text, content)
+            elif text[0] == "{":
+                yield self._one(self._json_line, number, text)
+                yield from self._each(content, self._json_line)
+            elif (header := _header(number, text)) is not None:
+                yield from self._each(content, lambda n, t: self._csv_row(n, header, t))
+            else:
+                yield self._one(self._plain, number, text)
+                yield from self._plain_lines(content)
             return
+
+    def _each(self, content: Iterator, read: Any) -> Iterator[TableRow | LineError | None]:
+        for item in content:
+            yield None if item is INPUT_PAUSED else self._one(read, *item)
 
     # -- lines of deals, with or without what they state ---------------------------------------
 
-    def _plain_lines(self, number: int, lines: Iterator[str | None]):
+    def _plain_lines(self, content: Iterator) -> Iterator[TableRow | LineError | None]:
         record = _RECORD_LINE.fullmatch if self.notation == "auto" else None
-        for line in lines:
-            if line is INPUT_PAUSED:
+        for item in content:
+            if item is INPUT_PAUSED:
                 yield None
-                continue
-            number += 1
-            text = line.strip()
-            if record is not None and record(text):  # most lines of large files: no parser
-                yield self._one(_record_row, number, None, text, NOTHING_STATED)
-            elif text and not text.startswith("#"):
-                yield self._one(self._plain, number, text)
+            elif record is not None and record(item[1]):  # most lines of large files
+                yield self._one(_record_row, item[0], None, item[1], NOTHING_STATED)
+            else:
+                yield self._one(self._plain, *item)
 
     def _plain(self, number: int, text: str) -> TableRow:
         """A line without a header: a deal, and what it states after it (or, a deal in
@@ -235,17 +232,6 @@ class _Reader:
 
     # -- tables with a header ------------------------------------------------------------------
 
-    def _csv(self, number: int, header: _Header, lines: Iterator[str | None]):
-        for line in lines:
-            if line is INPUT_PAUSED:
-                yield None
-                continue
-            number += 1
-            text = line.strip()
-            if not text or text.startswith("#"):
-                continue
-            yield self._one(self._csv_row, number, header, text)
-
     def _csv_row(self, number: int, header: _Header, text: str) -> TableRow:
         try:
             cells = header.split(text)
@@ -262,18 +248,6 @@ class _Reader:
 
     # -- JSON --------------------------------------------------------------------------------
 
-    def _json_lines(self, number: int, first: str, lines: Iterator[str | None]):
-        yield self._one(self._object, number, f"line {number}", json.loads(first))
-        for line in lines:
-            if line is INPUT_PAUSED:
-                yield None
-                continue
-            number += 1
-            text = line.strip()
-            if not text or text.startswith("#"):
-                continue
-            yield self._one(self._json_line, number, text)
-
     def _json_line(self, number: int, text: str) -> TableRow:
         try:
             item = json.loads(text)
@@ -281,10 +255,10 @@ class _Reader:
             raise LineError(number, f"not a JSON object ({err})") from None
         return self._object(number, f"line {number}", item)
 
-    def _document(self, number: int, first: str, lines: Iterator[str | None]):
+    def _document(self, number: int, first: str, content: Iterator):
         """A whole JSON document: a list of deals or objects (bmn's export), or an object with
         'cases' (exercism's canonical data), read once it has all come."""
-        text = first + "\n" + "".join(line for line in lines if line is not INPUT_PAUSED)
+        text = "\n".join([first, *(item[1] for item in content if item is not INPUT_PAUSED)])
         try:
             document = json.loads(text)
         except ValueError as err:
@@ -404,6 +378,20 @@ def _record_row(number: int, where: str | None, text: str, stated: Stated) -> Ta
     values = canonical.replace("/", "").translate(_RECORD_VALUE).encode("ascii")
     sizes = tuple(len(hand) for hand in canonical.split("/"))
     return TableRow(number, where, canonical, values, sizes, stated)
+
+
+def _content(lines: Iterable[str | None]) -> Iterator[tuple[int, str] | None]:
+    """(line number, text stripped) of each line that is not blank or a comment ('#'), and
+    INPUT_PAUSED where the input paused."""
+    number = 0
+    for line in lines:
+        if line is INPUT_PAUSED:
+            yield None
+            continue
+        number += 1
+        text = line.strip()
+        if text and not text.startswith("#"):
+            yield number, text
 
 
 def _with_rules(row: TableRow, fields: dict[str, Any]) -> TableRow:
