@@ -1,5 +1,5 @@
 """Starting a run: a new one from its settings, or a stored one resumed; then running it until
-it is done or Ctrl-C (SIGINT) or SIGTERM stops it after a checkpoint.
+it is done or Ctrl-C (SIGINT), SIGTERM or SIGHUP stops it after a checkpoint.
 
 `bmn search` (search/cli/search.py) and the library's `bmn.search.search` (search/api.py) both
 start runs here, so the checks and defaults are written once. Settings are named as the command
@@ -297,7 +297,7 @@ def check_stored(db: Store, run_id: int, kind: RunKind) -> None:
 
 
 class StoppedBeforeRun(KeyboardInterrupt):
-    """SIGINT or SIGTERM before the run began (its store opening, its kernels compiling):
+    """SIGINT, SIGTERM or SIGHUP before the run began (its store opening, its kernels compiling):
     nothing was searched. `run`: the run made or claimed by then, released so that
     `--resume` continues it, or None."""
 
@@ -307,11 +307,12 @@ class StoppedBeforeRun(KeyboardInterrupt):
 
 
 class Stopping:
-    """SIGINT (Ctrl-C) and SIGTERM from before a store opens to a run's end. Before the run
-    begins a signal raises StoppedBeforeRun at once (opening a store or compiling kernels is
-    not waited out); once it runs, the run stops cleanly after a checkpoint and its summary
-    says 'interrupted'. Signals are caught only on the main thread (the only one Python
-    delivers them to)."""
+    """SIGINT (Ctrl-C), SIGTERM and SIGHUP (a terminal closed, an SSH session dropped) from
+    before a store opens to a run's end. Before the run begins a signal raises StoppedBeforeRun
+    at once (opening a store or compiling kernels is not waited out); once it runs, the run
+    stops cleanly after a checkpoint and its summary says 'interrupted'. SIGHUP ignored when
+    the run starts (`nohup`) stays ignored. Signals are caught only on the main thread (the
+    only one Python delivers them to)."""
 
     def __init__(self, store: str | os.PathLike[str]):
         self.store = store
@@ -321,7 +322,11 @@ class Stopping:
 
     def __enter__(self) -> Stopping:
         if threading.current_thread() is threading.main_thread():
-            self._previous = {sig: signal.signal(sig, self._signal) for sig in STOP_SIGNALS}
+            self._previous = {
+                sig: signal.signal(sig, self._signal)
+                for sig in STOP_SIGNALS
+                if not (sig == signal.SIGHUP and signal.getsignal(sig) == signal.SIG_IGN)
+            }
         return self
 
     def _signal(self, signum: int, frame: object) -> None:
@@ -348,7 +353,7 @@ class Stopping:
             err.run = _release_ours(self.store)
 
 
-STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)  # as search/cli/stops.py's
 
 
 def _release_ours(store: str | os.PathLike[str]) -> int | None:

@@ -1,6 +1,6 @@
-"""SIGINT and SIGTERM at any moment of the `bmn` console script: status 130 and `Aborted!` while
-the command works, the command's own status once its work is done and said, never killed
-silently (143 or -2).
+"""SIGINT, SIGTERM and SIGHUP at any moment of the `bmn` console script: status 130 and
+`Aborted!` while the command works, the command's own status once its work is done and said,
+never killed silently (143, -2 or -1). A search stopped by SIGHUP: test_cli_hangup.py.
 
 Each test runs the real console script (entry.py) in a child process and signals it at a
 point the child announces down a pipe, then lets it go on: a signal is never timed by a clock.
@@ -97,6 +97,8 @@ def signalled(args: list[object], phase: str, signum: int) -> tuple[int, str, st
 
 PHASES = [(p, s) for p in ("atexit", "teardown") for s in (signal.SIGINT, signal.SIGTERM)]
 IDS = [f"{phase}-{sig.name}" for phase, sig in PHASES]
+HANGUPS = [(phase, signal.SIGHUP) for phase in ("atexit", "teardown")]  # SIGTERM's twin
+HANGUP_IDS = [f"{phase}-SIGHUP" for phase, _ in HANGUPS]
 
 
 @pytest.fixture(scope="module")
@@ -122,7 +124,7 @@ def said(bmn, args: list[str]) -> str:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("phase, signum", PHASES, ids=IDS)
+@pytest.mark.parametrize("phase, signum", PHASES + HANGUPS, ids=IDS + HANGUP_IDS)
 def test_a_signal_after_play_has_said_all_exits_0(bmn, phase, signum):
     status, out, err = signalled(["play", *RECORD], phase, signum)
     assert (status, out, err) == (0, said(bmn, ["play", *RECORD]), "")
@@ -154,7 +156,9 @@ def test_a_signal_after_an_error_keeps_its_status(signum):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+@pytest.mark.parametrize(
+    "signum", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP], ids=["SIGINT", "SIGTERM", "SIGHUP"]
+)
 @pytest.mark.parametrize("command", ["play", "records runs"])
 def test_a_signal_while_a_command_works_is_130_aborted(searched, command, signum):
     args = ["play", *RECORD] if command == "play" else ["records", "runs", "--store", searched]
