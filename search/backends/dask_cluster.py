@@ -437,6 +437,7 @@ def start_local_cluster(workers: int | None) -> LocalCluster:
     """One-thread worker processes on this machine, every port on 127.0.0.1 only."""
     from bmn.search.backends.threads import default_workers
 
+    _tracker_ignoring_hangups()
     try:
         return LocalCluster(
             n_workers=workers or default_workers(),
@@ -449,6 +450,22 @@ def start_local_cluster(workers: int | None) -> LocalCluster:
         )
     except Exception as err:
         raise BackendError(f"cannot start a local Dask cluster: {err}") from None
+
+
+def _tracker_ignoring_hangups() -> None:
+    """Start multiprocessing's resource tracker with SIGHUP ignored: it ignores SIGINT and
+    SIGTERM itself but not a hang-up, which would kill it (and fill stderr with its
+    restarts' tracebacks) while the search checkpoints and stops."""
+    import multiprocessing.resource_tracker
+    import signal
+
+    if not hasattr(signal, "SIGHUP"):
+        return
+    before = signal.signal(signal.SIGHUP, signal.SIG_IGN)
+    try:
+        multiprocessing.resource_tracker.ensure_running()
+    finally:
+        signal.signal(signal.SIGHUP, before)
 
 
 def _free(port: int) -> bool:
