@@ -9,7 +9,8 @@ Imports nothing heavy: every command module imports this at `bmn --help` time.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from shlex import quote
 from typing import Any
 
 import click
@@ -26,14 +27,76 @@ from bmn.search.runs.settings import (
 
 # -- options every command family shares -----------------------------------------------------
 
+
+class StorePath(click.ParamType):
+    """A store's file name: BMN_STORE names one store, whole (spaces and all), never a list."""
+
+    name = "file"
+
+    def convert(self, value, param, ctx) -> str:
+        return str(value)
+
+    def split_envvar_value(self, rv: str) -> tuple[str, ...]:
+        return (rv,)
+
+
+def _one_store(ctx: click.Context, param: click.Parameter, value: tuple[str, ...]) -> str:
+    """--store, given once: click would keep the last of two and read that store alone, so
+    each is collected (multiple=True) and more than one is a usage error (exit 2)."""
+    if len(value) > 1:
+        raise click.UsageError(f"--store given {len(value)} times; {_give_one(value)}", ctx)
+    return value[0] if value else DEFAULT_PATH
+
+
+def _give_one(stores: Sequence[str]) -> str:
+    """The way out of naming several stores, a command to copy: one store, or one made of them."""
+    named = " ".join(quote(store) for store in stores)
+    merge = f"bmn records merge {named} --store all.sqlite"
+    return f"give one store, or merge them into one first: {merge}"
+
+
 STORE_OPTION = click.option(
     "--store",
-    default=DEFAULT_PATH,
+    type=StorePath(),
+    multiple=True,  # to see a second --store and refuse it; the command gets one path
+    default=(DEFAULT_PATH,),
+    callback=_one_store,
     envvar="BMN_STORE",
     show_default=True,
     metavar="FILE",
     help="The record store (SQLite file); env BMN_STORE.",
 )
+
+
+class StoreCommand(click.Command):
+    """A command that takes its store as --store: a file named as an argument (`bmn records
+    top night.sqlite`, as `records serve` reads it) is refused with the form to give, in one
+    line; other extra arguments as click says them."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        ctx.allow_extra_args = True  # seen here, after the options, rather than by click
+        rest = super().parse_args(ctx, args)
+        extra = ctx.args
+        if not extra:
+            return rest
+        many = "arguments" if len(extra) > 1 else "argument"
+        if not all(map(_names_a_file, extra)):
+            raise click.UsageError(f"Got unexpected extra {many} ({' '.join(extra)})", ctx)
+        if len(extra) == 1:
+            why = f"give the store as --store {quote(extra[0])}"
+        else:
+            why = f"a store is given as --store FILE; {_give_one(extra)}"
+        raise click.UsageError(f"unexpected {many} {' '.join(map(quote, extra))}; {why}", ctx)
+
+
+def _names_a_file(arg: str) -> bool:
+    """Whether an argument reads as a file name: a suffix (.sqlite), a folder, or a file there."""
+    import os
+    from pathlib import PurePath
+
+    return bool(PurePath(arg).suffix) or os.sep in arg or os.path.isfile(arg)
+
+
 JSON_OPTION = click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")
 THREADS_OPTION = click.option(
     "--threads",

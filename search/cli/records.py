@@ -19,6 +19,7 @@ from bmn.search.cli.options import (
     PLAYERS_OPTION,
     RULES_OPTION,
     STORE_OPTION,
+    StoreCommand,
     check_figure,
     check_not_store,
     echo,
@@ -44,7 +45,13 @@ from bmn.search.output.records import (
 )
 
 
-@click.group()
+class RecordsGroup(click.Group):
+    """`bmn records`: each command takes its store as --store (StoreCommand)."""
+
+    command_class = StoreCommand
+
+
+@click.group(cls=RecordsGroup)
 def records() -> None:
     """The published record games and the record store.
 
@@ -120,14 +127,15 @@ def published(players: int, rules: str | None, as_json: bool) -> None:
 
 def _say_paulhus(players: int) -> None:
     """With 3 or 4 seats, how many games of bmn's table end otherwise under Paulhus's reading
-    of a seat out while paying: the table holds bmn's rules."""
+    of a seat out while paying: the table holds bmn's rules. The command to see them is a line
+    of its own, indented, so that an 80-column terminal never splits it."""
     from bmn.records.published import replay_published
 
     other = [row for row in replay_published(players, "paulhus") if not row.matches]
     if other:
         click.echo(
             f"these are bmn's rules; under paulhus's reading {len(other)} of them end otherwise:"
-            f" bmn records published --players {players} --rules paulhus",
+            f"\n  bmn records published --players {players} --rules paulhus",
             err=True,
         )
 

@@ -24,20 +24,25 @@ def published_table(rows: Sequence[Replayed]) -> Table:
     """`bmn records published`: each record game, its deal, and whether it replays as
     published ('same', or the replay's figures). At 80 columns a deal is never split: the
     year (in the name already), the tricks, the replay and the status give way, in turn, and a
-    name wraps at its spaces. Under another rule set its figures are what was asked for: they
-    never give way (the published status and cards do) and say them whole, wrapped."""
+    name wraps at its spaces. A game that never ends is never shown as a length alone: when the
+    status gives way its cards read `loop (474)`. Under another rule set its figures are what
+    was asked for: they never give way (the published status and cards do) and say them whole,
+    wrapped, with the status of a game that does not finish."""
     ruled = bool(rows) and rows[0].rules != DEFAULT_RULES
     replayed = rows[0].rules if ruled else "replayed"
     head = ["name", "year", "status", "cards", "tricks", replayed, "deal"]
     body = [[r.name, str(r.year), r.status, r.cards, r.tricks, _replayed(r), r.deal] for r in rows]
     spare = (1, 4, 2, 3) if ruled else (1, 4, 5, 2)
-    return Table(head, body, left=(0, 2, 5, 6), wrap=(0, 5), spare=spare)
+    endless = [None if r.status == "finished" else f"{r.status} ({r.cards:,})" for r in rows]
+    return Table(head, body, left=(0, 2, 5, 6), wrap=(0, 5), spare=spare, folds={2: (3, endless)})
 
 
 def _replayed(row: Replayed) -> str:
     figures = f"{row.replayed_cards:,} cards, {row.replayed_tricks:,} tricks"
     if row.rules != DEFAULT_RULES:  # other rules: the figures whole, a difference expected
-        status = "same" if row.matches else row.replayed_status
+        status = row.replayed_status
+        if row.matches:
+            status = "same" if status == "finished" else f"same ({status})"
         return f"{status}, {figures}"
     if row.matches:
         return "same"
@@ -96,7 +101,7 @@ def runs_text(runs: Sequence[Run]) -> Block:
             r.seats,
             r.status,
             r.games,
-            format_duration(r.seconds),
+            run_time(r.seconds),
             "-" if r.best_cards is None else r.best_cards,
             "-" if r.best_tricks is None else r.best_tricks,
             short_time(r.started_at),
@@ -106,6 +111,13 @@ def runs_text(runs: Sequence[Run]) -> Block:
     ]
     # On a narrow terminal: where it ran, then when it started, then the objective give way.
     return Table(head, body, left=(1, 2, 4, 9, 10), wrap=(10,), spare=(10, 9, 2))
+
+
+def run_time(seconds: float) -> str:
+    """A run's time in the runs table, to the second in one format whatever its length: 20s,
+    3m00s, 1h02m, 3d04h (format_duration's, but whole seconds under a minute, not 20.0s)."""
+    whole = round(seconds)
+    return f"{whole}s" if whole < 60 else format_duration(whole)
 
 
 def ran_on(run: Run) -> str:
@@ -252,10 +264,25 @@ def compare_text(
         )
         blocks.append(f"the best find (run {best.run}, {best.cards:,} cards): {words}")
     else:
-        which = "" if players == 2 else f" {players}-player"
-        blocks.append(f"the store has no finished{which} standard-deck finds yet")
+        blocks.append(_none_to_rank(players, left_out))
     said = left_out.text(players) if left_out is not None else None
     return blocks + ([said] if said else [])
+
+
+def _none_to_rank(players: int, left_out: LeftOut | None) -> str:
+    """Why `records compare` ranks no find; where the store holds finished finds of other seat
+    counts, how many, and the --players to give for them."""
+    others = {int(s): n for s, n in (left_out.seats if left_out else {}).items() if n}
+    which = "" if players == 2 and not others else f" {players}-player"
+    line = f"the store has no finished{which} standard-deck finds yet"
+    if not others:
+        return line
+    counts = sorted(others.items())
+    first, *rest = counts
+    held = [f"{first[1]:,} finished {'find' if first[1] == 1 else 'finds'} of {first[0]} players"]
+    held += [f"{n:,} of {s} players" for s, n in rest]
+    give = " or ".join(f"--players {s}" for s, _ in counts)
+    return f"{line}; it has {' and '.join(held)}: give {give}"
 
 
 def show_text(shown: dict[str, Any], summary: str, store: str) -> str:

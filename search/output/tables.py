@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import re
 import sys
-from collections.abc import Collection, Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Collection, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -32,16 +32,27 @@ class Table:
     A whole number is written with thousands separators (a run number or a year is given as
     text, so it is not). On a terminal no cell is ever split but those of the `wrap` columns
     (words), which wrap at spaces; the `spare` columns, first named first, are left out (and
-    the table says so) when the window is too narrow for them."""
+    the table says so) when the window is too narrow for them. `folds` keeps what a spare column
+    says when it is left out: {spare column: (another column, its cells then)}, a cell None where
+    the other column's own cell says enough (a loop's length written `loop (474)` in the cards
+    column when the status column gives way)."""
 
     head: Sequence[str]
     rows: Sequence[Sequence[Any]]
     left: Collection[int] = ()
     wrap: Collection[int] = ()
     spare: Sequence[int] = ()
+    folds: Mapping[int, tuple[int, Sequence[Any]]] = field(default_factory=dict)
 
-    def cells(self) -> list[list[str]]:
-        return [[str(c) for c in self.head]] + [[cell_text(c) for c in row] for row in self.rows]
+    def cells(self, left_out: Collection[int] = ()) -> list[list[str]]:
+        """The head and rows as text; with the columns `left_out`, what they fold into others."""
+        rows = [[cell_text(c) for c in row] for row in self.rows]
+        for gone, (into, instead) in self.folds.items():
+            if gone in left_out:
+                for row, cell in zip(rows, instead, strict=True):
+                    if cell is not None:
+                        row[into] = cell_text(cell)
+        return [[str(c) for c in self.head]] + rows
 
     def plain(self) -> str:
         """Columns two spaces apart, each as wide as its widest cell; no trailing spaces."""
@@ -60,15 +71,20 @@ class Table:
     def fit(self, width: int) -> Fitted | None:
         """The columns to draw in a window `width` wide, and how wide each; None if the table
         cannot fit. Spare columns give way, in order, before a word column wraps."""
-        cells = self.cells()
         spare = [c for c in self.spare if c < len(self.head)]
         tries = [((), spare[:k]) for k in range(len(spare) + 1)] + [(self.wrap, spare)]
         for wrap, left_out in tries:
             shown = [c for c in range(len(self.head)) if c not in left_out]
-            widths = _widths(cells, shown, wrap, width)
+            widths = _widths(self.cells(left_out), shown, wrap, width)
             if widths is not None:
-                return Fitted(shown, widths, [self.head[c] for c in left_out])
+                return Fitted(shown, widths, [self._gone(c, shown) for c in left_out])
         return None
+
+    def _gone(self, column: int, shown: Collection[int]) -> str:
+        """A column left out, as the note under the table names it: 'status (in cards)' for one
+        whose cells another column shown now carries."""
+        into = self.folds.get(column, (None, ()))[0]
+        return f"{self.head[column]} (in {self.head[into]})" if into in shown else self.head[column]
 
     def rich(self, fitted: Fitted) -> RichTable:
         """The table for a terminal, its columns as `fit` chose: only word columns wrap."""
@@ -85,7 +101,8 @@ class Table:
         for c, w in zip(fitted.columns, fitted.widths, strict=True):
             justify = "left" if c in self.left else "right"
             table.add_column(self.head[c], justify=justify, overflow="fold", width=w)
-        for row in self.cells()[1:]:
+        left_out = [c for c in range(len(self.head)) if c not in fitted.columns]
+        for row in self.cells(left_out)[1:]:
             table.add_row(*(row[c] for c in fitted.columns))
         return table
 

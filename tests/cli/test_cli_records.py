@@ -176,6 +176,46 @@ def test_compare_finds_below_all_records(ok, tmp_path):
     assert "no finished standard-deck finds yet" in empty and "left out" not in empty
 
 
+def seated_store(path, finds_by_seats: dict[int, int]):
+    """A store of `n` finished standard deals of each seat count (random, real games)."""
+    from bmn.kernels.dealer import shuffled_deal
+
+    with Store(path) as db:
+        for seats, n in finds_by_seats.items():
+            run = db.create_run("random", "cards", 1, {}, seats=seats)
+            deals = [format_deal(shuffled_deal(seats, seed)) for seed in range(n)]
+            results = [(deal, play(parse_deal(deal))) for deal in deals]
+            db.add_finds(run, [Find(d, r.cards, r.tricks, r.status) for d, r in results])
+    return str(path)
+
+
+def test_compare_names_the_players_of_the_finds_it_has(ok, tmp_path):
+    """A store of 3-player finds only said 'no finished standard-deck finds yet', nothing of
+    its 83 finds: now it says how many, and the --players to give."""
+    path = seated_store(tmp_path / "three.sqlite", {3: 83})
+    text = ok("compare", "--store", path)
+    assert (
+        "the store has no finished 2-player standard-deck finds yet; it has 83 finished finds"
+        " of 3 players: give --players 3\n" in text
+    )
+    ranked = ok("compare", "--players", "3", "--store", path)  # as it says: they rank there
+    assert "no finished" not in ranked and "the best find (run 1, " in ranked
+    four = ok("compare", "--players", "4", "--store", path)
+    assert "no finished 4-player standard-deck finds yet; it has 83 finished finds of 3" in four
+
+
+def test_compare_names_each_other_seat_count(ok, tmp_path):
+    path = seated_store(tmp_path / "both.sqlite", {3: 1, 4: 5})
+    text = ok("compare", "--store", path)
+    said = "it has 1 finished find of 3 players and 5 of 4 players: give --players 3 or --players 4"
+    assert said in text
+    for players, run in ((3, 1), (4, 2)):  # each ranks its own finds: no line to say more
+        ranked = ok("compare", "--players", str(players), "--store", path)
+        assert "give --players" not in ranked and f"the best find (run {run}, " in ranked
+    out = json.loads(ok("compare", "--json", "--store", path))  # JSON as it was
+    assert out["finds"] == [] and out["left_out"]["seats"] == {"3": 1, "4": 5}
+
+
 def test_canonical_fixture_deals():
     for deal in (RECORD, PAULHUS, CASELLA, FAKE):
         assert format_deal(parse_deal(deal)) == deal

@@ -239,3 +239,121 @@ def test_compare_text_says_the_rank_sentence_once():
     text = tables.plain(compare_text(rows, ranking))
     assert text.count("the published records start at 4,791 cards") == 1
     assert text.count("would rank 10th of 10") == 3  # in each find's row, and once in words
+
+
+# -- a game's status at every width; the hint to copy; one way to write a run's time ----------
+
+
+def rows_of(lines: list[str], deal: str) -> list[str]:
+    """The lines of a drawn table that hold `deal` (its row's first line)."""
+    return [line for line in lines if whole([line], deal)]
+
+
+@pytest.mark.parametrize("width", [60, 80, 120])
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_records_published_says_a_game_never_ends_at_every_width(bmn, monkeypatch, width, players):
+    """At 80 columns the status column gave way and Casella 2024 read as a finished game of
+    474 cards: now the row of a game that never ends says so at any width (its own column, or
+    `loop (474)` in the cards column when the status gives way), and a finished one never does."""
+    lines = drawn(bmn, monkeypatch, width, "records", "published", "--players", players)
+    games = json.loads(bmn("records", "published", "--players", players, "--json").stdout)
+    endless = [game for game in games if game["status"] != "finished"]
+    assert endless, "every table holds an endless game"
+    for game in games:
+        [row] = rows_of(lines, game["deal"])
+        cards = f"{game['cards']:,}"
+        if game["status"] == "finished":
+            assert "loop" not in row and whole([row], cards), row
+        elif "status" in lines[0].split():  # the column kept: the status beside the cards
+            assert re.search(rf"\b{game['status']}\s+{cards}\b", row), row
+        else:
+            assert f"{game['status']} ({cards})" in row, row
+    said = " ".join(line.strip() for line in lines)
+    assert width != 80 or "status (in cards)" in said  # the note says where the status went
+    if width == 80:
+        assert "status" not in lines[0].split()  # 80 columns: the status did give way
+
+
+def test_records_published_keeps_the_casella_loop_apart_at_80_columns(bmn, monkeypatch):
+    lines = drawn(bmn, monkeypatch, 80, "records", "published")
+    [row] = rows_of(lines, CASELLA)
+    assert row.split()[:4] == ["Casella", "2024", "loop", "(474)"]
+    [nessler] = rows_of(lines, "---AJ--Q---------QAKQJJ-QK/-----A----KJ-K--------A---")
+    assert nessler.split()[:3] == ["Nessler", "2022", "8,344"]
+
+
+def test_records_published_under_a_rule_set_names_a_loop_when_its_status_gives_way(
+    bmn, monkeypatch
+):
+    lines = drawn(bmn, monkeypatch, 80, "records", "published", "--rules", "paulhus")
+    assert "status" not in lines[0].split() and "cards" not in lines[0].split()
+    [row] = rows_of(lines, CASELLA)  # loops under paulhus's rules too: its column says so
+    assert "same (loop)," in row, row
+
+
+def test_a_folded_column_moves_into_another_only_when_left_out():
+    table = Table(
+        ["name", "status", "cards", "deal"],
+        [["a", "finished", 8_344, "-J/Q-"], ["b", "loop", 474, "-Q/J-"]],
+        left=(0, 1, 3),
+        spare=(1,),
+        folds={1: (2, [None, "loop (474)"])},
+    )
+    assert tables.plain([table]).splitlines()[2].split() == ["b", "loop", "474", "-Q/J-"]
+    assert table.cells([1])[1:] == [
+        ["a", "finished", "8,344", "-J/Q-"],
+        ["b", "loop", "loop (474)", "-Q/J-"],
+    ]
+    narrow = table.fit(len("name  loop (474)  -Q/J-"))
+    assert narrow is not None and narrow.columns == [0, 2, 3]
+    assert narrow.left_out == ["status (in cards)"]
+    assert narrow.widths[1] == len("loop (474)")  # the width is the folded cell's
+    wide = table.fit(80)
+    assert wide is not None and wide.left_out == [] and wide.widths[2] == len("cards")
+
+
+@pytest.mark.parametrize("players", [3, 4])
+def test_the_paulhus_hint_is_a_whole_command_on_its_own_line(bmn, players):
+    """The command under `records published --players 3`, to copy, was the end of a line of 119
+    characters: an 80-column terminal split it. Now it stands alone, and runs as printed."""
+    result = bmn("records", "published", "--players", players)
+    assert result.exit_code == 0, result.output
+    lines = result.stderr.splitlines()
+    assert all(len(line) <= 80 for line in lines), lines
+    command = f"bmn records published --players {players} --rules paulhus"
+    assert f"  {command}" in lines
+    said = lines[lines.index(f"  {command}") - 1]
+    assert said.startswith("these are bmn's rules; under paulhus's reading ")
+    assert said.endswith(" of them end otherwise:")
+    ruled = bmn(*command.split()[1:])
+    assert ruled.exit_code == 0 and "paulhus" in ruled.stdout.splitlines()[0].split()
+
+
+RUN_TIMES = [(0.4, "0s"), (20.0, "20s"), (59.6, "1m00s"), (180.0, "3m00s"), (3725.0, "1h02m")]
+
+
+@pytest.fixture
+def timed(tmp_path):
+    """A store of runs that took from under a second to an hour."""
+    path = tmp_path / "timed.sqlite"
+    with Store(path) as db:
+        for seconds, _ in RUN_TIMES:
+            run = db.create_run("walk", "cards", 1, {})
+            db.update_run(run, status="finished", games=100, seconds=seconds)
+    return path
+
+
+@pytest.mark.parametrize("width", [None, 80, 120])
+def test_records_runs_writes_every_time_one_way(bmn, monkeypatch, timed, width):
+    """`20.0s` beside `3m00s` in one column: now whole seconds under a minute, right-aligned."""
+    if width is None:
+        lines = bmn("records", "runs", "--store", timed).stdout.splitlines()
+    else:
+        lines = drawn(bmn, monkeypatch, width, "records", "runs", "--store", timed)
+    head = next(i for i, line in enumerate(lines) if line.split()[:2] == ["run", "search"])
+    end = lines[head].index("time") + len("time")  # right-aligned under its head
+    rows = [line for line in lines[head + 1 :] if line.split() and line.split()[0].isdigit()]
+    assert len(rows) == len(RUN_TIMES)
+    for row, (_, time) in zip(rows, RUN_TIMES, strict=True):
+        assert row[end - len(time) : end] == time and row[end - len(time) - 1] == " ", row
+        assert not re.search(r"\d\.\ds", row), row
