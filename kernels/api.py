@@ -552,13 +552,12 @@ def numbered_deal(number: int, order: str = "bmn", players: int = 2) -> Deal:
     >>> format_deal(numbered_deal(497985732634057566415, "camicia"))
     '---JQ---K-A----A-J-K---QK-/-J-----------AJQA----K---Q'
     """
-    from bmn.kernels.decks import STANDARD_COUNTS, even_sizes
-    from bmn.kernels.ranks import arrangements, unrank_in
+    from bmn.kernels.decks import STANDARD_COUNTS
+    from bmn.kernels.ranks import arrangements, numbered_standard
 
     order = arguments.one_of(order, "order", RANK_ORDERS)
     players = arguments.whole(players, "players", MIN_SEATS, MAX_SEATS)
     if order == "camicia" and players != 2:
         raise DealError(f"camicia numbers two-player deals, not {players}")
     number = arguments.whole(number, "number", 0, arrangements(STANDARD_COUNTS) - 1)
-    cards = unrank_in(order, number, STANDARD_COUNTS)
-    return decode(cards, even_sizes(len(cards), players))
+    return numbered_standard(order, number, players)

@@ -27,9 +27,9 @@ Deal = tuple[Hand, ...]
 # One card: a rank (or the record notation's '-'), then an optional suit.
 _CARD = re.compile(r"(10|[2-9TJQKA\-])([SHDC\u2660-\u2667]?)", re.IGNORECASE)
 SEPARATORS = " \t,;"  # between the cards of a hand
-_SEPARATORS = SEPARATORS
+# numerals, J, Q, K, A: kernels/decks.py's STANDARD_COUNTS (decks.py imports this module)
+_STANDARD = (36, 4, 4, 4, 4)
 _RECORD_TEXT = re.compile(r"[-JQKAjqka.]+(?:/[-JQKAjqka.]+)*")
-_STANDARD = (36, 4, 4, 4, 4)  # numerals, J, Q, K, A: kernels/decks.py's STANDARD_COUNTS
 _RANK_VALUE = {"J": 1, "Q": 2, "K": 3, "A": 4}
 _SUIT = {"\u2660": "S", "\u2661": "H", "\u2662": "D", "\u2663": "C"}
 _SUIT |= {"\u2664": "S", "\u2665": "H", "\u2666": "D", "\u2667": "C"}
@@ -43,12 +43,12 @@ class DealError(ValueError):
 def parse_hand(text: str, seat: int = 0, most: int = MAX_DEAL_CARDS) -> Hand:
     """Read one hand, top card first, in record notation, ranks, or ranks with suits; '.' is
     the empty hand. DealError past `most` cards (read no further: a hostile text is cheap)."""
-    if text.strip(_SEPARATORS) == EMPTY_HAND:
+    if text.strip(SEPARATORS) == EMPTY_HAND:
         return ()
     values = []
     pos = 0
     while pos < len(text):
-        if text[pos] in _SEPARATORS:
+        if text[pos] in SEPARATORS:
             pos += 1
             continue
         match = _CARD.match(text, pos)
@@ -101,8 +101,8 @@ def parse_deal(args: Sequence[str] | str, typed: bool = False) -> Deal:
     if typed and texts:  # before the count of hands: a number given as a hand is named so
         own = not isinstance(args, str) and len(args) > 1 and "/" not in args[-1]
         if (number := number_after(texts, whole_last=own)) is not None:
-            before = "/".join(t.strip(_SEPARATORS) for t in texts[:-1])
-            head = texts[-1].strip(_SEPARATORS)[: -len(number)].strip(_SEPARATORS)
+            before = "/".join(t.strip(SEPARATORS) for t in texts[:-1])
+            head = texts[-1].strip(SEPARATORS)[: -len(number)].strip(SEPARATORS)
             deal = f"{before}/{head}" if head else before
             raise DealError(
                 f"{number} after the deal is not a card; did you mean the deal alone,"
@@ -136,18 +136,18 @@ def number_after(texts: Sequence[str], whole_last: bool = False) -> str | None:
     that is the last hand: a separate argument), when it cannot be meant as cards: the deal
     before it is in record notation (which writes no digits) or is the standard deck, or the
     number does not read as cards. None when there is no such number."""
-    last = texts[-1].strip(_SEPARATORS)
+    last = texts[-1].strip(SEPARATORS)
     token = re.search(r"\d+$", last)
     if token is None:
         return None
     head = last[: token.start()]
-    if (head and head[-1] not in _SEPARATORS) or (not head and not whole_last):
+    if (head and head[-1] not in SEPARATORS) or (not head and not whole_last):
         return None
-    before = [*texts[:-1], head] if head.strip(_SEPARATORS) else list(texts[:-1])
+    before = [*texts[:-1], head] if head.strip(SEPARATORS) else list(texts[:-1])
     if len(before) < MIN_SEATS:
         return None
     number = token.group()
-    if is_record_notation("/".join(t.strip(_SEPARATORS) for t in before)):
+    if is_record_notation("/".join(t.strip(SEPARATORS) for t in before)):
         return number
     if _is_standard_deck(before) or not _reads_as_cards(number):
         return number
@@ -173,13 +173,13 @@ def _is_standard_deck(texts: Sequence[str]) -> bool:
 def _check_written_hands(texts: Sequence[str], args: Sequence[str]) -> None:
     """Refuse a hand with nothing written in it: an empty hand is written '.' on purpose."""
     for seat, text in enumerate(texts):
-        if text.strip(_SEPARATORS):
+        if text.strip(SEPARATORS):
             continue
-        written = "/".join(t.strip(_SEPARATORS) or EMPTY_HAND for t in texts)
+        written = "/".join(t.strip(SEPARATORS) or EMPTY_HAND for t in texts)
         fix = (
             f"write '{EMPTY_HAND}' for a seat that holds no cards on purpose ({shorten(written)!r})"
         )
-        if seat == len(texts) - 1 and args and args[-1].rstrip(_SEPARATORS).endswith("/"):
+        if seat == len(texts) - 1 and args and args[-1].rstrip(SEPARATORS).endswith("/"):
             given = "/".join(texts[:-1])
             fix = f"drop the '/' for a deal of {seat} hands ({shorten(given)!r}), or {fix}"
         raise DealError(f"hand {seat + 1} is empty; {fix}")

@@ -10,25 +10,15 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
-from bmn.kernels.deal import DealError, format_deal, parse_deal
+from bmn.kernels.deal import DealError
 from bmn.kernels.results import Scores
 from bmn.kernels.rules.sets import RuleSet, rule_set
 from bmn.kernels.score import score_values
 from bmn.kernels.tables import INPUT_PAUSED, LineError, Stated, TableRow, read_table
 
-__all__ = ["BATCH_LINES", "INPUT_PAUSED", "LineError", "ScoredBatch", "read_line", "score_lines"]
+__all__ = ["BATCH_LINES", "INPUT_PAUSED", "LineError", "ScoredBatch", "score_lines"]
 
 BATCH_LINES = 65_536
-
-
-def read_line(line: str) -> tuple[str, bytes, tuple[int, ...]]:
-    """One deal in any notation bmn parses (hands joined by '/').
-
-    Returns its canonical notation, its penalty values (hands concatenated) and hand sizes.
-    """
-    deal = parse_deal(line.strip(), typed=True)
-    values = bytes(v for hand in deal for v in hand)
-    return format_deal(deal), values, tuple(len(hand) for hand in deal)
 
 
 @dataclass

@@ -27,7 +27,8 @@ import numpy as np
 from numba import njit
 
 from bmn.kernels.config import JIT
-from bmn.kernels.decks import counts_of, deck_of
+from bmn.kernels.deal import Deal, decode
+from bmn.kernels.decks import STANDARD_COUNTS, counts_of, deck_of, even_sizes
 
 
 def arrangements(counts: Sequence[int]) -> int:
@@ -98,6 +99,16 @@ def unrank_in(order: str, rank: int, counts: Sequence[int]) -> np.ndarray:
             raise ValueError(f"rank {rank} is outside the deck's 0 to {total - 1}")
         rank = total - 1 - rank
     return unrank(rank, counts)
+
+
+def numbered_standard(order: str, rank: int, players: int) -> Deal:
+    """The standard deal numbered `rank` in `order`, cut evenly into `players` hands, seat 0
+    first; ValueError for camicia's numbers with other than two players, or a rank outside
+    the deck's."""
+    if _order(order) == "camicia" and players != 2:
+        raise ValueError(f"camicia numbers two-player deals, not {players}")
+    cards = unrank_in(order, rank, STANDARD_COUNTS)
+    return decode(cards, even_sizes(len(cards), players))
 
 
 def _order(order: str) -> str:

@@ -313,20 +313,15 @@ class _Reader:
 
     def _numbered(self, text: str) -> Deal:
         """The standard deal of a number in bmn's or camicia.dev's order, cut evenly."""
-        from bmn.kernels.deal import decode
-        from bmn.kernels.decks import STANDARD_COUNTS, even_sizes
-        from bmn.kernels.ranks import unrank_in
+        from bmn.kernels.ranks import numbered_standard
 
         if not text.isdigit():
             raise DealError(f"{shorten(text)!r} is not a deal number ({self.notation}'s)")
-        if self.notation == "camicia" and self.players != 2:
-            raise DealError(f"camicia numbers two-player deals, not {self.players}")
         order = "bmn" if self.notation == "rank" else "camicia"
         try:
-            cards = unrank_in(order, int(text), STANDARD_COUNTS)
+            return numbered_standard(order, int(text), self.players)
         except ValueError as err:
             raise DealError(f"deal number {shorten(text)}: {err}") from None
-        return decode(cards, even_sizes(len(cards), self.players))
 
     def _is_digits(self, text: str) -> bool:
         if not _DIGITS.fullmatch(text):

@@ -104,14 +104,17 @@ THREADS_OPTION = click.option(
     default=None,
     help="Threads to use [default: all].",
 )
+
+
 # Seats at the table: the standard deck dealt one card at a time from seat 0 (26/26,
 # 18/17/17, 13 each).
-PLAYERS_OPTION = click.option(
-    "--players",
-    type=Whole(2, 4),
-    default=2,
-    show_default=True,
-    help="Number of seats, 2 to 4; the deck is dealt one card at a time from seat 0.",
+def players_option(help: str) -> Callable:
+    """--players, 2 to 4 seats [default: 2], with what it means to the command."""
+    return click.option("--players", type=Whole(2, 4), default=2, show_default=True, help=help)
+
+
+PLAYERS_OPTION = players_option(
+    "Number of seats, 2 to 4; the deck is dealt one card at a time from seat 0."
 )
 # How a table of deals is read (kernels/tables.py): `bmn score`, `bmn records import`.
 NOTATION_OPTION = click.option(
@@ -125,12 +128,8 @@ NOTATION_OPTION = click.option(
     " time round the seats, as ab0214), rank or camicia (a standard deal's number in bmn's"
     " or camicia.dev's order).",
 )
-CUT_OPTION = click.option(
-    "--players",
-    type=Whole(2, 4),
-    default=2,
-    show_default=True,
-    help="The hands a deal written as one run of cards (no '/'), or a deal number, is cut into.",
+CUT_OPTION = players_option(
+    "The hands a deal written as one run of cards (no '/'), or a deal number, is cut into."
 )
 
 

@@ -17,11 +17,12 @@ from bmn.kernels.config import FINISHED, LOOP, UNDECIDED
 from bmn.kernels.cpu.two import play_exact_at, play_fast_at, play_fast_even, play_fast_for
 from bmn.kernels.deal import DealError, encode, format_deal, parse_deal
 from bmn.kernels.dealer import random_deals, shuffled_deal
-from bmn.kernels.lines import read_line, score_lines
+from bmn.kernels.lines import score_lines
 from bmn.kernels.reference import play
 from bmn.kernels.results import Scores
 from bmn.kernels.rng import seed_state
 from bmn.kernels.score import score, score_parsed
+from bmn.kernels.tables import read_table
 
 RANDOM_SEED = 20_251_129
 RANDOM_DEALS = 3000
@@ -153,19 +154,20 @@ def test_score_refuses_malformed_arrays():
 @pytest.mark.parametrize(
     "line", ["-J/Q-", "j-/-q", "AS 10H QD/KC 2S 3S", "--K/J-/---", "./-J", "2 J/Q 3"]
 )
-def test_read_line_matches_parse_deal(line):
+def test_a_table_line_reads_as_parse_deal_reads_it(line):
     deal = parse_deal(line)
-    canonical, values, sizes = read_line(line)
+    (row,) = read_table([line])
+    canonical, values, sizes = row.deal, row.values, row.sizes
     assert canonical == format_deal(deal)
     assert values == bytes(v for hand in deal for v in hand)
     assert sizes == tuple(len(hand) for hand in deal)
 
 
 @pytest.mark.parametrize("line", ["/-J", "-J/Q-/", "-J//Q-"])
-def test_read_line_refuses_a_hand_with_nothing_written(line):
+def test_a_table_line_with_a_hand_with_nothing_written_is_refused(line):
     """An empty hand is written '.' on purpose; nothing between separators is a slip."""
     with pytest.raises(DealError, match="is empty; .*write '.'"):
-        read_line(line)
+        list(read_table([line]))
 
 
 def test_score_lines_batches_and_stops_at_a_bad_line():
