@@ -47,7 +47,6 @@ from bmn.kernels.deal import parse_deal as _parse_deal
 from bmn.kernels.decks import deck_of
 from bmn.kernels.reference import Result, Trick
 from bmn.kernels.results import Scores
-from bmn.kernels.rules.flags import differences
 from bmn.kernels.rules.sets import RULE_SETS, RuleSet, rule_set
 from bmn.kernels.tables import NOTATIONS, Stated, TableRow
 
@@ -426,26 +425,29 @@ def _values_hand(hand: object) -> bool:
 
 
 def cycle(deal: DealLike, *, rules: Rules = None) -> LoopAnalysis:
-    """The cycle a looping deal falls into, as `bmn loop` describes it: where it starts, its
-    period, every state on it (hands and the seat to lead), which are balanced, and its key,
-    the same from every deal that reaches the cycle. A deal that finishes comes back with
-    status 'finished' and its length.
+    """The cycle a looping deal falls into under `rules` (a rule set's name or RuleSet; None:
+    bmn's), as `bmn loop` describes it: where it starts, its period, every state on it (hands
+    and the seat to lead), which are balanced, and its key, the same from every deal that
+    reaches the cycle. A deal that finishes comes back with status 'finished' and its length.
+    The figures are the reference engine's under the same rules.
 
     >>> c = cycle("---K---Q-KQAJ-----AAJ--J--/----------Q----KQ-J-----KA")
     >>> c.loop_start_tricks, c.period_tricks, len(c.states), len(c.balanced_states)
     (4, 62, 62, 0)
+    >>> cycle("-J-/JJ-/---").period_tricks, cycle("-J-/JJ-/---", rules="paulhus").status
+    (2, 'finished')
 
-    Cycle analysis plays bmn's rules: `rules` names any rule set that plays the deal's seats
-    as they do (Paulhus's with two seats), and DealError refuses another.
+    DealError for a rule set not defined for the deal's seats.
     """
     hands = as_deal(deal)
     chosen = _rules(rules)
-    if differences(chosen, len(hands)):
-        raise DealError(
-            f"cycle analysis plays bmn's rules only; rule set {chosen.name!r} plays"
-            f" {len(hands)} seats otherwise"
-        )
-    return analyse(hands)
+    _check_seats(chosen, len(hands))
+    return analyse(hands, rules=chosen)
+
+
+def _check_seats(rules: RuleSet, seats: int) -> None:
+    if not rules.plays(seats):
+        raise DealError(f"the {rules.name} rule set plays {rules.seat_counts} seats, not {seats}")
 
 
 def reaching_deals(
@@ -456,9 +458,12 @@ def reaching_deals(
     max_states: int | None = 1_000_000,
     seat_bound: bool = False,
     report: BasinSearch | None = None,
+    rules: Rules = None,
 ) -> Iterator[PreimageDeal]:
     """Every starting deal whose game falls into the same cycle as a looping deal of 2 to 4
-    seats, nearest the cycle first, each confirmed by forward play (`bmn preimages`).
+    seats under `rules` (None: bmn's), nearest the cycle first, each confirmed by forward play
+    and the reference engine under those rules (`bmn preimages`). Backward play undoes every
+    rule set's trick exactly (kernels/cycles/backward.py, backward_seats.py).
 
     Only deals with `hand_sizes` (default: the deal's own) and seat 0 to lead; seat-blind by
     default (a deal reaching the cycle with the seats swapped is listed, `mirrored`; with 3 or
@@ -479,6 +484,8 @@ def reaching_deals(
 
     hands = as_deal(deal)
     hand_sizes = _basin_arguments(hand_sizes, max_depth, max_states, seat_bound, report)
+    chosen = _rules(rules)
+    _check_seats(chosen, len(hands))
     total, seats = sum(len(hand) for hand in hands), len(hands)
     if total > backward.BACKWARD_MAX_CARDS:
         raise DealError(
@@ -492,11 +499,13 @@ def reaching_deals(
             f"hand sizes {tuple(hand_sizes)}: expected {seats} sizes of at least 1 adding up to"
             f" the deal's {total} cards"
         )
-    loop = analyse(hands)
+    loop = analyse(hands, rules=chosen)
     if loop.status != "loop":
         raise DealError(f"the deal does not loop: it finishes after {loop.cards} cards")
     play_back = backward.preimage_deals if seats == 2 else backward_seats.preimage_deals
-    return play_back(hands, hand_sizes, max_depth, max_states, report, mirror=not seat_bound)
+    return play_back(
+        hands, hand_sizes, max_depth, max_states, report, mirror=not seat_bound, rules=chosen
+    )
 
 
 def _basin_arguments(

@@ -103,10 +103,22 @@ def test_rules_reach_play_and_the_compiled_kernels():
         assert (scores.cards != plain.cards).any()
 
 
-def test_cycle_takes_only_rule_sets_that_play_the_deal_as_bmn():
-    assert game.cycle(CASELLA, rules="paulhus").period_tricks == 62  # two seats: bmn's rules
-    with pytest.raises(game.DealError, match="cycle analysis plays bmn's rules only"):
-        game.cycle(CASELLA, rules="at-once")
+def test_cycle_plays_every_rule_set_and_refuses_one_for_other_seats():
+    """The library's cycle is the rule set's own play: figures as the reference engine's under
+    it; a rule set not defined for the deal's seats is a DealError."""
+    from bmn.kernels import reference
+
+    for rules in game.RULE_SETS:
+        loop, ref = (
+            game.cycle(CASELLA, rules=rules),
+            reference.play(game.parse_deal(CASELLA), rules=rules),
+        )
+        assert (loop.status, loop.cards, loop.tricks) == (ref.status, ref.cards, ref.tricks)
+    three = "-J--J----J-K--AQK-/------Q---------Q/KA-----K-A---JQA-"  # loops under bmn's only
+    assert game.cycle(three).status == "loop"
+    assert game.cycle(three, rules="paulhus").status == "finished"
+    with pytest.raises(game.DealError, match="at-once rule set plays 2 seats, not 3"):
+        game.cycle(three, rules="at-once")
 
 
 def test_random_deals_are_bmn_deal_by_seed(bmn):

@@ -12,15 +12,25 @@ exactly when their ids are equal: the id is a state of the cycle (so equal ids s
 and the smallest state of one cycle is the same from wherever it is entered. So a hunt analyses
 one deal per new id in Python, and counts the others by their id. Seat-bound, as
 loops.cycle_key: the same cycle with the seats renumbered has another id.
+
+Under a rule set (kernels/rules/sets.py) the table plays its reading of a seat out while
+paying (the table's NEXT_PAYS, in a copy made on first use: kernels/rules/copies.py). That is
+the only choice a looping game reaches: the other readings part where a two-seat hand empties,
+which ends the game or leads to its end under them, so a two-seat game that loops under one of
+them plays bmn's tricks throughout.
 """
 
 from __future__ import annotations
+
+from types import ModuleType, SimpleNamespace
 
 import numpy as np
 from numba import njit, prange
 
 from bmn.kernels.config import JIT, MAX_CARDS, MAX_SEATS, PARALLEL_JIT, kernel_array
 from bmn.kernels.cpu.nseat_table import WIDTH, advance, count_holders, setup
+from bmn.kernels.rules.copies import Flags, RuleCopies, RuleCopy
+from bmn.kernels.rules.sets import NEXT_PAYS, RuleSet
 
 ID_WORDS = WIDTH + 2  # the seats out, the seat to lead, the table's masks
 
@@ -78,12 +88,14 @@ def cycle_ids(
     rows: np.ndarray,
     start_tricks: np.ndarray,
     period_tricks: np.ndarray,
+    rules: str | RuleSet | None = None,
 ) -> np.ndarray:
     """The cycle ids of the looping deals `deals[rows]`, as (len(rows), ID_WORDS) uint64.
 
     `deals` uint8 (N, W) and `sizes` int64 (N, S) as kernels/score.py takes them (2 to 4 seats,
     at most 64 cards a deal); `start_tricks` and `period_tricks` are the score's
-    loop_start_tricks and period_tricks of those rows (kernels/results.py), which must loop.
+    loop_start_tricks and period_tricks of those rows (kernels/results.py), which must loop
+    under `rules` (a rule set's name or RuleSet; None: bmn's).
     """
     deals = kernel_array(deals, np.uint8)
     sizes = kernel_array(sizes, np.int64)
@@ -97,5 +109,17 @@ def cycle_ids(
         raise ValueError("cycle ids are for looping deals (their start and period in tricks)")
     ids = np.zeros((len(rows), ID_WORDS), dtype=np.uint64)
     flat = deals.reshape(-1)
-    _cycle_ids(flat, deals.shape[1], sizes.reshape(-1), seats, rows, start, period, ids)
+    walk = _COPIES.lookup(rules)._cycle_ids  # type: ignore[union-attr]
+    walk(flat, deals.shape[1], sizes.reshape(-1), seats, rows, start, period, ids)
     return ids
+
+
+def _flags(rules: RuleSet) -> Flags:
+    return (("NEXT_PAYS", rules.out_while_paying == NEXT_PAYS),)
+
+
+def _copy(flags: Flags, _rules: RuleSet) -> SimpleNamespace:
+    return SimpleNamespace(_cycle_ids=RuleCopy(flags)[_cycle_ids])
+
+
+_COPIES: RuleCopies[ModuleType | SimpleNamespace] = RuleCopies(__name__, _flags, _copy)

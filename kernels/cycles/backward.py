@@ -21,9 +21,10 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 from bmn.kernels import reference
-from bmn.kernels.cycles.loops import LOOP, analyse, lay_trick, play_trick
+from bmn.kernels.cycles.loops import BMN, LOOP, Reading, analyse, lay_trick, play_trick
 from bmn.kernels.deal import Deal, Hand, format_deal
 from bmn.kernels.decks import even_sizes
+from bmn.kernels.rules.sets import RuleSet
 
 # Internally a hand is bytes of penalty values (fast to slice, join and hash).
 State2 = tuple[bytes, bytes, int]
@@ -34,11 +35,14 @@ State2 = tuple[bytes, bytes, int]
 BACKWARD_MAX_CARDS = 104
 
 
-def _forward(h0: bytes, h1: bytes, leader: int) -> tuple[State2, int] | None:
+def _forward(
+    h0: bytes, h1: bytes, leader: int, reading: Reading = BMN
+) -> tuple[State2, int] | None:
     """One two-player trick (the rules in loops.lay_trick); None if the game ends in it (a seat
-    must lay and has none, or the trick leaves the other seat without cards)."""
-    taker, laid, pile, out, _ = lay_trick((h0, h1), leader)
-    if any(out):  # with two seats, one out is the game's end
+    must lay and has none, or the trick leaves the other seat without cards: under a rule set
+    that plays on, such a state can only finish, so it leads into no cycle)."""
+    taker, laid, pile, out, last = lay_trick((h0, h1), leader, reading)
+    if last or any(out):  # with two seats, one out is the game's end
         return None
     rest = [h0[laid[0] :], h1[laid[1] :]]
     if not rest[1 - taker]:
@@ -47,8 +51,15 @@ def _forward(h0: bytes, h1: bytes, leader: int) -> tuple[State2, int] | None:
     return (rest[0], rest[1], taker), len(pile)
 
 
-def _predecessors(h0: bytes, h1: bytes, taker: int) -> Iterator[tuple[State2, int]]:
-    """Every confirmed (state, pile size) whose trick leads to (h0, h1, taker)."""
+def _predecessors(
+    h0: bytes, h1: bytes, taker: int, reading: Reading = BMN
+) -> Iterator[tuple[State2, int]]:
+    """Every confirmed (state, pile size) whose trick leads to (h0, h1, taker) under `reading`.
+
+    The candidates are bmn's; every rule set's two-seat trick that leads to a state from which
+    play goes on is bmn's trick: the readings part only where a hand empties (at once: the game
+    ends; play on: the taker holds every card, and that game finishes), so confirming bmn's
+    candidates under the rule set leaves exactly its predecessors."""
     mine, other = (h0, h1) if taker == 0 else (h1, h0)
     if not other:  # a trick leaving the other seat empty ends the game
         return
@@ -64,7 +75,7 @@ def _predecessors(h0: bytes, h1: bytes, taker: int) -> Iterator[tuple[State2, in
         seat_j = taker ^ ((len(courts) - 1 - j) & 1)
         leader = seat_j ^ ((courts[j] - start) & 1)
         state = _unplay(mine[start:], mine[:start], other, taker, leader)
-        step = _forward(*state)
+        step = _forward(*state, reading)
         if step is not None and step[0] == (h0, h1, taker):
             yield state, len(mine) - start
 
@@ -120,8 +131,10 @@ def basin(
     max_states: int | None = None,
     report: BasinSearch | None = None,
     progress: Progress | None = None,
+    reading: Reading = BMN,
 ) -> Iterator[BasinState]:
-    """Every state that leads into the cycle, breadth first (by tricks before the cycle).
+    """Every state that leads into the cycle, breadth first (by tricks before the cycle), under
+    a rule set's `reading`.
 
     The cycle's own states come first (depth 0). Stops after `max_depth` tricks back or
     `max_states` states; `report` (updated as the search goes) says whether the whole basin
@@ -143,7 +156,7 @@ def basin(
             yield BasinState((tuple(h0), tuple(h1)), leader, depth, cards)
             prevs = [
                 (prev, cards + pile)
-                for prev, pile in _predecessors(h0, h1, leader)
+                for prev, pile in _predecessors(h0, h1, leader, reading)
                 if depth > 0 or prev not in on_cycle
             ]
             if max_depth is not None and depth >= max_depth:
@@ -188,9 +201,11 @@ def preimage_deals(
     report: BasinSearch | None = None,
     progress: Progress | None = None,
     mirror: bool = False,
+    rules: str | RuleSet | None = None,
 ) -> Iterator[PreimageDeal]:
     """The starting deals with the given hand sizes (default: the deal's own) whose games fall
-    into the same cycle as `deal`, nearest the cycle first, each confirmed by forward play.
+    into the same cycle as `deal` under `rules` (None: bmn's), nearest the cycle first, each
+    confirmed by forward play and the reference engine under those rules.
 
     With `mirror`, also the deals that fall into the cycle with the seats swapped: a state of
     the basin with seat 1 to lead, its hands swapped, is such a deal.
@@ -198,18 +213,19 @@ def preimage_deals(
     """
     if len(deal) != 2:
         raise ValueError("backward play handles two players")
-    loop = analyse(deal)
+    loop = analyse(deal, rules=rules)
     if loop.status != LOOP:
         raise ValueError(f"the deal does not loop: it finishes after {loop.cards} cards")
     sizes = tuple(hand_sizes) if hand_sizes is not None else tuple(len(h) for h in deal)
+    reading = Reading.of(rules)
     cycle = [(s.hands, s.leader) for s in loop.states]
     members = {True: {_swap(hands, leader) for hands, leader in cycle}, False: set(cycle)}
     mirror = mirror and members[True] != members[False]  # a cycle may be its own mirror image
-    for state in basin(cycle, max_depth, max_states, report, progress):
+    for state in basin(cycle, max_depth, max_states, report, progress, reading):
         found = _as_deal(state, sizes, mirror)
         if found is None:
             continue
-        if not _enters(found, members[found.mirrored]):
+        if not _enters(found, members[found.mirrored], rules):
             raise RuntimeError(f"backward play is wrong for {format_deal(found.deal)}")
         yield found
 
@@ -233,18 +249,19 @@ def _as_deal(state: BasinState, sizes: tuple[int, ...], mirror: bool) -> Preimag
     return PreimageDeal(hands, state.pre_tricks, state.pre_cards, mirrored)
 
 
-def _enters(found: PreimageDeal, members: set) -> bool:
+def _enters(found: PreimageDeal, members: set, rules: str | RuleSet | None = None) -> bool:
     """Forward play confirms the deal reaches the cycle after exactly the stated tricks and cards,
-    and the reference engine sees its loop start there."""
+    and the reference engine sees its loop start there (under `rules`)."""
     hands, leader, cards = found.deal, 0, 0
+    reading = Reading.of(rules)
     for _ in range(found.pre_tricks):
-        step = play_trick(hands, leader)
+        step = play_trick(hands, leader, reading)
         if step.finished:
             return False
         hands, leader, cards = step.hands, step.taker, cards + step.cards
     if (hands, leader) not in members or cards != found.pre_cards:
         return False
-    ref = reference.play(found.deal)
+    ref = reference.play(found.deal, rules=rules)
     return (ref.status, ref.loop_start_tricks, ref.loop_start_cards) == (
         LOOP,
         found.pre_tricks,
@@ -275,12 +292,15 @@ class CycleSummary:
 
 
 def summarise_cycle(
-    deal: Sequence[Sequence[int]], max_depth: int | None = None, max_states: int | None = 100_000
+    deal: Sequence[Sequence[int]],
+    max_depth: int | None = None,
+    max_states: int | None = 100_000,
+    rules: str | RuleSet | None = None,
 ) -> CycleSummary:
-    """Describe the cycle a looping two-player deal falls into, and count the balanced starting
-    deals reaching it (exactly, and with the seats swapped) within the search limits (3 or 4
-    seats: backward_seats.summarise_cycle)."""
-    return summarise_with(preimage_deals, deal, max_depth, max_states)
+    """Describe the cycle a looping two-player deal falls into under `rules`, and count the
+    balanced starting deals reaching it (exactly, and with the seats swapped) within the search
+    limits (3 or 4 seats: backward_seats.summarise_cycle)."""
+    return summarise_with(preimage_deals, deal, max_depth, max_states, rules)
 
 
 def summarise_with(
@@ -288,13 +308,15 @@ def summarise_with(
     deal: Sequence[Sequence[int]],
     max_depth: int | None,
     max_states: int | None,
+    rules: str | RuleSet | None = None,
 ) -> CycleSummary:
-    """A cycle's summary, its balanced starting deals (even hands round the table, seat 0
-    first) listed by `play_back` (this module's preimage_deals, or backward_seats')."""
-    loop = analyse(deal)
+    """A cycle's summary under `rules`, its balanced starting deals (even hands round the
+    table, seat 0 first) listed by `play_back` (this module's preimage_deals, or
+    backward_seats')."""
+    loop = analyse(deal, rules=rules)
     sizes = even_sizes(sum(len(h) for h in deal), len(deal))
     report = BasinSearch()
-    found = list(play_back(deal, sizes, max_depth, max_states, report, mirror=True))
+    found = list(play_back(deal, sizes, max_depth, max_states, report, mirror=True, rules=rules))
     exact = [p for p in found if not p.mirrored]
     pick = exact or found
     return CycleSummary(

@@ -39,7 +39,9 @@ from bmn.kernels.cycles.backward import (
     summarise_with,
 )
 from bmn.kernels.cycles.loops import (
+    BMN,
     LOOP,
+    Reading,
     State,
     analyse,
     cycle_key,
@@ -48,16 +50,19 @@ from bmn.kernels.cycles.loops import (
     turn,
 )
 from bmn.kernels.deal import Deal, Hand, format_deal
+from bmn.kernels.rules.sets import RuleSet
 
 # Internally a hand is bytes of penalty values, None once the seat is out.
 Bytes = tuple[bytes | None, ...]
 StateB = tuple[Bytes, int]
 
 
-def forward(hands: Bytes, leader: int) -> tuple[StateB, int] | None:
-    """One trick (loops.lay_trick): the next state and the cards laid; None if the game ends in
-    it (one seat left, or the taker leaves every other seat without cards)."""
-    taker, laid, pile, out, last = lay_trick(hands, leader)
+def forward(hands: Bytes, leader: int, reading: Reading = BMN) -> tuple[StateB, int] | None:
+    """One trick (loops.lay_trick, under a rule set's `reading`): the next state and the cards
+    laid; None if the game ends in it (one seat left, or the taker leaves every other seat
+    without cards: under a rule set that plays on, such a state can only finish, so it leads
+    into no cycle)."""
+    taker, laid, pile, out, last = lay_trick(hands, leader, reading)
     if last:
         return None
     after = tuple(
@@ -98,6 +103,7 @@ class _Trick:
     pile: bytes
     taker: int
     going: frozenset[int]
+    next_pays: bool = False  # Paulhus's reading: a seat out while paying, the next pays on
 
     def ends(self, pos: int, layer: int, out: Sequence[bool]) -> bool:
         """The trick ends here as it must: its taker takes the whole pile, every going seat out."""
@@ -124,7 +130,10 @@ def _walk(
     while out.count(False) > 1:  # one seat left would end the game: no predecessor
         if seat in trick.going and not out[seat]:  # it may hold no more cards: out now
             gone = out[:seat] + (True,) + out[seat + 1 :]
-            if layer >= 0:  # out while paying: the court card's seat takes the pile
+            payer = _next_in(gone, seat)
+            if layer >= 0 and trick.next_pays and (payer != layer or gone.count(False) == 1):
+                yield from _walk(trick, pos, payer, layer, owed, gone, laid)  # pays the rest
+            elif layer >= 0:  # out while paying: the court card's seat takes the pile
                 if trick.ends(pos, layer, gone):
                     yield laid
             else:  # out on an ordinary turn: the pile stays
@@ -147,11 +156,14 @@ def _walk(
 
 
 def predecessors(
-    hands: Bytes, taker: int, returning: Collection[int] | None = None
+    hands: Bytes,
+    taker: int,
+    returning: Collection[int] | None = None,
+    reading: Reading = BMN,
 ) -> Iterator[tuple[StateB, int]]:
-    """Every confirmed (state, cards laid) whose trick leads to (hands, taker). A seat out in
-    `hands` may have been in and gone out in the trick; with `returning`, only those seats may
-    (the others were out already)."""
+    """Every confirmed (state, cards laid) whose trick leads to (hands, taker) under a rule
+    set's `reading`. A seat out in `hands` may have been in and gone out in the trick; with
+    `returning`, only those seats may (the others were out already)."""
     mine = hands[taker]
     if mine is None or not any(h for s, h in enumerate(hands) if s != taker):
         return  # a trick leaving no other seat any card ends the game
@@ -160,14 +172,15 @@ def predecessors(
     found: set[StateB] = set()
     for start in _pile_starts(mine):
         for already in (a for a in _subsets(out_now) if stays <= a):
-            trick = _Trick(mine[start:], taker, frozenset(out_now) - already)
+            going = frozenset(out_now) - already
+            trick = _Trick(mine[start:], taker, going, reading.next_pays)
             out = tuple(s in already for s in range(len(hands)))
             for leader in (s for s in range(len(hands)) if not out[s]):
                 for laid in _replays(trick, leader, out, (b"",) * len(hands)):
                     state = _rebuild(hands, trick, mine[:start], out, laid), leader
                     if state in found:
                         continue
-                    step = forward(*state)
+                    step = forward(*state, reading)
                     if step is not None and step[0] == (hands, taker):
                         found.add(state)
                         yield state, len(trick.pile)
@@ -222,9 +235,11 @@ def basin(
     max_states: int | None = None,
     report: BasinSearch | None = None,
     progress: Progress | None = None,
+    reading: Reading = BMN,
 ) -> Iterator[SeatsBasinState]:
-    """Every state that leads into any of the cycles, breadth first (by tricks before the
-    cycle), the cycles' own states first; limits and report as backward.basin."""
+    """Every state that leads into any of the cycles under a rule set's `reading`, breadth
+    first (by tricks before the cycle), the cycles' own states first; limits and report as
+    backward.basin."""
     report = report if report is not None else BasinSearch()
     on_cycle = {_to_bytes(hands, leader) for cycle in cycles for hands, leader in cycle}
     level = [(state, 0) for state in sorted(on_cycle, key=_order)]
@@ -242,7 +257,7 @@ def basin(
             yield SeatsBasinState(as_tuples, leader, depth, cards)
             prevs = [
                 (prev, cards + pile)
-                for prev, pile in predecessors(hands, leader)
+                for prev, pile in predecessors(hands, leader, None, reading)
                 if depth > 0 or prev not in on_cycle
             ]
             if max_depth is not None and depth >= max_depth:
@@ -285,30 +300,33 @@ def preimage_deals(
     report: BasinSearch | None = None,
     progress: Progress | None = None,
     mirror: bool = False,
+    rules: str | RuleSet | None = None,
 ) -> Iterator[PreimageDeal]:
     """The starting deals (seat 0 leads, every seat in) with the given hand sizes (default: the
-    deal's own) whose games fall into the same cycle as `deal`, of any number of seats, nearest
-    the cycle first, each confirmed by forward play and the reference engine.
+    deal's own) whose games fall into the same cycle as `deal` under `rules` (None: bmn's), of
+    any number of seats, nearest the cycle first, each confirmed by forward play and the
+    reference engine under those rules.
 
     With `mirror`, also the deals falling into another seating of the cycle (seats renumbered,
     or the cycle among the seats still in put at other seats: one seat-blind key), marked
     `mirrored`; each deal's `cycle_key` names the seat-bound cycle it falls into.
     ValueError if the deal does not loop.
     """
-    loop = analyse(deal)
+    loop = analyse(deal, rules=rules)
     if loop.status != LOOP or loop.key is None:
         raise ValueError(f"the deal does not loop: it finishes after {loop.cards} cards")
     sizes = tuple(hand_sizes) if hand_sizes is not None else tuple(len(h) for h in deal)
+    reading = Reading.of(rules)
     own = [(s.hands, s.leader) for s in loop.states]
     cycles = _unturned(seatings(own)) if mirror else [own]
     members = _members(cycles)
     seen: set[Deal] = set()
-    for state in basin(cycles, max_depth, max_states, report, progress):
-        found = _as_deal(state, sizes, members, loop.key, mirror)
+    for state in basin(cycles, max_depth, max_states, report, progress, reading):
+        found = _as_deal(state, sizes, members, loop.key, mirror, reading)
         if found is None or found.deal in seen:
             continue
         seen.add(found.deal)
-        if not _enters(found, members.get(found.cycle_key or "", set())):
+        if not _enters(found, members.get(found.cycle_key or "", set()), rules):
             raise RuntimeError(f"backward play is wrong for {format_deal(found.deal)}")
         yield found
 
@@ -340,7 +358,7 @@ def _members(cycles: list[list[State]]) -> dict[str, set[State]]:
 
 def _as_deal(
     state: SeatsBasinState, sizes: tuple[int, ...], members: dict[str, set[State]], own: str,
-    mirror: bool,
+    mirror: bool, reading: Reading = BMN,
 ) -> PreimageDeal | None:  # fmt: skip
     """The starting deal a basin state is, turned so its leader is seat 0 (seat-blind), if
     every seat is in and its sizes match; None otherwise."""
@@ -349,25 +367,27 @@ def _as_deal(
     hands, _ = turn(state.hands, state.leader, state.leader)
     if tuple(len(h) for h in hands) != sizes:  # type: ignore[arg-type]
         return None
-    key = _key_reached(hands, state.pre_tricks, members)
+    key = _key_reached(hands, state.pre_tricks, members, reading)
     deal: Deal = tuple(tuple(h) for h in hands)  # type: ignore[arg-type]
     return PreimageDeal(deal, state.pre_tricks, state.pre_cards, key != own, key)
 
 
-def _key_reached(hands: tuple, pre_tricks: int, members: dict[str, set[State]]) -> str:
+def _key_reached(
+    hands: tuple, pre_tricks: int, members: dict[str, set[State]], reading: Reading = BMN
+) -> str:
     """The seat-bound key of the cycle a deal enters after `pre_tricks` tricks ('' if none of
     them: _enters then refuses it)."""
     state: State = (hands, 0)
     for _ in range(pre_tricks):
-        step = _play(state)
+        step = _play(state, reading)
         if step is None:
             return ""
         state = step
     return next((key for key, states in members.items() if state in states), "")
 
 
-def _play(state: State) -> State | None:
-    step = forward(*_to_bytes(*state))
+def _play(state: State, reading: Reading = BMN) -> State | None:
+    step = forward(*_to_bytes(*state), reading)
     if step is None:
         return None
     (hands, leader), _ = step
@@ -375,9 +395,12 @@ def _play(state: State) -> State | None:
 
 
 def summarise_cycle(
-    deal: Sequence[Sequence[int]], max_depth: int | None = None, max_states: int | None = 100_000
+    deal: Sequence[Sequence[int]],
+    max_depth: int | None = None,
+    max_states: int | None = 100_000,
+    rules: str | RuleSet | None = None,
 ) -> CycleSummary:
-    """backward.summarise_cycle for any number of seats: the cycle's names and period, and the
-    balanced starting deals (even hands round the table, seat 0 first) reaching it exactly or
-    in another seating, within the search limits."""
-    return summarise_with(preimage_deals, deal, max_depth, max_states)
+    """backward.summarise_cycle for any number of seats: the cycle's names and period under
+    `rules`, and the balanced starting deals (even hands round the table, seat 0 first)
+    reaching it exactly or in another seating, within the search limits."""
+    return summarise_with(preimage_deals, deal, max_depth, max_states, rules)

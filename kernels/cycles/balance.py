@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 from bmn.kernels import reference
 from bmn.kernels.cycles.backward import BasinSearch, basin
-from bmn.kernels.cycles.loops import LOOP, analyse
+from bmn.kernels.cycles.loops import LOOP, Reading, analyse
 from bmn.kernels.deal import Deal, format_deal
 
 
@@ -86,17 +86,20 @@ class Splits:
         }
 
 
-def basin_splits(deal: Sequence[Sequence[int]], max_states: int | None = 200_000) -> Splits:
-    """Play backwards from the cycle a looping two-hand deal falls into and collect, for every
-    hand split, the nearest starting deal (seat 0 to lead) reaching the cycle, exactly or with
-    the seats swapped. ValueError if the deal does not loop."""
-    loop = analyse(deal)
+def basin_splits(
+    deal: Sequence[Sequence[int]], max_states: int | None = 200_000, rules: str | None = None
+) -> Splits:
+    """Play backwards from the cycle a looping two-hand deal falls into under `rules` (None:
+    bmn's) and collect, for every hand split, the nearest starting deal (seat 0 to lead)
+    reaching the cycle, exactly or with the seats swapped. ValueError if the deal does not
+    loop."""
+    loop = analyse(deal, rules=rules)
     if loop.status != LOOP or len(deal) != 2:
         raise ValueError(f"{format_deal(deal)} is not a looping two-hand deal")
     out = Splits(loop.rotation_key or "", loop.period_cards or 0, loop.period_tricks or 0)
     report = BasinSearch()
     cycle = [(s.hands, s.leader) for s in loop.states]
-    for state in basin(cycle, max_states=max_states, report=report):
+    for state in basin(cycle, max_states=max_states, report=report, reading=Reading.of(rules)):
         h0, h1 = state.hands
         mirrored = state.leader == 1
         start = (h1, h0) if mirrored else (h0, h1)
@@ -114,8 +117,9 @@ def basin_splits(deal: Sequence[Sequence[int]], max_states: int | None = 200_000
     return out
 
 
-def confirm(found: SplitFind, key: str) -> bool:
-    """Forward play: the deal loops (reference engine) into the cycle with this seat-blind key."""
-    if reference.play(found.deal).status != LOOP:
+def confirm(found: SplitFind, key: str, rules: str | None = None) -> bool:
+    """Forward play: the deal loops (reference engine) into the cycle with this seat-blind key,
+    under `rules` (None: bmn's)."""
+    if reference.play(found.deal, rules=rules).status != LOOP:
         return False
-    return analyse(found.deal).rotation_key == key
+    return analyse(found.deal, rules=rules).rotation_key == key

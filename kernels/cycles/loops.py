@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from bmn.kernels.deal import Hand, format_hand
 from bmn.kernels.decks import even_sizes
 from bmn.kernels.reference import FINISHED, LOOP, Result
+from bmn.kernels.rules.sets import AT_ONCE, BATTLES, NEXT_PAYS, PLAY_ON, TAKEN, RuleSet, rule_set
 
 # A trick-boundary state: every hand (None once a seat is out) and the seat to lead.
 Hands = tuple[Hand | None, ...]
@@ -41,6 +42,7 @@ class TrickOutcome:
     taker: int
     cards: int
     finished: bool
+    counted: int = 1  # the tricks it counts under the rule set (Reading.counted)
 
 
 def _next_in(out: list[bool], seat: int) -> int:
@@ -52,17 +54,54 @@ def _next_in(out: list[bool], seat: int) -> int:
     raise AssertionError("no seat left in the game")
 
 
+@dataclass(frozen=True)
+class Reading:
+    """The choices of a rule set that the forward step reads (kernels/rules/sets.py), as flags:
+    made once a game, not looked up once a card."""
+
+    next_pays: bool = False  # a seat out while paying drops out; the next seat pays the rest
+    at_once: bool = False  # the game ends when a seat lays its last card (2 seats)
+    play_on: bool = False  # a trick leaving every other seat empty-handed is no finish
+    tricks: str = TAKEN  # what `tricks` counts
+
+    @classmethod
+    def of(cls, rules: str | RuleSet | None) -> Reading:
+        chosen = rule_set(rules)
+        return cls(
+            chosen.out_while_paying == NEXT_PAYS,
+            chosen.empty_hand == AT_ONCE,
+            chosen.finish == PLAY_ON,
+            chosen.tricks,
+        )
+
+    def counted(self, pile: Sequence[int]) -> int:
+        """The tricks a trick that laid `pile` counts: every pile taken (bmn), a pile won by a
+        penalty paid in full (a court card followed by exactly its value in numerals), or a
+        battle started (a court card laid with none owed: the first court card of a trick)."""
+        if self.tricks == TAKEN:
+            return 1 if pile else 0
+        courts = [at for at, v in enumerate(pile) if v]
+        if self.tricks == BATTLES:
+            return 1 if courts else 0
+        return int(bool(courts) and len(pile) - 1 - courts[-1] == pile[courts[-1]])
+
+
+BMN = Reading()
+
+
 def lay_trick(
-    hands: Sequence[Sequence[int] | None], leader: int
+    hands: Sequence[Sequence[int] | None], leader: int, reading: Reading = BMN
 ) -> tuple[int, list[int], list[int], list[bool], bool]:
-    """Play one trick from a trick-boundary state, by docs/rules.md "Play" (seats going out too).
+    """Play one trick from a trick-boundary state, by docs/rules.md "Play" (seats going out too),
+    under a rule set's `reading` (bmn's by default).
 
     The rules once for every forward step outside the reference engine: play_trick here and
     backward play (kernels/cycles/backward.py) build their own hands from what it returns, so each
     keeps its own hand type (tuples here, bytes there). Returns (taker, laid, pile, out, last):
     the seat that takes the pile, how many cards came off the top of each hand, the pile in the
-    order laid, which seats are out, and `last` when the taker is the only seat left in the game
-    (it wins).
+    order laid, which seats are out, and `last` when the game ends in the trick (the taker is
+    the only seat left in the game, or under the at-once ending a seat laid its last card): the
+    taker wins.
     """
     out = [h is None for h in hands]
     laid = [0] * len(hands)
@@ -76,13 +115,21 @@ def lay_trick(
         if laid[seat] == len(hand):  # must lay a card, holds none: out
             out[seat] = True
             left -= 1
-            if court_layer >= 0:  # out while paying: the court card's seat takes the pile
-                return court_layer, laid, pile, out, False
+            if court_layer >= 0:  # out while paying
+                if not reading.next_pays:  # bmn: the court card's seat takes the pile
+                    return court_layer, laid, pile, out, False
+                seat = _next_in(out, seat)  # Paulhus: the next seat still in pays the rest
+                if seat == court_layer and left > 1:
+                    return court_layer, laid, pile, out, False
+                continue
             seat = _next_in(out, seat)  # out on an ordinary turn: the pile stays
             continue
         card = hand[laid[seat]]
         laid[seat] += 1
         pile.append(card)
+        if reading.at_once and laid[seat] == len(hand):  # its last card: the game ends
+            out[seat] = True
+            return _next_in(out, seat), laid, pile, out, True
         if card > 0:  # a court card: the next seat pays
             seat, court_layer, owed = _next_in(out, seat), seat, card
         elif court_layer >= 0:  # a numeral paid towards the penalty
@@ -93,16 +140,18 @@ def lay_trick(
             seat = _next_in(out, seat)
 
 
-def play_trick(hands: Hands, leader: int) -> TrickOutcome:
+def play_trick(hands: Hands, leader: int, reading: Reading = BMN) -> TrickOutcome:
     """Play one trick from a trick-boundary state: the hands after it, and whether the game
-    finished (the last seat in the game, or a taker leaving every other seat without cards)."""
-    taker, laid, pile, out, last = lay_trick(hands, leader)
+    finished (the last seat in the game, or, unless the rule set plays on, a taker leaving every
+    other seat without cards)."""
+    taker, laid, pile, out, last = lay_trick(hands, leader, reading)
     after = tuple(
         None if out[s] else tuple(hand[n:]) + (tuple(pile) if s == taker else ())
         for s, (hand, n) in enumerate(zip(hands, laid, strict=True))
     )
     others = any(h for s, h in enumerate(after) if s != taker)
-    return TrickOutcome(after, taker, len(pile), last or not others)
+    finished = last or (not others and not reading.play_on)
+    return TrickOutcome(after, taker, len(pile), finished, reading.counted(pile))
 
 
 @dataclass(frozen=True)
@@ -248,48 +297,63 @@ def rotation_key(states: Sequence[State]) -> str:
     return min(cycle_key([turn(hands, leader, r) for hands, leader in inner]) for r in range(n))
 
 
-def analyse(deal: Sequence[Sequence[int] | None], leader: int = 0) -> LoopAnalysis:
-    """Play a deal from `leader` to its end or its first repeated state, and describe the cycle.
+def analyse(
+    deal: Sequence[Sequence[int] | None], leader: int = 0, rules: str | RuleSet | None = None
+) -> LoopAnalysis:
+    """Play a deal from `leader` to its end or its first repeated state under `rules` (a rule
+    set's name or RuleSet; None: bmn's), and describe the cycle.
 
-    Counts follow reference.play exactly; for a loop, `states` lists the cycle from its first
-    state, in play order, each with the cards of the trick played from it. A hand may be None
-    (a seat out), to play on from any trick-boundary state.
+    Counts follow reference.play exactly, under every rule set (a rule set that looks for no
+    loops is played as reference.play plays it given no limit: looking for them); for a loop,
+    `states` lists the cycle from its first state, in play order, each with the cards of the
+    trick played from it. A hand may be None (a seat out), to play on from any trick-boundary
+    state. ValueError for a seat count the rule set is not defined for.
     """
+    chosen = rule_set(rules)
+    if not chosen.plays(len(deal)):
+        seats = chosen.seat_counts
+        raise ValueError(f"the {chosen.name} rule set plays {seats} seats, not {len(deal)}")
+    reading = Reading.of(chosen)
     hands: Hands = tuple(None if h is None else tuple(int(v) for v in h) for h in deal)
+    if reading.at_once and any(h is not None and not h for h in hands):  # dealt empty:
+        holders = [s for s, hand in enumerate(hands) if hand]  # over before it starts (ref)
+        return LoopAnalysis(FINISHED, 0, 0, holders[0] if holders else len(hands) - 1)
     seen: dict[State, int] = {(hands, leader): 0}
-    path: list[tuple[State, int]] = []  # every state passed and the cards of its trick
-    cards = 0
+    path: list[tuple[State, TrickOutcome]] = []  # every state passed and the trick from it
     while True:
-        step = play_trick(hands, leader)
-        path.append(((hands, leader), step.cards))
-        cards += step.cards
+        step = play_trick(hands, leader, reading)
+        path.append(((hands, leader), step))
         if step.finished:
-            return LoopAnalysis(FINISHED, cards, _tricks(path), step.taker)
+            cards, tricks = _figures(path)
+            return LoopAnalysis(FINISHED, cards, tricks, step.taker)
         hands, leader = step.hands, step.taker
         if (hands, leader) in seen:
-            return _loop(path, seen[(hands, leader)], cards)
+            return _loop(path, seen[(hands, leader)])
         seen[(hands, leader)] = len(path)
 
 
-def _tricks(path: list[tuple[State, int]]) -> int:
-    """Tricks taken: every trick that laid a card (a last seat may win with no pile to take)."""
-    return sum(1 for _, cards in path if cards)
+def _figures(path: list[tuple[State, TrickOutcome]]) -> tuple[int, int]:
+    """The cards laid and the tricks counted along a stretch of play."""
+    return sum(step.cards for _, step in path), sum(step.counted for _, step in path)
 
 
-def _loop(path: list[tuple[State, int]], start: int, cards: int) -> LoopAnalysis:
+def _loop(path: list[tuple[State, TrickOutcome]], start: int) -> LoopAnalysis:
     cycle = path[start:]
-    start_cards = sum(c for _, c in path[:start])
-    states = tuple(CycleState(hands, leader, is_balanced(hands), c) for (hands, leader), c in cycle)
+    cards, tricks = _figures(path)
+    start_cards, start_tricks = _figures(path[:start])
+    states = tuple(
+        CycleState(hands, leader, is_balanced(hands), step.cards) for (hands, leader), step in cycle
+    )
     raw = [state for state, _ in cycle]
     return LoopAnalysis(
         LOOP,
         cards,
-        len(path),
+        tricks,
         None,
         start_cards,
-        start,
+        start_tricks,
         cards - start_cards,
-        len(cycle),
+        tricks - start_tricks,
         states=states,
         key=cycle_key(raw),
         rotation_key=rotation_key(raw),

@@ -16,27 +16,34 @@ from bmn.kernels.score import score
 
 
 @pytest.mark.parametrize(
-    "counts, seats, split",
+    "counts, seats, split, rules",
     [
-        ((5, 2, 2, 0, 0), 2, "even"),
-        ((36, 1, 1, 0, 0), 2, "even"),
-        ((6, 3, 0, 0, 0), 3, "even"),
-        ((12, 1, 1, 1, 0), 3, "even"),
-        ((8, 4, 0, 0, 0), 4, "even"),
-        ((8, 4, 0, 0, 0), 4, "uneven"),  # seats of no card at the start, and seats going out
+        ((5, 2, 2, 0, 0), 2, "even", "bmn"),
+        ((36, 1, 1, 0, 0), 2, "even", "bmn"),
+        ((6, 3, 0, 0, 0), 3, "even", "bmn"),
+        ((12, 1, 1, 1, 0), 3, "even", "bmn"),
+        ((8, 4, 0, 0, 0), 4, "even", "bmn"),
+        ((8, 4, 0, 0, 0), 4, "uneven", "bmn"),  # seats of no card at the start, going out
+        # the other readings: Paulhus's (a seat out while paying: the next pays), and two-seat
+        # rule sets whose looping games play bmn's tricks (their figures are their own)
+        ((6, 3, 0, 0, 0), 3, "even", "paulhus"),
+        ((9, 3, 0, 0, 0), 3, "even", "paulhus"),
+        ((8, 4, 0, 0, 0), 4, "uneven", "paulhus"),
+        ((5, 2, 2, 0, 0), 2, "even", "leodog896"),
+        ((5, 2, 2, 0, 0), 2, "even", "n1k06"),
     ],
 )
-def test_ids_name_the_cycles_the_keys_name(counts, seats, split):
+def test_ids_name_the_cycles_the_keys_name(counts, seats, split, rules):
     deck = deck_of(counts)
     sizes = even_sizes(len(deck), seats)
     if split == "uneven":
         sizes = (0, 5, 3, 4)  # seat 0 goes out before a card is laid
     rows, hands = random_deals(4000, seed_state(7), deck=deck, sizes=sizes)
-    scores = score(rows, hands, threads=1)
+    scores = score(rows, hands, threads=1, rules=rules)
     loops = np.flatnonzero(scores.status == LOOP_CODE)
     assert len(loops) >= 10
     ids = cycle_ids(
-        rows, hands, loops, scores.loop_start_tricks[loops], scores.period_tricks[loops]
+        rows, hands, loops, scores.loop_start_tricks[loops], scores.period_tricks[loops], rules
     )
     assert ids.shape == (len(loops), ID_WORDS)
     keys = {}
@@ -45,8 +52,8 @@ def test_ids_name_the_cycles_the_keys_name(counts, seats, split):
         deal = tuple(
             tuple(rows[r][e - n : e].tolist()) for n, e in zip(hands[r], ends, strict=True)
         )
-        assert reference.play(deal).status == LOOP
-        keys[i] = analyse(deal).key
+        assert reference.play(deal, rules=rules).status == LOOP
+        keys[i] = analyse(deal, rules=rules).key
     by_id, by_key = {}, {}
     for i, key in keys.items():
         by_id.setdefault(ids[i].tobytes(), set()).add(key)
