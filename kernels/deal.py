@@ -34,6 +34,9 @@ _RANK_VALUE = {"J": 1, "Q": 2, "K": 3, "A": 4}
 _SUIT = {"\u2660": "S", "\u2661": "H", "\u2662": "D", "\u2663": "C"}
 _SUIT |= {"\u2664": "S", "\u2665": "H", "\u2666": "D", "\u2667": "C"}
 _EXPECTED = "a card: '-', 2-9, 10 or T, J, Q, K, A, optionally followed by a suit S H D C"
+# The advice for a wrong number of hands, in the library's words: each front end says it in
+# its own (the command line's arguments, the web page's form).
+HANDS_JOINED = "join the hands with '/', or give them as a list"
 
 
 class DealError(ValueError):
@@ -79,7 +82,7 @@ def shorten(text: str, keep: int = 60) -> str:
 
 
 def split_deal(args: Sequence[str] | str) -> list[str]:
-    """Hands given as separate arguments, joined by '/', or both."""
+    """Hands given as a list of texts, joined by '/', or both."""
     if isinstance(args, str):
         args = [args]
     return [part for arg in args for part in arg.split("/")]
@@ -110,8 +113,7 @@ def parse_deal(args: Sequence[str] | str, typed: bool = False) -> Deal:
             )
     if not MIN_SEATS <= len(texts) <= MAX_SEATS:
         raise DealError(
-            f"a deal has {MIN_SEATS} to {MAX_SEATS} hands, got {len(texts)};"
-            " give them as separate arguments or join them with '/'"
+            f"a deal has {MIN_SEATS} to {MAX_SEATS} hands, got {len(texts)}; {HANDS_JOINED}"
         )
     if typed:
         _check_written_hands(texts, [args] if isinstance(args, str) else list(args))

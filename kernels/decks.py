@@ -194,6 +194,22 @@ def deck_words(values: Iterable[int]) -> str:
     return f"{sum(counts)} cards: {counts[0]} numerals, {courts}"
 
 
+def unmeant_deck(values: Iterable[int]) -> str | None:
+    """What is wrong with a deal that holds the standard deck's court cards, 4 each of J Q K
+    A, with more or fewer than its 36 numerals: most often a slip (a card dropped, a number
+    read as numerals) rather than a deck meant, so commands refuse it unless told the deck is
+    meant. None for any other deal: the standard deck, or a deck plainly of its own (fewer
+    court cards, two decks)."""
+    counts = counts_of(values)
+    if counts[1:] != STANDARD_COUNTS[1:] or counts[0] == STANDARD_COUNTS[0]:
+        return None
+    courts, numerals = sum(STANDARD_COUNTS[1:]), STANDARD_COUNTS[0]
+    return (
+        f"{sum(counts)} cards: the standard deck's {courts} court cards with {counts[0]}"
+        f" numerals, not {numerals}"
+    )
+
+
 def not_standard_warning(
     values: Sequence[int], what: str = "this deal", doing: str = "playing"
 ) -> str | None:

@@ -11,12 +11,20 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 from bmn.kernels.deal import DealError
+from bmn.kernels.decks import unmeant_deck
 from bmn.kernels.results import Scores
 from bmn.kernels.rules.sets import RuleSet, rule_set
 from bmn.kernels.score import score_values
 from bmn.kernels.tables import INPUT_PAUSED, LineError, Stated, TableRow, read_table
 
-__all__ = ["BATCH_LINES", "INPUT_PAUSED", "LineError", "ScoredBatch", "score_lines"]
+__all__ = [
+    "BATCH_LINES",
+    "INPUT_PAUSED",
+    "LineError",
+    "ScoredBatch",
+    "UnmeantDeckLine",
+    "score_lines",
+]
 
 BATCH_LINES = 65_536
 
@@ -46,12 +54,14 @@ def score_lines(
     rules: str | RuleSet | None = None,
     notation: str = "auto",
     players: int = 2,
+    any_deck: bool = True,
 ) -> Iterator[ScoredBatch]:
     """Score a table of deals (kernels/tables.py reads it, in `notation`, one-run deals cut
     for `players`) batch by batch, on `device` (kernels/score.py's registry), under `rules`
     (a rule set's name or RuleSet; None: bmn's), or the rule set a row names (its 'rules'
     column: bmn's export of a store that plays several). An INPUT_PAUSED among the lines scores the
-    lines read so far at once (a batch shorter than `batch`).
+    lines read so far at once (a batch shorter than `batch`). Not `any_deck`, a deal of the
+    standard deck's court cards with other than 36 numerals is a bad line (UnmeantDeckLine).
 
     On a bad line (one the reader cannot read, or a deal of a seat count the rule set does
     not play), the good lines before it are yielded as a last batch, then LineError is
@@ -79,6 +89,8 @@ def score_lines(
                     rows = []
                 continue
             _check_seats(row, rule_set(row.rules) if row.rules else ruled)
+            if not any_deck:
+                _check_deck(row)
             rows.append(row)
             if len(rows) >= batch:
                 yield scored()
@@ -124,6 +136,16 @@ def _check_seats(row: TableRow, rules: RuleSet) -> None:
         f"a deal of {seats} hands; rule set {rules.name!r} plays {played} seats",
         row.where,
     )
+
+
+class UnmeantDeckLine(LineError):
+    """A row of the standard deck's court cards with other than 36 numerals, refused unless
+    the caller says any deck is meant (decks.unmeant_deck)."""
+
+
+def _check_deck(row: TableRow) -> None:
+    if (problem := unmeant_deck(row.values)) is not None:
+        raise UnmeantDeckLine(row.line, problem, row.where)
 
 
 class _Counted:

@@ -5,14 +5,18 @@ under each reading from the reference engine.
 
     .venv/bin/python -m lab.endless_both steer --players 3 --seconds 120
     .venv/bin/python -m lab.endless_both filter --players 4 --seconds 240
+    .venv/bin/python -m lab.endless_both paulhus --players 3 --seconds 240
 
 steer: the elimination search refusing every trick in which a seat goes out while paying, so
 each deal it builds plays alike under both readings. filter: the elimination search as bmn runs
 it (lab/endless_nseat.py elimination), its deals kept when they loop under Paulhus's
-reading too. The cycles: A (a grow run's), the published cycle P and P entered at another
-state (docs/endless-games.md, "The standard deck"), the first `--cycles` of `--store FILE`
-(after `--skip`), or those of `--cycle DEAL` (repeatable), each searched for an equal share of
-the time; a cycle's line says `complete` when its search visited every state it could reach.
+reading too. paulhus: the elimination search with backward play under Paulhus's reading
+(kernels/cycles/backward_seats.py), so every deal it builds loops under that reading; each is
+listed whether or not it loops under bmn's too. The cycles: A (a grow run's), the published
+cycle P and P entered at another state (docs/endless-games.md, "The standard deck"), the first
+`--cycles` of `--store FILE` (after `--skip`), or those of `--cycle DEAL` (repeatable), each
+searched for an equal share of the time; a cycle's line says `complete` when its search visited
+every state it could reach.
 """
 
 from __future__ import annotations
@@ -86,9 +90,12 @@ def run(args) -> dict:
             (b.hands, b.leader) for b in basin(cycle, max_states=args.basin, report=BasinSearch())
         ]
         share = args.seconds / len(texts)
-        reach = search(cycle, args.players, sizes, share, None, states, args.route == "steer")
+        rules = "paulhus" if args.route == "paulhus" else "bmn"
+        steer = args.route == "steer"
+        reach = search(cycle, args.players, sizes, share, None, states, steer, rules)
         rows = [figures(hands) for hands, _ in reach.deals]
-        both = [r for r in rows if all(r[rules][0] == "loop" for rules in READINGS)]
+        needed = ("paulhus",) if args.route == "paulhus" else READINGS
+        both = [r for r in rows if all(r[rules][0] == "loop" for rules in needed)]
         report["cycles"] += 1
         report["states"] += reach.states
         report["candidates"] += len(rows)
@@ -104,7 +111,7 @@ def run(args) -> dict:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("route", choices=["steer", "filter"])
+    parser.add_argument("route", choices=["steer", "filter", "paulhus"])
     parser.add_argument("--seconds", type=float, default=60.0)
     parser.add_argument("--players", type=int, choices=[3, 4], default=3)
     parser.add_argument("--cycle", action="append", help="a deal into a cycle (these only)")

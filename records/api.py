@@ -162,13 +162,14 @@ class StoreReader:
 
 
 def open_store(path: str | os.PathLike[str] = DEFAULT_PATH) -> StoreReader:
-    """Open a bmn record store to read. StoreError (one line saying why) for a missing file,
-    a file that is not a bmn store, one from a newer bmn, or a damaged one.
+    """Open a bmn record store to read. StoreError (one line saying why) for a missing file
+    (StoreMissing, a StoreError, its `path` the file that is not there), a file that is not a
+    bmn store, one from a newer bmn, or a damaged one.
 
     >>> open_store("no-such-store.sqlite")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    bmn.records.store.errors.StoreError: no record store at no-such-store.sqlite; ...
+    bmn.records.store.errors.StoreMissing: no record store at no-such-store.sqlite; ...
     """
     return StoreReader(path)
 
@@ -210,7 +211,8 @@ def import_table(
 
 def published_games(players: int = 2) -> list[PublishedGame]:
     """The published record games for `players` seats (2: the record games published since
-    1999; 3 and 4: bmn's own longest finds), in the order found.
+    1999; 3 and 4: bmn's own longest finds), in the order found, each with the rule set its
+    figures are of (`rules`).
 
     >>> published_games(3)[0].hands[0][:6]
     '--A-JQ'
@@ -221,16 +223,20 @@ def published_games(players: int = 2) -> list[PublishedGame]:
 
 
 def replay_published(players: int = 2, rules: str | None = None) -> list[Replayed]:
-    """Every published game beside what the reference engine gives for it (`matches`), under
-    `rules` (a rule set's name; None: bmn's, the rules every table was published under).
+    """Every published game beside what the reference engine gives for it (`matches`): each
+    under the rule set its row claims (`published_rules`: bmn's, or paulhus for the endless
+    3- and 4-player deals found under Paulhus's reading), or every one under `rules` (a rule
+    set's name) when given; `rules` on each is the rule set it was replayed under.
 
     >>> all(game.matches for game in replay_published())
     True
+    >>> sorted({game.published_rules for game in replay_published(3)})
+    ['bmn', 'paulhus']
     """
     from bmn.records.published import replay_published as replay
 
     try:
-        chosen = rule_set(rules).name
+        chosen = None if rules is None else rule_set(rules).name
     except ValueError as err:
         raise DealError(str(err)) from None
     return replay(_players(players), chosen)

@@ -1,6 +1,7 @@
 """Stores from several machines made one (`bmn records merge`): each source is read (an older
 one through the migrations, in memory, the file untouched), every find and cycle it holds is
-replayed under its run's rule set, and only then written into the target, in one transaction.
+replayed under its rule set (a find's run's, a cycle's own), and only then written into the
+target, in one transaction.
 
 Nothing is taken on trust: the compiled kernel replays every find (rows and bulk batches) and
 every cycle's deal; the reference engine replays the finds that are kept as rows and each cycle's
@@ -68,9 +69,9 @@ def _same_file(a: Path, b: Path) -> bool:
 
 
 def replay(snap: Snapshot) -> list[str]:
-    """Replay every find and cycle of `snap` under its run's rule set: the compiled kernel for
-    all, the reference engine for the finds kept as rows and for the cycles. One line for each
-    that does not replay (none: all agree)."""
+    """Replay every find of `snap` under its run's rule set and every cycle under its own: the
+    compiled kernel for all, the reference engine for the finds kept as rows and for the
+    cycles. One line for each that does not replay (none: all agree)."""
     problems = []
     runs = {run.id: run for run in snap.runs}
     for run in snap.runs:
@@ -81,11 +82,12 @@ def replay(snap: Snapshot) -> list[str]:
         problems += _replay_rows(run, rules)
         problems += _replay_batches(run, rules)
     for loop in snap.loops:
-        run = runs.get(loop.run)
-        if run is None or run.row.get("rules") not in rule_names():
+        if loop.run not in runs:
             problems.append(f"cycle {loop.key} names run {loop.run}, not in the store")
-            continue
-        problems += _replay_loop(loop, run.row["rules"])
+        elif loop.rules not in rule_names():
+            problems.append(f"cycle {loop.key} is of rule set {loop.rules!r}, unknown to this bmn")
+        else:  # a cycle under its own rule set: the one it was found under
+            problems += _replay_loop(loop, loop.rules)
     return problems
 
 

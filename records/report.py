@@ -120,6 +120,7 @@ class LeftOut:
     decks: dict[str, int]
     loops: int
     rules: dict[str, int] = field(default_factory=dict)  # finds of the standard deck
+    cycles: int = 0  # cycles of `players` seats the store holds (`records loops`)
 
     def as_dict(self) -> dict[str, Any]:
         return {"seats": self.seats, "decks": self.decks, "loops": self.loops, "rules": self.rules}
@@ -159,7 +160,8 @@ def comparable(store: Store, n: int, players: int = 2) -> tuple[list[FindRow], L
         else:
             rules[ruled] = rules.get(ruled, 0) + found
     seats = {s: store.count_finds(seats=s, status="finished") for s in (2, 3, 4) if s != players}
-    left = LeftOut(seats, decks, store.count_finds(status="loop"), rules)
+    cycles = sum(row.seats == players for row in store.loops())
+    left = LeftOut(seats, decks, store.count_finds(status="loop"), rules, cycles)
     return (standard[0].rows if standard else []), left
 
 
@@ -188,6 +190,7 @@ def runs_json(runs: Sequence[Run]) -> str:
 
 LOOP_KEYS = (
     "key",
+    "rules",  # the rule set it was found under: a key is a cycle under one rule set
     "rotation_key",
     "deck",
     "seats",
@@ -220,6 +223,7 @@ STANDARD_KEYS = (
     "period_tricks",
     "rotation_key",
     "key",
+    "rules",
     "balanced_deals",
     "mirrored_balanced_deals",
     "basin_states",
@@ -232,15 +236,15 @@ STANDARD_KEYS = (
 
 
 def standard_loops(rows: Sequence[LoopRow]) -> list[dict[str, Any]]:
-    """The standard-deck cycles, one per seat-blind key (the row with the most even deal), the
-    most balanced deals first, then in the order found."""
-    best: dict[str, LoopRow] = {}
+    """The standard-deck cycles, one per seat-blind key and rule set (the row with the most
+    even deal), the most balanced deals first, then in the order found."""
+    best: dict[tuple[str, str], LoopRow] = {}
     for row in rows:
         if row.deck != STANDARD_DECK:
             continue
-        known = best.get(row.rotation_key)
+        known = best.get((row.rotation_key, row.rules))
         if known is None or _imbalance(row) < _imbalance(known):
-            best[row.rotation_key] = row
+            best[row.rotation_key, row.rules] = row
     out = []
     for row in sorted(best.values(), key=_imbalance):
         d = row.as_dict()
@@ -298,9 +302,14 @@ def _exported(row: FindRow, rules: Mapping[int, str] | None = None) -> dict[str,
 
 
 def published_ranking(players: int = 2) -> list[PublishedGame]:
-    """The `players`-seat table's games that finish, longest first (loops are not ranked by
-    length)."""
-    games = [game for game in published_games(players) if game.status == "finished"]
+    """The `players`-seat table's games that finish under bmn's rules, longest first (loops
+    are not ranked by length; finds are ranked under bmn's rules only, so rows of another
+    rule set are not ranked either)."""
+    games = [
+        game
+        for game in published_games(players)
+        if game.status == "finished" and game.rules == DEFAULT_RULES
+    ]
     return sorted(games, key=lambda game: -game.cards)
 
 
@@ -349,29 +358,49 @@ def compare_json(
 
 
 def show_dict(
-    deal: str, result: dict[str, Any], finds: Sequence[FindRow] | None, store: str | None = None
+    deal: str,
+    result: dict[str, Any],
+    finds: Sequence[FindRow] | None,
+    store: str | None = None,
+    rules: str = DEFAULT_RULES,
 ) -> dict[str, Any]:
-    """One deal: the replayed result, every time it was found, whether they agree, its rank
-    among the published records of its seat count (bmn's own table for 3 and 4 seats), for a
-    finished deal of the standard deck dealt evenly only, and that deal's numbers (deal_numbers).
-    `finds` None: there is no store; "store" is then None, else the store's path."""
+    """One deal: the result replayed under `rules`, every time it was found, whether they
+    agree, the published game it is (any table of its seat count: a loop too), its rank among
+    the published records of its seat count (bmn's own table for 3 and 4 seats), for a finished
+    deal of the standard deck dealt evenly, replayed as bmn's rules play it (every table's
+    figures are bmn's), and that deal's numbers (deal_numbers). `finds` None: there is no
+    store; "store" is then None, else the store's path."""
     from bmn.kernels.deal import parse_deal
     from bmn.kernels.decks import is_standard
+    from bmn.kernels.rules.sets import rule_set
 
     hands = parse_deal(deal)
     standard = is_standard(hands)
     rank = None
-    if result["status"] == "finished" and standard:
+    ranked = rule_set(rules).plays_as(len(hands)) == DEFAULT_RULES
+    if result["status"] == "finished" and standard and ranked:
         rank = rank_among(deal, result["cards"], published_ranking(len(hands))).as_dict()
     return {
         "deal": deal,
         "result": result,
+        "rules": rules,
         "finds": [row.as_dict() for row in finds or ()],
         "matches": all(agrees(row, result) for row in finds or ()),
+        "published": published_as(deal, len(hands)),
         "published_rank": rank,
         "numbers": deal_numbers(hands) if standard else None,
         "store": None if finds is None else store,
     }
+
+
+def published_as(deal: str, players: int) -> dict[str, Any] | None:
+    """The published game `deal` is (its name, year, status and published length), of the
+    `players`-seat table; None for a deal no table holds."""
+    for game in published_games(players):
+        if game.deal == deal:
+            keys = ("name", "year", "status", "cards", "tricks", "note")
+            return {key: getattr(game, key) for key in keys}
+    return None
 
 
 def deal_numbers(hands: Sequence[Sequence[int]]) -> dict[str, str | None]:

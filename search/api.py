@@ -3,8 +3,9 @@
 
 The command line starts its runs through the same module (search/runs/start.py), so a setting
 is checked, defaulted and refused (saying why) the same way here and there; bad settings raise
-SearchOptionError instead of a usage error. Ctrl-C (KeyboardInterrupt in a notebook) or SIGTERM
-stops the run after a checkpoint, and the summary comes back with status 'interrupted'; resume
+SearchOptionError instead of a usage error. Ctrl-C (KeyboardInterrupt in a notebook), SIGTERM or
+SIGHUP (a closed terminal; ignored where the process was started under nohup) stops the run
+after a checkpoint, and the summary comes back with status 'interrupted'; resume
 it with `search(store, resume=run)`. One that comes before the run begins (while its store opens
 or its kernels compile) is not waited out: StoppedBeforeRun (a KeyboardInterrupt) is raised at
 once, naming the run made by then (released, for resume) or None.
@@ -149,7 +150,7 @@ def _run(stopping: Any, job: Any, on_progress: Callable[[Any], None] | None, dis
     the run's notes (warnings) in Python's words."""
     from bmn.search.output.progress import Display, starts_too
 
-    with Display(quiet=not display) as shown:
+    with Display(quiet=not display, say=in_python) as shown:
 
         def progress(p: Any) -> None:
             p.notes[:] = [in_python(note) for note in p.notes]

@@ -92,9 +92,12 @@ def command_line(bmn, text: str, expected: dict | str) -> None:
     """`bmn play` and `bmn loop` (the deal after a bare '--', so it is a hand whatever it looks
     like) and `bmn score` (one line)."""
     line = outcome(text.strip())
-    runs = {
-        "play": (bmn("play", "--json", "--", text), expected, ""),
-        "loop": (bmn("loop", "--json", "--", text), expected, ""),
+    argued = (
+        expected.replace(HANDS_JOINED, ARGUMENTS_WORDS) if isinstance(expected, str) else expected
+    )
+    runs = {  # hands are the arguments of play and loop; score reads a line, as the library
+        "play": (bmn("play", "--json", "--", text), argued, ""),
+        "loop": (bmn("loop", "--json", "--", text), argued, ""),
         "score": (bmn("score", "--json", input=text + "\n"), line, "line 1: "),
     }
     for name, (result, wanted, where) in runs.items():
@@ -109,7 +112,8 @@ def command_line(bmn, text: str, expected: dict | str) -> None:
             assert same(found, wanted) == wanted, (name, text, found)
 
 
-# The advice for a wrong number of hands, on the command line and in the page's form.
+# The advice for a wrong number of hands: the library's, the command line's, the page's form's.
+HANDS_JOINED = "join the hands with '/', or give them as a list"
 ARGUMENTS_WORDS = "give them as separate arguments or join them with '/'"
 FORM_WORDS = "separate the hands with '/' (or with spaces, when no hand has a space in it)"
 
@@ -120,7 +124,7 @@ def web_page(replay_page, text: str) -> None:
     stripped = text.strip()
     expected = outcome(stripped if "/" in stripped else stripped.split())
     if isinstance(expected, str):
-        expected = expected.replace(ARGUMENTS_WORDS, FORM_WORDS)
+        expected = expected.replace(HANDS_JOINED, FORM_WORDS)
     status, page = replay_page(text)
     if isinstance(expected, str):
         assert status == 400 and expected in html.unescape(page), (text, status, page[-2000:])

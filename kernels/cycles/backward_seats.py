@@ -4,14 +4,16 @@ The two-seat inverse (backward.py) reads the pile's structure off the taker's ha
 seats the same pile ends the taker's hand, but who laid each card depends on which seats are in,
 and a seat may go out during the trick (docs/rules.md, rules 5 and 6): a seat still in with
 no cards goes out when it must lay one, on an ordinary turn (the pile stays) or while paying (the
-last court card's seat takes the pile). So a state with seat k out has predecessors with seat k
-still in, holding exactly the cards it lays in that trick (none, or a few before it runs out).
+last court card's seat takes the pile; under Paulhus's reading, the next seat still in pays
+the rest). So a state with seat k out has predecessors with seat k still in, holding exactly the
+cards it lays in that trick (none, or a few before it runs out).
 
 For every start of the pile in the taker's hand (the range the two-seat inverse uses: a chain of
 court cards, each inside the payment window of the one before), every seat that may have led and
 every set of the state's out seats that were out already, `_replays` walks the trick's rules over
 the pile, branching only where a seat going out in this trick is asked for a card (it lays the
-next card, or it has none left and goes out). Each candidate is rebuilt (the cards each seat laid
+next card, or it has none left and goes out), under the rule set's reading of a seat out while
+paying (kernels/cycles/loops.Reading). Each candidate is rebuilt (the cards each seat laid
 go back on top of its hand) and confirmed by playing its trick forward with loops.lay_trick, the
 rules every forward step shares.
 

@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from bmn.kernels import reference
-from bmn.kernels.cycles.loops import lay_trick
+from bmn.kernels.cycles.loops import Reading, lay_trick
 from bmn.kernels.deal import Deal
 from lab.cycles.elimination import Reach, State, imbalance, predecessors, seated
 
@@ -89,9 +89,13 @@ def search(
     max_states: int | None = None,
     two_seat_basin: Sequence[tuple[Sequence[Sequence[int]], int]] = (),
     alike: bool = True,
+    rules: str = "bmn",
 ) -> BothReach:
     """elimination.search, refusing (with `alike`) every predecessor whose trick parts the
-    readings, so each deal found plays alike under both; `Reach.deals` as there."""
+    readings, so each deal found plays alike under both; `Reach.deals` as there. `rules`: the
+    reading backward play undoes (bmn's, or Paulhus's: then, without `alike`, every deal found
+    loops under Paulhus's reading, whether or not it does under bmn's)."""
+    reading = Reading.of(rules)
     begin = time.perf_counter()
     reach = BothReach()
     heap: list[tuple[int, int, State]] = []
@@ -114,7 +118,7 @@ def search(
             continue
         outs = [s for s, h in enumerate(hands) if h is None]
         for extra in outs or [None]:
-            for prev in predecessors(hands, leader, extra):
+            for prev in predecessors(hands, leader, extra, reading):
                 if prev in seen or (alike and parts_readings(*prev)):
                     continue
                 seen.add(prev)

@@ -22,18 +22,21 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
 from bmn.kernels.cycles.backward_seats import predecessors as seats_predecessors
+from bmn.kernels.cycles.loops import BMN, Reading
 
 Hands = tuple[bytes | None, ...]
 State = tuple[Hands, int]  # every hand (None: out) and the seat to lead
 
 
-def predecessors(hands: Hands, taker: int, extra: int | None = None) -> Iterator[State]:
-    """Every state whose trick leads to (hands, taker), confirmed by forward play. Seats out in
-    `hands` stay out, except `extra` (out in `hands`), which may have been in and gone out in
-    the trick (its hand then the cards it laid). The leader holds cards: it took the trick
-    before, or leads a starting deal."""
+def predecessors(
+    hands: Hands, taker: int, extra: int | None = None, reading: Reading = BMN
+) -> Iterator[State]:
+    """Every state whose trick leads to (hands, taker) under a rule set's `reading` (bmn's by
+    default), confirmed by forward play. Seats out in `hands` stay out, except `extra` (out in
+    `hands`), which may have been in and gone out in the trick (its hand then the cards it
+    laid). The leader holds cards: it took the trick before, or leads a starting deal."""
     returning = () if extra is None else (extra,)
-    for (before, leader), _ in seats_predecessors(hands, taker, returning):
+    for (before, leader), _ in seats_predecessors(hands, taker, returning, reading):
         if before[leader]:
             yield before, leader
 

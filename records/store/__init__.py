@@ -38,6 +38,7 @@ from bmn.records.store.errors import (
     RunNotFound,
     StoreDamaged,
     StoreError,
+    StoreMissing,
 )
 from bmn.records.store.finds import FIND_KEYS, FIND_STATUSES, TOP_KEYS, Find, FindRow
 from bmn.records.store.imported import IMPORT_KIND, Imports, Stored
@@ -83,6 +84,7 @@ __all__ = [
     "Store",
     "StoreDamaged",
     "StoreError",
+    "StoreMissing",
     "bulk",
     "canonical_deal",
     "deal_order",

@@ -7,6 +7,17 @@ class StoreError(Exception):
     """The store cannot be used: missing, not a bmn store, newer, damaged, busy or full."""
 
 
+class StoreMissing(StoreError):
+    """No store at `path`, where only an existing one will do; each front end says how to
+    name another in its own words (the command line: --store, BMN_STORE)."""
+
+    def __init__(self, path: object):
+        self.path = path
+        super().__init__(
+            f"no record store at {path}; a search makes one, or name a store that exists"
+        )
+
+
 class StoreDamaged(StoreError):
     """A value the store holds is not one bmn writes (a damaged file, a hand edit, another
     program's write): the line names the table, the row and what is wrong."""

@@ -1,11 +1,12 @@
-"""Cycles of non-terminating games, one row per canonical cycle key: a hunt that sees a known
-cycle again only adds to how often it was seen."""
+"""Cycles of non-terminating games, one row per canonical cycle key and rule set: a hunt that
+sees a known cycle again only adds to how often it was seen. The same key under two rule sets
+is two games (what a state leads to hangs on the rules), so two rows."""
 
 from __future__ import annotations
 
 import sqlite3
 from collections.abc import Iterable
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any, Generic
 
@@ -27,7 +28,8 @@ class Loop:
     so 3- and 4-seat cycles need no column of their own; `rotation_key` is the seat-blind key,
     that of the cycle among the seats still in. `first_deal` is a deal into the cycle, the one
     the example and basin figures were found from: of the deals offered for a key, the store
-    keeps the first in rank order (`deal_order`)."""
+    keeps the first in rank order (`deal_order`). `rules` names the rule set the cycle was
+    found under (kernels/rules/sets.py): a cycle is known by its key and its rules."""
 
     key: str
     rotation_key: str
@@ -42,6 +44,8 @@ class Loop:
     basin_complete: bool
     example_deal: str
     first_deal: str
+    # Keyword-only, so that LoopRow's fields without a default may follow it.
+    rules: str = field(default="bmn", kw_only=True)
 
     @property
     def seats(self) -> int:
@@ -108,9 +112,10 @@ class Loops(Connection):
     @sql_errors
     def add_loops(self, run_id: int, loops: Iterable[tuple[Loop, int]]) -> int:
         """Store cycles found by a run, (cycle, times seen) pairs, in one transaction: a cycle
-        whose key is known adds its times seen, and takes the offered deal and its summary when
-        that deal comes first in rank order (`deal_order`), so what a row holds does not hang on
-        which run or stream wrote first. Returns how many cycles were new."""
+        whose key is known under its rule set adds its times seen, and takes the offered deal
+        and its summary when that deal comes first in rank order (`deal_order`), so what a row
+        holds does not hang on which run or stream wrote first. Returns how many cycles were
+        new."""
         with self.transaction() as db:
             return self._add_loops(db, run_id, loops)
 
@@ -125,7 +130,10 @@ class Loops(Connection):
             values = [plain(getattr(loop, name)) for name in _LOOP_FIELDS]
             values[_LOOP_FIELDS.index("example_deal")] = canonical_deal(loop.example_deal)
             first = values[_LOOP_FIELDS.index("first_deal")] = canonical_deal(loop.first_deal)
-            stored = db.execute("SELECT id, first_deal FROM loops WHERE key = ?", (loop.key,))
+            known = (loop.key, loop.rules)
+            stored = db.execute(
+                "SELECT id, first_deal FROM loops WHERE key = ? AND rules = ?", known
+            )
             row = stored.fetchone()
             if row is not None:  # the row's first deal, checked: it is ordered against ours
                 row = (Row(self.path, "loops", row[0]).deal("first_deal", row[1]),)
@@ -139,24 +147,26 @@ class Loops(Connection):
             elif first != row[0] and deal_order(first) < deal_order(row[0]):
                 db.execute(
                     f"UPDATE loops SET {_LOOP_SETS}, balanced_reachable = ?,"
-                    " times_seen = times_seen + ? WHERE key = ?",
-                    (*values, loop.balanced_reachable, int(seen), loop.key),
+                    " times_seen = times_seen + ? WHERE key = ? AND rules = ?",
+                    (*values, loop.balanced_reachable, int(seen), *known),
                 )
             else:
                 db.execute(
-                    "UPDATE loops SET times_seen = times_seen + ? WHERE key = ?",
-                    (int(seen), loop.key),
+                    "UPDATE loops SET times_seen = times_seen + ? WHERE key = ? AND rules = ?",
+                    (int(seen), *known),
                 )
         return new
 
     @sql_errors
-    def loops(self, run_id: int | None = None) -> list[LoopRow]:
-        """Every stored cycle (or those a run found first), in the order first found."""
-        where, params = ("WHERE run_id = ?", (int(run_id),)) if run_id is not None else ("", ())
-        sql = f"SELECT id, {_LOOP_COLUMNS} FROM loops {where} ORDER BY id"
-        rows = self._db.execute(
-            sql, params
-        ).fetchall()  # done before a row can fail (connection.py)
+    def loops(self, run_id: int | None = None, rules: str | None = None) -> list[LoopRow]:
+        """Every stored cycle (or those a run found first, or those of one rule set), in the
+        order first found."""
+        terms = {"run_id": None if run_id is None else int(run_id), "rules": rules}
+        asked = {column: value for column, value in terms.items() if value is not None}
+        where = " AND ".join(f"{column} = ?" for column in asked)
+        sql = f"SELECT id, {_LOOP_COLUMNS} FROM loops {'WHERE ' + where if where else ''}"
+        # fetchall: done before a row can fail (connection.py)
+        rows = self._db.execute(f"{sql} ORDER BY id", tuple(asked.values())).fetchall()
         return [_loop_row(self.path, row) for row in rows]
 
 
@@ -168,6 +178,7 @@ def _loop_row(path: Path, row: tuple) -> LoopRow:
         values[name] = r.whole(name, values[name])
     for name in ("key", "rotation_key"):
         values[name] = r.key(name, values[name])
+    values["rules"] = r.text("rules", values["rules"])
     values["deck"] = r.text("deck", values["deck"], shape=DECK, what="deck counts ('36,4,4,4,4')")
     values["basin_complete"] = r.flag("basin_complete", values["basin_complete"])
     values["example_deal"] = r.deal("example_deal", values["example_deal"])

@@ -118,8 +118,10 @@ class Merges(Checkpoints):
                 tally.finds_known += total - added
             for loop in snap.loops:
                 target, new = mapped[loop.run]  # the replay refused a cycle of no run
+                # A cycle is known by its key and rule set (an older source's are bmn's).
+                cycle = (loop.key, loop.rules)
                 known = db.execute(
-                    "SELECT id, found_at FROM loops WHERE key = ?", (loop.key,)
+                    "SELECT id, found_at FROM loops WHERE key = ? AND rules = ?", cycle
                 ).fetchone()
                 # Times seen come with the run that first saw the cycle: a run merged before
                 # brought them already.
@@ -134,8 +136,8 @@ class Merges(Checkpoints):
                     loop.found_at, Row(self.path, "loops", known[0]).stamp("found_at", known[1])
                 ):
                     db.execute(
-                        "UPDATE loops SET found_at = ?, run_id = ? WHERE key = ?",
-                        (loop.found_at, target, loop.key),
+                        "UPDATE loops SET found_at = ?, run_id = ? WHERE key = ? AND rules = ?",
+                        (loop.found_at, target, *cycle),
                     )
         return tally
 

@@ -21,7 +21,7 @@ import os
 import stat
 from pathlib import Path
 
-from bmn.records.store.errors import StoreError
+from bmn.records.store.errors import StoreError, StoreMissing
 
 _WHY = {
     errno.ENAMETOOLONG: "a name in its path is too long",
@@ -43,12 +43,9 @@ SQLITE_PATH_MAX = 504
 BESIDE = ("-journal", "-wal", "-shm")  # the files SQLite keeps beside a database
 
 
-def missing(path: Path) -> StoreError:
+def missing(path: Path) -> StoreMissing:
     """The error for a store that is not there, where only an existing one will do."""
-    return StoreError(
-        f"no record store at {path}; run `bmn search` to make one,"
-        " or point --store / BMN_STORE at an existing store"
-    )
+    return StoreMissing(path)
 
 
 def _stat(path: Path) -> os.stat_result | None:
@@ -66,7 +63,9 @@ def found(path: Path) -> bool:
     """Whether a store file is at `path` (False: nothing, or a broken link); StoreError for a
     path that cannot be looked at or that names anything but a regular file."""
     if path == Path():  # '' as Path reads it
-        raise StoreError("the record store's path is empty or '.': name a file with --store")
+        raise StoreError(
+            "the record store's path is empty or '.': name a file, such as records.sqlite"
+        )
     info = _stat(path)
     if info is None:
         return False

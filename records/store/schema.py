@@ -23,6 +23,13 @@ TABLES = ("runs", "finds", "checkpoints")
 # kind, and a loop hunt or a grow run has none.
 _NO_STRATEGY = "('loop-hunt', 'grow', 'every', 'every-cuda')"
 
+# The loops table's columns before migration 8, each copied as it is.
+_LOOPS_7 = (
+    "id, key, rotation_key, deck, period_cards, period_tricks, cycle_states, balanced_states,"
+    " balanced_reachable, balanced_deals, mirrored_balanced_deals, basin_states,"
+    " basin_complete, example_deal, first_deal, run_id, found_at, times_seen"
+)
+
 # Ordered migrations: PRAGMA user_version counts how many have run. Each is a list of
 # statements run one by one inside a single transaction (executescript would commit early).
 # Never edit a released migration; append a new one.
@@ -175,6 +182,35 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         "ALTER TABLE runs ADD COLUMN host TEXT",
         "ALTER TABLE runs ADD COLUMN origin_store TEXT",
         "ALTER TABLE runs ADD COLUMN origin_run INTEGER",
+    ),
+    (  # 8: the rule set a cycle was found under (kernels/rules/sets.py), bmn's for every cycle
+        # before: one row per cycle key and rule set, the same key under two rule sets being
+        # two games. SQLite cannot drop a UNIQUE in place: the table is copied, as in 6.
+        """CREATE TABLE loops_8 (
+            id INTEGER PRIMARY KEY,
+            key TEXT NOT NULL,
+            rotation_key TEXT NOT NULL,
+            deck TEXT NOT NULL,
+            period_cards INTEGER NOT NULL,
+            period_tricks INTEGER NOT NULL,
+            cycle_states INTEGER NOT NULL,
+            balanced_states INTEGER NOT NULL,
+            balanced_reachable INTEGER,
+            balanced_deals INTEGER NOT NULL,
+            mirrored_balanced_deals INTEGER NOT NULL,
+            basin_states INTEGER NOT NULL,
+            basin_complete INTEGER NOT NULL,
+            example_deal TEXT NOT NULL,
+            first_deal TEXT NOT NULL,
+            run_id INTEGER NOT NULL REFERENCES runs (id),
+            found_at TEXT NOT NULL,
+            times_seen INTEGER NOT NULL DEFAULT 1,
+            rules TEXT NOT NULL DEFAULT 'bmn',
+            UNIQUE (key, rules)
+        )""",
+        f"INSERT INTO loops_8 ({_LOOPS_7}, rules) SELECT {_LOOPS_7}, 'bmn' FROM loops",
+        "DROP TABLE loops",
+        "ALTER TABLE loops_8 RENAME TO loops",
     ),
 )
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -1,5 +1,7 @@
 """Deals on the command line: hands as arguments (a bare '--' ends the options), read as
-`bmn play` reads them, and the warning for a deal that is not the standard deck."""
+`bmn play` reads them; a deal of the standard deck's court cards with other than 36 numerals
+refused unless --any-deck says it is meant, and the warning for a deal that is not the
+standard deck."""
 
 from __future__ import annotations
 
@@ -10,12 +12,13 @@ from typing import Any
 
 import click
 
-from bmn.kernels.deal import Deal, DealError, parse_deal, parse_hand
-from bmn.kernels.decks import not_standard_warning
+from bmn.kernels.deal import HANDS_JOINED, Deal, DealError, parse_deal, parse_hand
+from bmn.kernels.decks import not_standard_warning, unmeant_deck
 
 # -- deals on the command line ---------------------------------------------------------------
 
 DASHES = "bmn.dashes"  # ctx.meta key: the arguments after a bare '--', when one was given
+ANY_DECK = "bmn.any_deck"  # ctx.meta key: --any-deck was given
 
 
 class HandCommand(click.Command):
@@ -37,14 +40,50 @@ class HandCommand(click.Command):
 
 
 HANDS_ARGUMENT = click.argument("hands", nargs=-1, required=True, metavar="HAND...")
+# parse_deal's advice for a wrong number of hands, in the command line's words
+ARGUMENTS_WORDS = "give them as separate arguments or join them with '/'"
+
+
+def in_cli_words(message: str) -> str:
+    """A deal's refusal as the command line says it: hands are its arguments."""
+    return message.replace(HANDS_JOINED, ARGUMENTS_WORDS)
+
+
+def _note_any_deck(ctx: click.Context, param: click.Parameter, value: bool) -> bool:
+    ctx.meta[ANY_DECK] = value
+    return value
+
+
+# Kept in ctx.meta, not passed to the command: read_deal and `score` read it.
+ANY_DECK_OPTION = click.option(
+    "--any-deck",
+    is_flag=True,
+    expose_value=False,
+    callback=_note_any_deck,
+    help="Take a deal of the standard deck's 16 court cards with more or fewer than 36"
+    " numerals (51, 53 cards...), refused otherwise as the slip it usually is.",
+)
+
+
+def any_deck() -> bool:
+    """Whether the command was given --any-deck."""
+    return bool(click.get_current_context().meta.get(ANY_DECK))
+
+
+def any_deck_words(problem: str) -> str:
+    """decks.unmeant_deck's words, with the way to say the deck is meant."""
+    return f"{problem}; give --any-deck if this deck is meant"
+
+
 # A long option as people type them: --json, --limit-cards, --hand-sizes=26,26.
 _LONG_OPTION = re.compile(r"--[a-zA-Z]{2,}(-[a-zA-Z0-9]+)*(=.*)?", re.DOTALL)
 
 
 def read_deal(hands: Sequence[str]) -> Deal:
     """Parse HAND... arguments: a usage error for notation errors, unknown options, a bare
-    '--' and a suited card given twice; one warning on stderr for a deal that is not the
-    standard 52-card deck."""
+    '--', a suited card given twice and (without --any-deck) the standard deck's court cards
+    with other than 36 numerals; one warning on stderr for a deal that is not the standard
+    52-card deck."""
     ctx = click.get_current_context()
     after = ctx.meta.get(DASHES)  # the hands after a '--': hands, whatever they look like
     if after is not None and after != len(hands):  # a hand came before the '--'
@@ -60,7 +99,10 @@ def read_deal(hands: Sequence[str]) -> Deal:
     try:
         deal = parse_deal(hands, typed=True)  # an empty hand only as '.': no stray '/'
     except DealError as err:
-        raise click.BadParameter(str(err), ctx, param_hint="HAND...") from err
+        raise click.BadParameter(in_cli_words(str(err)), ctx, param_hint="HAND...") from err
+    problem = unmeant_deck(v for hand in deal for v in hand)
+    if problem is not None and not any_deck():
+        raise click.BadParameter(any_deck_words(problem), ctx, param_hint="HAND...")
     warn_if_not_standard(deal)
     return deal
 

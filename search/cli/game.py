@@ -9,7 +9,7 @@ import click
 from bmn.kernels.deal import Deal, format_deal
 from bmn.kernels.decks import even_sizes
 from bmn.kernels.rules.sets import DEFAULT, RuleSet
-from bmn.search.cli.deals import HANDS_ARGUMENT, HandCommand, read_deal
+from bmn.search.cli.deals import ANY_DECK_OPTION, HANDS_ARGUMENT, HandCommand, read_deal
 from bmn.search.cli.options import (
     JSON_OPTION,
     RULES_OPTION,
@@ -43,6 +43,7 @@ from bmn.search.words import counted
     help="Add how rare the game is: one random deal in N (an 'odds' object with --json).",
 )
 @RULES_OPTION
+@ANY_DECK_OPTION
 def play(
     hands: tuple[str, ...],
     as_json: bool,
@@ -73,7 +74,8 @@ def play(
       bmn play 'AS 10H QD' 'KC 2S 3S' --json
       bmn play $(bmn deal --seed 3) --odds
       bmn play $(bmn deal --players 3 --seed 5) --rules paulhus
-      bmn play ---AJ--Q---------QAKQJJ-QK/-----A----KJ-K--------A--- --rules leodog896
+      bmn play --rules leodog896 \\
+          ---AJ--Q---------QAKQJJ-QK/-----A----KJ-K--------A---
     """
     from bmn.kernels.reference import play as play_deal
 
@@ -234,6 +236,7 @@ def _ranked(players: int, rank: int, count: int, order: str) -> None:
 @HANDS_ARGUMENT
 @figure_option(None)
 @RULES_OPTION
+@ANY_DECK_OPTION
 def plot(hands: tuple[str, ...], output: str | None, rules: RuleSet) -> None:
     """Draw the course of one game: every seat's hand size after each trick.
 
@@ -248,7 +251,8 @@ def plot(hands: tuple[str, ...], output: str | None, rules: RuleSet) -> None:
     Examples:
       bmn plot ---AJ--Q---------QAKQJJ-QK -----A----KJ-K--------A---
       bmn plot '---K---Q-KQAJ-----AAJ--J--/----------Q----KQ-J-----KA' -o loop.svg
-      bmn plot --rules leodog896 ---AJ--Q---------QAKQJJ-QK -----A----KJ-K--------A---
+      bmn plot --rules leodog896 \\
+          ---AJ--Q---------QAKQJJ-QK -----A----KJ-K--------A---
     """
     from bmn.search.output.plots import default_game_file, plot_game, trajectory
 
@@ -265,6 +269,7 @@ def plot(hands: tuple[str, ...], output: str | None, rules: RuleSet) -> None:
 @HANDS_ARGUMENT
 @JSON_OPTION
 @RULES_OPTION
+@ANY_DECK_OPTION
 def loop(hands: tuple[str, ...], as_json: bool, rules: RuleSet) -> None:
     """Describe the cycle a non-terminating deal falls into.
 
@@ -276,27 +281,21 @@ def loop(hands: tuple[str, ...], as_json: bool, rules: RuleSet) -> None:
     its mirror image share it). A deal that finishes is reported as such, with its length
     (exit 0).
 
-    Cycle analysis plays bmn's rules: --rules takes a rule set that plays the deal's seats as
-    they do (paulhus with two seats, or an alias of bmn's) and refuses any other; `bmn play
-    --rules NAME` plays a deal to its repeat under any rule set.
+    --rules plays the deal under a rule set (docs/rules.md, "Rule sets"): the cycle, its
+    states and its figures are that rule set's own play, the reference engine's figures.
 
     \b
     Examples:
       bmn loop ---K---Q-KQAJ-----AAJ--J-- ----------Q----KQ-J-----KA
       bmn loop '---K---Q-KQAJ-----AAJ--J--/----------Q----KQ-J-----KA' --json
+      bmn loop -J-------J---J----/-A-KKA--KQ-J--A--/--Q-Q----Q--KA--- \\
+        --rules paulhus
     """
     from bmn.kernels.cycles.loops import analyse
 
     deal = read_deal(hands)
     check_seats(rules, len(deal))
-    if rules.plays_as(len(deal)) != DEFAULT:
-        raise click.BadParameter(
-            f"cycle analysis plays bmn's rules, and rule set {rules.name!r} plays"
-            f" {len(deal)} seats otherwise: bmn play {format_deal(deal)} --rules {rules.name}"
-            " plays it to its repeat",
-            param_hint="--rules",
-        )
-    analysis = analyse(deal)
+    analysis = analyse(deal, rules=rules)
     if as_json:
         click.echo(json.dumps({**analysis.as_dict(), "rules": rules.name}))
         return
@@ -355,7 +354,9 @@ def check_backward_deal(deal: Deal) -> None:
     is_flag=True,
     help="Only the deals that reach the cycle with the same seats, not its mirror image.",
 )
+@RULES_OPTION
 @JSON_OPTION
+@ANY_DECK_OPTION
 def preimages(
     hands: tuple[str, ...],
     hand_sizes: str | None,
@@ -363,6 +364,7 @@ def preimages(
     max_states: int,
     seat_bound: bool,
     as_json: bool,
+    rules: RuleSet,
 ) -> None:
     """List the starting deals whose games fall into the same cycle as a looping deal.
 
@@ -385,21 +387,27 @@ def preimages(
     one seat-blind key); such deals are marked '(seats renumbered)', and in JSON each deal
     carries "cycle_key", the seat-bound key of the cycle it falls into.
 
+    --rules plays forwards and backwards under a rule set (docs/rules.md, "Rule sets"):
+    backward play undoes each rule set's tricks exactly, and every deal listed is confirmed
+    by the reference engine under it.
+
     \b
     Examples:
       bmn preimages ---K---Q-KQAJ-----AAJ--J-- ----------Q----KQ-J-----KA
       bmn preimages '---K---Q-KQAJ-----AAJ--J--/----------Q----KQ-J-----KA' --json
       bmn preimages --J--Q/J- --hand-sizes 4,4 --max-depth 20 --seat-bound
       bmn preimages J--/-J-/-J- --hand-sizes 3,3,3
+      bmn preimages J--/-J-/-J- --hand-sizes 3,3,3 --rules paulhus
     """
     from bmn.kernels.cycles.backward import BasinSearch
 
     deal = read_deal(hands)
+    check_seats(rules, len(deal))
     check_backward_deal(deal)
     sizes = read_hand_sizes(hand_sizes, deal)
     report = BasinSearch()
     rows, mirrored = _list_preimages(
-        deal, sizes, max_depth, max_states, seat_bound, as_json, report
+        deal, sizes, (max_depth, max_states), seat_bound, as_json, report, rules
     )
     extent = "the whole basin" if report.complete else "stopped at a limit, basin not complete"
     if len(deal) == 2:
@@ -418,6 +426,7 @@ def preimages(
     if as_json:
         figures = {"complete": report.complete, "states": report.states, "depth": report.depth}
         whole = {"hand_sizes": list(sizes), "seat_bound": seat_bound, **figures}
+        whole["rules"] = rules.name
         click.echo(json.dumps({"deals": rows, "mirrored": mirrored, **whole}))
     click.echo(summary, err=as_json)
 
@@ -425,11 +434,11 @@ def preimages(
 def _list_preimages(
     deal: Deal,
     sizes: tuple[int, ...],
-    max_depth: int | None,
-    max_states: int,
+    limits: tuple[int | None, int],
     seat_bound: bool,
     as_json: bool,
     report,
+    rules: RuleSet,
 ) -> tuple[list[dict], int]:
     """Run backward play (two seats: backward.py; 3 or 4: backward_seats.py), printing each
     deal as it is confirmed unless --json; the JSON rows and how many were mirrored."""
@@ -444,8 +453,11 @@ def _list_preimages(
         else:
             click.echo(f"depth {r.depth}: {r.frontier:,} states; {r.states:,} visited", err=True)
 
+    max_depth, max_states = limits
     play_back = backward.preimage_deals if len(deal) == 2 else backward_seats.preimage_deals
-    found = play_back(deal, sizes, max_depth, max_states, report, progress, not seat_bound)
+    found = play_back(
+        deal, sizes, max_depth, max_states, report, progress, not seat_bound, rules=rules
+    )
     marker = "  (mirrored)" if len(deal) == 2 else "  (seats renumbered)"
     rows: list[dict] = []  # --json: printed as one document at the end
     mirrored = 0

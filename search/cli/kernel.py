@@ -12,6 +12,7 @@ from bmn.kernels.config import MAX_DEAL_CARDS
 from bmn.kernels.deal import VALUE_SYMBOL, shorten
 from bmn.kernels.decks import STANDARD_COUNTS
 from bmn.kernels.rules.sets import DEFAULT, RuleSet
+from bmn.search.cli.deals import ANY_DECK_OPTION, any_deck, any_deck_words
 from bmn.search.cli.device import DEVICE_OPTION, DEVICE_THREADS_OPTION
 from bmn.search.cli.options import (
     CUT_OPTION,
@@ -59,6 +60,7 @@ class DealFile(click.File):
 @RULES_OPTION
 @NOTATION_OPTION
 @CUT_OPTION
+@ANY_DECK_OPTION
 def score(
     source,
     as_json: bool,
@@ -83,7 +85,9 @@ def score(
     replayed 2,410` (with --json, 'stated' and 'agrees'), and a last line on stderr counts
     both: exit 1 if any differs. Results are printed every 65,536 deals, and whenever the
     input pauses, so a live stream gets each result as soon as its line has come. A bad line
-    stops the run after every result before it, naming the line (exit 2). The first deal that
+    stops the run after every result before it, naming the line (exit 2); so does a deal of
+    the standard deck's 16 court cards with more or fewer than 36 numerals (a card dropped, a
+    number read as cards), unless --any-deck says such decks are meant. The first deal that
     is not the standard 52-card deck gets one warning on stderr.
 
     --rules plays every deal under a rule set (docs/rules.md): a line on stderr names it when
@@ -99,7 +103,7 @@ def score(
       bmn score report.csv --rules n1k06        # N1k06's digits, its rules
       bmn score numbers.txt --notation camicia  # camicia.dev deal numbers
     """
-    from bmn.kernels.lines import LineError, score_lines
+    from bmn.kernels.lines import LineError, UnmeantDeckLine, score_lines
     from bmn.search.output.progress import byte_progress
 
     if device == "cuda":
@@ -113,7 +117,13 @@ def score(
     with byte_progress(source) as advance:
         try:
             batches = score_lines(
-                lines, threads, device=device, rules=rules, notation=notation, players=players
+                lines,
+                threads,
+                device=device,
+                rules=rules,
+                notation=notation,
+                players=players,
+                any_deck=any_deck(),
             )
             for batch in batches:
                 lines.warn_once(batch.deals)
@@ -123,7 +133,8 @@ def score(
                 advance(batch.consumed, len(out))
         except LineError as err:
             tally.say()
-            raise bad_lines(str(err)) from err
+            said = any_deck_words(str(err)) if isinstance(err, UnmeantDeckLine) else str(err)
+            raise bad_lines(said) from err
     if lines.error:
         tally.say()
         raise bad_lines(lines.error)

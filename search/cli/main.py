@@ -21,8 +21,8 @@ from typing import Any
 import click
 
 from bmn.kernels.deal import DealError
-from bmn.records.store import StoreError
-from bmn.search.cli import game, kernel, records, search, stops
+from bmn.records.store import StoreError, StoreMissing
+from bmn.search.cli import deals, game, kernel, records, search, stops
 
 
 class BmnGroup(click.Group):
@@ -98,11 +98,11 @@ class BmnGroup(click.Group):
         except DealError as err:
             if debug():
                 traceback.print_exc()
-            raise click.UsageError(str(err), ctx) from None
+            raise click.UsageError(deals.in_cli_words(str(err)), ctx) from None
         except StoreError as err:  # a missing, foreign, newer, damaged or busy store: exit 1
             if debug():
                 traceback.print_exc()
-            raise click.ClickException(str(err)) from None
+            raise click.ClickException(store_words(err)) from None
         except MemoryError:
             if debug():
                 traceback.print_exc()
@@ -118,6 +118,16 @@ class BmnGroup(click.Group):
             raise click.ClickException(
                 f"could not read or write{where}: {err.strerror or err}"
             ) from None
+
+
+def store_words(err: StoreError) -> str:
+    """A store's refusal as the command line says it: a missing store is named with --store."""
+    if isinstance(err, StoreMissing):
+        return (
+            f"no record store at {err.path}; run `bmn search` to make one,"
+            " or point --store / BMN_STORE at an existing store"
+        )
+    return str(err)
 
 
 class OutputError(click.ClickException):
@@ -208,7 +218,12 @@ def show_error(err: click.ClickException) -> None:
 
 
 @click.group(cls=BmnGroup, context_settings={"help_option_names": ["-h", "--help"]})
-@click.option("--debug", is_flag=True, help="Show full tracebacks on errors.")
+@click.option(
+    "--debug",
+    is_flag=True,
+    help="Print the traceback behind an error, before its Error line (bmn's own option: it"
+    " goes before the command).",
+)
 @click.version_option(package_name="bmn")
 @click.pass_context
 def cli(ctx: click.Context, debug: bool) -> None:
@@ -219,6 +234,7 @@ def cli(ctx: click.Context, debug: bool) -> None:
       bmn play ---AJ--Q---------QAKQJJ-QK -----A----KJ-K--------A---
       bmn deal --players 3 --seed 7
       bmn records published
+      bmn --debug play -X/Q-    # exit 2: a bad card, and the traceback behind it
     """
     ctx.obj = {"debug": debug}
 

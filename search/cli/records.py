@@ -11,7 +11,7 @@ from click.core import ParameterSource
 from bmn.kernels.deal import format_deal
 from bmn.kernels.rules.sets import RuleSet
 from bmn.kernels.rules.sets import names as rule_names
-from bmn.search.cli.deals import HANDS_ARGUMENT, HandCommand, read_deal
+from bmn.search.cli.deals import ANY_DECK_OPTION, HANDS_ARGUMENT, HandCommand, read_deal
 from bmn.search.cli.options import (
     CUT_OPTION,
     JSON_OPTION,
@@ -19,13 +19,16 @@ from bmn.search.cli.options import (
     PLAYERS_OPTION,
     RULES_OPTION,
     STORE_OPTION,
+    RulesChoice,
     StoreCommand,
     check_figure,
     check_not_store,
+    check_seats,
     echo,
     figure_option,
     given,
     open_store,
+    rules_line,
     store_exists,
     write_figure,
 )
@@ -34,6 +37,7 @@ from bmn.search.output.games import describe
 from bmn.search.output.records import (
     compare_text,
     coverage_text,
+    cycles_held,
     imported_line,
     loops_text,
     merged_line,
@@ -84,8 +88,9 @@ def listing(command: Callable) -> Callable:
     "--rules",
     type=click.Choice(rule_names(), case_sensitive=False),
     default=None,
-    help="Replay the games under this rule set (docs/rules.md, 'Rule sets') [default: bmn,"
-    " the rules every table was published under].",
+    metavar="NAME",  # click's list of the names is past a help line: they are in the help
+    help="Replay every game under this rule set (docs/rules.md, 'Rule sets'), one of"
+    f" {', '.join(rule_names())} [default: each game under the rule set its row claims].",
 )
 @JSON_OPTION
 def published(players: int, rules: str | None, as_json: bool) -> None:
@@ -93,8 +98,10 @@ def published(players: int, rules: str | None, as_json: bool) -> None:
 
     Two players: the record games published since 1999. Three and four players: nobody
     published a table before bmn, so these are bmn's own longest finds, shipped with it.
-    Every table's figures are bmn's rules; --rules replays the games under another rule
-    set, to see which of them end otherwise there.
+    Each game is replayed under the rule set its row claims: bmn's, or for the endless
+    3- and 4-player deals found under Paulhus's reading, paulhus (a rules column, and
+    "published_rules" in JSON, say which). --rules replays every game under one rule set
+    instead, to see which of them end otherwise there.
 
     \b
     Examples:
@@ -102,11 +109,12 @@ def published(players: int, rules: str | None, as_json: bool) -> None:
       bmn records published --players 3 --json
       bmn records published --players 4 --rules paulhus
     """
-    from bmn.kernels.rules.sets import DEFAULT, rule_set
+    from bmn.kernels.rules.sets import rule_set
     from bmn.records.published import replay_published
 
-    chosen = rule_set(None if rules is None else rules.lower()).name
+    chosen = None if rules is None else rule_set(rules.lower()).name
     rows = replay_published(players, chosen)
+    ruled = any(row.rules != row.published_rules for row in rows)  # not each under its own
     if as_json:
         click.echo(json.dumps([row.as_dict() for row in rows]))
         return
@@ -115,26 +123,31 @@ def published(players: int, rules: str | None, as_json: bool) -> None:
         return
     echo(published_table(rows))
     same = sum(row.matches for row in rows)
-    if chosen != DEFAULT:
+    if ruled:
         click.echo(
             f"under {chosen}'s rules {same} of {len(rows)} games play as published", err=True
         )
     elif same == len(rows):
-        click.echo(f"all {len(rows)} {players}-player games replay exactly", err=True)
-    if chosen == DEFAULT and players > 2:
+        mixed = len({row.rules for row in rows}) > 1
+        own = ", each under the rule set it claims" if mixed else ""
+        click.echo(f"all {len(rows)} {players}-player games replay exactly{own}", err=True)
+    if not ruled and players > 2:
         _say_paulhus(players)
 
 
 def _say_paulhus(players: int) -> None:
-    """With 3 or 4 seats, how many games of bmn's table end otherwise under Paulhus's reading
-    of a seat out while paying: the table holds bmn's rules. The command to see them is a line
-    of its own, indented, so that an 80-column terminal never splits it."""
+    """With 3 or 4 seats, how many of the table's games under bmn's rules end otherwise under
+    Paulhus's reading of a seat out while paying. The command to see them is a line of its
+    own, indented, so that an 80-column terminal never splits it."""
+    from bmn.kernels.rules.sets import DEFAULT
     from bmn.records.published import replay_published
 
-    other = [row for row in replay_published(players, "paulhus") if not row.matches]
+    bmn = [row for row in replay_published(players, "paulhus") if row.published_rules == DEFAULT]
+    other = [row for row in bmn if not row.matches]
     if other:
         click.echo(
-            f"these are bmn's rules; under paulhus's reading {len(other)} of them end otherwise:"
+            f"{len(bmn)} games are bmn's rules; under paulhus's reading {len(other)} of them"
+            " end otherwise:"
             f"\n  bmn records published --players {players} --rules paulhus",
             err=True,
         )
@@ -147,7 +160,7 @@ def _say_paulhus(players: int) -> None:
     "--players",
     type=Whole(2, 4),
     default=None,
-    help="Only runs of this many seats, 2 to 4 [default: all].",
+    help="Only runs of this many seats, 2 to 4 [default: the count most runs have].",
 )
 @STORE_OPTION
 def records_plot(run_ids: tuple[int, ...], output: str, players: int | None, store: str) -> None:
@@ -156,8 +169,10 @@ def records_plot(run_ids: tuple[int, ...], output: str, players: int | None, sto
     All runs when none are named. Runs searching for cards are drawn against the published
     record games (labelled dashed lines); runs searching for tricks get a panel of their
     own, against the published games' tricks. Runs of 3 or 4 players are drawn against
-    bmn's own table for that many seats (`records published --players 3`). The legend names
-    each run's strategy and objective (and players, past two). Loop hunts have no length
+    bmn's own table for that many seats (`records published --players 3`). One plot holds
+    one seat count: where the runs have several, the one most of them have is drawn, and a
+    line on stderr says so and names the --players of the others. The legend names each
+    run's strategy and objective (and players, past two). Loop hunts have no length
     to draw (`bmn records loops` lists their cycles): when nothing is left to draw, one
     line on stderr says so and no file is written. Prints the file name.
 
@@ -182,6 +197,9 @@ def records_plot(run_ids: tuple[int, ...], output: str, players: int | None, sto
     if not any(len(s.values) for s in series):
         click.echo(f"nothing to plot: {nothing_drawn(series, run_ids, store, players)}", err=True)
         return
+    series, note = one_seat_count(series, store)
+    if note is not None:
+        click.echo(note, err=True)
     published = [
         (g.name, g.cards, g.tricks)
         for seats in sorted({s.seats for s in series if len(s.values)})
@@ -190,6 +208,33 @@ def records_plot(run_ids: tuple[int, ...], output: str, players: int | None, sto
     ]
     write_figure(plot_records, series, published, output)
     click.echo(output)
+
+
+def one_seat_count(series: list, store: str) -> tuple[list, str | None]:
+    """The runs of one seat count, with the line that says so where the store has several:
+    games of 2 and of 3 seats are no yardstick for each other, and each is drawn against its
+    own published table. The count most runs with finds have (the fewest seats on a tie)."""
+    from collections import Counter
+
+    from bmn.search.runs.said import store_option
+
+    counts = Counter(s.seats for s in series if len(s.values))
+    if len(counts) < 2:
+        return series, None
+    seats = max(sorted(counts), key=counts.__getitem__)
+    others = sorted(set(counts) - {seats})
+    note = (
+        f"runs of {_listed(sorted(counts))} players: drawing the {seats}-player ones only, one"
+        f" seat count to a plot; for the {_listed(others)}-player runs:"
+        f" bmn records plot --players {others[0]}{store_option(store)}"
+    )
+    return [s for s in series if s.seats == seats], note
+
+
+def _listed(numbers: list[int]) -> str:
+    """'2', '2 and 3', '2, 3 and 4'."""
+    words = list(map(str, numbers))
+    return words[0] if len(words) == 1 else f"{', '.join(words[:-1])} and {words[-1]}"
 
 
 def nothing_drawn(
@@ -244,38 +289,57 @@ def top(
         lists = top_lists(db, by, count, min_cards, players)
         loops, looping = first_loops(db, count, players) if not min_cards else ([], 0)
         skipped = db.skipped
+        empty = not (lists or loops or as_json)
+        cycles = sum(players in (None, row.seats) for row in db.loops()) if empty else 0
     if skipped:
         rows = f"{len(skipped)} damaged row{'s' if len(skipped) > 1 else ''}"
         click.echo(f"warning: left out {rows} of the store: {skipped[0]}", err=True)
     if as_json:
         click.echo(top_json(lists, loops))
     else:
-        echo(*top_text(lists, loops, looping, by))
+        echo(*top_text(lists, loops, looping, by, cycles_held(cycles, store)))
 
 
 @records.command()
 @click.option(
     "--standard",
     is_flag=True,
-    help="Only the standard-deck cycles, one per seat-blind key, the most balanced first.",
+    help="Only the standard-deck cycles, one per seat-blind key and rule set, the most"
+    " balanced first.",
+)
+@click.option(
+    "--rules",
+    type=RulesChoice(),
+    default=None,
+    metavar="NAME",
+    help="Only the cycles found under this rule set (docs/rules.md, 'Rule sets') [default:"
+    " every rule set's].",
 )
 @listing
-def loops(standard: bool, players: int | None, store: str, as_json: bool) -> None:
+def loops(
+    standard: bool, rules: RuleSet | None, players: int | None, store: str, as_json: bool
+) -> None:
     """The cycles of non-terminating games found by `bmn search --objective loop` or grow.
 
-    One per canonical cycle key, in the order first found: the deck (counts of numerals,
-    J, Q, K, A; 36,4,4,4,4 is the standard deck), the period (cards and tricks), whether a
-    balanced starting deal (an even split, seat 0 first) reaches the cycle (yes / no / ?
-    when the backward search stopped at its limit) with how many were found, how often
-    hunts saw the cycle, an example deal (a balanced one when known) and the run that found
-    it first. The seats column: how many seats the deal was dealt to, or 'k of n' for a
+    One per canonical cycle key and rule set, in the order first found: the deck (counts of
+    numerals, J, Q, K, A; 36,4,4,4,4 is the standard deck), the period (cards and tricks),
+    whether a balanced starting deal (an even split, seat 0 first) reaches the cycle (yes /
+    no / ? when the backward search stopped at its limit) with how many were found, how
+    often hunts saw the cycle, an example deal (a balanced one when known) and the run that
+    found it first. The seats column: how many seats the deal was dealt to, or 'k of n' for a
     cycle of k seats left after the others went out (3 and 4 players: `bmn search --objective
     loop --players 3`); --players lists the cycles of deals of that many seats only.
 
+    A key is a cycle under the rule set it was found under (`bmn search --objective loop
+    --rules paulhus`): the same key under two rule sets is two games, listed apart, and a
+    rules column names each one's where any is not bmn's (--json: `rules`, always); --rules
+    lists one rule set's cycles only.
+
     With --standard, the standard-deck cycles only, one per seat-blind key (seats swapped
-    is the same cycle), most balanced first: the most balanced starting deal found (`deal`;
-    it falls into the cycle: check with `bmn loop DEAL`), its hand sizes, whether a 26/26
-    deal reaches the cycle (with how many do, seats as given + seats swapped) and the period.
+    is the same cycle) and rule set, most balanced first: the most balanced starting deal
+    found (`deal`; it falls into the cycle: check with `bmn loop DEAL`), its hand sizes,
+    whether a 26/26 deal reaches the cycle (with how many do, seats as given + seats
+    swapped) and the period.
 
     \b
     Examples:
@@ -283,22 +347,32 @@ def loops(standard: bool, players: int | None, store: str, as_json: bool) -> Non
       bmn records loops --json --store night.sqlite
       bmn records loops --standard --json
       bmn records loops --players 3
+      bmn records loops --rules paulhus --players 3
     """
     from bmn.records.report import loops_json, standard_loops
 
     with open_store(store) as db:
-        rows = db.loops()
+        rows = db.loops(rules=None if rules is None else rules.name)
     if players is not None:
         rows = [row for row in rows if row.seats == players]
-        if not rows and not as_json:
-            hunt = f"bmn search --objective loop --players {players}"
-            echo(f"no cycles of {players}-seat deals in the store; hunt with: {hunt}")
-            return
+    if not rows and not as_json and (players is not None or rules is not None):
+        echo(_no_cycles(players, rules))
+        return
     if standard:
         found = standard_loops(rows)
         echo(json.dumps(found) if as_json else standard_loops_text(found))
         return
     echo(loops_json(rows) if as_json else loops_text(rows))
+
+
+def _no_cycles(players: int | None, rules: RuleSet | None) -> str:
+    """`records loops` with none of the cycles asked for: the hunt that finds them."""
+    of = f" of {players}-seat deals" if players is not None else ""
+    under = f" under {rules.name}'s rules" if rules is not None else ""
+    hunt = "bmn search --objective loop"
+    hunt += f" --players {players}" if players is not None else ""
+    hunt += f" --rules {rules.name}" if rules is not None else ""
+    return f"no cycles{of}{under} in the store; hunt with: {hunt}"
 
 
 @records.command()
@@ -322,32 +396,45 @@ def runs(store: str, as_json: bool) -> None:
 @records.command(cls=HandCommand)
 @HANDS_ARGUMENT
 @STORE_OPTION
+@RULES_OPTION
+@ANY_DECK_OPTION
 @JSON_OPTION
-@click.pass_context
-def show(ctx: click.Context, hands: tuple[str, ...], store: str, as_json: bool) -> None:
+def show(hands: tuple[str, ...], store: str, rules: RuleSet, as_json: bool) -> None:
     """Where a deal was found, and its result replayed with the reference engine.
 
-    The deal may be in any notation, as separate hands or joined by '/'. Also says where
-    it would rank among the published records. Without a store (none at --store) the deal
-    is still replayed and ranked, and the store part says there is none ("store": null in
-    JSON); a store that exists but cannot be used is an error (exit 1).
+    The deal may be in any notation, as separate hands or joined by '/'. Names the published
+    game it is, if it is one (of any table: an endless one too), and says where it would rank
+    among the published records. Without a store (none at --store) the deal is still replayed
+    and ranked, and the store part says there is none ("store": null in JSON); a store that
+    exists but cannot be used is an error (exit 1).
+
+    --rules replays the deal under a rule set (docs/rules.md), named on a line of its own when
+    it is not bmn's; each find is held against that replay. The published tables are bmn's
+    rules, so a deal replayed otherwise is not ranked among them.
 
     \b
     Examples:
       bmn records show ---AJ--Q---------QAKQJJ-QK -----A----KJ-K--------A---
       bmn records show '-J/Q-' --json --store night.sqlite
+      bmn records show --rules paulhus \\
+          ---AJ--Q---------QAKQJJ-QK -----A----KJ-K--------A---
     """
     from bmn.kernels.reference import play as play_deal
     from bmn.records.report import show_dict
 
     deal = read_deal(hands)
+    check_seats(rules, len(deal))
     finds = None
     if store_exists(store):
         with open_store(store) as db:
             finds = db.finds_for(format_deal(deal))
-    result = play_deal(deal)
-    shown = show_dict(format_deal(deal), result.as_dict(), finds, store)
-    click.echo(json.dumps(shown) if as_json else show_text(shown, describe(result), store))
+    result = play_deal(deal, rules=rules)
+    shown = show_dict(format_deal(deal), result.as_dict(), finds, store, rules.name)
+    if as_json:
+        click.echo(json.dumps(shown))
+        return
+    named = rules_line(rules, len(deal))
+    click.echo(show_text(shown, describe(result), store, named))
 
 
 @records.command()
@@ -416,7 +503,7 @@ def compare(count: int, players: int, store: str, as_json: bool) -> None:
     if as_json:
         click.echo(compare_json(rows, ranking, players, left_out))
     else:
-        echo(*compare_text(rows, ranking, players, left_out))
+        echo(*compare_text(rows, ranking, players, left_out, store))
 
 
 @records.command()
@@ -451,7 +538,7 @@ def serve(named: str | None, store: str, host: str, port: int) -> None:
     Examples:
       bmn records serve night.sqlite
       bmn records serve --store night.sqlite --port 8080
-      bmn records serve night.sqlite --host 0.0.0.0   # anyone on the network can read it
+      bmn records serve night.sqlite --host 0.0.0.0  # readable by the network
     """
     from bmn.search.serve import ServeError, check_datasette, check_store, listen, listening
     from bmn.search.serve.server import app, run

@@ -3,6 +3,7 @@ and `bmn search-bench` (the strategies compared)."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import shlex
 from collections.abc import Callable
@@ -17,6 +18,7 @@ from bmn.search.cli.options import (
     JSON_OPTION,
     MAX_WORKERS,
     STORE_OPTION,
+    StoreCommand,
     echo,
     flag,
     given,
@@ -57,6 +59,18 @@ class SettingType(click.ParamType):
             self.fail(str(err), param, ctx)
 
 
+# A metavar instead of click's list of choices, where that list is past a help line's width
+# (the rule sets' names are listed in the help instead).
+METAVARS = {"loop_deck": "DECK", "rules": "NAME"}
+
+
+def _listed(setting: Setting) -> str:
+    """The choices of a setting shown as NAME, for its help."""
+    if setting.name not in METAVARS or not setting.choices:
+        return ""
+    return f" One of {', '.join(setting.choices)}."
+
+
 def setting_options(command: Callable) -> Callable:
     """Every setting of a run as an option of `bmn search`, in the order declared: its type,
     default and help from the declaration."""
@@ -75,13 +89,13 @@ def setting_options(command: Callable) -> Callable:
             type=kind,
             default=setting.default,
             show_default=setting.default is not None,
-            metavar="DECK" if setting.name == "loop_deck" else None,
-            help=setting.means,
+            metavar=METAVARS.get(setting.name),
+            help=setting.means + _listed(setting),
         )(command)
     return command
 
 
-@click.command()
+@click.command(cls=StoreCommand)  # `bmn search night.sqlite`: refused with the --store to give
 @setting_options
 @STORE_OPTION
 @click.option(
@@ -112,9 +126,10 @@ def search(
     """Search for the longest games and keep the finds in the record store.
 
     Runs on every core, shows progress on stderr and stores every improvement and
-    every deal of at least --keep-above cards as it goes. Ctrl-C (or SIGTERM)
-    checkpoints and stops; `--resume` continues exactly where it stopped, even
-    after a crash or `kill -9`. The same --seed and --iterations reproduce a run.
+    every deal of at least --keep-above cards as it goes. Ctrl-C, SIGTERM or
+    SIGHUP (the terminal closed; not under nohup) checkpoints and stops;
+    `--resume` continues exactly where it stopped, even after a crash or `kill
+    -9`. The same --seed and --iterations reproduce a run.
     Options that would do nothing together are refused, saying why: --patience
     is for climb, --history for lahc, --basin-states for the loop hunt, which
     takes no --strategy, --keep-above, --patience or --history;
@@ -136,12 +151,13 @@ def search(
       bmn search --resume                 # continue the latest unfinished run
       bmn search --objective loop --time 1h --workers 2
       bmn search --objective loop --deck standard --time 8h
-      bmn search --objective grow --time 2m      # standard-deck cycles from pieces
-      bmn search --strategy every --deck 14,2,2,2,0   # every deal of a 20-card deck
+      bmn search --objective grow --time 2m  # standard-deck cycles from pieces
+      bmn search --strategy every --deck 14,2,2,2,0  # every deal of 20 cards
       bmn search --strategy every --deck 6,2,1,1,0 --objective loop --json
-      bmn search --strategy every --deck standard --from-rank 0 --to-rank 1000000000
+      bmn search --strategy every --deck standard --to-rank 1000000000
       bmn search --device cuda --time 8h   # walk or random on an NVIDIA GPU
-      bmn search --strategy every --device cuda --deck 28,4,4,4,0 --to-rank 10000000000
+      bmn search --strategy every --device cuda --deck 28,4,4,4,0 \\
+          --to-rank 10000000000
       bmn search --cluster local --time 10m  # a Dask cluster on this machine
       bmn search --scheduler tcp://10.0.0.5:8786 --time 8h
       bmn search --scheduler-file ~/dask.json --resume
@@ -183,11 +199,23 @@ def search(
     finally:
         if backend is not None:
             backend.close()
-    if summary.status == "interrupted":  # said first: a summary that cannot be written loses it
-        click.echo(f"stopped; resume with: {resume_line(summary.run, store)}", err=True)
-    click.echo(json.dumps(summary.as_dict()) if as_json else summary.text())
-    if summary.status == "interrupted":
-        raise SystemExit(130)
+    said = json.dumps(summary.as_dict()) if as_json else summary.text()
+    if summary.status != "interrupted":
+        click.echo(said)
+        return
+    # Said first: a summary that cannot be written loses it.
+    click.echo(f"stopped; resume with: {resume_line(summary.run, store)}", err=True)
+    summary_after_stop(said)
+    raise SystemExit(130)
+
+
+def summary_after_stop(said: str) -> None:
+    """The summary of a stopped run, where stdout may be gone with the terminal that hung up
+    (EIO) or a reader that went away (EPIPE): the run is checkpointed and stopped, and its
+    status is 130 whether or not the summary can be written."""
+    # main.py's OutputError (a ClickException) or EPIPE: GuardedOutput tries no more after one
+    with contextlib.suppress(click.ClickException, OSError):
+        click.echo(said)
 
 
 def resume_line(run: int, store: str) -> str:
@@ -292,7 +320,7 @@ def search_bench(
     \b
     Examples:
       bmn search-bench --time 20s --seeds 1     # 4 trials of 20 s
-      bmn search-bench --strategies walk,random --time 10m --json   # 6 trials of 10 min
+      bmn search-bench --strategies walk,random --time 10m --json  # 6 of 10 min
     """
     from bmn.kernels.cpu.benchmark import bench
     from bmn.search.benchmark import THRESHOLDS, compare, table

@@ -23,7 +23,7 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 
 from bmn.kernels.cycles.balance import SplitFind, Splits, basin_splits
-from bmn.kernels.cycles.loops import analyse
+from bmn.kernels.cycles.loops import LOOP, analyse
 from bmn.kernels.deal import Deal, format_deal, format_hand, parse_hand
 from bmn.kernels.rng import seed_state
 from bmn.search.cycles.pieces import (
@@ -55,6 +55,7 @@ class HuntOptions:
     min_len: int = 1  # every piece: the Italian deck's 33-trick cycles need `--J` (3 cards)
     deals: int = 8  # deals assembled per chunk
     basin_states: int = 100_000
+    rules: str = "bmn"  # the rule set each assembled deal is played under (kernels/rules/sets.py)
 
     def control(self) -> Control:
         return Control.parse(self.small, self.small_leads, self.tail)
@@ -240,9 +241,10 @@ def hunt_chunk(state: HuntState, options: HuntOptions) -> HuntReport:
             pieces = assemble(library, target, rng, reach)
         deal = library.control.deal(pieces)
         report.assembled += 1
-        if analyse(deal).rotation_key in state.cycles:  # known: skip the backward search
+        loop = analyse(deal, rules=options.rules)  # closed pieces loop under bmn's rules only
+        if loop.status != LOOP or loop.rotation_key in state.cycles:  # known: skip it
             continue
-        find = judge(deal, options.basin_states, options.sizes())
+        find = judge(deal, options.basin_states, options.sizes(), options.rules)
         state.cycles[find.key] = find
         report.new.append(find)
     state.rng = rng.bit_generator.state
@@ -259,10 +261,12 @@ def descent_weights(numerals: float, deck: tuple[int, ...]) -> list[float]:
     return [numerals] + [(1 - numerals) * n / courts if courts else 0.0 for n in deck[1:]]
 
 
-def judge(deal, basin_states: int = 100_000, sizes: tuple[int, int] | None = None) -> HuntFind:
-    """A looping deal's cycle and the starting deal that reaches it with hand sizes nearest
-    `sizes` (default: even, seat 0 first when the cards are odd)."""
-    splits = basin_splits(deal, basin_states)
+def judge(
+    deal, basin_states: int = 100_000, sizes: tuple[int, int] | None = None, rules: str = "bmn"
+) -> HuntFind:
+    """A looping deal's cycle under `rules` and the starting deal that reaches it with hand
+    sizes nearest `sizes` (default: even, seat 0 first when the cards are odd)."""
+    splits = basin_splits(deal, basin_states, rules)
     if sizes is None:
         total = sum(len(h) for h in deal)
         sizes = ((total + 1) // 2, total // 2)

@@ -14,7 +14,7 @@ import sys
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import IO, TYPE_CHECKING, Protocol
+from typing import IO, TYPE_CHECKING, Any, Protocol
 
 from rich.console import Console
 from rich.live import Live
@@ -28,6 +28,9 @@ if TYPE_CHECKING:
     from bmn.search.measure.odds import Odds
 
 LOG_EVERY = 30.0  # seconds between log lines when stderr is not a terminal
+# The live panel's columns, or the terminal's if fewer: one width from the start (compiling)
+# to the end, not a panel that grows with its rows; a 4-seat deal's row fits it whole.
+PANEL_COLUMNS = 100
 
 
 class RunView(Protocol):
@@ -41,8 +44,8 @@ class RunView(Protocol):
     done: float | None  # the share of the run used, or None
 
     def heading(self) -> str: ...
-    def header(self) -> str: ...
-    def hint(self) -> str: ...
+    def header(self) -> Any: ...  # text, or said.py's Words (the resume command in it)
+    def hint(self) -> Any: ...
     def setting(self) -> str: ...
     def starting_text(self) -> str: ...
     def rows(self) -> list[tuple[str, str]]: ...
@@ -69,11 +72,14 @@ class Display:
     On a terminal, a live panel: the title, a bar of the share of --time or --iterations used
     (for a progress object whose `done` is not None), its rows, and its `hint()` below. Off a
     terminal, its `header()` once, then a `line()` every LOG_EVERY seconds. A progress
-    object's `notes` (warnings) are printed once each, even with `quiet`."""
+    object's `notes` (warnings) are printed once each, even with `quiet`. `say` puts what
+    names a setting or a command (said.py's Words) in the front end's words: the command
+    line's by default, the library passes Python's."""
 
-    def __init__(self, quiet: bool = False):
+    def __init__(self, quiet: bool = False, say: Callable[[Any], str] = str):
         self.console = Console(stderr=True)
         self.quiet = quiet
+        self.say = say
         self.live: Live | None = None
         self._last_log = 0.0
         self._start_logged = 0.0
@@ -96,7 +102,7 @@ class Display:
     @starts_too
     def update(self, p: RunView) -> None:
         for note in p.notes[self._noted :]:
-            self._print(str(note))
+            self._print(self.say(note))
             self._noted += 1
         if self.quiet:
             return
@@ -108,7 +114,7 @@ class Display:
             return
         if not self._headed:  # once started: it names the backend
             self._headed = True
-            self._print(p.header())
+            self._print(self.say(p.header()))
         if time.monotonic() - self._last_log >= LOG_EVERY:
             self._last_log = time.monotonic()
             self._print(p.line())
@@ -130,7 +136,8 @@ class Display:
             print(text, file=sys.stderr, flush=True)
 
     def _panel(self, p: RunView) -> Table:
-        table = Table(title=p.heading(), show_header=False, min_width=48)
+        width = min(self.console.width, PANEL_COLUMNS)
+        table = Table(title=p.heading(), show_header=False, width=width)
         if p.starting is not None:  # nothing to count yet
             table.add_row("store", p.store)
             table.add_row("run", p.setting())
@@ -144,7 +151,7 @@ class Display:
         odds = p.odds()
         if odds is not None:
             table.add_row("odds", odds_row(odds))
-        table.add_row("Ctrl-C", p.hint().removeprefix("Ctrl-C "), style="dim")
+        table.add_row("Ctrl-C", self.say(p.hint()).removeprefix("Ctrl-C "), style="dim")
         return table
 
 

@@ -4,7 +4,7 @@ shows the same tables, with links)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from pathlib import PurePath
 from typing import TYPE_CHECKING, Any
 
@@ -27,19 +27,41 @@ def published_table(rows: Sequence[Replayed]) -> Table:
     name wraps at its spaces. A game that never ends is never shown as a length alone: when the
     status gives way its cards read `loop (474)`. Under another rule set its figures are what
     was asked for: they never give way (the published status and cards do) and say them whole,
-    wrapped, with the status of a game that does not finish."""
-    ruled = bool(rows) and rows[0].rules != DEFAULT_RULES
+    wrapped, with the status of a game that does not finish.
+
+    A table with rows of another rule set than bmn's has a rules column after the year (the
+    rule set each row's figures are of); where it gives way, a row's name says its rule set."""
+    ruled = any(r.rules != r.published_rules for r in rows)  # --rules: all under one set
     replayed = rows[0].rules if ruled else "replayed"
-    head = ["name", "year", "status", "cards", "tricks", replayed, "deal"]
-    body = [[r.name, str(r.year), r.status, r.cards, r.tricks, _replayed(r), r.deal] for r in rows]
-    spare = (1, 4, 2, 3) if ruled else (1, 4, 5, 2)
     endless = [None if r.status == "finished" else f"{r.status} ({r.cards:,})" for r in rows]
-    return Table(head, body, left=(0, 2, 5, 6), wrap=(0, 5), spare=spare, folds={2: (3, endless)})
+    figures = [[r.status, r.cards, r.tricks, _replayed(r, ruled), r.deal] for r in rows]
+    if all(r.published_rules == DEFAULT_RULES for r in rows):
+        head = ["name", "year", "status", "cards", "tricks", replayed, "deal"]
+        body = [[r.name, str(r.year), *cells] for r, cells in zip(rows, figures, strict=True)]
+        spare: tuple[int, ...] = (1, 4, 2, 3) if ruled else (1, 4, 5, 2)
+        folds = {2: (3, endless)}
+        return Table(head, body, left=(0, 2, 5, 6), wrap=(0, 5), spare=spare, folds=folds)
+    head = ["name", "year", "rules", "status", "cards", "tricks", replayed, "deal"]
+    body = [
+        [r.name, str(r.year), r.published_rules, *cells]
+        for r, cells in zip(rows, figures, strict=True)
+    ]
+    # Under --rules a row's own rule set goes with its published figures; else it outlasts
+    # the replay's 'same', and only the status (folded into the cards) outlasts it.
+    spare = (1, 5, 2, 3, 4) if ruled else (1, 5, 6, 2, 3)
+    named = [
+        None
+        if r.published_rules == DEFAULT_RULES or f"({r.published_rules})" in r.name
+        else f"{r.name} ({r.published_rules})"
+        for r in rows
+    ]
+    folds = {3: (4, endless), 2: (0, named)}
+    return Table(head, body, left=(0, 2, 3, 6, 7), wrap=(0, 6), spare=spare, folds=folds)
 
 
-def _replayed(row: Replayed) -> str:
+def _replayed(row: Replayed, ruled: bool = False) -> str:
     figures = f"{row.replayed_cards:,} cards, {row.replayed_tricks:,} tricks"
-    if row.rules != DEFAULT_RULES:  # other rules: the figures whole, a difference expected
+    if ruled:  # every game under one rule set: the figures whole, a difference expected
         status = row.replayed_status
         if row.matches:
             status = "same" if status == "finished" else f"same ({status})"
@@ -51,12 +73,17 @@ def _replayed(row: Replayed) -> str:
 
 
 def top_text(
-    lists: Sequence[FindList], loops: Sequence[FindRow] = (), loop_count: int = 0, by: str = "cards"
+    lists: Sequence[FindList],
+    loops: Sequence[FindRow] = (),
+    loop_count: int = 0,
+    by: str = "cards",
+    cycles: str | None = None,
 ) -> list[Block]:
     """`bmn records top`: a table for each seat count and deck (only games of one deck compare),
-    then the loops apart, in the order found: a game that never ends has no length to rank."""
+    then the loops apart, in the order found: a game that never ends has no length to rank.
+    With no find to list, `cycles` says what the store holds instead (cycles_held)."""
     if not lists and not loops:
-        return ["no finds in the store match"]
+        return ["no finds in the store match" + (f"; {cycles}" if cycles else "")]
     blocks: list[Block] = []
     for found in lists:
         blocks += [f"{found.seats} players, {found.label}: longest by {by}", find_table(found.rows)]
@@ -67,6 +94,19 @@ def top_text(
         )
         blocks.append(loop_table(loops))
     return blocks
+
+
+def cycles_held(cycles: int, store: str) -> str | None:
+    """What a store of cycles only holds, and the command that lists them; None for none."""
+    if not cycles:
+        return None
+    from shlex import quote
+
+    from bmn.records.store import DEFAULT_PATH
+
+    held = f"{cycles:,} cycle{'' if cycles == 1 else 's'} of games that never end"
+    named = "" if store == DEFAULT_PATH else f" --store {quote(store)}"
+    return f"it holds {held}, listed by: bmn records loops{named}"
 
 
 def find_table(rows: Sequence[FindRow]) -> Table:
@@ -131,8 +171,9 @@ def ran_on(run: Run) -> str:
     return f"{run.backend} on {run.host or 'a host unknown'}, {store} run {run.origin_run}"
 
 
-def loops_text(rows: Sequence[LoopRow]) -> Block:
-    """One row per stored cycle; the balanced column is yes, no, or '?' (basin search cut)."""
+def loops_text(rows: Sequence[LoopRow], rules: bool | None = None) -> Block:
+    """One row per stored cycle; the balanced column is yes, no, or '?' (basin search cut). The
+    rule set each was found under is a column where any is not bmn's (or as `rules` says)."""
     if not rows:
         return "no cycles in the store; hunt with: bmn search --objective loop"
     reach = {True: "yes", False: "no", None: "?"}
@@ -150,7 +191,26 @@ def loops_text(rows: Sequence[LoopRow]) -> Block:
         ]
         for row in rows
     ]
-    return Table(head, body, left=(1, 2, 4, 6, 7), wrap=(4,), spare=(7, 5, 1, 2))
+    table = Table(head, body, left=(1, 2, 4, 6, 7), wrap=(4,), spare=(7, 5, 1, 2))
+    return _with_rules(table, [row.rules for row in rows], rules, last=(0, 4))
+
+
+def _with_rules(
+    table: Table, rules: Sequence[str], show: bool | None, last: Sequence[int]
+) -> Table:
+    """`table` with a rules column after its first (the run), where any row's rule set is not
+    bmn's (or as `show` says). A key names a cycle under one rule set only, so the column never
+    gives way: in a narrow window the `last` columns do, after the table's own spare ones."""
+    if not (any(name != DEFAULT_RULES for name in rules) if show is None else show):
+        return table
+
+    def moved(columns: Collection[int]) -> tuple[int, ...]:
+        return tuple(c + 1 if c >= 1 else c for c in columns)
+
+    head = [table.head[0], "rules", *table.head[1:]]
+    body = [[row[0], name, *row[1:]] for row, name in zip(table.rows, rules, strict=True)]
+    spare = (*moved(table.spare), *moved(last))
+    return Table(head, body, left=(1, *moved(table.left)), wrap=moved(table.wrap), spare=spare)
 
 
 def _loop_seats(seats: int, out: Sequence[int]) -> str:
@@ -160,7 +220,8 @@ def _loop_seats(seats: int, out: Sequence[int]) -> str:
 
 
 def standard_loops_text(rows: Sequence[dict]) -> Block:
-    """`records loops --standard`: one row per standard-deck cycle (report.standard_loops)."""
+    """`records loops --standard`: one row per standard-deck cycle and rule set
+    (report.standard_loops); its rule set a column where any is not bmn's."""
     if not rows:
         return "no standard-deck cycles in the store; grow them with: bmn search --objective grow"
     head = ["run", "period", "deal split", "26/26", "most balanced deal", "seat-blind key"]
@@ -176,7 +237,8 @@ def standard_loops_text(rows: Sequence[dict]) -> Block:
         ]
         for row in rows
     ]
-    return Table(head, body, left=(3, 4, 5), wrap=(3,), spare=(5, 2))
+    table = Table(head, body, left=(3, 4, 5), wrap=(3,), spare=(5, 2))
+    return _with_rules(table, [row["rules"] for row in rows], None, last=(0, 3))
 
 
 def describe_rank(
@@ -240,9 +302,11 @@ def compare_text(
     ranking: Sequence[PublishedGame],
     players: int = 2,
     left_out: LeftOut | None = None,
+    store: str | None = None,
 ) -> list[Block]:
     """The published records and the store's finds in one list, longest first; a find's rank
-    in its row, and said once in words below the table, for the best find."""
+    in its row, and said once in words below the table, for the best find (`store`: the one
+    named in a command to copy)."""
     from bmn.records.report import rank_among
 
     entries = [(g.cards, g.tricks, g.name, g.deal) for g in ranking]
@@ -264,19 +328,20 @@ def compare_text(
         )
         blocks.append(f"the best find (run {best.run}, {best.cards:,} cards): {words}")
     else:
-        blocks.append(_none_to_rank(players, left_out))
+        blocks.append(_none_to_rank(players, left_out, store))
     said = left_out.text(players) if left_out is not None else None
     return blocks + ([said] if said else [])
 
 
-def _none_to_rank(players: int, left_out: LeftOut | None) -> str:
+def _none_to_rank(players: int, left_out: LeftOut | None, store: str | None = None) -> str:
     """Why `records compare` ranks no find; where the store holds finished finds of other seat
-    counts, how many, and the --players to give for them."""
+    counts, how many, and the --players to give for them; else any cycles it holds."""
     others = {int(s): n for s, n in (left_out.seats if left_out else {}).items() if n}
     which = "" if players == 2 and not others else f" {players}-player"
     line = f"the store has no finished{which} standard-deck finds yet"
     if not others:
-        return line
+        held = cycles_held(left_out.cycles, store) if left_out and store else None
+        return f"{line}; {held}" if held else line
     counts = sorted(others.items())
     first, *rest = counts
     held = [f"{first[1]:,} finished {'find' if first[1] == 1 else 'finds'} of {first[0]} players"]
@@ -285,12 +350,15 @@ def _none_to_rank(players: int, left_out: LeftOut | None) -> str:
     return f"{line}; it has {' and '.join(held)}: give {give}"
 
 
-def show_text(shown: dict[str, Any], summary: str, store: str) -> str:
-    """`bmn records show`: the replayed result, every time the deal was found, its rank."""
+def show_text(shown: dict[str, Any], summary: str, store: str, ruled: str | None = None) -> str:
+    """`bmn records show`: the replayed result (after `ruled`, the line naming a rule set
+    other than bmn's), the published game it is, every time the deal was found, its rank."""
     from bmn.records.report import Rank, agrees, published_ranking
     from bmn.records.store import FindRow
 
-    lines = [f"deal: {shown['deal']}", f"replayed: {summary}"]
+    lines = [f"deal: {shown['deal']}", *([ruled] if ruled else []), f"replayed: {summary}"]
+    if (game := shown.get("published")) is not None:
+        lines.append(published_line(game, shown["deal"].count("/") + 1))
     finds = shown["finds"]
     if shown["store"] is None:
         lines.append(f"no record store at {store}, so no finds to show")
@@ -316,6 +384,16 @@ def show_text(shown: dict[str, Any], summary: str, store: str) -> str:
     if numbers is not None:
         lines.append(numbers_line(numbers, shown["deal"].count("/") + 1))
     return "\n".join(lines)
+
+
+def published_line(game: dict[str, Any], players: int) -> str:
+    """The published game a deal is (report.published_as), with its published length."""
+    table = "" if players == 2 else f" (bmn's {players}-player table)"
+    if game["status"] == "loop":
+        length = f"a game that never ends, repeating at {game['cards']:,} cards"
+    else:
+        length = f"{game['cards']:,} cards, {game['tricks']:,} tricks"
+    return f"published: {game['name']}{table}, {length}"
 
 
 def numbers_line(numbers: dict[str, str | None], players: int) -> str:

@@ -172,10 +172,11 @@ class RunLoop:
         try:
             checkpoints = store.load_checkpoints(run_id) if resuming else {}
             self.job = self._made(job_type, checkpoints, resuming)
-        except Exception:  # a damaged checkpoint (StoreDamaged): the run released as found
-            if resuming:
-                store.release_run(run_id, self.holder)
-                self._unhold()
+        except Exception:  # a damaged checkpoint (StoreDamaged): the run released as found;
+            if not resuming:  # a new run's job that cannot be made: never left running
+                self._mark_failed(run_id)
+            store.release_run(run_id, self.holder)
+            self._unhold()
             raise
         self._streams: list[Stream] = []
         self._dirty = False
@@ -234,6 +235,9 @@ class RunLoop:
                 return self._run(on_progress)
             except BackendError:
                 self._lost(on_progress)
+                raise
+            except Exception:  # a bug or a damaged store: the run stays resumable, not running
+                self._mark_failed(self.run_id)
                 raise
             finally:
                 self.context.clock.stop()
@@ -334,6 +338,12 @@ class RunLoop:
         self._unhold()
         with contextlib.suppress(StoreError):
             self.store.release_run(self.run_id, self.holder)
+
+    def _mark_failed(self, run_id: int) -> None:
+        """A run whose work raised: marked interrupted (what it committed stays, and
+        `--resume` goes on from there), keeping the error on its way out."""
+        with contextlib.suppress(StoreError):
+            self.store.update_run(run_id, status="interrupted")
 
     def _unhold(self) -> None:
         with _HELD_LOCK:

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, ClassVar
 
 from bmn.records.store import DEFAULT_PATH
-from bmn.search.runs.said import Words, resume_command
+from bmn.search.runs.said import Resume, Words
 from bmn.search.words import counted, duration
 
 if TYPE_CHECKING:
@@ -55,13 +55,14 @@ class RunProgress:
         """How the run searches, in a few words."""
         return f"{self.strategy}, {counted(self.workers, 'worker')}, seed {self.seed}"
 
-    def hint(self) -> str:
-        return f"Ctrl-C checkpoints and stops; resume with: {resume_command(self.run, self.store)}"
+    def hint(self) -> Words:
+        """How to stop and resume the run, the resume in each front end's words (said.py)."""
+        return Words("Ctrl-C checkpoints and stops; resume with: ", Resume(self.run, self.store))
 
-    def header(self) -> str:
+    def header(self) -> Words:
         """The first log line: what every later line leaves out."""
         on = f", on {self.backend}" if self.backend else ""
-        return f"{self.heading()}: {self.setting()}, store {self.store}{on}. {self.hint()}"
+        return Words(f"{self.heading()}: {self.setting()}, store {self.store}{on}. ", self.hint())
 
     def title(self) -> str:
         return f"{self.command}, run {self.run}"

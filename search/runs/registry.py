@@ -35,14 +35,12 @@ EVERY_BASIN = (("loop",), Words("only ", named("objective", "loop"), " traces cy
 GPU_WORKERS = Words(
     "sets CPU threads; with ", named("device", "cuda"), " use ", named("device_threads")
 )
-# Why the kinds that play bmn's rules only refuse another rule set (one that plays their seats
-# as bmn's rules do is taken: start.py).
-BACKWARD_RULES = Words(
-    "must play as bmn's rules here: cycles are traced back by backward play, written for them"
-)
-EVERY_RULES = (
-    ("cards", "tricks"),
-    Words("its cycles are traced back by backward play, which plays bmn's rules only"),
+# Why a true-cycle run refuses another rule set (one that plays its seats as bmn's rules do is
+# taken: start.py): its growth steps and their scoring are written for bmn's rules.
+TRUE_CYCLE_RULES = Words(
+    "must play as bmn's rules here: true 3- and 4-seat cycles are grown under bmn's rules;"
+    " hunt other rule sets' cycles with ",
+    named("objective", "loop"),
 )
 # An enumeration draws nothing at random: it stores a seed, but none can be asked for.
 EVERY_SEED = Words(
@@ -178,9 +176,9 @@ KINDS: dict[str, RunKind] = {
                 "loop_deck": "deck",  # --deck's first name, kept
                 "basin_states": "basin_states",
                 "players": "players",
+                **_RULED,
             },
             seats=(2, 3, 4),
-            refuses={"rules": BACKWARD_RULES},
             idle="a loop hunt plays random deals",
             idle_options=SEARCH_SETTINGS,
         ),
@@ -196,9 +194,9 @@ KINDS: dict[str, RunKind] = {
                 "basin_states": "basin_states",
                 "deck": "deck",
                 "hand_sizes": "hand_sizes",
+                **_RULED,
             },
             on_backend=False,
-            refuses={"rules": BACKWARD_RULES},
             idle="it builds deals from pieces",
         ),
         RunKind(
@@ -215,7 +213,7 @@ KINDS: dict[str, RunKind] = {
             seats=(3, 4),
             seats_why="it grows cycles in which every seat keeps cards",
             on_backend=False,
-            refuses={"rules": BACKWARD_RULES},
+            refuses={"rules": TRUE_CYCLE_RULES},
             idle="it grows cycles of the standard deck's cards",
         ),
         RunKind(
@@ -240,7 +238,7 @@ KINDS: dict[str, RunKind] = {
             refuses={"seed": EVERY_SEED},
             strategy="every",
             timed=False,
-            only_with={"basin_states": EVERY_BASIN, "rules": EVERY_RULES},
+            only_with={"basin_states": EVERY_BASIN},
         ),
         RunKind(
             "every-cuda",
@@ -267,7 +265,7 @@ KINDS: dict[str, RunKind] = {
             refuses={"workers": GPU_WORKERS, "seed": EVERY_SEED},
             strategy="every",
             timed=False,
-            only_with={"basin_states": EVERY_BASIN, "rules": EVERY_RULES},
+            only_with={"basin_states": EVERY_BASIN},
         ),
     )
 }

@@ -29,6 +29,12 @@ def store_option(store: str) -> str:
     return "" if store == DEFAULT_PATH else f" --store {shlex.quote(store)}"
 
 
+def rules_option(rules: str) -> str:
+    """' --rules NAME' for a command line that lists what a run under `rules` stored; '' for
+    bmn's rules."""
+    return "" if rules == "bmn" else f" --rules {rules}"
+
+
 def resume_command(run: int, store: str) -> str:
     """The command that resumes a run."""
     return f"bmn search --resume {run}{store_option(store)}"

@@ -395,9 +395,9 @@ DECLARED = (
         "rules",
         "rules",
         "The rule set the games are played under, where published engines differ (docs/rules.md,"
-        " 'Rule sets'); any case, an alias for the set it names. Stored with the run. A loop hunt,"
-        " grow and --strategy every --objective loop play bmn's rules only (or a rule set that"
-        " plays their seats alike).",
+        " 'Rule sets'); any case, an alias for the set it names. Stored with the run, and with"
+        " every cycle a loop hunt, a grow run or an enumeration stores (bmn records loops"
+        " --rules NAME lists them). Growing true 3- and 4-seat cycles plays bmn's rules only.",
         DEFAULT_RULES,
         choices=names(),
     ),

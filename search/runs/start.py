@@ -128,6 +128,15 @@ def selection(settings: dict[str, Any]) -> tuple[str, str, str, int]:
     )
 
 
+def seats_given(settings: dict[str, Any], given: Collection[str]) -> int:
+    """The seats a new run deals: --players, or as many as --hand-sizes gives when --players
+    is not given, so that either spelling meets the same checks."""
+    sizes = settings.get("hand_sizes")
+    if sizes and "players" not in given:
+        return len(sizes)
+    return settings.get("players") or 2
+
+
 def check_rules(
     settings: dict[str, Any], chosen: tuple[str, str, str, int], given: Collection[str]
 ) -> Collection[str]:
@@ -137,13 +146,19 @@ def check_rules(
     run's selection."""
     from bmn.kernels.rules.sets import rule_set
 
-    objective, _, _, players = chosen
+    objective, _, _, _ = chosen
     if "rules" not in given or settings.get("rules") is None:
         return given
+    players = seats_given(settings, given)
     rules = rule_set(settings["rules"])
     if not rules.plays(players):
-        why = Words(f"{rules.name} is defined for {rules.seat_counts} seats; ", named("players"))
-        raise SearchOptionError("rules", Words(why, f" is {players}"))
+        why = Words(f"{rules.name} is defined for {rules.seat_counts} seats; ")
+        if "players" not in given and settings.get("hand_sizes"):
+            sizes = ",".join(map(str, settings["hand_sizes"]))
+            why = Words(why, named("hand_sizes", sizes), f" deals {players}")
+        else:
+            why = Words(why, named("players"), f" is {players}")
+        raise SearchOptionError("rules", why)
     kind = kind_for(*chosen)
     if rules.plays_as(players) == "bmn" and kind is not None and not plays_rules(kind, objective):
         return [name for name in given if name != "rules"]

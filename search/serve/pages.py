@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
 
-from bmn.kernels.deal import Deal, DealError, format_deal, parse_deal
+from bmn.kernels.deal import HANDS_JOINED, Deal, DealError, format_deal, parse_deal
 from bmn.kernels.decks import is_standard
 from bmn.kernels.rules.sets import DEFAULT, RULE_SETS, RuleSet, rule_set
 from bmn.records.published import published_games
@@ -234,19 +234,42 @@ def runs(store: Store) -> LinkedTable | str:
 
 
 def loops(store: Store) -> LinkedTable | str:
-    """Every cycle of a never-ending game, as `bmn records loops` lists them."""
-    return linked(loops_text(store.loops()), {"run": run_url})
+    """Every cycle of a never-ending game, as `bmn records loops` lists them, each with the rule
+    set it was found under (a column always: a page has the room), its example deal linked to
+    its replay under that rule set."""
+    found = store.loops()
+    table = linked(loops_text(found, rules=True), {"run": run_url})
+    if isinstance(table, str):
+        return table
+    at = list(table.head).index("example deal")
+    rows = [
+        [Cell(c.text, deal_url(c.text, cycle.rules)) if i == at else c for i, c in enumerate(row)]
+        for row, cycle in zip(table.rows, found, strict=True)
+    ]
+    return LinkedTable(table.head, rows, table.left)
 
 
 def published(players: int) -> LinkedTable | str:
-    """A table of published record games (bmn's own for 3 and 4 players)."""
+    """A table of published record games (bmn's own for 3 and 4 players), each with the rule
+    set its figures are of (a column always: a page has the room), its deal linked to its
+    replay under that rule set."""
     games = published_games(players)
     if not games:
         return f"the {players}-player table is empty"
-    head = ["name", "year", "status", "cards", "tricks", "deal", "note"]
+    head = ["name", "year", "rules", "status", "cards", "tricks", "deal", "note"]
     # A year is a name, not a count: 1999, never 1,999 (cell_text groups a whole number).
-    rows = [[g.name, str(g.year), g.status, g.cards, g.tricks, g.deal, g.note] for g in games]
-    return linked(Table(head, rows, left=(0, 2, 5, 6)))
+    rows = [
+        [g.name, str(g.year), g.rules, g.status, g.cards, g.tricks, g.deal, g.note] for g in games
+    ]
+    table = linked(Table(head, rows, left=(0, 2, 3, 6, 7)))
+    if isinstance(table, str):
+        return table
+    at = head.index("deal")
+    ruled = [
+        [Cell(c.text, deal_url(c.text, game.rules)) if i == at else c for i, c in enumerate(row)]
+        for row, game in zip(table.rows, games, strict=True)
+    ]
+    return LinkedTable(table.head, ruled, table.left)
 
 
 # -- one deal ------------------------------------------------------------------------------
@@ -282,8 +305,8 @@ def read_deal(text: str) -> Deal:
         raise DealError(message) from None
 
 
-# parse_deal's advice for the wrong number of hands, in the command line's words and the form's
-_ARGUMENTS_WORDS = "give them as separate arguments or join them with '/'"
+# parse_deal's advice for the wrong number of hands, in the library's words and the form's
+_ARGUMENTS_WORDS = HANDS_JOINED  # the library's words (kernels/deal.py)
 _FORM_WORDS = "separate the hands with '/' (or with spaces, when no hand has a space in it)"
 
 

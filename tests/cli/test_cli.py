@@ -36,14 +36,19 @@ def commands(group=cli, path=()):
 
 
 def examples(command) -> list[str]:
-    """The lines under 'Example:' or 'Examples:' in a command's help."""
+    """The lines under 'Example:' or 'Examples:' in a command's help; a line ending in '\\'
+    goes on on the next (a long example broken to fit the help's 80 columns)."""
     lines = (command.help or "").splitlines()
     starts = [i for i, line in enumerate(lines) if line.strip() in ("Example:", "Examples:")]
-    found = []
+    found, going_on = [], False
     for line in lines[starts[0] + 1 :] if starts else []:
         if not line.strip():
             break
-        found.append(line.strip())
+        if going_on:
+            found[-1] = found[-1][:-1] + line.strip()
+        else:
+            found.append(line.strip())
+        going_on = found[-1].endswith("\\")
     return found
 
 
@@ -100,8 +105,12 @@ def invoked(words: list[str]) -> list[list[str]]:
 
 def parse(args: list[str]) -> None:
     """Parse a command line as bmn would, without running it: a usage error if the command
-    does not exist or an option or argument is not valid."""
+    does not exist or an option or argument is not valid. bmn's own options (--debug) come
+    before the command."""
     command, ctx = cli, click.Context(cli, info_name="bmn")
+    own = {name for option in cli.params for name in option.opts}  # its flags: --debug
+    while args and args[0] in own:
+        args = args[1:]
     while isinstance(command, click.Group):
         name, command, args = command.resolve_command(ctx, args)
         ctx = click.Context(command, info_name=name, parent=ctx)
@@ -167,6 +176,20 @@ def test_every_command_has_help_and_examples_of_itself(bmn):
         assert any(tuple(call[: len(path)]) == path for call in calls), (path, lines)
 
 
+def test_every_help_line_fits_80_columns():
+    """Each command's and group's --help, rendered for a terminal 80 columns wide: no line past
+    80 (a long example is broken with a shell continuation, a long list of choices is named)."""
+    from click.testing import CliRunner
+
+    long = []
+    for path, _ in commands():
+        shown = CliRunner().invoke(cli, [*path, "--help"], terminal_width=80, prog_name="bmn")
+        assert shown.exit_code == 0, (path, shown.output)
+        name = " ".join(("bmn", *path))
+        long += [f"{name}: {line}" for line in shown.output.splitlines() if len(line) > 80]
+    assert not long, "\n".join(long)
+
+
 def test_every_example_parses(workdir):
     for line in every_example():
         for args in invoked(tokens(line)):
@@ -176,16 +199,20 @@ def test_every_example_parses(workdir):
 
 @pytest.mark.slow
 def test_every_quick_example_runs(bmn, workdir):
+    status = 0  # an example's comment '# exit N' shows a failure: it must exit N
+
     def run(args, stdin):
         if args[0] in PARSED_ONLY or tuple(args[:2]) in SERVERS or GPU in args:
             parse(args)
             return ""
         result = bmn(*args, input=stdin)
-        assert result.exit_code == 0, (args, result.output)
+        assert result.exit_code == status, (args, result.output)
         return result.stdout
 
     lines = list(every_example())
     for line in lines:
+        shown = re.search(r"#\s*exit (\d+)", line)
+        status = int(shown.group(1)) if shown else 0
         shell(tokens(line), run)
     assert len(lines) >= 40
     assert json.loads((workdir / "results.jsonl").read_text().splitlines()[0])["cards"] == 8344

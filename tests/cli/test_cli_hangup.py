@@ -135,3 +135,54 @@ def test_a_search_started_under_nohup_ignores_hangups(tmp_path):
     assert (ignored.returncode, ignored.stdout) == (0, "searched on\n"), ignored.stderr
     handled = subprocess.run(command, capture_output=True, text=True, timeout=HANG_SECONDS)
     assert handled.returncode != 0 and "KeyboardInterrupt" in handled.stderr, handled.stderr
+
+
+@pytest.mark.parametrize("signum", [signal.SIGHUP, signal.SIGTERM])
+def test_a_stop_whose_stdout_is_gone_still_exits_130(tmp_path, search_child, signum):
+    """stdout's reader gone before the stop (a closed pipe: EPIPE, as a dead terminal's EIO):
+    the summary cannot be written, and the stopped run still exits 130, checkpointed, with
+    its resume line on stderr and no traceback."""
+    path = tmp_path / "gone.sqlite"
+    child = search_child([*SEARCH, "--store", path], then="wait")
+    child.committed()
+    child.process.stdout.close()  # nobody reads the summary now
+    child.process.send_signal(signum)
+    err = child.process.stderr.read()
+    assert child.process.wait(timeout=HANG_SECONDS) == 130, err
+    assert "Traceback" not in err and "Exception ignored" not in err, err
+    resume = f"stopped; resume with: bmn search --resume 1 --store {shlex.quote(str(path))}"
+    assert err.strip() == resume
+    assert kept(path)
+
+
+def test_a_search_on_a_terminal_that_hangs_up_exits_130_though_nothing_can_be_said(tmp_path):
+    """stdout and stderr both on the terminal that went away: the summary and the resume
+    line fail (EIO), and the hung-up search still exits 130 after its checkpoint."""
+    path = tmp_path / "dead.sqlite"
+    master, terminal = pty.openpty()
+    ready, write = os.pipe()
+    args = [str(write), "wait", *map(str, SEARCH), "--store", str(path)]
+    child = subprocess.Popen(
+        [sys.executable, "-c", ON_A_TERMINAL, *args],
+        stdin=subprocess.DEVNULL,
+        stdout=terminal,
+        stderr=terminal,
+        pass_fds=[write],
+        start_new_session=True,
+    )
+    os.close(terminal)
+    os.close(write)
+    try:
+        assert os.read(ready, 16) == b"committed"
+        os.close(master)  # the terminal goes away: SIGHUP, and EIO on every write to it
+        master = None
+        status = child.wait(timeout=HANG_SECONDS)
+    finally:
+        os.close(ready)
+        if master is not None:
+            os.close(master)
+        if child.poll() is None:
+            child.kill()
+            child.wait()
+    assert status == 130
+    assert kept(path)

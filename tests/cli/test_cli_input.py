@@ -412,3 +412,38 @@ def test_ctrl_c_outside_a_search_is_exit_130(bmn, monkeypatch):
     monkeypatch.setattr(reference, "play", interrupted)
     result = bmn("play", RECORD)
     assert result.exit_code == 130 and result.stderr.strip() == "Aborted!"
+
+
+# -- the library's words and the command line's ------------------------------------------------
+
+
+def test_a_wrong_number_of_hands_is_said_in_each_front_ends_words(bmn, failed):
+    """The library said 'give them as separate arguments', the command line's words."""
+    from bmn.kernels import DealError
+    from bmn.kernels import play as play_deal
+
+    with pytest.raises(DealError) as said:
+        play_deal("-J/Q-/-/-/-")
+    assert str(said.value) == (
+        "a deal has 2 to 4 hands, got 5; join the hands with '/', or give them as a list"
+    )
+    line = failed(bmn("play", "-J/Q-/-/-/-"), 2)
+    assert line.endswith(
+        "a deal has 2 to 4 hands, got 5; give them as separate arguments or join them with '/'"
+    )
+
+
+def test_a_missing_store_is_said_in_each_front_ends_words(bmn, failed, tmp_path):
+    from bmn.records.store import StoreError
+
+    absent = tmp_path / "absent.sqlite"
+    with pytest.raises(StoreError) as said:
+        Store(absent, create=False)
+    assert str(said.value) == (
+        f"no record store at {absent}; a search makes one, or name a store that exists"
+    )
+    assert failed(bmn("records", "runs", "--store", absent), 1) == (
+        f"Error: no record store at {absent}; run `bmn search` to make one, or point --store"
+        " / BMN_STORE at an existing store"
+    )
+    assert not absent.exists()

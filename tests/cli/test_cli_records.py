@@ -123,6 +123,57 @@ def test_show_deal_not_in_store_and_loop(ok, store):
     assert loop["result"]["status"] == "loop" and loop["matches"] is True
 
 
+def test_show_names_the_published_game_a_deal_is(ok, store):
+    """Casella 2024's endless deal and bmn's own endless 3- and 4-player deals were shown as
+    any other deal; a finished record is named as well."""
+    from bmn.records.published import published_games
+
+    text = ok("show", RECORD, "--store", store)
+    assert "published: Nessler 2022, 8,344 cards, 1,164 tricks" in text.splitlines()
+    text = ok("show", CASELLA, "--store", store)
+    assert "published: Casella 2024, a game that never ends, repeating at 474 cards" in text
+    for seats in (3, 4):
+        game = next(g for g in published_games(seats) if g.status == "loop")
+        shown = json.loads(ok("show", game.deal, "--json", "--store", store))
+        assert shown["published"]["name"] == game.name and shown["published"]["status"] == "loop"
+        text = ok("show", game.deal, "--store", store)
+        assert f"published: {game.name} (bmn's {seats}-player table), a game that never" in text
+    assert json.loads(ok("show", "-J/Q-", "--json", "--store", store))["published"] is None
+    assert "published:" not in ok("show", "-J/Q-", "--store", store)
+
+
+def test_show_replays_under_rules(ok, records, store):
+    from bmn.records.published import published_games
+
+    game = next(g for g in published_games(3) if g.status == "loop")
+    under = play(parse_deal(game.deal), rules="paulhus").as_dict()
+    assert under != play(parse_deal(game.deal)).as_dict()  # paulhus plays it otherwise
+    shown = json.loads(ok("show", game.deal, "--rules", "paulhus", "--json", "--store", store))
+    assert shown["result"] == under and shown["rules"] == "paulhus"
+    text = ok("show", game.deal, "--rules", "paulhus", "--store", store).splitlines()
+    assert text[1] == "rules: paulhus" and text[2].startswith("replayed: ")
+    ranked = json.loads(ok("show", RECORD, "--rules", "paulhus", "--json", "--store", store))
+    assert ranked["published_rank"]["published"] == "Nessler 2022"  # 2 seats: paulhus is bmn's
+    two = records("show", "-J/Q-/-", "--rules", "at-once", "--store", store)
+    assert two.exit_code == 2 and "rule set 'at-once' plays 2 seats" in two.stderr
+
+
+def test_top_and_compare_of_a_store_of_cycles_only_say_what_it_holds(ok, tmp_path):
+    """A loop hunt stores cycles, not finds: the store said it had nothing ("0 looping deals"
+    on its page) while it holds them."""
+    from test_cli import cycle
+
+    path = tmp_path / "cycles.sqlite"
+    with Store(path) as db:
+        db.add_loops(db.create_run("loop-hunt", "loop", 1, {}), [(cycle(), 1)])
+    held = f"it holds 1 cycle of games that never end, listed by: bmn records loops --store {path}"
+    assert ok("top", "--store", path).strip() == f"no finds in the store match; {held}"
+    assert ok("compare", "--store", path).splitlines()[-1] == (
+        f"the store has no finished standard-deck finds yet; {held}"
+    )
+    assert ok("top", "--players", 3, "--store", path).strip() == "no finds in the store match"
+
+
 def test_show_bad_deal_is_usage_error(records, store):
     result = records("show", "-X-", "--store", store)
     assert result.exit_code == 2 and "Traceback" not in result.output

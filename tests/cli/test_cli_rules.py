@@ -99,15 +99,18 @@ def test_n1k06_gpu_plays_on_to_a_limit_and_finds_loops_without_one(bmn):
     assert [g["status"] for g in got] == ["limit", "loop"]
 
 
-def test_loop_takes_a_rule_set_that_plays_as_bmn_and_refuses_another(bmn, failed):
+def test_loop_plays_every_rule_set_and_refuses_one_for_other_seats(bmn, failed):
     same = json.loads(bmn("loop", samples.CASELLA, "--rules", "paulhus", "--json").stdout)
     assert (same["period_cards"], same["rules"]) == (440, "paulhus")
     assert (
         "rules: paulhus (with 2 seats, as bmn)"
         in bmn("loop", samples.CASELLA, "--rules", "paulhus").stdout
     )
-    line = failed(bmn("loop", samples.CASELLA, "--rules", "at-once"), 2, "bmn's rules")
-    assert f"bmn play {samples.CASELLA} --rules at-once" in line
+    once = json.loads(bmn("loop", samples.CASELLA, "--rules", "at-once", "--json").stdout)
+    ref = play(parse_deal(samples.CASELLA), rules="at-once")
+    assert (once["status"], once["cards"], once["rules"]) == (ref.status, ref.cards, "at-once")
+    three = "-J--J----J-K--AQK-/------Q---------Q/KA-----K-A---JQA-"
+    failed(bmn("loop", three, "--rules", "at-once"), 2, "at-once")
 
 
 def test_score_at_once_equals_the_reference_engine_deal_by_deal(bmn):

@@ -122,6 +122,9 @@ def test_a_store_given_as_an_argument_says_to_give_it_as_store(bmn, two):
     line = error_line(bmn("records", "import", "deals.txt", "a.sqlite"), 2)
     assert line.endswith("give the store as --store a.sqlite")
     assert runs_in(two / "a.sqlite") == [1]  # nothing imported
+    line = error_line(bmn("search", "a.sqlite", "--time", "1s"), 2)
+    assert line == "Error: unexpected argument a.sqlite; give the store as --store a.sqlite"
+    assert runs_in(two / "a.sqlite") == [1] and not (two / "bmn-records.sqlite").exists()
 
 
 def test_other_extra_arguments_are_said_as_click_says_them(bmn, two):

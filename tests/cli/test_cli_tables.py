@@ -16,6 +16,7 @@ from bmn.kernels.cycles.loops import analyse
 from bmn.kernels.deal import format_deal, parse_deal
 from bmn.kernels.dealer import shuffled_deal
 from bmn.kernels.reference import play
+from bmn.records.published import published_games
 from bmn.records.store import Find, Loop, Store
 from bmn.search.output import tables
 from bmn.search.output.records import compare_text
@@ -157,9 +158,12 @@ def test_the_other_records_tables_keep_deals_whole(bmn, monkeypatch, store, widt
 @pytest.mark.parametrize("players", [2, 3, 4])
 def test_records_published_shows_each_deal_whole(bmn, monkeypatch, width, players):
     """Each game's deal, whole on one line, at 80 columns and more (the year, the tricks, the
-    replay and the status give way first); one column headed 'replayed'."""
+    replay and the status give way first); one column headed 'replayed', and a rules column
+    where the table holds another rule set than bmn's (3 and 4 players: paulhus rows)."""
     plain = bmn("records", "published", "--players", players).stdout.splitlines()
-    assert plain[0].split() == ["name", "year", "status", "cards", "tricks", "replayed", "deal"]
+    rules = ["rules"] if players > 2 else []
+    head = ["name", "year", *rules, "status", "cards", "tricks", "replayed", "deal"]
+    assert plain[0].split() == head
     assert all(line.split()[-1].count("/") == players - 1 for line in plain[1:])
     lines = drawn(bmn, monkeypatch, width, "records", "published", "--players", players)
     fits(lines, width)
@@ -323,7 +327,8 @@ def test_the_paulhus_hint_is_a_whole_command_on_its_own_line(bmn, players):
     command = f"bmn records published --players {players} --rules paulhus"
     assert f"  {command}" in lines
     said = lines[lines.index(f"  {command}") - 1]
-    assert said.startswith("these are bmn's rules; under paulhus's reading ")
+    bmn_games = [g for g in published_games(players) if g.rules == "bmn"]  # the paulhus ones loop
+    assert said.startswith(f"{len(bmn_games)} games are bmn's rules; under paulhus's reading ")
     assert said.endswith(" of them end otherwise:")
     ruled = bmn(*command.split()[1:])
     assert ruled.exit_code == 0 and "paulhus" in ruled.stdout.splitlines()[0].split()

@@ -228,7 +228,7 @@ def _published(seats: int, listed: list[Case]) -> list[Case]:
             tricks=game.tricks,
         )
         for game in published_games(seats)
-        if game.deal not in have
+        if game.deal not in have and game.rules == "bmn"  # the cases' figures are bmn's
     ]
 
 

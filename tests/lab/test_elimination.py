@@ -104,7 +104,8 @@ def test_the_endless_deals_of_the_standard_deck(bmn, players):
     from bmn.kernels.decks import even_sizes, is_standard
     from bmn.records.published import published_games
 
-    endless = [g for g in published_games(players) if g.status == "loop"]
+    # bmn's rows: the paulhus rows fall into other cycles (tests/records/test_published.py)
+    endless = [g for g in published_games(players) if g.status == "loop" and g.rules == "bmn"]
     assert len(endless) >= 1
     for game in endless:
         deal = parse_deal(game.deal)

@@ -48,7 +48,7 @@ def refuses(path, match: str, create: bool = True) -> None:
 def test_new_store_schema_and_settings(path):
     Store(path).close()
     conn = raw(path)
-    assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 7
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 8
     assert conn.execute("PRAGMA application_id").fetchone()[0] == APPLICATION_ID
     assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     names = {row[0] for row in conn.execute("SELECT name FROM sqlite_schema")}

@@ -166,6 +166,7 @@ def test_each_kind_of_damage_names_its_table_row_and_column(tmp_path):
         ("find_batches", "count", 10**9, "column figures holds"),
         ("find_batches", "figures", ("cut", 5), "column figures holds 5 bytes"),
         ("loops", "key", "0-J/Q-", "column key holds '0-J/Q-', not a cycle key"),
+        ("loops", "rules", b"bmn", "column rules holds a blob of 3 bytes, not text"),
         ("runs", "params", '{"hand_sizes": 5}', "column params holds hand_sizes 5, not a list"),
     ]
     for table, column, value, said in cases:

@@ -39,7 +39,7 @@ def test_version_one_store_gains_the_loops_table(tmp_path):
     run = add_old_run(conn, "walk", "cards", seed=3)
     conn.close()
     with Store(path) as db:
-        assert db.version == SCHEMA_VERSION == 7
+        assert db.version == SCHEMA_VERSION == 8
         assert db.get_run(run).seed == 3 and db.loops() == []
         db.add_loops(run, [(cycle(), 1)])
         assert [row.key for row in db.loops()] == ["0:-J/Q-"]

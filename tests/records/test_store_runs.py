@@ -121,7 +121,7 @@ def test_version_two_store_upgrades_keeping_every_row(path):
     )
     conn.close()
     with Store(path) as db:
-        assert db.version == SCHEMA_VERSION == 7
+        assert db.version == SCHEMA_VERSION == 8
         (row,) = db.top(seats=2)
         assert (row.deal, row.cards) == (RECORD, 8344)
         old = db.get_run(1)

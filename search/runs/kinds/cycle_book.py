@@ -1,7 +1,7 @@
 """The book of cycles a run keeps: every looping deal counted under its cycle's key, each new
 cycle summarised once by backward play (two seats: kernels/cycles/backward.py; three or four:
-backward_seats.py), and a cycle as the store keeps it. The loop hunt and the enumeration both
-keep one."""
+backward_seats.py), and a cycle as the store keeps it, under the rule set the run plays. The
+loop hunt and the enumeration both keep one."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from bmn.kernels.cycles.backward_seats import summarise_cycle as summarise_seats
 from bmn.kernels.cycles.loops import LOOP, analyse
 from bmn.kernels.deal import Deal, format_deal
 from bmn.kernels.decks import counts_of, counts_text
+from bmn.kernels.rules.sets import DEFAULT as DEFAULT_RULES
 from bmn.records.store import Loop
 
 # Backward-play states visited per new cycle, in search of its most balanced starting deal, by
@@ -21,17 +22,20 @@ BASIN_STATES = 20_000
 
 @dataclass
 class CycleFind:
-    """One cycle: its summary, the first deal seen falling into it, and how many did."""
+    """One cycle: its summary, the first deal seen falling into it, how many did, and the rule
+    set it was played under."""
 
     summary: CycleSummary
     first_deal: Deal
     deals_seen: int = 1
+    rules: str = DEFAULT_RULES
 
     def as_dict(self) -> dict:
         return {
             **self.summary.as_dict(),
             "first_deal": format_deal(self.first_deal),
             "deals_seen": self.deals_seen,
+            "rules": self.rules,
         }
 
 
@@ -45,9 +49,12 @@ class CycleBook:
     cycles: dict[str, CycleFind] = field(default_factory=dict)
 
 
-def record_loop(hunt: CycleBook, deal: Deal, max_basin_states: int = 100_000) -> CycleFind:
-    """Count one looping deal under its cycle's key, summarising the cycle if it is new."""
-    loop = analyse(deal)
+def record_loop(
+    hunt: CycleBook, deal: Deal, max_basin_states: int = 100_000, rules: str = DEFAULT_RULES
+) -> CycleFind:
+    """Count one looping deal (under `rules`) under its cycle's key, summarising the cycle if
+    it is new."""
+    loop = analyse(deal, rules=rules)
     if loop.status != LOOP or loop.key is None:
         raise ValueError(f"{format_deal(deal)} does not loop")
     hunt.loops += 1
@@ -55,15 +62,16 @@ def record_loop(hunt: CycleBook, deal: Deal, max_basin_states: int = 100_000) ->
     if known is not None:
         known.deals_seen += 1
         return known
-    find = hunt.cycles[loop.key] = new_cycle(deal, max_basin_states)
+    find = hunt.cycles[loop.key] = new_cycle(deal, max_basin_states, rules)
     return find
 
 
-def new_cycle(deal: Deal, max_basin_states: int = 100_000) -> CycleFind:
-    """The cycle a looping deal falls into, summarised by backward play (bounded by
-    max_basin_states), with the deal as its first; counted nowhere yet."""
+def new_cycle(deal: Deal, max_basin_states: int = 100_000, rules: str = DEFAULT_RULES) -> CycleFind:
+    """The cycle a looping deal falls into under `rules`, summarised by backward play under
+    them (bounded by max_basin_states), with the deal as its first; counted nowhere yet."""
     summarise = summarise_cycle if len(deal) == 2 else summarise_seats  # 3 or 4 seats
-    return CycleFind(summarise(deal, max_states=max_basin_states), deal)
+    summary = summarise(deal, max_states=max_basin_states, rules=rules)
+    return CycleFind(summary, deal, rules=rules)
 
 
 def deck_name(deal: Deal) -> str:
@@ -89,4 +97,5 @@ def loop_record(find: CycleFind) -> Loop:
         basin_complete=s.basin_complete,
         example_deal=format_deal(example),
         first_deal=format_deal(find.first_deal),
+        rules=find.rules,
     )

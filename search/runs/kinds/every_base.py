@@ -59,7 +59,14 @@ from bmn.search.runs.kinds.cycle_book import (
     record_loop,
 )
 from bmn.search.runs.progress import RunProgress
-from bmn.search.runs.said import Resume, Words, named, resume_command, store_option
+from bmn.search.runs.said import (
+    Resume,
+    Words,
+    named,
+    resume_command,
+    rules_option,
+    store_option,
+)
 from bmn.search.runs.settings import KEEP_ABOVE
 from bmn.search.words import counted, duration
 
@@ -184,7 +191,7 @@ def chunk_result(
     if options.objective == "loop":
         for row in np.flatnonzero(seen.meta[:, 2] == LOOP):
             deal = decode(seen.decks[row], options.hand_sizes)
-            loop = analyse(deal)
+            loop = analyse(deal, rules=options.rules)
             rank = state.next + int(seen.meta[row, 3])
             cycles.append((deal, loop.key or "", loop.rotation_key or "", rank))
     finds = ChunkFinds(state.next, best, seen.decks, seen.meta, cycles)
@@ -307,7 +314,7 @@ class EverySummary:
             lines[-1] += (
                 f"; {counted(self.cycles, 'distinct cycle')} ({self.seat_blind_cycles:,}"
                 f" seat-blind, {self.new_cycles:,} new to the store); list them with:\n"
-                f"  bmn records loops{store_option(self.store)}"
+                f"  bmn records loops{rules_option(self.rules)}{store_option(self.store)}"
             )
         if self.status == "stopped":
             lines.append(
@@ -361,7 +368,7 @@ class EveryBase(Job):
         super().__init__(run, options)
         self.totals = Totals()
         self.hunt = CycleBook()  # cycles summarised this session, by key
-        self.known = {row.key: row for row in run.store.loops()}
+        self.known = {row.key: row for row in run.store.loops(rules=options.rules)}
         self.pending: dict[str, int] = {}  # cycle keys seen since the last commit
         self._firsts: dict[str, tuple[int, tuple[int, ...]]] = {}  # key: its first deal's order
         self._finds: list[tuple[int, int, np.ndarray, np.ndarray]] = []
@@ -465,7 +472,7 @@ class EveryBase(Job):
         t = self.totals
         order = (rank, tuple(self.options.hand_sizes))
         if key not in self.known and key not in self.hunt.cycles:
-            record_loop(self.hunt, deal, self.options.basin_states)
+            record_loop(self.hunt, deal, self.options.basin_states, self.options.rules)
             self._firsts[key] = order
         elif order < self._first_order(key):
             self._earlier_deal(key, deal, order)
@@ -487,7 +494,7 @@ class EveryBase(Job):
     def _earlier_deal(self, key: str, deal: tuple, order: tuple[int, tuple[int, ...]]) -> None:
         """A deal of lower rank than the cycle's first so far: the cycle summarised from it,
         stored at the next commit (the store keeps the deal of lowest rank it is offered)."""
-        find = new_cycle(deal, self.options.basin_states)
+        find = new_cycle(deal, self.options.basin_states, self.options.rules)
         self._firsts[key] = order
         if key in self.known:  # committed, or known to the store: its record again
             self.known[key] = loop_record(find)

@@ -48,6 +48,7 @@ from bmn.kernels.decks import (
     even_sizes,
     parse_deck,
 )
+from bmn.kernels.rules.sets import DEFAULT as DEFAULT_RULES
 from bmn.records.store import DEFAULT_PATH, Loop, Store
 from bmn.records.store.saved import (
     A_DEAL,
@@ -66,10 +67,10 @@ from bmn.search.cycles.piece_hunt import HuntFind, HuntOptions, HuntState, hunt_
 from bmn.search.cycles.pieces import PUBLISHED_CONTROL, Control, controls_for
 from bmn.search.output.tables import fit_summary
 from bmn.search.runs.chunks import stream_quota
-from bmn.search.runs.job import RunContext
+from bmn.search.runs.job import RunContext, rules_for
 from bmn.search.runs.kinds.cycle_streams import CycleStreamsJob
 from bmn.search.runs.progress import CyclesProgress
-from bmn.search.runs.said import store_option
+from bmn.search.runs.said import rules_option, store_option
 from bmn.search.words import counted
 
 GROW_FROM = ("known", "descent")
@@ -97,8 +98,10 @@ class GrowOptions:
     deck: str = "standard"  # 'standard' or counts N,J,Q,K,A
     hand_sizes: tuple[int, ...] | None = None  # the split sought (seat 0 first); None: even
     controls: list[str] = field(default_factory=list)  # Control specs, filled in from the deck
+    rules: str = DEFAULT_RULES  # the rule set it plays (kernels/rules/sets.py); before: bmn's
 
     def __post_init__(self) -> None:
+        self.rules = rules_for(self.rules, 2)
         if self.grow_from not in GROW_FROM:
             raise ValueError(f"grow from one of {', '.join(GROW_FROM)}, not {self.grow_from!r}")
         counts, self.hand_sizes = check_grow_input(self.deck, self.hand_sizes)
@@ -130,6 +133,7 @@ class GrowOptions:
             tries=self.tries,
             deals=self.deals,
             basin_states=self.basin_states,
+            rules=self.rules,
         )
 
 
@@ -162,17 +166,18 @@ def deal_counts(deal: str) -> tuple[int, ...]:
     return counts_of(v for hand in parse_deal(deal) for v in hand)
 
 
-def known_deals(db: Store, deck: str | None = None) -> list[str]:
+def known_deals(db: Store, deck: str | None = None, rules: str = DEFAULT_RULES) -> list[str]:
     """Deals of the known cycles of a deck (counts text; None: of every deck, which a grow
     run's options keep only those of its deck of): the published looping games (standard
-    deck) first, then the store's cycles in the order found."""
+    deck) first, then the store's cycles under `rules` in the order found."""
     from bmn.records.published import published_games
 
     deck = STANDARD_DECK if deck == "standard" else deck
     deals = []
     if deck in (STANDARD_DECK, None):
         deals = [game.deal for game in published_games() if game.status == "loop"]
-    return deals + [row.example_deal for row in db.loops() if deck in (row.deck, None)]
+    stored = db.loops(rules=rules)
+    return deals + [row.example_deal for row in stored if deck in (row.deck, None)]
 
 
 def stream_seed(seed: int, stream: int) -> int:
@@ -261,12 +266,12 @@ def warm_grow() -> None:
     sample_pieces(Control.parse("J-", False, "-"), seed_state(0), [0.5] + [0.125] * 4, 10)
 
 
-def loop_record(find: HuntFind) -> Loop:
+def loop_record(find: HuntFind, rules: str = DEFAULT_RULES) -> Loop:
     """A cycle as the store keeps it: under the seat-aware key of the cycle its most balanced
-    starting deal enters (that deal falling into the cycle with the seats swapped names the
-    mirror image, and its even-deal counts swap with it)."""
+    starting deal enters under `rules` (that deal falling into the cycle with the seats
+    swapped names the mirror image, and its even-deal counts swap with it)."""
     deal = find.best.get("deal", find.cycle_deal)
-    loop = analyse(parse_deal(deal))
+    loop = analyse(parse_deal(deal), rules=rules)
     exact, mirror = find.balanced_deals, find.mirrored_balanced_deals
     if find.best.get("mirrored"):
         exact, mirror = mirror, exact
@@ -285,6 +290,7 @@ def loop_record(find: HuntFind) -> Loop:
         basin_complete=find.basin_complete,
         example_deal=deal,
         first_deal=find.cycle_deal,
+        rules=rules,
     )
 
 
@@ -329,11 +335,14 @@ class GrowProgress(CyclesProgress):
     last: str = ""
     deck: str = "standard"
     sizes: str = "26/26"
+    rules: str = DEFAULT_RULES
 
     command = "bmn search --objective grow"
 
     def setting(self) -> str:
-        return f"from {self.grow_from} pieces, {counted(self.workers, 'stream')}, seed {self.seed}"
+        rules = f", rules {self.rules}" if self.rules != DEFAULT_RULES else ""
+        streams = counted(self.workers, "stream")
+        return f"from {self.grow_from} pieces, {streams}{rules}, seed {self.seed}"
 
     def rows(self) -> list[tuple[str, str]]:
         return [
@@ -372,13 +381,16 @@ class GrowSummary:
     store: str = DEFAULT_PATH
     deck: str = "standard"
     sizes: str = "26/26"
+    rules: str = DEFAULT_RULES
 
     def text(self) -> str:
         listing = "bmn records loops" + (" --standard" if self.deck == "standard" else "")
+        listing += rules_option(self.rules)
+        rules = f", rules {self.rules}" if self.rules != DEFAULT_RULES else ""
         return fit_summary(
             f"run {self.run} ({self.status}): {counted(self.games, 'round')} in "
             f"{self.seconds:,.1f} s; "
-            f"seed {self.seed}, from {self.grow_from} pieces\n"
+            f"seed {self.seed}, from {self.grow_from} pieces{rules}\n"
             f"{cycles_of(self.deck, self.cycles, 'distinct ')} "
             f"({self.new_cycles:,} new to the store), {self.balanced:,} "
             f"reached from a {self.sizes} deal{self._most_balanced()}; "
@@ -424,11 +436,13 @@ class GrowJob(CycleStreamsJob):
     ) -> None:
         """Its known cycles (--grow-from known): the published one and the store's."""
         if options.grow_from == "known":  # those of its deck, as its options keep them
-            options.known = [d for d in known_deals(store) if deal_counts(d) == options.counts]
+            known = known_deals(store, rules=options.rules)
+            options.known = [d for d in known if deal_counts(d) == options.counts]
 
     def __init__(self, run: RunContext, options: GrowOptions):
         super().__init__(run, options)  # its pending cycles are keyed seat-blind
-        self.known: dict[str, Loop] = {row.rotation_key: row for row in run.store.loops()}
+        stored = run.store.loops(rules=options.rules)
+        self.known: dict[str, Loop] = {row.rotation_key: row for row in stored}
         self._round_seconds = 0.0  # how long the latest round took, for streams yet to play one
 
     def restore(self, checkpoints: dict[int, tuple[bytes, int, float]]) -> None:
@@ -445,7 +459,9 @@ class GrowJob(CycleStreamsJob):
 
     def new_progress(self) -> GrowProgress:
         o = self.options
-        p = GrowProgress(self.run_id, grow_from=o.grow_from, deck=o.deck, sizes=sizes_text(o))
+        p = GrowProgress(
+            self.run_id, grow_from=o.grow_from, deck=o.deck, sizes=sizes_text(o), rules=o.rules
+        )
         self._tally(p)
         return p
 
@@ -479,7 +495,7 @@ class GrowJob(CycleStreamsJob):
         for find in result.finds:
             record = self.known.get(find.key)
             if record is None:
-                record = self.known[find.key] = loop_record(find)
+                record = self.known[find.key] = loop_record(find, self.options.rules)
                 self.progress.last = (
                     f"period {find.period_tricks} tricks, {split_text(find.best)}: {find.key}"
                 )
@@ -501,4 +517,5 @@ class GrowJob(CycleStreamsJob):
             str(self.store.path),
             self.options.deck,
             sizes_text(self.options),
+            self.options.rules,
         )

@@ -41,7 +41,7 @@ from bmn.search.backends.threads import default_workers
 from bmn.search.runs.chunks import sized_chunk
 from bmn.search.runs.job import RunContext, rules_for
 from bmn.search.runs.kinds.longest_base import COMMIT_FINDS, LongestBase, LongestProgress, RunBest
-from bmn.search.runs.said import Words, named
+from bmn.search.runs.said import Named, Words, named
 from bmn.search.runs.settings import KEEP_ABOVE
 from bmn.search.strategies.cpu import run_chunk
 from bmn.search.strategies.moves import OBJECTIVES
@@ -323,17 +323,31 @@ class LongestJob(LongestBase):
         if self._warned or not settled or rate <= FINDS_PER_SECOND_WARNING:
             return
         self._warned = True
-        size = BULK_FIND_BYTES if self.options.keep_above < BULK_BELOW else FIND_BYTES
+        keep = self.options.keep_above
+        size = BULK_FIND_BYTES if keep < BULK_BELOW else FIND_BYTES
         gigabytes = rate * size * 3600 / 1e9
-        self.progress.notes.append(
-            Words(
-                "warning: ",
-                named("keep_above"),
-                f" {self.options.keep_above:,} keeps about {rate:,.0f} finds a second (about"
-                f" {gigabytes:,.1f} GB of store an hour); a higher threshold keeps fewer (the"
-                f" default, {KEEP_ABOVE:,}, a few a second at most)",
-            )
+        cost = f"about {rate:,.0f} finds a second (about {gigabytes:,.1f} GB of store an hour)"
+        self.progress.notes.append(Words(*_many_finds_words(keep, cost)))
+
+
+def _many_finds_words(keep: int, cost: str) -> tuple[str | Named, ...]:
+    """The warning's parts: of a threshold that is not the default, or of the default itself,
+    given or not, which a strategy that dwells among long deals (climb) can pass often."""
+    if keep != KEEP_ABOVE:
+        return (
+            "warning: ",
+            named("keep_above"),
+            f" {keep:,} keeps {cost}; a higher threshold keeps fewer (the default,"
+            f" {KEEP_ABOVE:,}, a few a second at most)",
         )
+    return (
+        "warning: the default ",
+        named("keep_above"),
+        f", {KEEP_ABOVE:,} cards, keeps {cost} in this run, whose strategy dwells among long"
+        " deals; a higher ",
+        named("keep_above"),
+        " keeps fewer",
+    )
 
 
 def chunk_size(

@@ -72,6 +72,8 @@ class LongestProgress(RunProgress):
 
     def setting(self) -> str:
         setting = super().setting()
+        if self.players != 2:  # the seat count, as the loop hunt's row gives it
+            setting += f", {self.players} seats"
         setting = setting if not self.deck else f"{setting}, deck of {self.deck}"
         return setting if not self.rules else f"{setting}, {self.rules}'s rules"
 

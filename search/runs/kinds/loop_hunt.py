@@ -26,7 +26,9 @@ standard' hunts the full deck only. What each deck finds, measured: docs/endless
 
 from __future__ import annotations
 
+import functools
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -42,11 +44,12 @@ from bmn.kernels.decks import (
     even_sizes,
     hunt_counts,
 )
+from bmn.kernels.rules.sets import DEFAULT as DEFAULT_RULES
 from bmn.records.store import DEFAULT_PATH
 from bmn.records.store.saved import CYCLE_KEY, RNG, items, json_state, record, whole
 from bmn.search.backends.base import Result
 from bmn.search.output.tables import fit_summary
-from bmn.search.runs.job import Job, PastTime, RunContext
+from bmn.search.runs.job import Job, PastTime, RunContext, rules_for
 from bmn.search.runs.kinds.cycle_book import (
     BASIN_STATES,
     CycleBook,
@@ -55,7 +58,7 @@ from bmn.search.runs.kinds.cycle_book import (
     new_cycle,
 )
 from bmn.search.runs.progress import CyclesProgress
-from bmn.search.runs.said import store_option
+from bmn.search.runs.said import rules_option, store_option
 from bmn.search.words import counted
 
 # The checkpoint LoopHuntJob._checkpoint writes, as its restore checks it (StoreDamaged).
@@ -87,15 +90,16 @@ def random_batch(
 
 
 # Cycle ids already named in this process (kernels/cpu/cycle_ids.py), to their cycle's key.
-_KEYS: dict[bytes, str] = {}
+_KEYS: dict[tuple[str, bytes], str] = {}
 _KEYS_KEPT = 100_000
 
 
 def name_loops(
-    rows: np.ndarray, sizes: np.ndarray, threads: int | None = None
+    rows: np.ndarray, sizes: np.ndarray, threads: int | None = None, rules: str = DEFAULT_RULES
 ) -> list[tuple[Deal, str, int]]:
-    """Score a batch and name the cycle of every looping deal: (the first deal into each cycle,
-    the cycle's key, how many deals of the batch fall into it), in the order first seen.
+    """Score a batch under `rules` and name the cycle of every looping deal: (the first deal
+    into each cycle, the cycle's key, how many deals of the batch fall into it), in the order
+    first seen.
 
     The kernel names each loop's cycle by an id (its smallest state); one deal per id new to
     this process is analysed for its key (kernels/cycles/loops.analyse), the rest are counted.
@@ -104,12 +108,12 @@ def name_loops(
     from bmn.kernels.cpu.cycle_ids import cycle_ids
     from bmn.kernels.score import score
 
-    scores = score(rows, sizes, threads=threads)
+    scores = score(rows, sizes, threads=threads, rules=rules)
     loops = np.flatnonzero(scores.status == LOOP_CODE)
     if not len(loops):
         return []
     start, period = scores.loop_start_tricks[loops], scores.period_tricks[loops]
-    ids = cycle_ids(rows, sizes, loops, start, period)
+    ids = cycle_ids(rows, sizes, loops, start, period, rules)
     _, first, counts = np.unique(ids, axis=0, return_index=True, return_counts=True)
     if len(_KEYS) > _KEYS_KEPT:
         _KEYS.clear()
@@ -117,10 +121,10 @@ def name_loops(
     for at in np.argsort(first):
         i = loops[first[at]]
         deal = _deal(rows[i], sizes[i])
-        name = ids[first[at]].tobytes()
+        name = (rules, ids[first[at]].tobytes())
         key = _KEYS.get(name)
         if key is None:
-            key = _KEYS[name] = analyse(deal).key or ""
+            key = _KEYS[name] = analyse(deal, rules=rules).key or ""
         named.append((deal, key, int(counts[at])))
     return named
 
@@ -189,12 +193,14 @@ class LoopHuntOptions:
     even: bool = True
     basin_states: int | None = None  # None: BASIN_STATES, with 3 or 4 seats SEATS_BASIN_STATES
     players: int = 2
+    rules: str = DEFAULT_RULES  # the rule set it plays (kernels/rules/sets.py); before: bmn's
 
     def __post_init__(self) -> None:
         from bmn.search.backends.threads import default_workers
 
         self.workers = self.workers or default_workers()
         check_loop_deck(self.deck, self.players)  # refuse a bad deck before a run is created
+        self.rules = rules_for(self.rules, self.players)
         if self.basin_states is None:
             seats = self.players > 2
             self.basin_states = SEATS_BASIN_STATES if seats else BASIN_STATES
@@ -209,12 +215,14 @@ class LoopHuntProgress(CyclesProgress):
 
     deck: str = DEFAULT_DECK
     players: int = 2
+    rules: str = DEFAULT_RULES
 
     command = "bmn search --objective loop"
 
     def setting(self) -> str:
         seats = f", {self.players} seats" if self.players != 2 else ""
-        return f"deck {self.deck}{seats}, seed {self.seed}"  # its threads: the backend's row
+        rules = f", rules {self.rules}" if self.rules != DEFAULT_RULES else ""
+        return f"deck {self.deck}{seats}{rules}, seed {self.seed}"  # threads: the backend's
 
     def rows(self) -> list[tuple[str, str]]:
         return [
@@ -246,15 +254,18 @@ class LoopHuntSummary:
     deck: str
     store: str = DEFAULT_PATH
     players: int = 2
+    rules: str = DEFAULT_RULES
 
     def text(self) -> str:
         seats = f", {self.players} seats" if self.players != 2 else ""
+        rules = f", rules {self.rules}" if self.rules != DEFAULT_RULES else ""
+        listed = rules_option(self.rules)
         return fit_summary(
             f"run {self.run} ({self.status}): {counted(self.games, 'deal')} in "
-            f"{self.seconds:,.1f} s; seed {self.seed}, deck {self.deck}{seats}\n"
+            f"{self.seconds:,.1f} s; seed {self.seed}, deck {self.deck}{seats}{rules}\n"
             f"{counted(self.loops, 'looping deal')}, {counted(self.cycles, 'distinct cycle')} "
             f"({self.new_cycles:,} new to the store); "
-            f"list them with:\n  bmn records loops{store_option(self.store)}"
+            f"list them with:\n  bmn records loops{listed}{store_option(self.store)}"
         )
 
     def as_dict(self) -> dict:
@@ -281,14 +292,19 @@ def loop_chunk(
     seats = options.players
     counts = hunt_counts(options.deck) or random_counts(rng, seats)
     rows, sizes = random_batch(rng, deck_of(counts), iterations, options.even, seats)
-    return rng.bit_generator.state, name_loops(rows, sizes, options.workers), iterations
+    named = name_loops(rows, sizes, options.workers, options.rules)
+    return rng.bit_generator.state, named, iterations
 
 
-def warm_loop() -> None:
-    """Compile (or load from cache) the kernel before the clock starts."""
+def warm_loop(players: int = 2, rules: str = DEFAULT_RULES) -> None:
+    """Compile (or load from cache) the kernel before the clock starts: bmn's for two seats
+    (the N-seat one too, as before) and the run's under its rule set."""
     deal = np.array([[1, 0, 0, 0, 0, 1, 0, 0, 0]], dtype=np.uint8)  # -J-/--J/-J-: a loop
     for seats in (2, 3):  # the two-seat kernel and the N-seat one, and cycle ids
         name_loops(deal, np.full((1, seats), 9 // seats, dtype=np.int64), threads=1)
+    if rules != DEFAULT_RULES:
+        sizes = np.array([even_sizes(9, players)], dtype=np.int64)
+        name_loops(deal, sizes, threads=1, rules=rules)
 
 
 class LoopHuntJob(Job):
@@ -313,11 +329,14 @@ class LoopHuntJob(Job):
         self.new_cycles = 0
         self.seen: set[str] = set()  # cycle keys this run has seen
         self.pending: dict[str, int] = {}  # cycle keys seen since the last commit
-        self.known = {row.key: row for row in run.store.loops()}
+        self.known = {row.key: row for row in run.store.loops(rules=options.rules)}
 
     @property
     def streams(self) -> int:
         return 1
+
+    def warm_call(self) -> Callable[[], object]:
+        return functools.partial(self.warm, self.options.players, self.options.rules)
 
     @property
     def games(self) -> int:
@@ -354,7 +373,9 @@ class LoopHuntJob(Job):
 
     def new_progress(self) -> LoopHuntProgress:
         o = self.options
-        p = LoopHuntProgress(self.run_id, deck=o.deck, loops=self.hunt.loops, players=o.players)
+        p = LoopHuntProgress(
+            self.run_id, deck=o.deck, loops=self.hunt.loops, players=o.players, rules=o.rules
+        )
         p.cycles, p.new_cycles = len(self.seen), self.new_cycles
         return p
 
@@ -391,7 +412,7 @@ class LoopHuntJob(Job):
             if key not in self.hunt.cycles and key not in self.known and key not in new:
                 if new and self.past_time():
                     raise PastTime()
-                new[key] = new_cycle(deal, states)
+                new[key] = new_cycle(deal, states, self.options.rules)
         for _, key, seen in result.finds:
             if key in new:  # the batch's first deal into a cycle new to the run
                 find = self.hunt.cycles[key] = new.pop(key)
@@ -435,4 +456,5 @@ class LoopHuntJob(Job):
             self.options.deck,
             str(self.store.path),
             self.options.players,
+            self.options.rules,
         )

@@ -89,6 +89,21 @@ def test_the_default_threshold_is_not_warned_of(tmp_path):
         assert job.progress.notes == []
 
 
+def test_a_default_threshold_that_keeps_many_is_warned_of_as_the_default(tmp_path, monkeypatch):
+    """A run that passes the default often (climb dwells among long deals) is told of the
+    default, not of a --keep-above nobody gave: the default is made 0 here so that it does."""
+    monkeypatch.setattr(driver, "KEEP_ABOVE", 0)
+    with Store(tmp_path / "default.sqlite") as store:
+        options = LongestOptions(**{**OPTIONS, "iterations": 60_000, "keep_above": 0})
+        job = RunLoop(store, LongestJob, options)
+        job.run()
+    [note] = [str(note) for note in job.progress.notes]
+    assert note.startswith("warning: the default --keep-above, 0 cards, keeps about"), note
+    assert note.endswith("a higher --keep-above keeps fewer") and "GB of store an hour" in note
+    python = driver.Words(*driver._many_finds_words(0, "many")).python()
+    assert "the default keep_above, 0 cards" in python
+
+
 def test_the_warning_is_one_stderr_line_even_when_quiet(bmn, tmp_path):
     args = ["search", "--iterations", "40000", "--workers", "1", "--keep-above", "0"]
     result = bmn(*args, "--seed", "1", "--quiet", "--json", "--store", tmp_path / "q.sqlite")
@@ -150,8 +165,10 @@ def test_standing_against_the_record_and_the_published_games():
 
 
 def panel_text(progress) -> str:
-    console = Console(file=io.StringIO(), width=120)
-    console.print(Display()._panel(progress))
+    """The live panel as a terminal 120 columns wide shows it."""
+    shown = Display()
+    shown.console = console = Console(file=io.StringIO(), width=120)
+    console.print(shown._panel(progress))
     return console.file.getvalue()
 
 
@@ -175,6 +192,19 @@ def test_the_panel_shows_the_setting_the_share_done_the_standing_and_the_hint():
     assert (
         "bmn search --resume 3 " in text + " " and "--store" not in text and "%" not in text[:200]
     )
+
+
+def test_the_library_display_says_the_resume_in_python():
+    """bmn.search.search(display=True) shows the panel in a notebook: its resume is a call."""
+    from bmn.search.runs.said import in_python
+
+    p = LongestProgress(3, games=1_000, seconds=5, rate=200.0)
+    p.store, p.strategy, p.workers = "night.sqlite", "walk", 2
+    console = Console(file=io.StringIO(), width=120)
+    console.print(Display(say=in_python)._panel(p))
+    text = console.file.getvalue()
+    assert "resume with: search(store, resume=3)" in text and "--resume" not in text
+    assert in_python(p.header()).endswith("resume with: search(store, resume=3)")
 
 
 def test_without_colour_the_bar_still_shows_what_is_left(monkeypatch):
@@ -286,7 +316,43 @@ def test_the_panel_says_what_the_start_does_and_a_resumed_run_says_so():
     assert "games" not in text  # no figures before the run begins
     p.starting, p.resumed = None, "after 0m12s searched before, 20% done"
     assert "bmn search, run 3, resuming after 0m12s searched before, 20% done" in panel_text(p)
-    assert p.header().startswith("bmn search, run 3, resuming after 0m12s searched before")
+    assert str(p.header()).startswith("bmn search, run 3, resuming after 0m12s searched before")
+
+
+def test_a_panel_of_three_or_four_seats_names_them(tmp_path):
+    with Store(tmp_path / "three.sqlite") as store:
+        options = LongestOptions(**{**OPTIONS, "iterations": 20_000, "players": 3})
+        job = RunLoop(store, LongestJob, options)
+        job.run()
+    text = panel_text(job.progress)
+    assert "walk, 2 workers, seed 3, 3 seats" in text
+    assert ", 3 seats" in str(job.progress.header())
+    two = LongestProgress(4, players=2)
+    two.strategy, two.workers = "walk", 2
+    assert "seats" not in panel_text(two)
+
+
+def test_the_panel_keeps_one_width_from_compiling_to_running():
+    """Starting, compiling and running: one width, the terminal's or PANEL_COLUMNS if fewer
+    (it grew with its rows, 53 to 86 to 120 columns on a terminal of 120)."""
+
+    def widths(p, columns: int) -> set[int]:
+        shown = Display()
+        shown.console = Console(file=io.StringIO(), width=columns)
+        shown.console.print(shown._panel(p))
+        return {len(line) for line in shown.console.file.getvalue().splitlines()[1:]}
+
+    for columns in (60, 80, 120):
+        p = LongestProgress(3, games=0, seconds=0)
+        p.store, p.strategy, p.workers, p.seed = "night.sqlite", "walk", 16, 42
+        p.starting, seen = 0.0, set()
+        seen |= widths(p, columns)
+        p.starting, p.compiling, p.compile_seconds = 65.0, True, 20.0
+        seen |= widths(p, columns)
+        p.starting, p.games, p.seconds, p.rate, p.remaining = None, 1_234_567, 65, 7e5, 90
+        p.best_cards, p.best_tricks, p.done = 3210, 450, 0.42
+        seen |= widths(p, columns)
+        assert seen == {min(columns, display.PANEL_COLUMNS)}, (columns, seen)
 
 
 def test_the_loop_hunt_summary_names_its_store(tmp_path):

@@ -163,10 +163,10 @@ def test_a_hunt_whose_time_runs_out_while_summarising_keeps_only_whole_batches(
     past, summaries = [False], []
     summarise = loophunt.new_cycle
 
-    def summarising(deal, states):
+    def summarising(deal, states, rules):
         summaries.append(deal)
         past[0] = past[0] or len(summaries) == 5
-        return summarise(deal, states)
+        return summarise(deal, states, rules)
 
     monkeypatch.setattr(loophunt, "new_cycle", summarising)
     monkeypatch.setattr(LoopHuntJob, "elapsed", lambda self: 1e9 if past[0] else 0.0)

@@ -358,6 +358,28 @@ def test_records_plot_takes_players(bmn, mixed_store, tmp_path):
     assert not empty.exists()
 
 
+def test_records_plot_draws_one_seat_count_and_says_so(bmn, mixed_store, tmp_path, monkeypatch):
+    """Runs of 2, 3 and 4 seats, the 3-seat ones the most: those are drawn, against the
+    3-player table, and one line names the others' --players."""
+    from bmn.search.output import plots
+
+    path, deals = mixed_store
+    with Store(path) as store:
+        run = store.create_run("walk", "cards", 9, {"players": 3}, seats=3)
+        store.add_finds(run, [Find(deals[3][0], 3, 1, elapsed=2.0)])
+    drawn = []
+    monkeypatch.setattr(plots, "plot_records", lambda series, published, out: drawn.append(series))
+    result = bmn("records", "plot", "--store", path, "-o", tmp_path / "p.png")
+    assert result.exit_code == 0, result.output
+    assert [s.seats for s in drawn[0]] == [3, 3]
+    assert result.stderr.strip() == (
+        "runs of 2, 3 and 4 players: drawing the 3-player ones only, one seat count to a plot;"
+        f" for the 2 and 4-player runs: bmn records plot --players 2 --store {path}"
+    )
+    alone = bmn("records", "plot", "--players", 4, "--store", path, "-o", tmp_path / "q.png")
+    assert alone.exit_code == 0 and alone.stderr == "" and [s.seats for s in drawn[1]] == [4]
+
+
 @pytest.mark.parametrize("players", PLAYERS)
 def test_bmn_tables_of_three_and_four_players_replay(bmn, players):
     games = published_games(players)
@@ -365,7 +387,7 @@ def test_bmn_tables_of_three_and_four_players_replay(bmn, players):
     for game in games:
         deal = parse_deal(game.deal)
         assert len(game.hands) == players and is_standard(deal)
-        result = reference.play(deal)
+        result = reference.play(deal, rules=game.rules)  # the rule set its row claims
         assert (result.status, result.cards, result.tricks) == (
             game.status,
             game.cards,

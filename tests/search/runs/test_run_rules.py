@@ -88,24 +88,21 @@ def test_a_resumed_run_plays_its_stored_rules_and_takes_no_other(bmn, failed, tm
     [
         (["--rules", "leodog896", "--players", "3"], "--rules leodog896 is defined for 2 seats"),
         (["--rules", "nope"], "'nope' is not one of 'bmn', 'paulhus'"),
-        (["--objective", "loop", "--players", "3", "--rules", "paulhus"], "must play as bmn's"),
-        (["--objective", "grow", "--rules", "at-once"], "must play as bmn's rules here"),
         (
-            [
-                "--strategy",
-                "every",
-                "--device",
-                "cuda",
-                "--deck",
-                "14,2,2,2,0",
-                "--objective",
-                "loop",
-                "--rules",
-                "at-once",
-            ],
-            "backward play",
+            ["--objective", "grow", "--players", "3", "--rules", "paulhus"],
+            "true 3- and 4-seat cycles are grown under bmn's rules",
         ),
-        (["--strategy", "every", "--objective", "loop", "--rules", "n1k06"], "backward play"),
+        (["--objective", "loop", "--hand-sizes", "4,3,3", "--rules", "n1k06"], "deals 3"),
+        (
+            ["--strategy", "every", "--deck", "6,2,1,1,0", "--hand-sizes", "4,3,3"]
+            + ["--objective", "loop", "--rules", "n1k06"],
+            "--rules n1k06 is defined for 2 seats; --hand-sizes 4,3,3 deals 3",
+        ),
+        (
+            ["--strategy", "every", "--deck", "6,2,1,1,0", "--players", "3"]
+            + ["--objective", "loop", "--rules", "n1k06"],
+            "--rules n1k06 is defined for 2 seats; --players is 3",
+        ),
     ],
 )
 def test_a_rule_set_a_run_cannot_play_is_one_line_and_no_store(
@@ -116,13 +113,21 @@ def test_a_rule_set_a_run_cannot_play_is_one_line_and_no_store(
     assert not store.exists()
 
 
-def test_a_loop_hunt_takes_a_rule_set_that_plays_its_seats_as_bmn_s(tmp_path):
+def test_a_loop_hunt_under_a_rule_set_that_plays_its_seats_as_bmn_s_finds_bmn_s_cycles(
+    tmp_path,
+):
     """Paulhus's reading differs from bmn's only when a seat runs out while paying, which two
-    seats never do: a two-seat loop hunt takes it, and plays (and stores) bmn's rules."""
+    seats never do on the way into a cycle: a two-seat hunt under it stores its own rule set
+    and exactly the cycles the same hunt under bmn's rules stores."""
     store = tmp_path / "s.sqlite"
-    summary = search(store, objective="loop", rules="paulhus", iterations=200, workers=1, seed=1)
+    common = dict(objective="loop", deck="36,1,1,0,0", iterations=40_000, workers=1, seed=1)
+    paulhus = search(store, rules="paulhus", **common)
+    bmn = search(store, **common)
     with Store(store) as db:
-        assert db.get_run(summary.run).rules == "bmn"
+        assert db.get_run(paulhus.run).rules == "paulhus"
+        cycles = {rules: {row.key for row in db.loops(rules=rules)} for rules in ("bmn", "paulhus")}
+    assert cycles["paulhus"] and cycles["paulhus"] == cycles["bmn"]
+    assert bmn.cycles == paulhus.cycles
 
 
 def test_the_records_keep_rule_sets_apart(bmn, tmp_path):
@@ -160,7 +165,12 @@ def test_records_published_replays_bmn_s_tables_under_another_rule_set(bmn, fail
         assert (row["replayed_cards"], row["replayed_tricks"]) == (ruled.cards, ruled.tricks)
         assert row["rules"] == "paulhus"
     other = [row for row in out if not row["matches"]]
-    assert len(other) == len(out) - 1  # only the first endless deal loops under both
+    # Of bmn's rows only the first endless deal loops under both; the paulhus rows hold there.
+    assert {row["published_rules"] for row in out if row["matches"]} == {"bmn", "paulhus"}
+    assert [row["name"] for row in out if row["matches"] and row["published_rules"] == "bmn"] == [
+        "bmn 2026 endless #1"
+    ]
+    assert len(other) == sum(row["published_rules"] == "bmn" for row in out) - 1
     plain = bmn("records", "published", "--players", "4")
     assert f"under paulhus's reading {len(other)} of them end otherwise" in plain.stderr
     assert all(game.matches for game in replay_published(4, "bmn"))

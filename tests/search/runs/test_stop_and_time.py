@@ -104,7 +104,7 @@ def stopped_while_warming(kind: type, store: Store, options: object):
     end once the run has returned)."""
     gate = threading.Event()
 
-    def warm() -> None:
+    def warm(*_bound: object) -> None:  # a kind may bind its options (its players, rules)
         job.stop.set()
         gate.wait(HANG_SECONDS)
 

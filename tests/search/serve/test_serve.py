@@ -221,8 +221,22 @@ def test_a_store_of_loops_and_cycles_says_so_on_its_top_page(served, path, tmp_p
         db.add_finds(db.create_run("walk", "loop", 1, {}), [Find(CASELLA, 474, 66, "loop")])
     page = asyncio.run(app(loops_only).client.get("/")).text
     assert "No finds in the store yet" not in page
-    assert "No finished games in the store yet: it holds\n1 looping deal and\n0 cycles" in page
+    said = "No finished games in the store yet, only games that\nnever end:\n"
+    assert said + "1 looping deal\n(" in page  # no "0 cycles"
     assert cells(page, "top-loops", "deal") == [CASELLA]
+    from bmn.records.store import Loop
+
+    cycle = Loop(
+        key="0:-J/Q-", rotation_key="0:-J/Q-", deck="36,4,4,4,4", period_cards=440,
+        period_tricks=62, cycle_states=62, balanced_states=0, balanced_deals=18,
+        mirrored_balanced_deals=12, basin_states=2670, basin_complete=True,
+        example_deal=CASELLA, first_deal=CASELLA,
+    )  # fmt: skip
+    cycles_only = tmp_path / "cycles.sqlite"
+    with Store(cycles_only) as db:
+        db.add_loops(db.create_run("loop-hunt", "loop", 1, {}), [(cycle, 1)])
+    page = asyncio.run(app(cycles_only).client.get("/")).text
+    assert said + "1 cycle\n(" in page and "looping deal" not in page  # not "0 looping deals"
 
 
 def test_the_longest_finds_page_by_seats_and_by_tricks(served, store):

@@ -113,3 +113,56 @@ def test_the_form_replays_under_the_rule_set_chosen_as_bmn_play_does(bmn, path, 
         figures = [browser.find_element(By.ID, f"bmn-{name}").text for name in ("cards", "tricks")]
         assert figures == [str(bmns.cards), str(bmns.tricks)] == ["6", "2"]
     assert served.returncode == 0
+
+
+def published_cells(page: str, players: int, column: str) -> list[str]:
+    from test_serve import cells
+
+    return cells(page, f"published-{players}", column)
+
+
+def test_the_published_page_names_each_row_s_rule_set_and_links_its_replay(served):
+    from bmn.records.published import published_games
+
+    status, page = served(f"{pages.PREFIX}/published")
+    assert status == 200
+    for players in (2, 3, 4):
+        games = published_games(players)
+        assert published_cells(page, players, "rules") == [game.rules for game in games]
+        for game in games:  # each deal's link replays it under the rule set its row claims
+            assert pages.deal_url(game.deal, game.rules).replace("&", "&amp;") in page
+    assert "paulhus" in published_cells(page, 3, "rules")
+    [endless] = [g for g in published_games(4) if g.name == "bmn 2026 endless (paulhus) #1"]
+    status, replay = served(pages.deal_url(endless.deal, endless.rules))
+    assert status == 200 and 'data-rules="paulhus"' in replay
+    assert shown(replay, "cards") == f"{endless.cards:,}" and "never ends" in replay
+
+
+@pytest.mark.slow
+def test_a_paulhus_row_of_the_published_page_replays_in_the_browser(bmn, path, tmp_path):
+    """In Chromium: the published page's rules column, and a paulhus row's deal followed to
+    its replay under Paulhus's reading, as `bmn play --rules paulhus` gives it."""
+    browser_or_skip()
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    Store(path).close()
+    with served_in_chromium(path, tmp_path / "chromium") as served:
+        browser = served.browser
+        browser.get(f"{served.url}-/bmn/published")
+        table = browser.find_element(By.ID, "published-3")
+        head = [th.text for th in table.find_elements(By.CSS_SELECTOR, "thead th")]
+        at = head.index("rules")
+        rows = table.find_elements(By.CSS_SELECTOR, "tbody tr")
+        ruled = [row for row in rows if row.find_elements(By.TAG_NAME, "td")[at].text == "paulhus"]
+        assert len(ruled) == 3 and len(rows) > 3
+        link = ruled[0].find_element(By.CSS_SELECTOR, "td.deal a")
+        deal = link.text
+        link.click()
+        WebDriverWait(browser, HANG_SECONDS).until(lambda b: b.find_elements(By.ID, "bmn-cards"))
+        played = json.loads(bmn("play", deal, "--rules", "paulhus", "--json").stdout)
+        assert played["status"] == "loop"
+        figures = [browser.find_element(By.ID, f"bmn-{name}").text for name in ("cards", "tricks")]
+        assert figures == [f"{played['cards']:,}", f"{played['tricks']:,}"]
+        assert browser.find_element(By.ID, "bmn-rules").get_attribute("data-rules") == "paulhus"
+    assert served.returncode == 0
