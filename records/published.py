@@ -3,7 +3,9 @@
 Two players: published.csv, the record games found and published since 1999. Three and four
 players: nobody had published a table before bmn, so published_3.csv and published_4.csv hold
 bmn's own longest finds (how each was found is in its note). Every file has one column per
-hand, hand_1 (seat 0, who leads) to hand_N.
+hand, hand_1 (seat 0, who leads) to hand_N, and a `rules` column: the rule set (docs/rules.md)
+whose play its status, cards and tricks are. The 2-player records are all bmn's rules; the 3-
+and 4-player tables add the endless deals bmn found under Paulhus's reading (`paulhus`).
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from importlib import resources
 
 from bmn.kernels.deal import parse_deal
 from bmn.kernels.rules.sets import DEFAULT as DEFAULT_RULES
-from bmn.kernels.rules.sets import rule_set
+from bmn.kernels.rules.sets import RULE_SETS, rule_set
 
 # Seats -> the package data file of that table.
 FILES = {2: "published.csv", 3: "published_3.csv", 4: "published_4.csv"}
@@ -33,6 +35,7 @@ class PublishedGame:
     cards: int
     tricks: int
     note: str
+    rules: str = DEFAULT_RULES  # the rule set the figures are of: a replay under it gives them
 
     @property
     def hand_1(self) -> str:
@@ -60,7 +63,8 @@ class Replayed:
     replayed_status: str
     replayed_cards: int
     replayed_tricks: int
-    rules: str = DEFAULT_RULES  # the rule set replayed under; the published figures are bmn's
+    rules: str = DEFAULT_RULES  # the rule set replayed under
+    published_rules: str = DEFAULT_RULES  # the rule set the game's row claims its figures under
 
     @property
     def matches(self) -> bool:
@@ -78,37 +82,61 @@ def published_games(players: int = 2) -> list[PublishedGame]:
     """Every game of the `players`-seat table, in the order they were found."""
     name = FILES[players]
     text = resources.files("bmn.records").joinpath(name).read_text(encoding="utf-8")
-    return [
-        PublishedGame(
-            row["name"],
-            int(row["year"]),
-            tuple(row[f"hand_{seat}"] for seat in range(1, players + 1)),
-            row["status"],
-            int(row["cards"]),
-            int(row["tricks"]),
-            row["note"],
+    return read_published(text, players, name)
+
+
+def read_published(text: str, players: int, source: str = "the table") -> list[PublishedGame]:
+    """The games of a table's CSV text (`source` names it in errors). ValueError for a table
+    without a rules column, or a row whose rule set bmn does not know or that does not play
+    `players` seats: its figures could not be replayed as it claims."""
+    reader = csv.DictReader(io.StringIO(text))
+    if "rules" not in (reader.fieldnames or ()):
+        raise ValueError(f"{source}: no rules column (the rule set each row's figures are of)")
+    games = []
+    for line, row in enumerate(reader, start=2):
+        games.append(
+            PublishedGame(
+                row["name"],
+                int(row["year"]),
+                tuple(row[f"hand_{seat}"] for seat in range(1, players + 1)),
+                row["status"],
+                int(row["cards"]),
+                int(row["tricks"]),
+                row["note"],
+                _claimed(row["rules"], players, f"{source} line {line} ({row['name']})"),
+            )
         )
-        for row in csv.DictReader(io.StringIO(text))
-    ]
+    return games
+
+
+def _claimed(name: str, players: int, where: str) -> str:
+    """The rule set a row claims, by its own name (an alias would hide which one it is)."""
+    if name not in RULE_SETS:
+        choices = ", ".join(RULE_SETS)
+        raise ValueError(f"{where}: unknown rule set {name!r}; choose one of: {choices}")
+    if not RULE_SETS[name].plays(players):
+        raise ValueError(f"{where}: the {name} rule set does not play {players} seats")
+    return name
 
 
 def replay_published(players: int = 2, rules: str | None = None) -> list[Replayed]:
-    """Replay every game of the `players`-seat table through the reference engine, under
-    `rules` (a rule set's name; None: bmn's, under which every table was published).
+    """Replay every game of the `players`-seat table through the reference engine: each under
+    the rule set its row claims, or every one under `rules` (a rule set's name) when given.
 
     Each table is replayed once per process and rule set: the games and the engine never
     change.
     """
-    return list(_replayed(players, rule_set(rules).name))
+    return list(_replayed(players, None if rules is None else rule_set(rules).name))
 
 
 @cache
-def _replayed(players: int, rules: str) -> tuple[Replayed, ...]:
+def _replayed(players: int, rules: str | None) -> tuple[Replayed, ...]:
     from bmn.kernels.reference import play
 
     rows = []
     for game in published_games(players):
-        result = play(parse_deal(list(game.hands)), rules=rules)
+        played = rules or game.rules
+        result = play(parse_deal(list(game.hands)), rules=played)
         rows.append(
             Replayed(
                 game.name,
@@ -120,7 +148,8 @@ def _replayed(players: int, rules: str) -> tuple[Replayed, ...]:
                 result.status,
                 result.cards,
                 result.tricks,
-                rules,
+                played,
+                game.rules,
             )
         )
     return tuple(rows)
