@@ -67,8 +67,48 @@ def exact_as_reference(figures) -> dict:
     return out
 
 
+def figures(result):
+    """The figures reference.Result and LoopAnalysis share."""
+    return (
+        result.status,
+        result.cards,
+        result.tricks,
+        result.winner,
+        result.loop_start_cards,
+        result.loop_start_tricks,
+        result.period_cards,
+        result.period_tricks,
+    )
+
+
 def loop_figures(deal) -> tuple:
     """How the reference engine ends `deal`: (status, period cards, period tricks), the period
     None unless it loops."""
     result = play(deal)
     return result.status, result.period_cards, result.period_tricks
+
+
+def stored_cycle(deal: str = CASELLA, rules: str = "bmn", **figures):
+    """The cycle `deal` falls into under bmn's rules, as a hunt under `rules` stores it: its
+    key and period from cycle analysis, the basin figures made up (or given as `figures`)."""
+    from bmn.kernels.cycles.loops import analyse
+    from bmn.kernels.decks import counts_of, counts_text
+    from bmn.records.store import Loop
+
+    found = analyse(parse_deal(deal))
+    made = dict(
+        balanced_states=1, balanced_deals=1_234, mirrored_balanced_deals=12, basin_states=2_670
+    )
+    return Loop(
+        key=found.key,
+        rotation_key=found.rotation_key,
+        deck=counts_text(counts_of(v for hand in parse_deal(deal) for v in hand)),
+        period_cards=found.period_cards,
+        period_tricks=found.period_tricks,
+        cycle_states=found.period_tricks,
+        basin_complete=True,
+        example_deal=deal,
+        first_deal=deal,
+        rules=rules,
+        **{**made, **figures},
+    )

@@ -9,34 +9,14 @@ from pathlib import Path
 
 import pytest
 from old_stores import add_old_cycle, add_old_run, old_store
-from samples import CASELLA
+from samples import CASELLA, stored_cycle
 
 from bmn.kernels.cycles.loops import analyse
 from bmn.kernels.deal import parse_deal
-from bmn.records.store import Loop, Store
+from bmn.records.store import Store
 from bmn.search.output import tables
 
 SEEN = {"bmn": 2, "paulhus": 5}
-
-
-def casella(rules: str) -> Loop:
-    found = analyse(parse_deal(CASELLA))
-    return Loop(
-        key=found.key,
-        rotation_key=found.rotation_key,
-        deck="36,4,4,4,4",
-        period_cards=found.period_cards,
-        period_tricks=found.period_tricks,
-        cycle_states=found.period_tricks,
-        balanced_states=1,
-        balanced_deals=1_234,
-        mirrored_balanced_deals=12,
-        basin_states=2_670,
-        basin_complete=True,
-        example_deal=CASELLA,
-        first_deal=CASELLA,
-        rules=rules,
-    )
 
 
 def hunted(path: Path, seen: dict[str, int]) -> Path:
@@ -44,7 +24,7 @@ def hunted(path: Path, seen: dict[str, int]) -> Path:
     with Store(path) as db:
         for rules, times in seen.items():
             run = db.create_run(None, "loop", 1, {}, kind="loop-hunt", rules=rules)
-            db.add_loops(run, [(casella(rules), times)])
+            db.add_loops(run, [(stored_cycle(rules=rules), times)])
     return path
 
 

@@ -10,10 +10,8 @@ from pathlib import Path
 
 import pytest
 from old_stores import STAMP, add_old_cycle, add_old_run, old_store
-from samples import CASELLA
+from samples import CASELLA, stored_cycle
 
-from bmn.kernels.cycles.loops import analyse
-from bmn.kernels.deal import parse_deal
 from bmn.records import merge_stores
 from bmn.records.store import Loop, MergeRefused, Store, schema
 
@@ -23,23 +21,8 @@ SEEN_BY_RULES = {"bmn": 2, "paulhus": 5}
 
 def cycle_of(deal: str, rules: str = "bmn") -> Loop:
     """The cycle `deal` falls into under bmn's rules, stored as found under `rules`."""
-    found = analyse(parse_deal(deal))
-    return Loop(
-        key=found.key,
-        rotation_key=found.rotation_key,
-        deck="36,4,4,4,4" if deal == CASELLA else "6,2,1,1,0",
-        period_cards=found.period_cards,
-        period_tricks=found.period_tricks,
-        cycle_states=found.period_tricks,
-        balanced_states=0,
-        balanced_deals=1,
-        mirrored_balanced_deals=0,
-        basin_states=10,
-        basin_complete=True,
-        example_deal=deal,
-        first_deal=deal,
-        rules=rules,
-    )
+    figures = dict(balanced_states=0, balanced_deals=1, mirrored_balanced_deals=0)
+    return stored_cycle(deal, rules, basin_states=10, **figures)
 
 
 def hunted(path: Path, seen: dict[str, int] = SEEN_BY_RULES) -> Path:

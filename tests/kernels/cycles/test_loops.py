@@ -5,26 +5,12 @@ import json
 
 import pytest
 from hypothesis import strategies as st
-from samples import CASELLA, LOOP_DEAL, RECORD_DEAL, TINY_DECKS, orders, tiny_deals
+from samples import CASELLA, LOOP_DEAL, RECORD_DEAL, TINY_DECKS, figures, orders, tiny_deals
 from tiers import properties
 
 from bmn.kernels import reference
 from bmn.kernels.cycles.loops import LOOP, analyse, cycle_key, is_balanced, play_trick, state_text
 from bmn.kernels.dealer import shuffled_deal
-
-
-def figures(result):
-    """The figures reference.Result and LoopAnalysis share."""
-    return (
-        result.status,
-        result.cards,
-        result.tricks,
-        result.winner,
-        result.loop_start_cards,
-        result.loop_start_tricks,
-        result.period_cards,
-        result.period_tricks,
-    )
 
 
 def swapped(hands):

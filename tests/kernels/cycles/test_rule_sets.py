@@ -4,7 +4,7 @@ import json
 
 import pytest
 from hypothesis import strategies as st
-from samples import CASELLA, LOOP_DEAL, orders
+from samples import CASELLA, LOOP_DEAL, figures, orders
 from tiers import properties
 
 from bmn.kernels import reference
@@ -18,19 +18,6 @@ from bmn.kernels.rules.sets import RULE_SETS
 RULES = list(RULE_SETS)
 # A deck that loops often with three and four seats, and whose seats go out while paying.
 SEATS_DECK = (0,) * 6 + (1,) * 3 + (2,)
-
-
-def figures(result):
-    return (
-        result.status,
-        result.cards,
-        result.tricks,
-        result.winner,
-        result.loop_start_cards,
-        result.loop_start_tricks,
-        result.period_cards,
-        result.period_tricks,
-    )
 
 
 def seated(rules):

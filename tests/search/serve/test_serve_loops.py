@@ -10,42 +10,22 @@ import re
 from pathlib import Path
 
 import pytest
-from samples import CASELLA
+from samples import CASELLA, stored_cycle
 from test_serve import HANG_SECONDS, browser_or_skip, cells, served_in_chromium
 
 from bmn.kernels.cycles.loops import analyse
 from bmn.kernels.deal import parse_deal
-from bmn.records.store import Loop, Store
+from bmn.records.store import Store
 from bmn.search.serve import pages
 
 LOOPS = f"{pages.PREFIX}/loops"
-
-
-def casella(rules: str) -> Loop:
-    found = analyse(parse_deal(CASELLA))
-    return Loop(
-        key=found.key,
-        rotation_key=found.rotation_key,
-        deck="36,4,4,4,4",
-        period_cards=found.period_cards,
-        period_tricks=found.period_tricks,
-        cycle_states=found.period_tricks,
-        balanced_states=1,
-        balanced_deals=18,
-        mirrored_balanced_deals=12,
-        basin_states=2_670,
-        basin_complete=True,
-        example_deal=CASELLA,
-        first_deal=CASELLA,
-        rules=rules,
-    )
 
 
 def hunted(path: Path, rule_sets: tuple[str, ...]) -> Path:
     with Store(path) as db:
         for seen, rules in enumerate(rule_sets, start=1):
             run = db.create_run(None, "loop", 1, {}, kind="loop-hunt", rules=rules)
-            db.add_loops(run, [(casella(rules), seen)])
+            db.add_loops(run, [(stored_cycle(rules=rules, balanced_deals=18), seen)])
             db.update_run(run, status="finished")
     return path
 
