@@ -75,18 +75,17 @@ ON_A_TERMINAL = (
 ) + children.CHILD
 
 
-@pytest.mark.slow
-def test_a_terminal_that_hangs_up_stops_a_search_after_a_checkpoint(tmp_path):
-    """stderr on the terminal that went away: the resume line cannot be written (EIO), and the
-    stop is clean all the same; the summary goes to stdout, a pipe here."""
-    path = tmp_path / "t.sqlite"
+def hung_up(path, stdout_on_the_terminal: bool) -> tuple[int, str | None]:
+    """A search whose stderr (and stdout, if asked; else a pipe) is a terminal that goes away
+    after the search's first commit: the kernel hangs it up (SIGHUP, and EIO on every write to
+    it). Its exit status and what it wrote to the pipe (None with stdout on the terminal)."""
     master, terminal = pty.openpty()
     ready, write = os.pipe()
     args = [str(write), "wait", *map(str, SEARCH), "--store", str(path)]
     child = subprocess.Popen(
         [sys.executable, "-c", ON_A_TERMINAL, *args],
         stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
+        stdout=terminal if stdout_on_the_terminal else subprocess.PIPE,
         stderr=terminal,
         text=True,
         pass_fds=[write],
@@ -94,9 +93,10 @@ def test_a_terminal_that_hangs_up_stops_a_search_after_a_checkpoint(tmp_path):
     )
     os.close(terminal)
     os.close(write)
+    out = None
     try:
         assert os.read(ready, 16) == b"committed", child.communicate(timeout=HANG_SECONDS)
-        os.close(master)  # the terminal goes away: the kernel hangs it up, SIGHUP
+        os.close(master)  # the terminal goes away
         master = None
         out, _ = child.communicate(timeout=HANG_SECONDS)
     finally:
@@ -106,8 +106,18 @@ def test_a_terminal_that_hangs_up_stops_a_search_after_a_checkpoint(tmp_path):
         if child.poll() is None:
             child.kill()
             child.wait()
-        child.stdout.close()
-    assert (child.returncode, json.loads(out)["status"]) == (130, "interrupted")
+        if child.stdout is not None:
+            child.stdout.close()
+    return child.returncode, out
+
+
+@pytest.mark.slow
+def test_a_terminal_that_hangs_up_stops_a_search_after_a_checkpoint(tmp_path):
+    """stderr on the terminal that went away: the resume line cannot be written (EIO), and the
+    stop is clean all the same; the summary goes to stdout, a pipe here."""
+    path = tmp_path / "t.sqlite"
+    status, out = hung_up(path, stdout_on_the_terminal=False)
+    assert (status, json.loads(out)["status"]) == (130, "interrupted")
     assert kept(path)
 
 
@@ -159,30 +169,6 @@ def test_a_search_on_a_terminal_that_hangs_up_exits_130_though_nothing_can_be_sa
     """stdout and stderr both on the terminal that went away: the summary and the resume
     line fail (EIO), and the hung-up search still exits 130 after its checkpoint."""
     path = tmp_path / "dead.sqlite"
-    master, terminal = pty.openpty()
-    ready, write = os.pipe()
-    args = [str(write), "wait", *map(str, SEARCH), "--store", str(path)]
-    child = subprocess.Popen(
-        [sys.executable, "-c", ON_A_TERMINAL, *args],
-        stdin=subprocess.DEVNULL,
-        stdout=terminal,
-        stderr=terminal,
-        pass_fds=[write],
-        start_new_session=True,
-    )
-    os.close(terminal)
-    os.close(write)
-    try:
-        assert os.read(ready, 16) == b"committed"
-        os.close(master)  # the terminal goes away: SIGHUP, and EIO on every write to it
-        master = None
-        status = child.wait(timeout=HANG_SECONDS)
-    finally:
-        os.close(ready)
-        if master is not None:
-            os.close(master)
-        if child.poll() is None:
-            child.kill()
-            child.wait()
+    status, _ = hung_up(path, stdout_on_the_terminal=True)
     assert status == 130
     assert kept(path)
