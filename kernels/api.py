@@ -21,6 +21,7 @@ from typing import Any, overload
 import numpy as np
 
 from bmn.kernels import arguments
+from bmn.kernels.claims import Difference, Stated, Verdict
 from bmn.kernels.config import (
     FINISHED,
     LIMIT,
@@ -48,7 +49,7 @@ from bmn.kernels.decks import deck_of
 from bmn.kernels.reference import Result, Trick
 from bmn.kernels.results import Scores
 from bmn.kernels.rules.sets import RULE_SETS, RuleSet, rule_set
-from bmn.kernels.tables import NOTATIONS, Stated, TableRow
+from bmn.kernels.tables.reader import NOTATIONS, TableRow
 
 __all__ = [
     "FINISHED",
@@ -63,6 +64,7 @@ __all__ = [
     "DealError",
     "DealLike",
     "Deals",
+    "Difference",
     "LoopAnalysis",
     "RULE_SETS",
     "PreimageDeal",
@@ -72,6 +74,7 @@ __all__ = [
     "Stated",
     "TableRow",
     "Trick",
+    "Verdict",
     "as_deal",
     "cycle",
     "deal_number",
@@ -83,6 +86,7 @@ __all__ = [
     "reaching_deals",
     "read_table",
     "score_deals",
+    "verify",
 ]
 
 # A deal as the API takes it: text ('-J/Q-'), its hands as texts (['-J', 'Q-']), or hands of
@@ -117,22 +121,18 @@ def read_table(
     >>> [(row.deal, row.stated.cards) for row in read_table(["deal,cards", "-J/Q-,4"])]
     [('-J/Q-', 4)]
     """
-    from bmn.kernels.tables import read_table as rows
+    from bmn.kernels.tables.lines import given_lines, text_lines
+    from bmn.kernels.tables.reader import read_table as rows
 
     notation = arguments.one_of(notation, "notation", NOTATIONS)
     players = arguments.whole(players, "players", MIN_SEATS, MAX_SEATS)
     if isinstance(table, str):
-        lines: Iterable[str] = table.splitlines(keepends=True)
+        lines: Iterable[str] = text_lines(table)  # cut at line feeds, as a file is
     elif isinstance(table, Iterable):
-        lines = table
+        lines = given_lines(table)
     else:
         raise DealError(f"a table is text or its lines, got a value of type {type(table).__name__}")
-    found = []
-    for line_no, line in enumerate(lines, start=1):
-        if not isinstance(line, str):
-            raise DealError(f"line {line_no} of the table is not text: {type(line).__name__}")
-        found.append(line)
-    return [row for row in rows(found, notation, players) if isinstance(row, TableRow)]
+    return [row for row in rows(list(lines), notation, players) if isinstance(row, TableRow)]
 
 
 def as_deal(deal: DealLike) -> Deal:
@@ -204,6 +204,41 @@ def play(
     trace = arguments.flag(trace, "trace")
     chosen = _rules(rules)
     return reference_play(as_deal(deal), limit=limit, trace=trace, rules=chosen)
+
+
+def verify(
+    deal: DealLike,
+    stated: Stated | None = None,
+    *,
+    rules: Rules = None,
+    deck: Sequence[int] | None = None,
+) -> Verdict:
+    """Whether `deal` plays as `stated` (cards, tricks, status, winner, a cycle's period)
+    under `rules`, and, given `deck` (counts of numerals, J, Q, K, A), whether it is of that
+    deck: the one verifier every bmn command that takes figures from elsewhere asks. The deal
+    is played by the compiled kernel and by the reference engine; the Verdict holds the game
+    replayed (`.result`), whether it `.agrees`, each `.differences` and `.words()` for them.
+
+    >>> verdict = verify("-J/Q-", Stated(cards=5, tricks=1))
+    >>> verdict.agrees, verdict.words()
+    (False, 'stated 5 cards, replayed 4')
+    >>> verify("---K---Q-KQAJ-----AAJ--J--/----------Q----KQ-J-----KA",
+    ...        Stated(status="loop", period_tricks=62)).agrees
+    True
+    """
+    from bmn.kernels.claims import Claim
+    from bmn.kernels.claims import verify as judged
+
+    hands = as_deal(deal)
+    if stated is not None and not isinstance(stated, Stated):
+        raise DealError(f"stated is a Stated (Stated(cards=8344)), got {arguments.shown(stated)}")
+    counts = None
+    if deck is not None:
+        counts = tuple(arguments.bounded_items(deck, 5, "deck", "five counts N,J,Q,K,A"))
+        if len(counts) != 5 or not all(arguments.is_whole(n) and n >= 0 for n in counts):
+            raise DealError(f"deck is five counts of numerals, J, Q, K, A; got {deck!r}"[:200])
+    claim = Claim.of(hands, stated or Stated(), _rules(rules), counts)
+    return judged([claim])[0]
 
 
 def _rules(rules: object) -> RuleSet:

@@ -197,16 +197,18 @@ def import_table(
     notation: str = "auto",
     players: int = 2,
     skip_bad: bool = False,
+    any_deck: bool = False,
 ) -> Imported:
     """Store the deals of a table another program wrote (a file: bmn's notation, the peers'
     layouts, deal numbers; notation and players as `bmn.kernels.read_table` takes them) in
     `target` as the finds of an import run, each replayed under `rules` first; what `bmn
     records import` does. ImportRefused (a ValueError) for a table whose rows do not read or
     do not replay, nothing stored (unless `skip_bad`: the rest is stored, the bad rows listed
-    in the result's `skipped`); OSError for a file that cannot be read."""
+    in the result's `skipped`); OSError for a file that cannot be read. Every deal is of the
+    table's deck (its first deal's) unless `any_deck`: one of another is a bad row."""
     from bmn.records.imported import import_table as imported
 
-    return imported(path, _store_path(target), rules, notation, players, skip_bad)
+    return imported(path, _store_path(target), rules, notation, players, skip_bad, any_deck)
 
 
 def published_games(players: int = 2) -> list[PublishedGame]:

@@ -1,43 +1,52 @@
 """Stores from several machines made one (`bmn records merge`): each source is read (an older
-one through the migrations, in memory, the file untouched), every find and cycle it holds is
-replayed under its rule set (a find's run's, a cycle's own), and only then written into the
-target, in one transaction.
+one through the migrations, in memory, the file untouched), every value checked as every read
+of a store checks it, every find and cycle replayed by the one verifier (kernels/claims.py)
+under its rule set (a find's run's, a cycle's own), and only then written into the target, in
+one transaction.
 
-Nothing is taken on trust: the compiled kernel replays every find (rows and bulk batches) and
-every cycle's deal; the reference engine replays the finds that are kept as rows and each cycle's
-deal again. A find or cycle whose stored figures do not replay is named in one line, and nothing
-of its source is written.
+Nothing is taken on trust, and nothing derived is copied: the compiled kernel and the reference
+engine replay every find kept as a row, the kernel every find kept in bulk; a run's best is the
+best of what replayed (its finds, and its stored best deal, itself replayed); a cycle's key,
+deck, period, example deal and its balanced and basin figures come from replaying the cycle
+from its first deal (backward play to the stored basin's size). A source with a damaged row,
+or a figure that does not replay, is named in one line per problem, and nothing of it is
+written.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterator, Sequence
+from dataclasses import replace
 from pathlib import Path
 
-import numpy as np
-
-from bmn.kernels import reference
-from bmn.kernels.config import FINISHED, STATUS_NAMES
-from bmn.kernels.deal import Deal, DealError, decode, format_deal, parse_deal, shorten
+from bmn.kernels.claims import BOTH, Claim, Stated, Verdict, disagreeing, verify
+from bmn.kernels.deal import DealError, format_deal, parse_deal, shorten
+from bmn.kernels.decks import counts_of, counts_text
 from bmn.kernels.rules.sets import names as rule_names
-from bmn.kernels.score import score, score_parsed
-from bmn.records.store import LoopRow, Merged, MergeRefused, Snapshot, Store, StoreError, bulk
-from bmn.records.store.merged import FIND, SourceRun, snapshot
+from bmn.kernels.rules.sets import rule_set
+from bmn.records.settings import settings_problem
+from bmn.records.store import LoopRow, Merged, MergeRefused, Run, Snapshot, Store, StoreError
+from bmn.records.store.merged import Best, SourceRun, better, snapshot
 
 MOST_REFUSALS = 5  # wrong finds named per batch
+MOST_BASIN = 1_000_000  # backward-play states a cycle's replay may visit (grow's default: 100,000)
+# A run's settings checked by what only the runs' own declarations know (bmn.search passes
+# them); a line saying what is wrong, or None.
+SettingsCheck = Callable[[Run], "str | None"]
 
 
 def merging(
     sources: Sequence[str | os.PathLike[str]],
     target: str | os.PathLike[str],
     say: Callable[[str], None] | None = None,
+    check: SettingsCheck | None = None,
 ) -> Iterator[Merged]:
     """Merge each source into `target` in turn, yielding what each merge did as it is done
-    (`say` hears a line as each source is read and replayed). A source that cannot be read, or
-    whose finds do not replay, raises MergeRefused (StoreError for one that is not a bmn
-    store), the sources before it merged; StoreError before anything for a target that is
-    one of the sources."""
+    (`say` hears a line as each source is read and replayed; `check` judges each run's
+    settings beside records' own checks). A source that is damaged, or whose finds do not
+    replay, raises MergeRefused, the sources before it merged; StoreError before anything for
+    a target that is one of the sources."""
     target_path = Path(target)
     paths = [Path(source) for source in sources]
     for path in paths:
@@ -47,7 +56,7 @@ def merging(
         snap = read_source(path)
         if say is not None:
             say(f"{path}: {len(snap.runs):,} run(s), replaying their finds and cycles")
-        problems = replay(snap)
+        problems = replay(snap, check)
         if problems:
             raise MergeRefused(str(path), problems)
         with Store(target_path) as db:
@@ -55,8 +64,8 @@ def merging(
 
 
 def read_source(path: Path) -> Snapshot:
-    """A source store's snapshot, read without writing to it (StoreError if it is not a bmn
-    store, is damaged, or is of a newer bmn)."""
+    """A source store's snapshot, read without writing to it, every value checked
+    (StoreError if it is not a bmn store, is of a newer bmn, or is damaged)."""
     with Store(path, create=False, read_only=True) as db:
         return snapshot(db, str(path.absolute()))
 
@@ -68,114 +77,184 @@ def _same_file(a: Path, b: Path) -> bool:
         return a.absolute() == b.absolute()
 
 
-def replay(snap: Snapshot) -> list[str]:
-    """Replay every find of `snap` under its run's rule set and every cycle under its own: the
-    compiled kernel for all, the reference engine for the finds kept as rows and for the
-    cycles. One line for each that does not replay (none: all agree)."""
+def replay(snap: Snapshot, check: SettingsCheck | None = None) -> list[str]:
+    """Replay every find and cycle of `snap`, and set what they derive (each run's best, each
+    cycle's summary) from the replay; one line for each that does not replay (none: all
+    agree)."""
     problems = []
-    runs = {run.id: run for run in snap.runs}
-    for run in snap.runs:
-        rules = run.row.get("rules")
-        if rules not in rule_names():
-            problems.append(f"run {run.id} plays rule set {rules!r}, unknown to this bmn")
-            continue
-        problems += _replay_rows(run, rules)
-        problems += _replay_batches(run, rules)
-    for loop in snap.loops:
-        if loop.run not in runs:
-            problems.append(f"cycle {loop.key} names run {loop.run}, not in the store")
-        elif loop.rules not in rule_names():
-            problems.append(f"cycle {loop.key} is of rule set {loop.rules!r}, unknown to this bmn")
-        else:  # a cycle under its own rule set: the one it was found under
-            problems += _replay_loop(loop, loop.rules)
+    for source in snap.runs:
+        wrong = _run_problems(source.run, check)
+        if not wrong:
+            wrong = _replay_rows(source) + _replay_batches(source)
+        if not wrong:
+            wrong = _derive_best(source)
+        problems += wrong
+    for i, loop in enumerate(snap.loops):
+        replayed, wrong = _replay_loop(loop)
+        problems += wrong
+        snap.loops[i] = replayed
     return problems
 
 
-def _replay_rows(run: SourceRun, rules: str) -> list[str]:
-    """A run's finds kept as rows: the kernel, then the reference engine, must give the stored
-    cards, tricks and status."""
-    deals, stored, problems = [], [], []
-    for find in run.finds:
-        row = dict(zip(FIND, find, strict=True))
+def _run_problems(run: Run, check: SettingsCheck | None) -> list[str]:
+    """What makes a run's finds unplayable or its settings unreadable, in one line."""
+    if run.rules not in rule_names():
+        return [f"run {run.id} plays rule set {run.rules!r}, unknown to this bmn"]
+    if not rule_set(run.rules).plays(run.seats):
+        return [f"run {run.id} of {run.seats} seats plays rule set {run.rules!r}, which does not"]
+    problem = settings_problem(run) or (check(run) if check is not None else None)
+    return [f"run {run.id}: {problem}"] if problem else []
+
+
+def _replay_rows(source: SourceRun) -> list[str]:
+    """A run's finds kept as rows, by the kernel and the reference engine, under its rules."""
+    claims, problems = [], []
+    for find in source.finds:
         try:
-            deals.append(parse_deal(str(row["deal"])))
-        except DealError as err:
-            problems.append(f"run {run.id}: {shorten(str(row['deal']))} is not a deal ({err})")
+            hands = parse_deal(find.deal)
+        except DealError as err:  # pragma: no cover - the store's check reads deals already
+            problems.append(f"run {source.id}: {shorten(find.deal)} is not a deal ({err})")
             continue
-        stored.append((row["cards"], row["tricks"], row["status"]))
-    if not deals:
-        return problems
-    scores = score_parsed(deals, rules=rules)
-    for i, (deal, want) in enumerate(zip(deals, stored, strict=True)):
-        fast = (int(scores.cards[i]), int(scores.tricks[i]), STATUS_NAMES[int(scores.status[i])])
-        slow = reference.play(deal, rules=rules)
-        for engine, got in (
-            ("kernel", fast),
-            ("reference engine", (slow.cards, slow.tricks, slow.status)),
-        ):
-            if want != got:
-                problems.append(_differs(run.id, deal, want, got, engine))
-                break
-    return problems
+        if len(hands) != source.run.seats:
+            problems.append(
+                f"run {source.id} of {source.run.seats} seats holds a find of {len(hands)}:"
+                f" {shorten(find.deal)}"
+            )
+            continue
+        stated = Stated(find.cards, find.tricks, find.status)
+        claims.append(Claim.of(hands, stated, source.run.rules))
+    return problems + [_said(source.id, v) for v in verify(claims, BOTH) if not v.agrees]
 
 
-def _replay_batches(run: SourceRun, rules: str) -> list[str]:
-    """A run's bulk batches (short finished games): the kernel replays every deal."""
+def _replay_batches(source: SourceRun) -> list[str]:
+    """A run's bulk batches (short finished games): every deal decoded and replayed by the
+    kernel."""
     problems = []
-    for row in run.batches:
-        batch = bulk.Batch(
-            run.id,
-            *(row[c] for c in ("strategy", "found_at", "elapsed", "sizes", "count")),
-            row["figures"],
-            row["decks"],
-        )
-        try:
-            sizes, decks, figures = batch.hand_sizes(), batch.decks(), batch.figures
-        except ValueError as err:
-            problems.append(f"run {run.id}: a batch of finds cannot be read ({err})")
+    for batch in source.batches:
+        if len(batch.sizes) != source.run.seats:
+            problems.append(
+                f"run {source.id} of {source.run.seats} seats holds a batch of finds of"
+                f" {len(batch.sizes)}"
+            )
             continue
-        hands = np.tile(np.array(sizes, dtype=np.int64), (len(decks), 1))
-        scores = score(decks, hands, rules=rules)
-        cards, tricks = figures[:, 0], figures[:, 1]
-        wrong = np.flatnonzero(
-            (scores.cards != cards) | (scores.tricks != tricks) | (scores.status != FINISHED)
-        )
-        for i in wrong[:MOST_REFUSALS]:
-            want = (int(cards[i]), int(tricks[i]), "finished")
-            got = (int(scores.cards[i]), int(scores.tricks[i]), STATUS_NAMES[scores.status[i]])
-            problems.append(_differs(run.id, decode(decks[i], sizes), want, got, "kernel"))
-        if len(wrong) > MOST_REFUSALS:
-            problems.append(f"run {run.id}: {len(wrong) - MOST_REFUSALS} more in one batch")
+        wrong, verdicts = disagreeing(batch.decks, batch.sizes, batch.figures, source.run.rules)
+        problems += [_said(source.id, verdict) for verdict in verdicts[:MOST_REFUSALS]]
+        if wrong > MOST_REFUSALS:
+            problems.append(f"run {source.id}: {wrong - MOST_REFUSALS:,} more in one batch")
     return problems
 
 
-def _replay_loop(loop: LoopRow, rules: str) -> list[str]:
-    """A cycle: its first deal must loop with the stored period, on the kernel and the
-    reference engine."""
-    deal_text = loop.first_deal
-    try:
-        deal = parse_deal(deal_text)
-    except DealError as err:
-        return [f"cycle {loop.key}: {shorten(deal_text)} is not a deal ({err})"]
-    fast = score_parsed([deal], rules=rules)
-    slow = reference.play(deal, rules=rules)
-    want = (loop.period_cards, loop.period_tricks)
-    kernel = (fast.period_cards[0], fast.period_tricks[0])
-    for engine, status, got in (
-        ("kernel", STATUS_NAMES[int(fast.status[0])], kernel),
-        ("reference engine", slow.status, (slow.period_cards, slow.period_tricks)),
-    ):
-        if status != "loop" or tuple(int(g) for g in got if g is not None) != want:
-            return [
-                f"cycle of deal {shorten(deal_text)}: stored period {want[0]} cards, {want[1]}"
-                f" tricks; the {engine} plays {status}"
-                + (f", period {got[0]} cards, {got[1]} tricks" if status == "loop" else "")
-            ]
+def _said(run_id: int, verdict: Verdict) -> str:
+    return f"run {run_id}: {shorten(verdict.claim.deal)} {verdict.words('stored')}"
+
+
+def _derive_best(source: SourceRun) -> list[str]:
+    """The run's best from what replayed: its best finished find by its objective, or its
+    stored best deal, replayed too, where that is as good (a best below --keep-above is no
+    find). One line if the stored best does not replay."""
+    run = source.run
+    best: Best | None = None
+    for find in source.finds:
+        if find.status == "finished":
+            best = _better_of(best, (find.deal, find.cards, find.tricks), run.objective)
+    for batch in source.batches:
+        if len(batch.figures):
+            top = max(range(len(batch.figures)), key=lambda i: _rank(batch.figures[i], run))
+            cards, tricks = (int(n) for n in batch.figures[top])
+            deal = format_deal(_hands(batch.decks[top], batch.sizes))
+            best = _better_of(best, (deal, cards, tricks), run.objective)
+    if run.best_deal is not None:
+        stated = Stated(run.best_cards, run.best_tricks)
+        verdict = verify([Claim.of(run.best_deal, stated, run.rules)], BOTH)[0]
+        if not verdict.agrees:
+            return [f"run {run.id}: its best deal {shorten(run.best_deal)}"
+                    f" {verdict.words('stored')}"]  # fmt: skip
+        result = verdict.result
+        assert result is not None  # a deal of its run's seats: played
+        replayed = (run.best_deal, result.cards, result.tricks)
+        if result.status == "finished" and not better(best, replayed, run.objective):
+            best = replayed
+    source.best = best
     return []
 
 
-def _differs(run_id: int, deal: Deal, want: tuple, got: tuple, engine: str) -> str:
-    return (
-        f"run {run_id}: {shorten(format_deal(deal))} stored {want[0]} cards, {want[1]} tricks,"
-        f" {want[2]}; the {engine} replays {got[0]} cards, {got[1]} tricks, {got[2]}"
+def _better_of(a: Best | None, b: Best, objective: str) -> Best:
+    return b if better(b, a, objective) else a  # type: ignore[return-value]
+
+
+def _rank(figures: Sequence[int], run: Run) -> tuple[int, int]:
+    cards, tricks = int(figures[0]), int(figures[1])
+    return (tricks, cards) if run.objective == "tricks" else (cards, tricks)
+
+
+def _hands(row: Sequence[int], sizes: Sequence[int]) -> tuple[tuple[int, ...], ...]:
+    at, hands = 0, []
+    for size in sizes:
+        hands.append(tuple(int(v) for v in row[at : at + size]))
+        at += size
+    return tuple(hands)
+
+
+def _replay_loop(loop: LoopRow) -> tuple[LoopRow, list[str]]:
+    """A cycle replayed from its first deal under its rule set: the deal must loop with the
+    stored period (both engines), and backward play over as many states as the stored basin
+    must give its summary. The cycle as replayed, and one line if it differs."""
+    where = f"cycle of deal {shorten(loop.first_deal)}"
+    if loop.rules not in rule_names():
+        return loop, [f"{where} is of rule set {loop.rules!r}, unknown to this bmn"]
+    if loop.basin_states > MOST_BASIN:
+        return loop, [f"{where} claims a basin of {loop.basin_states:,} states; a merge"
+                      f" replays at most {MOST_BASIN:,}"]  # fmt: skip
+    hands = parse_deal(loop.first_deal)
+    stated = Stated(status="loop", period_cards=loop.period_cards, period_tricks=loop.period_tricks)
+    verdict = verify([Claim.of(hands, stated, loop.rules)], BOTH)[0]
+    if not verdict.agrees:
+        return loop, [f"{where}: {verdict.words('stored')}"]
+    replayed = _summarised(loop, hands)
+    differs = [
+        f"stored {name} {getattr(loop, name)!r}, replayed {getattr(replayed, name)!r}"
+        for name in _SUMMARY
+        if getattr(loop, name) != getattr(replayed, name)
+    ]
+    return replayed, ([f"{where}: {'; '.join(differs)}"] if differs else [])
+
+
+# What a cycle's replay gives, field by field, held against what the store says.
+_SUMMARY = (
+    "key",
+    "rotation_key",
+    "deck",
+    "cycle_states",
+    "balanced_states",
+    "balanced_deals",
+    "mirrored_balanced_deals",
+    "basin_states",
+    "basin_complete",
+    "example_deal",
+)
+
+
+def _summarised(loop: LoopRow, hands: tuple) -> LoopRow:
+    """`loop` with every figure its first deal gives by forward and backward play."""
+    from bmn.kernels.cycles.backward import summarise_cycle
+    from bmn.kernels.cycles.backward_seats import summarise_cycle as summarise_seats
+
+    summarise = summarise_cycle if len(hands) == 2 else summarise_seats
+    s = summarise(hands, max_states=max(loop.basin_states, 1), rules=loop.rules)
+    example = s.example if s.example is not None else hands
+    return replace(
+        loop,
+        key=s.key,
+        rotation_key=s.rotation_key,
+        deck=counts_text(counts_of(v for hand in hands for v in hand)),
+        period_cards=s.period_cards,
+        period_tricks=s.period_tricks,
+        cycle_states=s.period_tricks,  # one trick-boundary state per trick of the cycle
+        balanced_states=s.balanced_states,
+        balanced_deals=s.balanced_deals,
+        mirrored_balanced_deals=s.mirrored_balanced_deals,
+        basin_states=s.basin_states,
+        basin_complete=s.basin_complete,
+        example_deal=format_deal(example),
+        reachable=True if s.balanced_deals else (False if s.basin_complete else None),
     )

@@ -272,7 +272,7 @@ def export_csv(
     """Finds as CSV; with `rules` (run number to rule set), a last column naming the rule set
     each find's run played, so `bmn score` replays each under its own."""
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow([*FIND_KEYS, *(["rules"] if rules is not None else [])])
+    writer.writerow([*FIND_KEYS, *(["rules"] if rules is not None else []), "deck_counts"])
     for row in rows:
         writer.writerow(_exported(row, rules).values())
 
@@ -289,12 +289,15 @@ def export_json(
 
 def _exported(row: FindRow, rules: Mapping[int, str] | None = None) -> dict[str, Any]:
     """A find as an export writes it: `elapsed` to the millisecond, not a float's 16 digits
-    (the time a find is stamped with is no finer than that), and its run's rule set."""
+    (the time a find is stamped with is no finer than that), its run's rule set, and the deck
+    its deal is of (counts N,J,Q,K,A: what `bmn score` holds the deal to, so that a card
+    dropped from a deal is never taken for a deck of its own)."""
     found = row.as_dict(FIND_KEYS)
     if isinstance(found.get("elapsed"), float):
         found["elapsed"] = round(found["elapsed"], ELAPSED_DECIMALS)
     if rules is not None:
         found["rules"] = rules.get(row.run, "bmn")
+    found["deck_counts"] = ",".join(str(row.deal.count(symbol)) for symbol in "-JQKA")
     return found
 
 

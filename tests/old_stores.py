@@ -37,16 +37,17 @@ def add_old_run(
 def add_old_cycle(conn: sqlite3.Connection, run_id: int, deal: str, times_seen: int = 1) -> dict:
     """The cycle `deal` falls into under bmn's rules, as a row of the loops table before
     schema version 8 (no rule set: every cycle was bmn's); the row's values."""
-    from bmn.kernels.cycles.loops import analyse
-    from bmn.kernels.deal import parse_deal
+    from samples import hunted_cycle
 
-    found = analyse(parse_deal(deal))
+    cycle = hunted_cycle(deal)  # as a hunt found it (its basin: 2,670 states, the whole)
     row = {
-        **{"key": found.key, "rotation_key": found.rotation_key, "deck": "36,4,4,4,4"},
-        **{"period_cards": found.period_cards, "period_tricks": found.period_tricks},
-        **{"cycle_states": found.period_tricks, "balanced_states": 3, "balanced_reachable": 1},
-        **{"balanced_deals": 18, "mirrored_balanced_deals": 12, "basin_states": 2670},
-        **{"basin_complete": 1, "example_deal": deal, "first_deal": deal, "run_id": run_id},
+        **{"key": cycle.key, "rotation_key": cycle.rotation_key, "deck": cycle.deck},
+        **{"period_cards": cycle.period_cards, "period_tricks": cycle.period_tricks},
+        **{"cycle_states": cycle.cycle_states, "balanced_states": cycle.balanced_states},
+        **{"balanced_reachable": 1, "balanced_deals": cycle.balanced_deals},
+        **{"mirrored_balanced_deals": cycle.mirrored_balanced_deals},
+        **{"basin_states": cycle.basin_states, "basin_complete": int(cycle.basin_complete)},
+        **{"example_deal": cycle.example_deal, "first_deal": deal, "run_id": run_id},
         **{"found_at": STAMP, "times_seen": times_seen},
     }
     conn.execute(

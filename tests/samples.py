@@ -88,6 +88,14 @@ def loop_figures(deal) -> tuple:
     return result.status, result.period_cards, result.period_tricks
 
 
+def hunted_cycle(deal: str = CASELLA, rules: str = "bmn", basin_states: int = 2_670):
+    """The cycle `deal` falls into under `rules` as a loop hunt stores it, its basin searched
+    over at most `basin_states` states: what `records merge` replays a stored cycle against."""
+    from bmn.search.runs.kinds.cycle_book import loop_record, new_cycle
+
+    return loop_record(new_cycle(parse_deal(deal), basin_states, rules))
+
+
 def stored_cycle(deal: str = CASELLA, rules: str = "bmn", **figures):
     """The cycle `deal` falls into under bmn's rules, as a hunt under `rules` stores it: its
     key and period from cycle analysis, the basin figures made up (or given as `figures`)."""

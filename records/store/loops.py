@@ -12,7 +12,7 @@ from typing import Any, Generic
 
 from bmn.kernels.cycles.loops import ALL_IN, REDUCED, key_seats
 from bmn.records.store.checked import DECK, Row
-from bmn.records.store.columns import Stamp, canonical_deal, now, plain
+from bmn.records.store.columns import INT64_MAX, Stamp, canonical_deal, now, plain
 from bmn.records.store.connection import Connection, sql_errors
 from bmn.records.store.errors import StoreError
 
@@ -104,6 +104,9 @@ def deal_order(deal: str) -> tuple[int, tuple[int, ...]]:
 
 
 _COUNTS = tuple(f.name for f in fields(Loop) if f.type == "int")
+# times_seen plus a count (bound twice), held at 2**63 - 1: SQLite turns an integer sum past
+# that into a REAL, which no read of the store takes.
+_SEEN_MORE = f"CASE WHEN times_seen > {INT64_MAX} - ? THEN {INT64_MAX} ELSE times_seen + ? END"
 
 
 class Loops(Connection):
@@ -147,13 +150,13 @@ class Loops(Connection):
             elif first != row[0] and deal_order(first) < deal_order(row[0]):
                 db.execute(
                     f"UPDATE loops SET {_LOOP_SETS}, balanced_reachable = ?,"
-                    " times_seen = times_seen + ? WHERE key = ? AND rules = ?",
-                    (*values, loop.balanced_reachable, int(seen), *known),
+                    f" times_seen = {_SEEN_MORE} WHERE key = ? AND rules = ?",
+                    (*values, loop.balanced_reachable, int(seen), int(seen), *known),
                 )
             else:
                 db.execute(
-                    "UPDATE loops SET times_seen = times_seen + ? WHERE key = ? AND rules = ?",
-                    (int(seen), *known),
+                    f"UPDATE loops SET times_seen = {_SEEN_MORE} WHERE key = ? AND rules = ?",
+                    (int(seen), int(seen), *known),
                 )
         return new
 

@@ -65,6 +65,19 @@ ANY_DECK_OPTION = click.option(
 )
 
 
+# A table's deals (`score`, `records import`): one deck a table, its first deal's.
+TABLE_ANY_DECK_OPTION = click.option(
+    "--any-deck",
+    is_flag=True,
+    expose_value=False,
+    callback=_note_any_deck,
+    help="Take deals of several decks in one table. Without it every deal is of the table's"
+    " deck (its first deal's, or the deck_counts its row names) and a deal of another is"
+    " refused as the slip it usually is (a card dropped, a number read as cards); so is a"
+    " first deal of the standard deck's court cards with other than 36 numerals.",
+)
+
+
 def any_deck() -> bool:
     """Whether the command was given --any-deck."""
     return bool(click.get_current_context().meta.get(ANY_DECK))
@@ -73,6 +86,11 @@ def any_deck() -> bool:
 def any_deck_words(problem: str) -> str:
     """decks.unmeant_deck's words, with the way to say the deck is meant."""
     return f"{problem}; give --any-deck if this deck is meant"
+
+
+def table_deck_words(problem: str) -> str:
+    """A table's deal of another deck, with the way to say several decks are meant."""
+    return f"{problem}; give --any-deck if the table holds several decks, or this deck is meant"
 
 
 # A long option as people type them: --json, --limit-cards, --hand-sizes=26,26.

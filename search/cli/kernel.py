@@ -4,15 +4,13 @@ length statistics of random deals."""
 from __future__ import annotations
 
 import json
-import select
 
 import click
 
-from bmn.kernels.config import MAX_DEAL_CARDS
 from bmn.kernels.deal import VALUE_SYMBOL, shorten
 from bmn.kernels.decks import STANDARD_COUNTS
 from bmn.kernels.rules.sets import DEFAULT, RuleSet
-from bmn.search.cli.deals import ANY_DECK_OPTION, any_deck, any_deck_words
+from bmn.search.cli.deals import TABLE_ANY_DECK_OPTION, any_deck, table_deck_words
 from bmn.search.cli.device import DEVICE_OPTION, DEVICE_THREADS_OPTION
 from bmn.search.cli.options import (
     CUT_OPTION,
@@ -60,7 +58,7 @@ class DealFile(click.File):
 @RULES_OPTION
 @NOTATION_OPTION
 @CUT_OPTION
-@ANY_DECK_OPTION
+@TABLE_ANY_DECK_OPTION
 def score(
     source,
     as_json: bool,
@@ -81,7 +79,7 @@ def score(
 
     One result per deal, in input order: a text line, or with --json a JSON object per line
     with the keys of `bmn play --json` plus 'deal' (canonical notation). Where a line states
-    cards, tricks or a status, the result ends in `agrees` or `differs: stored 2,411 cards,
+    cards, tricks or a status, the result ends in `agrees` or `differs: stated 2,411 cards,
     replayed 2,410` (with --json, 'stated' and 'agrees'), and a last line on stderr counts
     both: exit 1 if any differs. Results are printed every 65,536 deals, and whenever the
     input pauses, so a live stream gets each result as soon as its line has come. A bad line
@@ -103,18 +101,20 @@ def score(
       bmn score report.csv --rules n1k06        # N1k06's digits, its rules
       bmn score numbers.txt --notation camicia  # camicia.dev deal numbers
     """
-    from bmn.kernels.lines import LineError, UnmeantDeckLine, score_lines
-    from bmn.search.output.progress import byte_progress
+    from bmn.kernels.tables.lines import LineError, TableLines
+    from bmn.kernels.tables.scored import UnmeantDeckLine, score_lines
+    from bmn.search.output.progress import byte_progress, compiling_said
 
     if device == "cuda":
         from bmn.search.cli.device import require_cuda
 
         require_cuda()
-    lines = TextLines(source)
+    lines = TableLines(source, pauses=True)
     if (line := rules_line(rules)) is not None:
         click.echo(line, err=True)
     tally = Tally()
-    with byte_progress(source) as advance:
+    warned = False
+    with byte_progress(source) as advance, compiling_said(rules_words(rules)):
         try:
             batches = score_lines(
                 lines,
@@ -126,18 +126,15 @@ def score(
                 any_deck=any_deck(),
             )
             for batch in batches:
-                lines.warn_once(batch.deals)
+                warned = warned or warn_not_standard(batch.deals)
                 out = tally.lines(batch, as_json)
                 if out:
                     click.echo("\n".join(out))
                 advance(batch.consumed, len(out))
         except LineError as err:
             tally.say()
-            said = any_deck_words(str(err)) if isinstance(err, UnmeantDeckLine) else str(err)
+            said = table_deck_words(str(err)) if isinstance(err, UnmeantDeckLine) else str(err)
             raise bad_lines(said) from err
-    if lines.error:
-        tally.say()
-        raise bad_lines(lines.error)
     if tally.say():
         raise SystemExit(1)
 
@@ -151,30 +148,26 @@ class Tally:
         self.differ = 0
 
     def lines(self, batch, as_json: bool) -> list[str]:
-        """A batch's lines: text, or JSON objects naming the rule set each was played under."""
+        """A batch's lines: text, or JSON objects naming the rule set each was played under;
+        each line that states a length ends in its verdict (kernels/claims.py words it)."""
         from types import SimpleNamespace
 
         out = []
-        each = zip(batch.rows(), batch.stated, batch.rules, strict=True)
-        for (deal, result), stated, rules in each:
-            check = self.check(stated, result)
+        for deal, verdict in zip(batch.deals, batch.verdicts, strict=True):
+            result, stated = verdict.result.as_dict(), verdict.claim.stated
+            if stated:
+                self.agree += verdict.agrees
+                self.differ += not verdict.agrees
             if as_json:
-                said = {"stated": stated.as_dict(), "agrees": not check} if stated else {}
+                said = {"stated": stated.as_dict(), "agrees": verdict.agrees} if stated else {}
+                rules = verdict.claim.rules
                 out.append(json.dumps({"deal": deal, **result, "rules": rules, **said}))
                 continue
-            verdict = ""
+            judged = ""
             if stated:
-                verdict = "; differs: " + "; ".join(check) if check else "; agrees"
-            out.append(f"{deal} {describe(SimpleNamespace(**result))}{verdict}")
+                judged = "; agrees" if verdict.agrees else f"; differs: {verdict.words()}"
+            out.append(f"{deal} {describe(SimpleNamespace(**result))}{judged}")
         return out
-
-    def check(self, stated, result: dict) -> list[str]:
-        if not stated:
-            return []
-        check = stated.differences(result["cards"], result["tricks"], result["status"])
-        self.differ += bool(check)
-        self.agree += not check
-        return check
 
     def say(self) -> bool:
         """The count on stderr, if any line stated a length; True if any differs."""
@@ -194,91 +187,28 @@ def bad_lines(message: str) -> click.ClickException:
     return bad
 
 
-class TextLines:
-    """The lines of a binary stream as text, for score_lines, with INPUT_PAUSED between them
-    whenever no more input is ready (a live stream's results are printed as it pauses).
+def rules_words(rules: RuleSet) -> str:
+    """A rule set as the compile notice names it: "bmn's rules", "rule set paulhus"."""
+    return "bmn's rules" if rules.name == DEFAULT else f"rule set {rules.name}"
 
-    A line that is not UTF-8 ends the lines early, with the
-    message kept in `error`: score_lines then scores every line before it, as it does
-    before a line it cannot parse itself.
-    """
 
-    CHUNK = 1 << 16  # at least the reader's buffer, so each read empties it
-    LONGEST = 1 << 20  # bytes in a line: a deal of 1,000 cards needs far fewer
+def warn_not_standard(deals: list[str]) -> bool:
+    """One warning on stderr for the first deal that is not the standard deck; True once
+    said."""
+    from bmn.kernels.decks import not_standard_warning
+    from bmn.search.output.wrap import fit, stderr_width
 
-    def __init__(self, source):
-        self.source = source
-        self.number = 0
-        self.error: str | None = None
-        self.warned = False
-
-    def __iter__(self):
-        """Each line as text, and INPUT_PAUSED when the input pauses: read1 returns what has
-        come (waiting only while nothing has), then select says whether more is ready."""
-        from bmn.kernels.lines import INPUT_PAUSED
-
-        read = getattr(self.source, "read1", self.source.read)
-        rest = b""  # the start of a line that has not ended yet (at most LONGEST bytes)
-        while chunk := read(self.CHUNK):
-            *ended, rest = (rest + chunk).split(b"\n")
-            for raw in ended:
-                line = self.decode(raw + b"\n")
-                if line is None:
-                    return
-                yield line
-            if len(rest) > self.LONGEST:
-                self.error = (
-                    f"line {self.number + 1}: longer than {self.LONGEST:,} bytes; a deal"
-                    f" holds at most {MAX_DEAL_CARDS:,} cards: is this a file of deals?"
-                )
-                return
-            if not input_ready(self.source):
-                yield INPUT_PAUSED
-        if rest and (line := self.decode(rest)) is not None:
-            yield line
-
-    def decode(self, raw: bytes) -> str | None:
-        """The next line as text; None (and `error` set) for bytes that are not UTF-8."""
-        self.number += 1
-        try:  # a byte-order mark is not part of the first deal
-            return raw.decode("utf-8-sig" if self.number == 1 else "utf-8")
-        except UnicodeDecodeError as err:
-            self.error = (
-                f"line {self.number}: not UTF-8 text (byte {raw[err.start]:#04x} at"
-                f" position {err.start + 1}); is this a file of deals?"
-            )
-            return None
-
-    def warn_once(self, deals: list[str]) -> None:
-        """One warning on stderr for the first deal that is not the standard deck."""
-        from bmn.kernels.decks import not_standard_warning
-
-        if self.warned:
-            return
-        for deal in deals:  # canonical notation: counting symbols is enough, and fast
-            if all(deal.count(c) == n for c, n in _STANDARD_COUNTS) and len(deal) <= 55:
-                continue
-            values = ["-JQKA".index(c) for c in deal if c in "-JQKA"]  # not '/' or '.'
-            what = f"deal {shorten(deal)}"
-            from bmn.search.output.wrap import fit, stderr_width
-
-            warning = not_standard_warning(values, what, "scoring")
-            click.echo(fit(warning, stderr_width()), err=True)
-            self.warned = True
-            return
+    for deal in deals:  # canonical notation: counting symbols is enough, and fast
+        if all(deal.count(c) == n for c, n in _STANDARD_COUNTS) and len(deal) <= 55:
+            continue
+        values = ["-JQKA".index(c) for c in deal if c in "-JQKA"]  # not '/' or '.'
+        warning = not_standard_warning(values, f"deal {shorten(deal)}", "scoring")
+        click.echo(fit(warning, stderr_width()), err=True)
+        return True
+    return False
 
 
 _STANDARD_COUNTS = tuple(zip(VALUE_SYMBOL, STANDARD_COUNTS, strict=True))  # ("-", 36), ...
-
-
-def input_ready(source) -> bool:
-    """Whether more of `source` can be read at once; a stream without a descriptor (a test's
-    bytes) is always ready, and so is a regular file."""
-    try:
-        fd = source.fileno()
-    except (OSError, ValueError, AttributeError):
-        return True
-    return bool(select.select([fd], [], [], 0)[0])
 
 
 @click.command()

@@ -17,7 +17,7 @@ import click
 from click.core import ParameterSource
 
 from bmn.kernels.rules.sets import ALIASES, DEFAULT, RULE_SETS, RuleSet, names, rule_set
-from bmn.kernels.tables import NOTATIONS
+from bmn.kernels.tables.reader import NOTATIONS
 from bmn.records.store import DEFAULT_PATH, Store
 from bmn.search.cli.values import MAX_COMMAND_DEALS, Whole
 from bmn.search.output import tables as present

@@ -11,7 +11,15 @@ from click.core import ParameterSource
 from bmn.kernels.deal import format_deal
 from bmn.kernels.rules.sets import RuleSet
 from bmn.kernels.rules.sets import names as rule_names
-from bmn.search.cli.deals import ANY_DECK_OPTION, HANDS_ARGUMENT, HandCommand, read_deal
+from bmn.search.cli.deals import (
+    ANY_DECK_OPTION,
+    HANDS_ARGUMENT,
+    TABLE_ANY_DECK_OPTION,
+    HandCommand,
+    any_deck,
+    read_deal,
+    table_deck_words,
+)
 from bmn.search.cli.options import (
     CUT_OPTION,
     JSON_OPTION,
@@ -34,6 +42,7 @@ from bmn.search.cli.options import (
 )
 from bmn.search.cli.values import Whole, count_option
 from bmn.search.output.games import describe
+from bmn.search.output.progress import compiling_said
 from bmn.search.output.records import (
     compare_text,
     coverage_text,
@@ -617,9 +626,12 @@ def merge(sources: tuple[str, ...], store: str) -> None:
       bmn records runs --store all.sqlite
     """
     from bmn.records.merge import merging
+    from bmn.search.runs.start import settings_problem
 
-    for done in merging(sources, store, say=lambda line: click.echo(line, err=True)):
-        click.echo(merged_line(done))
+    say = lambda line: click.echo(line, err=True)  # noqa: E731
+    with compiling_said("every rule set its runs play"):
+        for done in merging(sources, store, say=say, check=settings_problem):
+            click.echo(merged_line(done))
 
 
 @records.command(name="import")
@@ -628,6 +640,7 @@ def merge(sources: tuple[str, ...], store: str) -> None:
 @RULES_OPTION
 @NOTATION_OPTION
 @CUT_OPTION
+@TABLE_ANY_DECK_OPTION
 @click.option(
     "--skip-bad",
     is_flag=True,
@@ -658,24 +671,22 @@ def import_(
       bmn records import finds.csv --skip-bad
     """
     from bmn.records.imported import ImportRefused, import_table
+    from bmn.search.cli.kernel import rules_words
+    from bmn.search.output.progress import compiling_said, file_progress
 
     say = lambda line: click.echo(line, err=True)  # noqa: E731
     try:
-        done = import_table(table, store, rules, notation, players, skip_bad, say=say)
+        with file_progress(table, "importing") as advance, compiling_said(rules_words(rules)):
+            done = import_table(
+                table, store, rules, notation, players, skip_bad, any_deck(), say, advance
+            )
     except ImportRefused as err:
-        raise bad_input(str(err) + _other_rules(err, rules)) from None
+        raise bad_input(table_deck_words(str(err)) if err.decks else str(err)) from None
     except OSError as err:
         raise click.ClickException(f"could not read {table}: {err.strerror}") from None
     for line in done.skipped:
         click.echo(f"skipped: {line}", err=True)
     click.echo(imported_line(done))
-
-
-def _other_rules(err, rules: RuleSet) -> str:
-    """A hint when stated lengths differ: the table may be another rule set's figures."""
-    if any("replayed" in problem for problem in err.problems):
-        return f" (figures of another rule set than {rules.name}? give --rules)"
-    return ""
 
 
 def bad_input(message: str) -> click.ClickException:

@@ -195,6 +195,26 @@ def _colored(console: Console) -> bool:
 
 
 @contextmanager
+def file_progress(path: str, label: str) -> Iterator[Callable[[int], None]]:
+    """A progress bar on stderr (when it is a terminal) over the bytes of the file at `path`
+    (its size unknown for a pipe or a device); yields `reach(nbytes read so far)`."""
+    from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn
+
+    try:
+        info = os.stat(path)
+        total = info.st_size if stat.S_ISREG(info.st_mode) else None
+    except OSError:
+        total = None
+    columns = (TextColumn(label), BarColumn(), DownloadColumn())
+    console = Console(stderr=True)
+    with Progress(
+        *columns, _clock("elapsed"), console=console, disable=not sys.stderr.isatty()
+    ) as bar:
+        task = bar.add_task(label, total=total)
+        yield lambda nbytes: bar.update(task, completed=nbytes)
+
+
+@contextmanager
 def byte_progress(source: IO) -> Iterator[Callable[[int, int], None]]:
     """A progress bar on stderr (when it is a terminal) over the bytes of a file or stdin;
     yields `advance(nbytes, lines)`."""
@@ -214,6 +234,34 @@ def byte_progress(source: IO) -> Iterator[Callable[[int, int], None]]:
         yield lambda nbytes, lines: bar.update(
             task, advance=nbytes, lines=bar.tasks[0].fields["lines"] + lines
         )
+
+
+@contextmanager
+def compiling_said(what: str) -> Iterator[None]:
+    """One line on stderr, terminal or not, when numba starts compiling inside: a first run
+    of `what` (a rule set's kernels) compiles for a minute or more, which would otherwise pass
+    in silence; a run that loads them from the cache says nothing."""
+    from numba.core import event
+
+    said = False
+
+    class Said(event.Listener):
+        def on_start(self, ev: event.Event) -> None:
+            nonlocal said
+            if not said:
+                said = True
+                line = f"compiling the kernels for {what} on this machine, once: a minute or two"
+                print(line, file=sys.stderr, flush=True)
+
+        def on_end(self, ev: event.Event) -> None:
+            pass
+
+    listener = Said()
+    event.register("numba:compile", listener)
+    try:
+        yield
+    finally:
+        event.unregister("numba:compile", listener)
 
 
 def _clock(which: str):

@@ -407,12 +407,21 @@ def numbers_line(numbers: dict[str, str | None], players: int) -> str:
 
 def imported_line(done: Imported) -> str:
     """What an import did, in one line: its runs, the deals stored and not stored again."""
-    runs = ", ".join(map(str, done.runs))
+    runs = run_numbers(done.runs)
     name = PurePath(done.path).name
     if done.again:
-        return f"{name}: imported before as run {runs}; nothing new"
+        return f"{name}: imported before as {runs}; nothing new"
     skipped = f", {len(done.skipped):,} skipped" if done.skipped else ""
-    return f"{name}: run {runs}; finds {done.new:,} new, {done.known:,} given twice{skipped}"
+    return f"{name}: {runs}; finds {done.new:,} new, {done.known:,} given twice{skipped}"
+
+
+def run_numbers(runs: Sequence[int]) -> str:
+    """'run 3', 'runs 3 to 16' (numbers in a row), 'runs 3, 5 and 9'."""
+    if len(runs) == 1:
+        return f"run {runs[0]}"
+    if list(runs) == list(range(runs[0], runs[0] + len(runs))):
+        return f"runs {runs[0]} to {runs[-1]}"
+    return f"runs {', '.join(map(str, runs[:-1]))} and {runs[-1]}"
 
 
 def merged_line(done: Merged) -> str:

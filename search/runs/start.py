@@ -34,7 +34,7 @@ from bmn.search.runs.settings import check_stored as check_stored_setting
 from bmn.search.strategies.registry import DEFAULT_STRATEGY
 
 if TYPE_CHECKING:
-    from bmn.records.store import Store
+    from bmn.records.store import Run, Store
     from bmn.search.backends.base import Backend
     from bmn.search.runs.loop import RunLoop
 
@@ -294,21 +294,44 @@ def check_stored(db: Store, run_id: int, kind: RunKind) -> None:
     """Read a stored run's settings back by their declarations (settings.py), as a new run's
     are checked; StoreError saying why it cannot be resumed (its options, made when it is
     resumed, say the same of what only they can judge: loop.RunLoop.resume)."""
-    from bmn.records.store.runs import UNREADABLE
-    from bmn.search.runs.job import stored_params, unreadable
+    from bmn.search.runs.job import unreadable
 
-    params = db.get_run(run_id).params
     try:
-        if not isinstance(params, dict):
-            raise TypeError(f"they are {type(params).__name__}, not a mapping")
-        if UNREADABLE in params:  # not JSON in the store: records/store/runs.py kept the text
-            raise ValueError(f"not JSON: {params[UNREADABLE]!r}")
-        fields = stored_params(params, getattr(kind.options_class(), "RENAMED", None))
-        for setting, name in kind.takes.items():
-            if name is not None:  # a setting that selects the kind is stored as the kind
-                check_stored_setting(setting, fields.get(name))
+        _read_back(db.get_run(run_id).params, kind)
     except (ValueError, TypeError) as err:
         raise unreadable(run_id, err) from None
+
+
+def settings_problem(run: Run) -> str | None:
+    """Why a run another store holds could not be resumed here, its settings read back by
+    its kind's declarations (`records merge` asks before it brings the run); None if it
+    could. An import run is resumed by no search: its settings are the import's own."""
+    from bmn.records.store import IMPORT_KIND
+
+    if run.kind == IMPORT_KIND:
+        return None
+    try:
+        _read_back(run.params, get_kind(run.kind))
+    except UnknownKind:
+        return f"it is of kind {run.kind!r}, unknown to this bmn"
+    except (ValueError, TypeError) as err:
+        return f"its settings cannot be read: {err}"
+    return None
+
+
+def _read_back(params: object, kind: RunKind) -> None:
+    """ValueError or TypeError for stored settings the declarations refuse."""
+    from bmn.records.store.runs import UNREADABLE
+    from bmn.search.runs.job import stored_params
+
+    if not isinstance(params, dict):
+        raise TypeError(f"they are {type(params).__name__}, not a mapping")
+    if UNREADABLE in params:  # not JSON in the store: records/store/runs.py kept the text
+        raise ValueError(f"not JSON: {params[UNREADABLE]!r}")
+    fields = stored_params(params, getattr(kind.options_class(), "RENAMED", None))
+    for setting, name in kind.takes.items():
+        if name is not None:  # a setting that selects the kind is stored as the kind
+            check_stored_setting(setting, fields.get(name))
 
 
 class StoppedBeforeRun(KeyboardInterrupt):

@@ -11,7 +11,7 @@ import pytest
 from samples import RECORD
 
 from bmn.kernels.decks import unmeant_deck
-from bmn.kernels.lines import UnmeantDeckLine, score_lines
+from bmn.kernels.tables.scored import UnmeantDeckLine, score_lines
 
 MORE = RECORD + "-"  # 53 cards: the record game and one more numeral
 FEWER = RECORD[:-1]  # 51 cards: its last numeral dropped
@@ -20,6 +20,7 @@ SAID = {
     FEWER: "51 cards: the standard deck's 16 court cards with 35 numerals, not 36",
 }
 FLAG = "; give --any-deck if this deck is meant"
+TABLE_FLAG = "; give --any-deck if the table holds several decks, or this deck is meant"
 COMMANDS = [("play",), ("plot",), ("loop",), ("records", "show")]
 
 
@@ -77,7 +78,7 @@ def test_a_deck_of_its_own_is_not_affected(bmn):
 def test_score_refuses_the_line_after_the_results_before_it(bmn, failed):
     table = f"{RECORD}\n-J/Q-\n{MORE}\n{RECORD}\n"
     result = bmn("score", input=table)
-    failed(result, 2, f"Error: line 3: {SAID[MORE]}{FLAG}")
+    failed(result, 2, f"Error: line 3: {SAID[MORE]}{TABLE_FLAG}")
     assert [line.split()[0] for line in result.stdout.splitlines()] == [RECORD, "-J/Q-"]
     every = bmn("score", "--any-deck", "--json", input=table)
     assert every.exit_code == 0, every.output

@@ -18,8 +18,8 @@ from test_cli_contract import walk_args
 
 from bmn.kernels.config import MAX_DEAL_CARDS
 from bmn.kernels.deal import DealError, format_deal, parse_deal, parse_hand
-from bmn.kernels.lines import INPUT_PAUSED, score_lines
-from bmn.search.cli.kernel import TextLines
+from bmn.kernels.tables.lines import TableLines
+from bmn.kernels.tables.scored import INPUT_PAUSED, score_lines
 from bmn.search.cli.main import cli
 
 HANG_SECONDS = 600.0  # only a hang reaches this guard; no test waits on a clock otherwise
@@ -115,7 +115,7 @@ def test_score_lines_scores_what_has_come_when_the_input_pauses():
 def test_text_lines_say_when_a_pipe_has_no_more_input_yet():
     read, write = os.pipe()
     with os.fdopen(read, "rb") as source, os.fdopen(write, "wb", buffering=0) as writer:
-        lines = iter(TextLines(source))
+        lines = iter(TableLines(source, pauses=True))
         writer.write(b"-J/Q-\nQ-/-J\n")  # two lines, then the writer pauses (stays open)
         assert [next(lines), next(lines), next(lines)] == ["-J/Q-\n", "Q-/-J\n", INPUT_PAUSED]
         writer.write(b"--/J-")  # a line without its end: nothing to score until it ends

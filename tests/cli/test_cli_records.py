@@ -181,11 +181,11 @@ def test_show_bad_deal_is_usage_error(records, store):
 
 def test_export_csv_and_json(ok, store):
     rows = list(csv.DictReader(io.StringIO(ok("export", "--store", store))))
-    assert len(rows) == 4 and tuple(rows[0]) == (*FIND_KEYS, "rules")
+    assert len(rows) == 4 and tuple(rows[0]) == (*FIND_KEYS, "rules", "deck_counts")
     assert [r["deal"] for r in rows] == [PAULHUS, CASELLA, PAULHUS, FAKE]
     data = json.loads(ok("export", "--format", "json", "--store", store))
     assert data == json.loads(ok("export", "--json", "--store", store))
-    assert [tuple(r) for r in data] == [(*FIND_KEYS, "rules")] * 4
+    assert [tuple(r) for r in data] == [(*FIND_KEYS, "rules", "deck_counts")] * 4
     assert (data[3]["strategy"], data[3]["elapsed"], data[3]["cards"]) == ("climb", 2.5, 7000)
 
 

@@ -18,9 +18,11 @@ from hypothesis import strategies as st
 from samples import CASELLA, PAULHUS, RECORD
 
 from bmn.kernels import reference
+from bmn.kernels.claims import Stated
 from bmn.kernels.deal import DealError, format_deal, parse_deal
-from bmn.kernels.lines import score_lines
-from bmn.kernels.tables import LineError, Stated, read_table
+from bmn.kernels.tables.lines import LineError
+from bmn.kernels.tables.reader import read_table
+from bmn.kernels.tables.scored import score_lines
 from bmn.records.store import Find, Store
 
 PEERS = Path(__file__).parents[1] / "data" / "peers"
@@ -36,9 +38,9 @@ def agreeing(path: Path, rules: str, notation: str = "auto") -> tuple[int, int]:
     agree = stated = 0
     with path.open() as lines:
         for batch in score_lines(lines, rules=rules, notation=notation):
-            for (_, result), said in zip(batch.rows(), batch.stated, strict=True):
-                stated += bool(said)
-                agree += not said.differences(result["cards"], result["tricks"], result["status"])
+            for verdict in batch.verdicts:
+                stated += bool(verdict.claim.stated)
+                agree += bool(verdict.claim.stated) and verdict.agrees
     return agree, stated
 
 
@@ -81,7 +83,8 @@ def test_exercisms_canonical_data_json_is_read_whole():
     assert len(found) == len(cases) == 28
     for row, case in zip(found, cases, strict=True):
         result = reference.play(parse_deal(row.deal), rules="exercism")
-        assert not row.stated.differences(result.cards, result.tricks, result.status), case
+        stated = (row.stated.cards, row.stated.tricks, row.stated.status)
+        assert stated == (result.cards, result.tricks, result.status), case
         assert row.where.startswith("item ")
 
 
@@ -131,10 +134,6 @@ def test_a_bad_row_names_its_line_after_the_rows_before_it():
         rows(["rank,cards", "12,3"])
 
 
-def test_a_stated_length_differs_in_words():
-    said = Stated(2411, 300, "finished")
-    assert said.differences(2410, 300, "finished") == ["stored 2,411 cards, replayed 2,410"]
-    assert said.differences(2411, 300, "finished") == []
 
 
 # Every deal bmn writes (record notation), then a separator and a number: read back as the same
@@ -185,12 +184,12 @@ def test_score_verifies_its_own_export(bmn, tmp_path):
         other = db.create_run("walk", "cards", 2, {}, rules="n1k06")
         db.add_finds(other, [Find(deal, game.cards, game.tricks, game.status)])
     exported = bmn("records", "export", "--store", path)
-    assert exported.stdout.splitlines()[0].endswith(",rules")
+    assert exported.stdout.splitlines()[0].endswith(",rules,deck_counts")
     checked = bmn("score", "-", input=exported.stdout)
     assert checked.exit_code == 0, checked.output
     assert checked.stdout.count("; agrees") == 3
     assert "3 stated length(s): 3 agree, 0 differ" in checked.stderr
-    as_bmn = bmn("score", "-", input=exported.stdout.replace(",n1k06\n", ",bmn\n"))
+    as_bmn = bmn("score", "-", input=exported.stdout.replace(",n1k06,", ",bmn,"))
     assert as_bmn.exit_code == 1 and "1 differ" in as_bmn.stderr
     in_json = bmn(
         "score", "-", "--json", input=bmn("records", "export", "--json", "--store", path).stdout
@@ -202,5 +201,5 @@ def test_score_verifies_its_own_export(bmn, tmp_path):
     ]
     wrong = bmn("score", "-", input=exported.stdout.replace(",8344,", ",8345,"))
     assert wrong.exit_code == 1
-    assert "differs: stored 8,345 cards, replayed 8,344" in wrong.stdout
+    assert "differs: stated 8,345 cards, replayed 8,344" in wrong.stdout
     assert "3 stated length(s): 2 agree, 1 differ" in wrong.stderr

@@ -17,12 +17,12 @@ from bmn.kernels.config import FINISHED, LOOP, UNDECIDED
 from bmn.kernels.cpu.two import play_exact_at, play_fast_at, play_fast_even, play_fast_for
 from bmn.kernels.deal import DealError, encode, format_deal, parse_deal
 from bmn.kernels.dealer import random_deals, shuffled_deal
-from bmn.kernels.lines import score_lines
 from bmn.kernels.reference import play
 from bmn.kernels.results import Scores
 from bmn.kernels.rng import seed_state
 from bmn.kernels.score import score, score_parsed
-from bmn.kernels.tables import read_table
+from bmn.kernels.tables.reader import read_table
+from bmn.kernels.tables.scored import score_lines
 
 RANDOM_SEED = 20_251_129
 RANDOM_DEALS = 3000

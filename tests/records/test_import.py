@@ -36,29 +36,44 @@ def stored(path: Path) -> tuple[list, set]:
         ("exercism_camicia.csv", "exercism", "auto", 28),
     ],
 )
-def test_a_peers_table_is_stored_as_one_import_run_with_replayed_figures(
+def test_a_peers_table_is_stored_as_an_import_run_a_deck_with_replayed_figures(
     bmn, tmp_path, name, rules, notation, count
 ):
     store = tmp_path / "s.sqlite"
     args = ["records", "import", PEERS / name, "--rules", rules, "--notation", notation]
-    result = bmn(*args, "--store", store)
+    result = bmn(*args, "--store", store, "--any-deck")  # exercism's cases: a deck each, some
     assert result.exit_code == 0, result.output
-    assert result.stdout.startswith(f"{name}: run 1; finds ")
-    (run,), finds = stored(store)
-    assert (run.kind, run.rules, run.status, run.params["file"]) == (
-        "import",
-        rule_set(rules).name,  # an alias is stored as the set it names
-        "finished",
-        name,
-    )
-    assert run.games == count and run.found_by == "import"
+    runs, finds = stored(store)
+    assert result.stdout.startswith(f"{name}: {run_numbers([run.id for run in runs])}; finds ")
+    decks = {deck_of_deal(deal) for deal, *_ in finds}
+    assert len(runs) == len(decks)  # one run a deck: each knows what it holds
+    for run in runs:
+        assert (run.kind, run.rules, run.status, run.params["file"]) == (
+            "import",
+            rule_set(rules).name,  # an alias is stored as the set it names
+            "finished",
+            name,
+        )
+        assert run.found_by == "import" and run.params["sha256"]
+        held = {deck_of_deal(deal) for deal, *_, at in finds if at == run.id}
+        assert held == {run.params["deck"]}
+    assert sum(run.games for run in runs) == count
     assert len({deal for deal, *_ in finds}) == len(finds) <= count  # a deal given twice is one
     for deal, cards, tricks, status, _ in finds:  # the oracle's figures, whatever the table said
         game = reference.play(parse_deal(deal), rules=rules)
         assert (cards, tricks, status) == (game.cards, game.tricks, game.status)
     again = bmn(*args, "--store", store)
-    assert again.stdout.strip() == f"{name}: imported before as run 1; nothing new"
-    assert stored(store) == ([run], finds)
+    said = f"{name}: imported before as {run_numbers([run.id for run in runs])}; nothing new"
+    assert again.stdout.strip() == said
+    assert stored(store) == (runs, finds)
+
+
+def deck_of_deal(deal: str) -> str:
+    return ",".join(str(deal.count(symbol)) for symbol in "-JQKA")
+
+
+def run_numbers(runs: list[int]) -> str:
+    return f"run {runs[0]}" if len(runs) == 1 else f"runs {runs[0]} to {runs[-1]}"
 
 
 def test_figures_of_another_rule_set_are_refused_and_nothing_is_stored(bmn, failed, tmp_path):
@@ -80,7 +95,7 @@ def test_bad_rows_name_their_lines_and_skip_bad_stores_the_rest(bmn, failed, tmp
     store = tmp_path / "s.sqlite"
     line = failed(bmn("records", "import", table, "--rules", "at-once", "--store", store), 2)
     assert "line 2: hand 1" in line  # not a deal
-    assert "line 3: " in line and "stored 4,790 cards, replayed 4,791" in line
+    assert "line 3: " in line and "stated 4,790 cards, replayed 4,791" in line
     assert "line 5: a deal of 3 hands; rule set 'at-once' plays 2 seats" in line
     assert not store.exists()
     kept = bmn("records", "import", table, "--rules", "at-once", "--store", store, "--skip-bad")
@@ -102,8 +117,8 @@ def test_exercisms_json_and_camicia_numbers_are_imported(tmp_path):
     data = tmp_path / "canonical-data.json"
     data.write_text(json.dumps({"exercise": "camicia", "cases": cases}, indent=2))
     store = tmp_path / "s.sqlite"
-    done = records.import_table(data, store, rules="exercism")
-    assert (done.rows, done.runs, done.skipped) == (28, [1], [])
+    done = records.import_table(data, store, rules="exercism", any_deck=True)
+    assert (done.rows, done.skipped, len(done.runs)) == (28, [], 14)  # 14 decks, a run each
     numbers = tmp_path / "numbers.txt"
     numbers.write_text("497985732634057566415 5790\n")  # Kleber 1999, camicia.dev's number
     done = records.import_table(numbers, store, notation="camicia")

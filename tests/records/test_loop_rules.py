@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from old_stores import STAMP, add_old_cycle, add_old_run, old_store
-from samples import CASELLA, stored_cycle
+from samples import CASELLA, hunted_cycle
 
 from bmn.records import merge_stores
 from bmn.records.store import Loop, MergeRefused, Store, schema
@@ -20,9 +20,9 @@ SEEN_BY_RULES = {"bmn": 2, "paulhus": 5}
 
 
 def cycle_of(deal: str, rules: str = "bmn") -> Loop:
-    """The cycle `deal` falls into under bmn's rules, stored as found under `rules`."""
-    figures = dict(balanced_states=0, balanced_deals=1, mirrored_balanced_deals=0)
-    return stored_cycle(deal, rules, basin_states=10, **figures)
+    """The cycle `deal` falls into under `rules`, as a hunt under them stores it (its basin
+    searched over 10 states)."""
+    return hunted_cycle(deal, rules, basin_states=10)
 
 
 def hunted(path: Path, seen: dict[str, int] = SEEN_BY_RULES) -> Path:
@@ -67,7 +67,8 @@ def test_a_deal_earlier_in_rank_order_replaces_only_its_own_rule_sets_row(tmp_pa
     with Store(path) as db:
         db.add_loops(1, [(later, 1)])
         rows = {row.rules: row for row in db.loops()}
-    assert rows["bmn"].balanced_deals == 7 and rows["paulhus"].balanced_deals == 1
+    assert rows["bmn"].balanced_deals == 7
+    assert rows["paulhus"].balanced_deals == cycle_of(CASELLA, "paulhus").balanced_deals
     assert rows["paulhus"].first_deal == CASELLA
 
 
@@ -173,12 +174,13 @@ def test_merge_replays_a_cycle_under_its_own_rule_set(tmp_path):
     source, target = tmp_path / "a.sqlite", tmp_path / "t.sqlite"
     with Store(source) as db:
         run = db.create_run(None, "loop", 1, {}, kind="loop-hunt")
-        db.add_loops(run, [(cycle_of(BMN_ONLY), 1), (cycle_of(BMN_ONLY, "at-once"), 1)])
+        claimed = replace(cycle_of(BMN_ONLY), rules="at-once")  # bmn's cycle, said at-once's
+        db.add_loops(run, [(cycle_of(BMN_ONLY), 1), (claimed, 1)])
     with pytest.raises(MergeRefused) as refused:
         list(merge_stores([source], target))
     [problem] = refused.value.problems
-    assert problem.startswith(f"cycle of deal {BMN_ONLY}: stored period")
-    assert "the kernel plays finished" in problem
+    assert problem.startswith(f"cycle of deal {BMN_ONLY}: stored loop, replayed finished;")
+    assert "stored a period of" in problem and "replayed no cycle" in problem
     assert not target.exists() or by_rules(target) == {}
 
 
@@ -189,5 +191,5 @@ def test_merge_refuses_a_cycle_of_a_rule_set_it_does_not_know(tmp_path):
     conn.close()
     with pytest.raises(MergeRefused) as refused:
         list(merge_stores([source], tmp_path / "t.sqlite"))
-    key = cycle_of(CASELLA).key
-    assert refused.value.problems == [f"cycle {key} is of rule set 'nope', unknown to this bmn"]
+    said = f"cycle of deal {CASELLA} is of rule set 'nope', unknown to this bmn"
+    assert refused.value.problems == [said]

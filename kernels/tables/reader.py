@@ -24,9 +24,9 @@ import csv
 import json
 import re
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
 from typing import Any, NamedTuple
 
+from bmn.kernels.claims import NOTHING_STATED, Stated
 from bmn.kernels.config import MAX_DEAL_CARDS, MAX_SEATS, MIN_SEATS
 from bmn.kernels.deal import (
     SEPARATORS,
@@ -39,23 +39,37 @@ from bmn.kernels.deal import (
     shorten,
     too_many_cards,
 )
+from bmn.kernels.decks import Counts, read_counts
+from bmn.kernels.tables.lines import INPUT_PAUSED, LineError
 
 NOTATIONS = ("auto", "digits", "halves", "alternate", "rank", "camicia")
 DIGIT_DEAL_CARDS = 10  # a shorter field of digits is a number, unless notation says digits
-INPUT_PAUSED = None  # among the lines: no more input is ready yet (kernels/lines.py)
+JSON_DOCUMENT = 1 << 26  # characters of a JSON document read whole (a list of one item a line
+# streams, as bmn's export writes it; a larger document is refused: JSON lines stream)
 
 _RECORD_LINE = re.compile(r"[-JQKAjqka]+(?:/[-JQKAjqka]+){1,3}")
 _RECORD_VALUE = str.maketrans("-JQKAjqka", "\x00\x01\x02\x03\x04\x01\x02\x03\x04")
 _DIGITS = re.compile(r"[0-4]+")
 _TOKEN = re.compile(r"[^\s,;]+")
 _HAND_COLUMN = re.compile(r"(?:hand|player)[ _-]?([a-d1-4])")
-_DEAL_COLUMNS = ("deal", "deck", "hands", "digits")
+# N1k06's report names its columns in Italian: sequenza (the deal), esito (the outcome),
+# turni_pre_loop (cards, to the end or to the first repeated state).
+_DEAL_COLUMNS = ("deal", "deck", "hands", "digits", "sequenza")
 _NUMBER_COLUMNS = ("number", "rank", "deal_number", "camicia")
 _STATED_COLUMNS = {
-    "cards": ("cards", "turns", "length", "cards_played"),
+    "cards": ("cards", "turns", "length", "cards_played", "turni_pre_loop"),
     "tricks": ("tricks", "battles"),
-    "status": ("status", "outcome", "result"),
+    "status": ("status", "outcome", "result", "esito"),
+    "winner": ("winner",),
+    "period_cards": ("period_cards",),
+    "period_tricks": ("period_tricks",),
 }
+_DECK_COLUMN = "deck_counts"  # the deck a row says its deal is of (bmn's export): N,J,Q,K,A
+_WHOLE = re.compile(r"[0-9]{1,19}")  # a stated figure: ASCII digits, a signed 64-bit number
+_LONGEST_FIGURE = 2**63 - 1
+# A note before a table's header ('Candidati totali nel file: 305'): a label, a colon, a value.
+_NOTE = re.compile(r"[^\W\d][^:/,]*:(?:\s.*)?")
+_RULER = re.compile(r"[-=+|: ]{3,}")  # a line under a header that rules it off
 _STATUS_WORDS = {
     "finished": "finished",
     "terminata": "finished",
@@ -65,35 +79,6 @@ _STATUS_WORDS = {
     "endless": "loop",
     "limit": "limit",
 }
-
-
-@dataclass(frozen=True)
-class Stated:
-    """What a row says of its game; None for what it does not say."""
-
-    cards: int | None = None
-    tricks: int | None = None
-    status: str | None = None
-
-    def __bool__(self) -> bool:
-        return (self.cards, self.tricks, self.status) != (None, None, None)
-
-    def differences(self, cards: int, tricks: int, status: str) -> list[str]:
-        """How the replayed game differs from what is stated: one phrase a figure, none when
-        it agrees ('stored 2,411 cards, replayed 2,410')."""
-        out = []
-        for name, said, got in (("cards", self.cards, cards), ("tricks", self.tricks, tricks)):
-            if said is not None and said != got:
-                out.append(f"stored {said:,} {name}, replayed {got:,}")
-        if self.status is not None and self.status != status:
-            out.append(f"stored {self.status}, replayed {status}")
-        return out
-
-    def as_dict(self) -> dict[str, Any]:
-        return {k: v for k, v in vars(self).items() if v is not None}
-
-
-NOTHING_STATED = Stated()
 
 
 class TableRow(NamedTuple):
@@ -107,14 +92,7 @@ class TableRow(NamedTuple):
     sizes: tuple[int, ...]
     stated: Stated
     rules: str | None = None  # the rule set the row names (a 'rules' column or key)
-
-
-class LineError(DealError):
-    """A row of a table that bmn cannot read; `line` is its 1-based number."""
-
-    def __init__(self, line: int, message: str, where: str | None = None):
-        super().__init__(f"{where or f'line {line}'}: {message}")
-        self.line = line
+    deck: Counts | None = None  # the deck the row says its deal is of ('deck_counts')
 
 
 def read_table(
@@ -156,24 +134,30 @@ class _Reader:
 
     def rows(self, lines: Iterable[str | None]) -> Iterator[TableRow | LineError | None]:
         """The first line that is not blank or a comment says what the table is; the rest
-        is read as that."""
+        is read as that. Notes before a header ('Candidati analizzati: 305', as N1k06's
+        report opens) are passed over; before anything else they are read as rows."""
         content = _content(lines)
+        notes: list[tuple[int, str]] = []
         for item in content:
             if item is INPUT_PAUSED:
                 yield None
                 continue
             number, text = item
+            if _NOTE.fullmatch(text):
+                notes.append(item)
+                continue
             if text[0] == "[" or (text[0] == "{" and not _one_object(text)):
                 yield from self._document(number, text, content)
             elif text[0] == "{":
                 yield self._one(self._json_line, number, text)
                 yield from self._each(content, self._json_line)
             elif (header := _header(number, text)) is not None:
-                yield from self._each(content, lambda n, t: self._csv_row(n, header, t))
+                yield from self._each(_unruled(content), lambda n, t: self._csv_row(n, header, t))
             else:
-                yield self._one(self._plain, number, text)
+                yield from self._plain_lines(iter([*notes, item]))
                 yield from self._plain_lines(content)
             return
+        yield from self._plain_lines(iter(notes))  # notes and nothing else: read as rows
 
     def _each(self, content: Iterator, read: Any) -> Iterator[TableRow | LineError | None]:
         for item in content:
@@ -200,6 +184,8 @@ class _Reader:
         try:
             if self.notation in ("rank", "camicia"):
                 tokens = _TOKEN.findall(text)
+                if not tokens:
+                    raise DealError(f"no deal number in {shorten(text)!r}")
                 return self._row(number, where, tokens[0], _stated_from(tokens[1:]))
             deal_text, fields = peel(text)
             try:
@@ -220,13 +206,13 @@ class _Reader:
         deal with '/'."""
         tokens = _TOKEN.findall(text)
         for i, token in enumerate(tokens):
-            if self._is_digits(token) or ("/" in token and not token.isdigit()):
+            if self._is_digits(token) or ("/" in token and not _is_number(token)):
                 before, after = tokens[:i], tokens[i + 1 :]
-                numbers = [t for t in after if t.isdigit()]
+                numbers = [t for t in after if _is_number(t)]
                 if not numbers:  # [rank,] cards[, tricks] before the deal
-                    numbers = [t for t in before if t.isdigit()]
+                    numbers = [t for t in before if _is_number(t)]
                     numbers = numbers[1:] if len(numbers) > 2 else numbers
-                words = [t for t in before + after if not t.isdigit()]
+                words = [t for t in before + after if not _is_number(t)]
                 return self._row(number, where, token, _stated_from(words + numbers))
         return None
 
@@ -234,7 +220,7 @@ class _Reader:
 
     def _csv_row(self, number: int, header: _Header, text: str) -> TableRow:
         try:
-            cells = header.split(text)
+            cells = header.split(number, text)
             if len(cells) != len(header.names):
                 raise DealError(
                     f"{len(cells)} fields where the header (line {header.line}) has"
@@ -242,29 +228,54 @@ class _Reader:
                 )
             deal = header.deal(cells, self.notation)
             row = self._row(number, None, deal, header.stated(cells), cut=True)
-            return _with_rules(row, dict(zip(header.names, cells, strict=True)))
+            return _with_named(row, dict(zip(header.names, cells, strict=True)))
         except DealError as err:
             raise LineError(number, str(err)) from None
 
     # -- JSON --------------------------------------------------------------------------------
 
     def _json_line(self, number: int, text: str) -> TableRow:
-        try:
-            item = json.loads(text)
-        except ValueError as err:
-            raise LineError(number, f"not a JSON object ({err})") from None
-        return self._object(number, f"line {number}", item)
+        return self._object(number, f"line {number}", _json(number, text, "a JSON object"))
 
     def _document(self, number: int, first: str, content: Iterator):
         """A whole JSON document: a list of deals or objects (bmn's export), or an object with
-        'cases' (exercism's canonical data), read once it has all come."""
-        text = "\n".join([first, *(item[1] for item in content if item is not INPUT_PAUSED)])
-        try:
-            document = json.loads(text)
-        except ValueError as err:
-            raise LineError(number, f"not JSON ({err})") from None
+        'cases' (exercism's canonical data). A list opened on a line of its own and written an
+        item a line, as bmn's export writes it, is read an item at a time; any other document
+        once it has all come, up to JSON_DOCUMENT characters."""
+        if first == "[":
+            yield from self._listed(number, content)
+            return
+        parts, size = [first], len(first)
+        for item in content:
+            if item is not INPUT_PAUSED:
+                parts.append(item[1])
+                size += len(item[1]) + 1
+            if size > JSON_DOCUMENT:
+                raise LineError(
+                    number,
+                    f"a JSON document of more than {JSON_DOCUMENT:,} characters; write one"
+                    " deal a line (JSON lines, as `bmn score --json` does) or a list of one"
+                    " item a line (`bmn records export --format json`)",
+                )
+        document = _json(number, "\n".join(parts), "JSON")
         for i, item in enumerate(_items(document), start=1):
             yield self._one(self._object, i, f"item {i}", item)
+
+    def _listed(self, number: int, content: Iterator):
+        """A JSON list written '[' then one item a line (a comma after each but the last),
+        then ']': each item read as its line comes."""
+        i = 0
+        for item in content:
+            if item is INPUT_PAUSED:
+                yield None
+                continue
+            line, text = item
+            if text == "]":
+                return
+            i += 1
+            value = _json(line, text.removesuffix(","), "an item of a JSON list a line")
+            yield self._one(self._object, i, f"item {i} (line {line})", value)
+        raise LineError(number, "a JSON list that never ends: no ']' after its items")
 
     def _object(self, number: int, where: str, item: Any) -> TableRow:
         try:
@@ -274,7 +285,7 @@ class _Reader:
                 raise DealError(f"a deal is a text or an object, got {type(item).__name__}")
             said = item.get("expected") if isinstance(item.get("expected"), dict) else item
             row = self._row(number, where, _object_deal(item), _stated_of(said), cut=True)
-            return _with_rules(row, item)
+            return _with_named(row, item)
         except DealError as err:
             raise LineError(number, str(err), where) from None
 
@@ -315,7 +326,7 @@ class _Reader:
         """The standard deal of a number in bmn's or camicia.dev's order, cut evenly."""
         from bmn.kernels.ranks import numbered_standard
 
-        if not text.isdigit():
+        if not _WHOLE.fullmatch(text) and not re.fullmatch(r"[0-9]{1,100}", text):
             raise DealError(f"{shorten(text)!r} is not a deal number ({self.notation}'s)")
         order = "bmn" if self.notation == "rank" else "camicia"
         try:
@@ -351,7 +362,7 @@ def peel(text: str) -> tuple[str, list[str]]:
     body = text.strip(SEPARATORS)
     spans = [(m.start(), m.group()) for m in _TOKEN.finditer(body)]
     first = len(spans)  # the run of numbers and words at the end of the line
-    while first > 1 and (spans[first - 1][1].isdigit() or _is_status(spans[first - 1][1])):
+    while first > 1 and (_is_number(spans[first - 1][1]) or _is_status(spans[first - 1][1])):
         first -= 1
     for i in range(first, len(spans)):
         start, token = spans[i]
@@ -363,6 +374,22 @@ def peel(text: str) -> tuple[str, list[str]]:
 
 def _is_status(token: str) -> bool:
     return token.lower() in _STATUS_WORDS
+
+
+def _is_number(token: str) -> bool:
+    """Whether a field is a whole number in ASCII digits (not '²', which int() cannot read)."""
+    return token.isascii() and token.isdigit()
+
+
+def _figure(name: str, value: object) -> int:
+    """A stated figure: a whole number of at most 2**63 - 1 (DealError naming it otherwise,
+    its digits read no further than that)."""
+    text = str(value).strip()
+    if isinstance(value, bool) or not _is_number(text):
+        raise DealError(f"{name} is {shorten(text)!r}, not a whole number")
+    if not _WHOLE.fullmatch(text) or int(text) > _LONGEST_FIGURE:
+        raise DealError(f"{name} is {shorten(text)}, past the largest figure bmn holds (2**63 - 1)")
+    return int(text)
 
 
 def _record_row(number: int, where: str | None, text: str, stated: Stated) -> TableRow:
@@ -389,17 +416,23 @@ def _content(lines: Iterable[str | None]) -> Iterator[tuple[int, str] | None]:
             yield number, text
 
 
-def _with_rules(row: TableRow, fields: dict[str, Any]) -> TableRow:
-    """The row with the rule set its 'rules' field names (bmn's export, `score --json`)."""
-    name = fields.get("rules")
-    if name in (None, ""):
-        return row
-    from bmn.kernels.rules.sets import rule_set
+def _with_named(row: TableRow, fields: dict[str, Any]) -> TableRow:
+    """The row with the rule set its 'rules' field names and the deck its 'deck_counts' field
+    names (bmn's export, `score --json`)."""
+    name, deck = fields.get("rules"), fields.get(_DECK_COLUMN)
+    if name not in (None, ""):
+        from bmn.kernels.rules.sets import rule_set
 
-    try:
-        return row._replace(rules=rule_set(str(name).strip()).name)
-    except ValueError as err:
-        raise DealError(f"rules: {err}") from None
+        try:
+            row = row._replace(rules=rule_set(str(name).strip()).name)
+        except ValueError as err:
+            raise DealError(f"rules: {err}") from None
+    if deck not in (None, ""):
+        counts = read_counts(str(deck).strip()) if isinstance(deck, str) else None
+        if counts is None:
+            raise DealError(f"{_DECK_COLUMN} is {shorten(str(deck))!r}, not counts N,J,Q,K,A")
+        row = row._replace(deck=counts)
+    return row
 
 
 def _stated_from(fields: Sequence[str]) -> Stated:
@@ -409,8 +442,8 @@ def _stated_from(fields: Sequence[str]) -> Stated:
     for field in fields:
         if field.lower() in _STATUS_WORDS:
             status = _STATUS_WORDS[field.lower()]
-        elif field.isdigit():
-            numbers.append(int(field))
+        elif _is_number(field):
+            numbers.append(_figure("a number after the deal", field))
         else:
             raise DealError(f"{shorten(field)!r} after the deal is neither a number nor a status")
     if len(numbers) > 2:
@@ -427,12 +460,9 @@ def _stated_of(item: dict[str, Any]) -> Stated:
             if str(key).strip().lower() in names and value not in (None, ""):
                 found[field] = value
                 break
-    for field in ("cards", "tricks"):
+    for field in ("cards", "tricks", "winner", "period_cards", "period_tricks"):
         if field in found:
-            value = found[field]
-            if isinstance(value, bool) or not str(value).strip().isdigit():
-                raise DealError(f"{field} is {shorten(str(value))!r}, not a whole number")
-            found[field] = int(str(value).strip())
+            found[field] = _figure(field, found[field])
     if "status" in found:
         word = str(found["status"]).strip().lower()
         if word not in _STATUS_WORDS:
@@ -484,9 +514,20 @@ def _one_object(text: str) -> bool:
     document of cases on one line."""
     try:
         item = json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):
         return False
     return isinstance(item, dict) and "cases" not in item
+
+
+def _json(number: int, text: str, what: str) -> Any:
+    """`text` as JSON; LineError saying it is not `what` (JSON nested too deeply for the
+    parser is not JSON bmn reads either)."""
+    try:
+        return json.loads(text)
+    except RecursionError:
+        raise LineError(number, f"not {what}: nested too deeply") from None
+    except ValueError as err:
+        raise LineError(number, f"not {what} ({err})") from None
 
 
 class _Header:
@@ -497,10 +538,10 @@ class _Header:
         self.names = [name.strip().lower() for name in names]
         self.delimiter = delimiter
 
-    def split(self, text: str) -> list[str]:
+    def split(self, number: int, text: str) -> list[str]:
         if self.delimiter is None:
             return text.split()
-        return next(csv.reader([text], delimiter=self.delimiter))
+        return _cells(number, text, self.delimiter)
 
     def deal(self, cells: list[str], notation: str) -> str | list[str]:
         columns = self.names
@@ -530,8 +571,30 @@ class _Header:
 def _header(line: int, text: str) -> _Header | None:
     """The header a table's first line is, if it names a column bmn knows."""
     delimiter = "," if "," in text else "\t" if "\t" in text else None
-    names = text.split() if delimiter is None else next(csv.reader([text], delimiter=delimiter))
+    names = text.split() if delimiter is None else _cells(line, text, delimiter)
     known = (*_DEAL_COLUMNS, *_NUMBER_COLUMNS)
     if any(n.strip().lower() in known or _HAND_COLUMN.fullmatch(n.strip().lower()) for n in names):
         return _Header(line, names, delimiter)
     return None
+
+
+def _cells(number: int, text: str, delimiter: str) -> list[str]:
+    """A CSV line's fields; LineError for one the csv module refuses (a field past its limit,
+    131,072 characters: no deal is near that long)."""
+    try:
+        return next(csv.reader([text], delimiter=delimiter), [])
+    except csv.Error as err:
+        raise LineError(number, f"not a line of CSV ({err})") from None
+
+
+def _unruled(content: Iterator) -> Iterator:
+    """A table's lines after its header, the first passed over if it only rules the header
+    off ('-----', as N1k06's report does): a line of '-' is otherwise a hand of numerals."""
+    for item in content:
+        if item is INPUT_PAUSED:
+            yield item
+            continue
+        if not _RULER.fullmatch(item[1]):
+            yield item
+        yield from content
+        return
