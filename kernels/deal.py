@@ -133,20 +133,23 @@ def is_record_notation(text: str) -> bool:
     return _RECORD_TEXT.fullmatch(text) is not None
 
 
-def number_after(texts: Sequence[str], whole_last: bool = False) -> str | None:
+def number_after(
+    texts: Sequence[str], whole_last: bool = False, one_run: bool = False
+) -> str | None:
     """The number a deal's last hand ends in, after a space, comma or tab (or, `whole_last`,
     that is the last hand: a separate argument), when it cannot be meant as cards: the deal
     before it is in record notation (which writes no digits) or is the standard deck, or the
-    number does not read as cards. None when there is no such number."""
+    number does not read as cards. `one_run`: the deal is one run of cards, to be cut into
+    hands. None when there is no such number."""
     last = texts[-1].strip(SEPARATORS)
-    token = re.search(r"\d+$", last)
+    token = re.search(r"[0-9]+$", last)
     if token is None:
         return None
     head = last[: token.start()]
     if (head and head[-1] not in SEPARATORS) or (not head and not whole_last):
         return None
     before = [*texts[:-1], head] if head.strip(SEPARATORS) else list(texts[:-1])
-    if len(before) < MIN_SEATS:
+    if len(before) < (1 if one_run else MIN_SEATS):
         return None
     number = token.group()
     if is_record_notation("/".join(t.strip(SEPARATORS) for t in before)):

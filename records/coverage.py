@@ -4,17 +4,31 @@ missing, and what two runs both visited.
 
 Enumerations are grouped by what makes their finds comparable: the deck, the hand sizes, the
 rule set and the objective. A finished run covers its ranks --from-rank to --to-rank - 1; an
-unfinished one is listed apart (its streams stopped part way: resume it to finish its range).
+unfinished one covers what its streams' checkpoints say they visited (each stream, a share of
+the range, records its next rank and how many it has visited), and is listed apart with its
+range (resume it to finish it).
+
+Nothing is believed that cannot be checked: a run's deck, ranks and checkpoints are read back
+(records/settings.py) and held to the deck's number of deals; ranks that are not whole numbers,
+run past the deck, or a stream that says it visited ranks outside its run's range make the
+store damaged (StoreDamaged, one line), never a figure.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from bmn.kernels.decks import parse_counts
+from bmn.kernels.decks import counts_text
 from bmn.kernels.ranks import arrangements
-from bmn.records.store import Run
+from bmn.records.settings import ranks, run_counts
+from bmn.records.store import Run, StoreDamaged
+from bmn.records.store.checked import damaged
+
+if TYPE_CHECKING:
+    from bmn.records.store import Store
 
 ENUMERATIONS = ("every", "every-cuda")  # the kinds of run that visit ranks in order
 Span = tuple[int, int]  # ranks first to end - 1
@@ -30,10 +44,11 @@ class Coverage:
     objective: str
     total: int  # the deck's number of deals
     runs: list[int] = field(default_factory=list)
-    done: list[Span] = field(default_factory=list)  # by finished runs, merged
+    done: list[Span] = field(default_factory=list)  # by any run, merged
     unfinished: list[tuple[int, Span]] = field(default_factory=list)  # (run, its range)
-    missing: list[Span] = field(default_factory=list)  # by no finished run
-    overlap: list[Span] = field(default_factory=list)  # by two finished runs or more
+    missing: list[Span] = field(default_factory=list)  # by no run
+    overlap: list[Span] = field(default_factory=list)  # by two runs or more
+    unfinished_done: dict[int, int] = field(default_factory=dict)  # run: deals it has visited
 
     @property
     def done_deals(self) -> int:
@@ -47,6 +62,7 @@ class Coverage:
             **spans,
             "hand_sizes": list(self.hand_sizes),
             "unfinished": unfinished,
+            "unfinished_done": {str(run): n for run, n in self.unfinished_done.items()},
             "done_deals": self.done_deals,
         }
 
@@ -54,32 +70,76 @@ class Coverage:
 _SPANS = ("done", "missing", "overlap")
 
 
-def coverage(runs: Iterable[Run]) -> list[Coverage]:
-    """The coverage of each group of enumerations among `runs`, in the order first started."""
+def coverage(store: Store) -> list[Coverage]:
+    """The coverage of each group of enumerations in `store`, in the order first started;
+    StoreDamaged for a run whose deck, ranks or checkpoints cannot be believed."""
     groups: dict[tuple, Coverage] = {}
-    finished: dict[tuple, list[Span]] = {}
-    for run in runs:
+    visited: dict[tuple, list[Span]] = {}
+    for run in store.runs():
         if run.kind not in ENUMERATIONS:
             continue
-        counts = parse_counts(str(run.params.get("deck")))
+        counts, span = _range(store, run)
         sizes = tuple(run.params.get("hand_sizes") or ())
-        key = (run.params.get("deck"), sizes, run.rules, run.objective)
+        key = (counts_text(counts), sizes, run.rules, run.objective)
         total = arrangements(counts)
-        group = groups.setdefault(key, Coverage(key[0], sizes, run.rules, run.objective, total))
+        group = groups.setdefault(key, Coverage(*key, total))
         group.runs.append(run.id)
-        first = int(run.params.get("from_rank") or 0)
-        end = run.params.get("to_rank")
-        span = (first, total if end is None else int(end))
         if run.status == "finished":
-            finished.setdefault(key, []).append(span)
-        else:
-            group.unfinished.append((run.id, span))
+            visited.setdefault(key, []).append(span)
+            continue
+        parts = _streams_done(store, run, span)
+        visited.setdefault(key, []).extend(parts)
+        group.unfinished.append((run.id, span))
+        group.unfinished_done[run.id] = sum(end - first for first, end in parts)
     for key, group in groups.items():
-        spans = finished.get(key, [])
+        spans = visited.get(key, [])
         group.done = union(spans)
         group.missing = gaps(group.done, group.total)
         group.overlap = overlaps(spans)
     return list(groups.values())
+
+
+def _range(store: Store, run: Run) -> tuple[tuple[int, ...], Span]:
+    """An enumeration's deck and ranks, read back and checked (StoreDamaged otherwise)."""
+    try:
+        counts = run_counts(run)
+        if counts is None:
+            raise ValueError("it enumerates no deck (its deck is 'mixed')")
+        return counts, ranks(run) or (0, arrangements(counts))
+    except ValueError as err:
+        raise _damaged(store, f"table runs, row {run.id}, column params", str(err)) from None
+
+
+def _streams_done(store: Store, run: Run, span: Span) -> list[Span]:
+    """The ranks an unfinished enumeration's streams have visited, by their checkpoints:
+    each stream's next rank, less the ranks it counts as visited, is where its share began."""
+    workers = run.params.get("workers")
+    out = []
+    for worker, (state, games, _) in store.load_checkpoints(run.id).items():
+        if not isinstance(workers, int) or worker >= workers:
+            continue  # the run's totals, kept as a worker past its streams
+        where = f"table checkpoints, row of run {run.id}, worker {worker}, column state"
+        try:
+            saved = json.loads(bytes(state))
+            at = saved["next"]
+        except (ValueError, TypeError, KeyError, RecursionError):
+            raise _damaged(store, where, "holds no stream's next rank") from None
+        if (
+            not isinstance(at, int)
+            or isinstance(at, bool)
+            or not span[0] <= at - games <= at <= span[1]
+        ):
+            raise _damaged(
+                store, where, f"says its stream visited {games:,} ranks up to {at!r}, outside"
+                f" its run's {span[0]:,} to {span[1] - 1:,}",
+            )  # fmt: skip
+        if games:
+            out.append((at - games, at))
+    return out
+
+
+def _damaged(store: Store, where: str, what: str) -> StoreDamaged:
+    return damaged(store.path, where, what)
 
 
 def union(spans: Sequence[Span]) -> list[Span]:

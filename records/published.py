@@ -52,7 +52,8 @@ class PublishedGame:
 
 @dataclass(frozen=True)
 class Replayed:
-    """A published game beside what the reference engine gives for it."""
+    """A published game beside what the reference engine gives for it, and whether it plays
+    as published (`matches`: the one verifier's verdict, kernels/claims.py)."""
 
     name: str
     year: int
@@ -65,17 +66,23 @@ class Replayed:
     replayed_tricks: int
     rules: str = DEFAULT_RULES  # the rule set replayed under
     published_rules: str = DEFAULT_RULES  # the rule set the game's row claims its figures under
+    matches: bool | None = None  # None: judged when made, from the figures above
+    differs: str = ""  # how it differs, in the verifier's words ('' when it matches)
 
-    @property
-    def matches(self) -> bool:
-        return (self.status, self.cards, self.tricks) == (
-            self.replayed_status,
-            self.replayed_cards,
-            self.replayed_tricks,
-        )
+    def __post_init__(self) -> None:
+        if self.matches is None:  # made from figures alone: the verifier judges them
+            from bmn.kernels.claims import Claim, Stated, judge
+            from bmn.kernels.reference import Result
+
+            said = Stated(self.cards, self.tricks, self.status)
+            claim = Claim.of(self.deal, said, self.rules)
+            replayed = Result(self.replayed_status, self.replayed_cards, self.replayed_tricks, None)
+            verdict = judge(claim, replayed)
+            object.__setattr__(self, "matches", verdict.agrees)  # frozen: set once, here
+            object.__setattr__(self, "differs", verdict.words("published"))
 
     def as_dict(self) -> dict:
-        return {**asdict(self), "matches": self.matches}
+        return asdict(self)
 
 
 def published_games(players: int = 2) -> list[PublishedGame]:
@@ -131,12 +138,17 @@ def replay_published(players: int = 2, rules: str | None = None) -> list[Replaye
 
 @cache
 def _replayed(players: int, rules: str | None) -> tuple[Replayed, ...]:
-    from bmn.kernels.reference import play
+    from bmn.kernels.claims import REFERENCE, Claim, Stated, verify
 
+    games = published_games(players)
+    claims = [
+        Claim.of(parse_deal(list(g.hands)), Stated(g.cards, g.tricks, g.status), rules or g.rules)
+        for g in games
+    ]
     rows = []
-    for game in published_games(players):
-        played = rules or game.rules
-        result = play(parse_deal(list(game.hands)), rules=played)
+    for game, verdict in zip(games, verify(claims, REFERENCE), strict=True):
+        result = verdict.result
+        assert result is not None  # a row's rule set plays its seats (read_published)
         rows.append(
             Replayed(
                 game.name,
@@ -148,8 +160,10 @@ def _replayed(players: int, rules: str | None) -> tuple[Replayed, ...]:
                 result.status,
                 result.cards,
                 result.tricks,
-                played,
+                verdict.claim.rules,
                 game.rules,
+                verdict.agrees,
+                verdict.words("published"),
             )
         )
     return tuple(rows)

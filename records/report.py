@@ -366,13 +366,16 @@ def show_dict(
     finds: Sequence[FindRow] | None,
     store: str | None = None,
     rules: str = DEFAULT_RULES,
+    run_rules: Mapping[int, str] | None = None,
 ) -> dict[str, Any]:
-    """One deal: the result replayed under `rules`, every time it was found, whether they
-    agree, the published game it is (any table of its seat count: a loop too), its rank among
-    the published records of its seat count (bmn's own table for 3 and 4 seats), for a finished
-    deal of the standard deck dealt evenly, replayed as bmn's rules play it (every table's
-    figures are bmn's), and that deal's numbers (deal_numbers). `finds` None: there is no
-    store; "store" is then None, else the store's path."""
+    """One deal: the result replayed under `rules`, every time it was found, each find held
+    by the one verifier against its replay under the rule set its own run played (`run_rules`:
+    run number to rule set; bmn's where a run is not named), the published game it is (any
+    table of its seat count: a loop too), its rank among the published records of its seat
+    count (bmn's own table for 3 and 4 seats), for a finished deal of the standard deck dealt
+    evenly, replayed as bmn's rules play it (every table's figures are bmn's), and that deal's
+    numbers (deal_numbers). `finds` None: there is no store; "store" is then None, else the
+    store's path."""
     from bmn.kernels.deal import parse_deal
     from bmn.kernels.decks import is_standard
     from bmn.kernels.rules.sets import rule_set
@@ -383,17 +386,41 @@ def show_dict(
     ranked = rule_set(rules).plays_as(len(hands)) == DEFAULT_RULES
     if result["status"] == "finished" and standard and ranked:
         rank = rank_among(deal, result["cards"], published_ranking(len(hands))).as_dict()
+    judged = finds_judged(hands, finds or (), run_rules or {})
     return {
         "deal": deal,
         "result": result,
         "rules": rules,
-        "finds": [row.as_dict() for row in finds or ()],
-        "matches": all(agrees(row, result) for row in finds or ()),
+        "finds": judged,
+        "matches": all(find["agrees"] for find in judged),
         "published": published_as(deal, len(hands)),
         "published_rank": rank,
         "numbers": deal_numbers(hands) if standard else None,
         "store": None if finds is None else store,
     }
+
+
+def finds_judged(
+    hands: Sequence[Sequence[int]], finds: Sequence[FindRow], run_rules: Mapping[int, str]
+) -> list[dict[str, Any]]:
+    """Each find of one deal as a dict, with the rule set its run played ('rules'), whether
+    it plays as stored under that rule set ('agrees', by the reference engine) and how it
+    differs ('differs', the verifier's words: '' when it agrees)."""
+    from bmn.kernels.claims import REFERENCE, Claim, Stated, verify
+    from bmn.kernels.rules.sets import names
+
+    def ruled(run: int) -> str:
+        name = run_rules.get(run, DEFAULT_RULES)
+        return name if name in names() else DEFAULT_RULES  # a name this bmn does not know
+
+    claims = [
+        Claim.of(hands, Stated(row.cards, row.tricks, row.status), ruled(row.run)) for row in finds
+    ]
+    out = []
+    for row, verdict in zip(finds, verify(claims, REFERENCE), strict=True):
+        said = {"rules": verdict.claim.rules, "agrees": verdict.agrees}
+        out.append(row.as_dict() | said | {"differs": verdict.words("stored")})
+    return out
 
 
 def published_as(deal: str, players: int) -> dict[str, Any] | None:
@@ -416,11 +443,3 @@ def deal_numbers(hands: Sequence[Sequence[int]]) -> dict[str, str | None]:
     cards = [v for hand in hands for v in hand]
     camicia = str(rank_in("camicia", cards)) if len(hands) == 2 else None
     return {"bmn": str(rank_in("bmn", cards)), "camicia": camicia}
-
-
-def agrees(row: FindRow, result: dict[str, Any]) -> bool:
-    return (row.status, row.cards, row.tricks) == (
-        result["status"],
-        result["cards"],
-        result["tricks"],
-    )

@@ -4,8 +4,9 @@
 (or loaded from the cache) before the clock starts. Two seats time the two-seat kernel's total
 (kernels/cpu/two.py, or its copy for a rule set: every rule set through the same loop); three
 and four seats the N-seat kernel's batch scorer (kernels/cpu/nseat.py), the kernel
-kernels/score.py registers for them. `selfcheck` scores random deals with the kernel and with
-the reference engine and stops at the first difference.
+kernels/score.py registers for them. `selfcheck` plays random deals with the kernel and with
+the reference engine, through the one verifier (kernels/claims.py), and stops at the first
+difference.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from dataclasses import asdict, dataclass
 import numba
 import numpy as np
 
-from bmn.kernels import reference
+from bmn.kernels.claims import BOTH, Claim, verify
 from bmn.kernels.config import FAST_CAP
 from bmn.kernels.deal import decode
 from bmn.kernels.dealer import random_deals
@@ -25,7 +26,7 @@ from bmn.kernels.decks import STANDARD_DECK, even_sizes
 from bmn.kernels.results import Scores
 from bmn.kernels.rng import seed_state
 from bmn.kernels.rules.sets import RuleSet, rule_set
-from bmn.kernels.score import kernel_for, numba_threads, score
+from bmn.kernels.score import kernel_for, numba_threads
 
 DEFAULT_SEED = 20_240_601
 
@@ -120,9 +121,10 @@ def selfcheck(
     players: int = 2,
     rules: str | RuleSet | None = None,
 ) -> Disagreement | None:
-    """Score random standard deals of `players` seats with the kernel registered for them
+    """Play random standard deals of `players` seats with the kernel registered for them
     (kernels/score.py) and with the reference engine, under `rules` (a rule set's name or
-    RuleSet; None: the default); the first difference.
+    RuleSet; None: the default), each a claim the one verifier plays with both engines
+    (kernels/claims.py); the first on which they differ.
 
     `progress(k)` is called after each k deals checked.
     """
@@ -132,13 +134,17 @@ def selfcheck(
     while done < deals:
         n = min(chunk, deals - done)
         batch, sizes = random_deals(n, state, players)
-        scores = score(batch, sizes, rules=chosen)
-        for i in range(n):
-            deal = decode(batch[i], sizes[i])
-            want = reference.play(deal, rules=chosen).as_dict()
-            got = scores.as_dict(i)
-            if got != want:
-                return Disagreement(done + i, deal, got, want)
+        claims = [
+            Claim(
+                batch[i, : sizes[i].sum()].tobytes(), tuple(map(int, sizes[i])), rules=chosen.name
+            )
+            for i in range(n)
+        ]
+        for i, verdict in enumerate(verify(claims, BOTH)):
+            if verdict.engines is not None:
+                kernel, slow = verdict.engines
+                deal = decode(batch[i], sizes[i])
+                return Disagreement(done + i, deal, kernel.as_dict(), slow.as_dict())
         done += n
         if progress is not None:
             progress(n)

@@ -187,7 +187,7 @@ class _Reader:
                 if not tokens:
                     raise DealError(f"no deal number in {shorten(text)!r}")
                 return self._row(number, where, tokens[0], _stated_from(tokens[1:]))
-            deal_text, fields = peel(text)
+            deal_text, fields = peel(text, self.notation in ("halves", "alternate"))
             try:
                 return self._row(number, where, deal_text, _stated_from(fields))
             except DealError as err:
@@ -356,9 +356,10 @@ class _Reader:
         return tuple(hands)
 
 
-def peel(text: str) -> tuple[str, list[str]]:
+def peel(text: str, one_run: bool = False) -> tuple[str, list[str]]:
     """A line cut into its deal and the fields after it: numbers that are not cards
-    (kernels/deal.py: number_after) and status words, in order."""
+    (kernels/deal.py: number_after; `one_run`, a deal written as one run of cards, as notation
+    halves and alternate read it) and status words, in order."""
     body = text.strip(SEPARATORS)
     spans = [(m.start(), m.group()) for m in _TOKEN.finditer(body)]
     first = len(spans)  # the run of numbers and words at the end of the line
@@ -367,7 +368,7 @@ def peel(text: str) -> tuple[str, list[str]]:
     for i in range(first, len(spans)):
         start, token = spans[i]
         before = body[:start]
-        if _is_status(token) or number_after((before + token).split("/")):
+        if _is_status(token) or number_after((before + token).split("/"), one_run=one_run):
             return before.rstrip(SEPARATORS), [t for _, t in spans[i:]]
     return body, []
 

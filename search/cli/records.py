@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 
 import click
 from click.core import ParameterSource
@@ -11,6 +11,7 @@ from click.core import ParameterSource
 from bmn.kernels.deal import format_deal
 from bmn.kernels.rules.sets import RuleSet
 from bmn.kernels.rules.sets import names as rule_names
+from bmn.records.store import IMPORT_KIND
 from bmn.search.cli.deals import (
     ANY_DECK_OPTION,
     HANDS_ARGUMENT,
@@ -179,11 +180,14 @@ def records_plot(run_ids: tuple[int, ...], output: str, players: int | None, sto
     record games (labelled dashed lines); runs searching for tricks get a panel of their
     own, against the published games' tricks. Runs of 3 or 4 players are drawn against
     bmn's own table for that many seats (`records published --players 3`). One plot holds
-    one seat count: where the runs have several, the one most of them have is drawn, and a
-    line on stderr says so and names the --players of the others. The legend names each
-    run's strategy and objective (and players, past two). Loop hunts have no length
-    to draw (`bmn records loops` lists their cycles): when nothing is left to draw, one
-    line on stderr says so and no file is written. Prints the file name.
+    the runs whose finds compare, of one seat count, deck and rule set: where the runs have
+    several, the one most of them have is drawn, and a line on stderr names the runs of each
+    other and the command that draws them. Only the standard deck under bmn's rules is drawn
+    against the published games (the title names another deck or rule set). The legend names
+    each run's strategy and objective (and players, past two). Loop hunts have no length to
+    draw (`bmn records loops` lists their cycles), and imports no progress (another
+    program's finds: `bmn records top` lists them): when nothing is left to draw, one line
+    on stderr says so and no file is written. Prints the file name.
 
     \b
     Examples:
@@ -191,7 +195,9 @@ def records_plot(run_ids: tuple[int, ...], output: str, players: int | None, sto
       bmn records plot 3 4 -o progress.svg --store runs.sqlite
       bmn records plot --players 3 -o three.png
     """
+    from bmn.kernels.rules.sets import DEFAULT
     from bmn.records.published import published_games
+    from bmn.records.report import STANDARD_LABEL
     from bmn.search.output.plots import plot_records, store_progress
 
     check_figure(output)
@@ -203,41 +209,65 @@ def records_plot(run_ids: tuple[int, ...], output: str, players: int | None, sto
                 f"no run {', '.join(map(str, missing))} in {store}", param_hint="RUN"
             )
         series = store_progress(db, run_ids, players)
+        imports = [run.id for run in db.runs() if run.kind == IMPORT_KIND]
     if not any(len(s.values) for s in series):
-        click.echo(f"nothing to plot: {nothing_drawn(series, run_ids, store, players)}", err=True)
+        why = nothing_drawn(series, run_ids, store, players, imports)
+        click.echo(f"nothing to plot: {why}", err=True)
         return
-    series, note = one_seat_count(series, store)
-    if note is not None:
+    series, notes = one_table(series, store)
+    for note in notes:
         click.echo(note, err=True)
-    published = [
-        (g.name, g.cards, g.tricks)
-        for seats in sorted({s.seats for s in series if len(s.values)})
-        for g in published_games(seats)
-        if g.status == "finished"
-    ]
-    write_figure(plot_records, series, published, output)
+    seats, deck, rules = next(s.table for s in series if len(s.values))
+    published, of = [], f"{deck}, {rules}'s rules: no published games to draw against"
+    if deck == STANDARD_LABEL and rules == DEFAULT:  # the published games' own
+        games = published_games(seats)
+        published = [(g.name, g.cards, g.tricks) for g in games if g.status == "finished"]
+        of = ""
+    write_figure(plot_records, series, published, output, of)
     click.echo(output)
 
 
-def one_seat_count(series: list, store: str) -> tuple[list, str | None]:
-    """The runs of one seat count, with the line that says so where the store has several:
-    games of 2 and of 3 seats are no yardstick for each other, and each is drawn against its
-    own published table. The count most runs with finds have (the fewest seats on a tie)."""
+def one_table(series: list, store: str) -> tuple[list, list[str]]:
+    """The runs whose finds compare with one another (one seat count, deck and rule set), with
+    a line for each other such group the runs hold, naming its runs and the command that draws
+    them: games of 2 and of 3 seats, or of two decks, are no yardstick for each other, and
+    only the standard deck under bmn's rules is drawn against the published games. The group
+    most runs with finds have (the fewest seats, then the standard deck and bmn's rules, on a
+    tie)."""
     from collections import Counter
 
     from bmn.search.runs.said import store_option
 
-    counts = Counter(s.seats for s in series if len(s.values))
+    counts = Counter(s.table for s in series if len(s.values))
     if len(counts) < 2:
-        return series, None
-    seats = max(sorted(counts), key=counts.__getitem__)
-    others = sorted(set(counts) - {seats})
-    note = (
-        f"runs of {_listed(sorted(counts))} players: drawing the {seats}-player ones only, one"
-        f" seat count to a plot; for the {_listed(others)}-player runs:"
-        f" bmn records plot --players {others[0]}{store_option(store)}"
+        return series, []
+    chosen = max(sorted(counts, key=_table_order), key=counts.__getitem__)
+    notes = []
+    for table in sorted(set(counts) - {chosen}, key=_table_order):
+        runs = [s.run for s in series if s.table == table and len(s.values)]
+        named = " ".join(map(str, runs))
+        notes.append(
+            f"not drawn, the runs of {_table_words(table)}:"
+            f" bmn records plot {named}{store_option(store)}"
+        )
+    drawing = (
+        f"drawing the runs of {_table_words(chosen)}: one seat count, deck and rule set a plot"
     )
-    return [s for s in series if s.seats == seats], note
+    return [s for s in series if s.table == chosen], [drawing, *notes]
+
+
+def _table_order(table: tuple[int, str, str]) -> tuple:
+    from bmn.kernels.rules.sets import DEFAULT
+    from bmn.records.report import STANDARD_LABEL
+
+    seats, deck, rules = table
+    return seats, deck != STANDARD_LABEL, rules != DEFAULT, deck, rules
+
+
+def _table_words(table: tuple[int, str, str]) -> str:
+    """'2 players, standard deck, bmn's rules'."""
+    seats, deck, rules = table
+    return f"{seats} players, {deck}, {rules}'s rules"
 
 
 def _listed(numbers: list[int]) -> str:
@@ -247,9 +277,13 @@ def _listed(numbers: list[int]) -> str:
 
 
 def nothing_drawn(
-    series: list, run_ids: tuple[int, ...], store: str, players: int | None = None
+    series: list,
+    run_ids: tuple[int, ...],
+    store: str,
+    players: int | None = None,
+    imports: Collection[int] = (),
 ) -> str:
-    """Why `records plot` has nothing to draw."""
+    """Why `records plot` has nothing to draw (`imports`: the store's import runs)."""
     named = f"run {', '.join(map(str, run_ids))}"
     loops = f"list a loop hunt's cycles with: bmn records loops --store {store}"
     if series:
@@ -257,8 +291,13 @@ def nothing_drawn(
     if players is not None:
         which = f"{named} {'is' if len(run_ids) == 1 else 'are'} not" if run_ids else "no runs"
         return f"{which} of {players} players searching cards or tricks in the store"
+    if run_ids and set(run_ids) <= set(imports):
+        return (
+            f"{named} imported another program's finds, which have no search progress to draw;"
+            f" list them with: bmn records top --store {store}"
+        )
     if not run_ids:
-        return f"the store has no runs of cards or tricks yet ({loops})"
+        return f"the store has no searches of cards or tricks yet ({loops})"
     return f"{named} hunted loops, which have no length to draw; {loops}"
 
 
@@ -418,8 +457,10 @@ def show(hands: tuple[str, ...], store: str, rules: RuleSet, as_json: bool) -> N
     exists but cannot be used is an error (exit 1).
 
     --rules replays the deal under a rule set (docs/rules.md), named on a line of its own when
-    it is not bmn's; each find is held against that replay. The published tables are bmn's
-    rules, so a deal replayed otherwise is not ranked among them.
+    it is not bmn's. Each find is held against its replay under the rule set its own run
+    played (named beside it when it is not bmn's), whatever --rules says: an import of
+    N1k06's figures agrees under n1k06's rules. The published tables are bmn's rules, so a
+    deal replayed otherwise is not ranked among them.
 
     \b
     Examples:
@@ -433,12 +474,13 @@ def show(hands: tuple[str, ...], store: str, rules: RuleSet, as_json: bool) -> N
 
     deal = read_deal(hands)
     check_seats(rules, len(deal))
-    finds = None
+    finds, run_rules = None, {}
     if store_exists(store):
         with open_store(store) as db:
             finds = db.finds_for(format_deal(deal))
+            run_rules = {run: db.get_run(run).rules for run in {find.run for find in finds}}
     result = play_deal(deal, rules=rules)
-    shown = show_dict(format_deal(deal), result.as_dict(), finds, store, rules.name)
+    shown = show_dict(format_deal(deal), result.as_dict(), finds, store, rules.name, run_rules)
     if as_json:
         click.echo(json.dumps(shown))
         return
@@ -672,7 +714,7 @@ def import_(
     """
     from bmn.records.imported import ImportRefused, import_table
     from bmn.search.cli.kernel import rules_words
-    from bmn.search.output.progress import compiling_said, file_progress
+    from bmn.search.output.progress import file_progress
 
     say = lambda line: click.echo(line, err=True)  # noqa: E731
     try:
@@ -704,8 +746,10 @@ def coverage(store: str, as_json: bool) -> None:
 
     For an enumeration split by hand (`bmn search --strategy every --from-rank R --to-rank S`
     on each machine, the stores then merged with `records merge`): one block per deck, hand
-    sizes, rule set and objective, with the ranks finished runs visited, those no finished run
-    visited, those two runs both visited, and the unfinished runs (resume them to finish).
+    sizes, rule set and objective, with the ranks the runs visited, those no run visited,
+    those two runs both visited, and the unfinished runs (resume them to finish): what an
+    unfinished run's streams visited, by their checkpoints, counts as done. Ranks the store
+    holds that are not whole numbers or run past the deck make the store damaged (exit 1).
 
     \b
     Examples:
@@ -715,7 +759,7 @@ def coverage(store: str, as_json: bool) -> None:
     from bmn.records.coverage import coverage as covered
 
     with open_store(store) as db:
-        groups = covered(db.runs())
+        groups = covered(db)
     if as_json:
         echo(json.dumps([group.as_dict() for group in groups], indent=2))
     else:

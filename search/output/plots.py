@@ -299,16 +299,28 @@ class RunSeries:
     seconds: float | None = None  # the run's running time: its line goes on flat to there
     seats: int = 2  # the table it is drawn against: that many seats' published games
     host: str | None = None  # the machine it ran on (None: not kept, a run before schema 7)
+    deck: str = "standard deck"  # records.report.run_deck's words
+    rules: str = "bmn"  # the rule set it plays, as records.report.run_rules names it
+    run: int = 0  # its number in the store
+
+    @property
+    def table(self) -> tuple[int, str, str]:
+        """What its finds compare with: its seats, deck and rule set."""
+        return self.seats, self.deck, self.rules
 
 
 def plot_records(
-    runs: Sequence[RunSeries], published: Sequence[tuple[str, int, int]], path: str | Path
+    runs: Sequence[RunSeries],
+    published: Sequence[tuple[str, int, int]],
+    path: str | Path,
+    of: str = "",
 ) -> None:
     """Best found so far against elapsed time, one step line per run; the published record
     games (name, cards, tricks) as labelled dashed lines. Runs for cards and runs for tricks
     each get a panel of their own, one above the other, sharing the time axis. When the runs
     drawn ran on more than one host (a merged store), each run's label names its host, and
-    each host has a line style of its own (HOST_STYLES)."""
+    each host has a line style of its own (HOST_STYLES). `of` names the deck and rule set in
+    the title when they are not the published games' own (no published lines are drawn)."""
     figure_format(path)
     hosts = list(dict.fromkeys(run.host for run in runs if len(run.values)))
     styles = {host: HOST_STYLES[i % len(HOST_STYLES)] for i, host in enumerate(hosts)}
@@ -339,7 +351,8 @@ def plot_records(
         if log_x:
             ax.set_xscale("log")
     axes[-1, 0].set_xlabel("elapsed seconds")
-    axes[0, 0].set_title("Search progress: best game found so far (published records dashed)")
+    against = f" ({of})" if of else " (published records dashed)"
+    axes[0, 0].set_title(f"Search progress: best game found so far{against}")
     fig.tight_layout()
     for ax, unit in zip(axes[:, 0], panels, strict=True):  # label positions need final sizes
         records = [
@@ -395,19 +408,37 @@ def _label_records(fig, ax, records: Sequence[tuple[str, int]]) -> None:
 
 def store_progress(store, run_ids: Sequence[int] = (), seats: int | None = None) -> list[RunSeries]:
     """Finished finds of the given runs (all when none; of `seats` seats only, if given), for
-    `plot_records`: cards for a cards run, tricks for a tricks run. Loop hunts are left out:
-    a loop's count is where the repeat was seen, not a game length."""
+    `plot_records`: cards for a cards run, tricks for a tricks run. Loop hunts are left out
+    (a loop's count is where the repeat was seen, not a game length), and so are imports (a
+    table of another program's finds: no search, no progress to draw)."""
+    from bmn.records.report import run_deck, run_rules
+    from bmn.records.store import IMPORT_KIND
+
     runs = [store.get_run(i) for i in run_ids] if run_ids else store.runs()
     series = []
     for run in runs:
         if run.objective not in ("cards", "tricks") or seats not in (None, run.seats):
+            continue
+        if run.kind == IMPORT_KIND:
             continue
         # The best of each commit is all a best-so-far line needs (a run may hold millions).
         bests = store.run_bests(run.id, run.objective, status="finished")
         players = "" if run.seats == 2 else f", {run.seats} players"
         label = f"run {run.id} ({run.found_by}, {run.objective}{players})"
         elapsed, values = [e for e, _ in bests], [b for _, b in bests]
+        ruled = run_rules(run)
         series.append(
-            RunSeries(label, run.objective, elapsed, values, run.seconds, run.seats, run.host)
+            RunSeries(
+                label,
+                run.objective,
+                elapsed,
+                values,
+                run.seconds,
+                run.seats,
+                run.host,
+                run_deck(run),
+                ruled,
+                run.id,
+            )  # fmt: skip
         )
     return series

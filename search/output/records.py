@@ -353,8 +353,7 @@ def _none_to_rank(players: int, left_out: LeftOut | None, store: str | None = No
 def show_text(shown: dict[str, Any], summary: str, store: str, ruled: str | None = None) -> str:
     """`bmn records show`: the replayed result (after `ruled`, the line naming a rule set
     other than bmn's), the published game it is, every time the deal was found, its rank."""
-    from bmn.records.report import Rank, agrees, published_ranking
-    from bmn.records.store import FindRow
+    from bmn.records.report import Rank, published_ranking
 
     lines = [f"deal: {shown['deal']}", *([ruled] if ruled else []), f"replayed: {summary}"]
     if (game := shown.get("published")) is not None:
@@ -367,11 +366,12 @@ def show_text(shown: dict[str, Any], summary: str, store: str, ruled: str | None
     else:
         lines.append(f"found {len(finds)} time{'s' if len(finds) > 1 else ''}:")
         for row in finds:
-            differs = "" if agrees(FindRow(**row), shown["result"]) else "  <-- differs from replay"
+            ruled = "" if row["rules"] == DEFAULT_RULES else f" under {row['rules']}'s rules"
+            differs = "" if row["agrees"] else f"  <-- differs: {row['differs']}"
             lines.append(
                 f"  run {row['run']} ({row['strategy']}) at {short_time(row['found_at'])} UTC,"
                 f" {format_duration(row['elapsed'])} into the run: stored {row['cards']:,} cards,"
-                f" {row['tricks']:,} tricks{differs}"
+                f" {row['tricks']:,} tricks{ruled}{differs}"
             )
     rank = shown["published_rank"]
     if rank is not None:
@@ -448,7 +448,11 @@ def coverage_text(groups: Sequence[Coverage]) -> str:
             f"  missing:  {_spans(g.missing)}",
             f"  overlap:  {_spans(g.overlap)}",
         ]
-        lines += [f"  unfinished: run {run}, ranks {_spans([span])}" for run, span in g.unfinished]
+        lines += [
+            f"  unfinished: run {run}, ranks {_spans([span])}"
+            f" ({g.unfinished_done[run]:,} of them visited)"
+            for run, span in g.unfinished
+        ]
         blocks.append("\n".join(lines))
     return "\n\n".join(blocks)
 

@@ -329,8 +329,9 @@ def read_rules(name: str, deal: Deal) -> RuleSet:
 def replay(store: Store | None, deal_text: str, rules_name: str = DEFAULT) -> Replay:
     """Replay `deal_text` (read_deal's; DealError otherwise) under a rule set (read_rules'),
     within the page's bounds (REPLAY_CARDS, TRICKS_SHOWN, PICTURE_CARDS), each one it reaches
-    said in `bounds`. It is ranked against the published games, and set beside the store's
-    finds, only where it plays as bmn's rules do: theirs are bmn's figures."""
+    said in `bounds`. It is ranked against the published games only where it plays as bmn's
+    rules do (theirs are bmn's figures); each of the store's finds is judged under the rule set
+    its own run played."""
     from bmn.kernels.reference import play
     from bmn.records.report import deal_numbers
     from bmn.search.output.records import numbers_line
@@ -360,7 +361,7 @@ def replay(store: Store | None, deal_text: str, rules_name: str = DEFAULT) -> Re
         rank=rank,
         rank_note=note,
         numbers=numbers_line(deal_numbers(deal), seats) if is_standard(deal) else None,
-        finds=found_table(finds, result if as_bmn else None, runs),
+        finds=found_table(deal, finds, runs),
         tricks=linked(trace_table((result.trace or ())[:TRICKS_SHOWN], seats)),
         picture=picture_url(text, rules.name) if _pictured(deal) else None,
         bounds=_bounds(deal, result),
@@ -392,30 +393,25 @@ def _bounds(deal: Sequence[Sequence[int]], result: Any) -> dict[str, str]:
     return notes
 
 
-def found_table(
-    finds: Sequence[FindRow], result: object | None, runs: Mapping[int, Run]
-) -> LinkedTable | str:
-    """Every time the store found the deal, with what it stored beside the replay (None: a
-    replay under other rules than bmn's, which the store's figures are not compared with), and
-    where the run that found it ran (`runs`: each find's run, by number)."""
+def found_table(deal: Deal, finds: Sequence[FindRow], runs: Mapping[int, Run]) -> LinkedTable | str:
+    """Every time the store found the deal, with what it stored, each held by the one verifier
+    against its replay under the rule set its own run played (named in its column: a find is
+    judged by its own rules, whichever the page replays under), and where that run ran (`runs`:
+    each find's run, by number)."""
+    from bmn.records.report import finds_judged
 
     if not finds:
         return "not in the store"
     head = ["run", "strategy", "ran on", "found (UTC)", "into the run", "cards", "tricks"]
-    head += ["status", ""]
+    head += ["status", "rules", "replayed"]
+    judged = finds_judged(deal, finds, {run: r.rules for run, r in runs.items()})
     rows = [
         [f.run, f.strategy, ran_on(runs[f.run]), short_time(f.found_at)]
-        + [format_duration(f.elapsed), f.cards, f.tricks, f.status]
-        + ["" if _agrees(f, result) else "differs"]
-        for f in finds
+        + [format_duration(f.elapsed), f.cards, f.tricks, f.status, said["rules"]]
+        + ["agrees" if said["agrees"] else f"differs: {said['differs']}"]
+        for f, said in zip(finds, judged, strict=True)
     ]
-    return linked(Table(head, rows, left=(1, 2, 3, 7, 8)), {"run": run_url})
-
-
-def _agrees(find: FindRow, result: Any) -> bool:
-    from bmn.records.report import agrees
-
-    return result is None or agrees(find, result.as_dict())
+    return linked(Table(head, rows, left=(1, 2, 3, 7, 8, 9)), {"run": run_url})
 
 
 def trajectory_png(deal_text: str, rules_name: str = DEFAULT) -> bytes:

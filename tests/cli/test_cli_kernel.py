@@ -4,7 +4,7 @@ import json
 
 import samples
 
-from bmn.kernels.cpu import benchmark
+from bmn.kernels import reference
 from bmn.kernels.deal import parse_deal
 from bmn.kernels.reference import Result, play
 
@@ -102,7 +102,7 @@ def test_selfcheck_reports_a_disagreement(bmn, monkeypatch):
         right = play(deal, rules=rules)
         return Result(right.status, right.cards + 1, right.tricks, right.winner)
 
-    monkeypatch.setattr(benchmark.reference, "play", wrong)
+    monkeypatch.setattr(reference, "play", wrong)  # what the verifier plays: kernels/claims.py
     result = bmn("selfcheck", "--deals", "50")
     assert result.exit_code == 1
     lines = result.stdout.splitlines()

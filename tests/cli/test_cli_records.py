@@ -112,7 +112,7 @@ def test_show_flags_a_stored_result_that_differs(ok, store):
     shown = json.loads(ok("show", FAKE, "--json", "--store", store))
     assert shown["matches"] is False
     assert shown["result"]["cards"] == play(parse_deal(FAKE)).cards != 7000
-    assert "differs from replay" in ok("show", FAKE, "--store", store)
+    assert "<-- differs: stored 7,000 cards, replayed" in ok("show", FAKE, "--store", store)
 
 
 def test_show_deal_not_in_store_and_loop(ok, store):

@@ -134,8 +134,6 @@ def test_a_bad_row_names_its_line_after_the_rows_before_it():
         rows(["rank,cards", "12,3"])
 
 
-
-
 # Every deal bmn writes (record notation), then a separator and a number: read back as the same
 # deal with that number as its stated cards, and refused as a deal wherever a deal is given.
 HANDS = st.lists(st.text(alphabet="-JQKA", min_size=1, max_size=30), min_size=2, max_size=4)

@@ -369,14 +369,18 @@ def test_records_plot_draws_one_seat_count_and_says_so(bmn, mixed_store, tmp_pat
         run = store.create_run("walk", "cards", 9, {"players": 3}, seats=3)
         store.add_finds(run, [Find(deals[3][0], 3, 1, elapsed=2.0)])
     drawn = []
-    monkeypatch.setattr(plots, "plot_records", lambda series, published, out: drawn.append(series))
+    monkeypatch.setattr(plots, "plot_records", lambda series, *_: drawn.append(series))
     result = bmn("records", "plot", "--store", path, "-o", tmp_path / "p.png")
     assert result.exit_code == 0, result.output
     assert [s.seats for s in drawn[0]] == [3, 3]
-    assert result.stderr.strip() == (
-        "runs of 2, 3 and 4 players: drawing the 3-player ones only, one seat count to a plot;"
-        f" for the 2 and 4-player runs: bmn records plot --players 2 --store {path}"
-    )
+    assert result.stderr.splitlines() == [
+        "drawing the runs of 3 players, standard deck, bmn's rules: one seat count, deck and"
+        " rule set a plot",
+        f"not drawn, the runs of 2 players, standard deck, bmn's rules: bmn records plot 1"
+        f" --store {path}",
+        f"not drawn, the runs of 4 players, standard deck, bmn's rules: bmn records plot 3"
+        f" --store {path}",
+    ]
     alone = bmn("records", "plot", "--players", 4, "--store", path, "-o", tmp_path / "q.png")
     assert alone.exit_code == 0 and alone.stderr == "" and [s.seats for s in drawn[1]] == [4]
 
