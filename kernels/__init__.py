@@ -5,10 +5,12 @@ the compiled scorers chosen by (seats, device), and the analysis of games that n
   described; the standard and 'mixed' decks); reference.py: the rules in plain Python; rng.py
   and dealer.py: the explicit generator, the one random dealer and its shuffles; config.py: njit
   and CUDA flags and the shared constants (seats, card bounds); score.py: the (seats, device,
-  rules) kernel registry; results.py, lines.py: batch results and deal files; ranks.py: a deck's
+  rules) kernel registry; results.py: batch results; ranks.py: a deck's
   arrangements in rank order (count, rank, unrank, the compiled next-arrangement step); api.py:
-  the library's game functions, arguments.py: the checks of their arguments.
-- rules/: the named rule sets and the kernel copies compiled on them; cpu/: the compiled
+  the library's game functions, arguments.py: the checks of their arguments; claims.py: the one
+  verifier of figures from elsewhere (a claim about a deal in, a verdict out).
+- tables/: tables of deals (the one line reader, the one reader of rows, a table scored);
+  rules/: the named rule sets and the kernel copies compiled on them; cpu/: the compiled
   scorers for the CPU (two.py; nseat.py and its table, nseat_table.py; benchmark.py: bench and
   selfcheck); cuda/: the same on a GPU; cycles/: loops, backward play.
 

@@ -22,11 +22,11 @@ from pathlib import Path
 
 from bmn.kernels.claims import BOTH, Claim, Stated, Verdict, disagreeing, verify
 from bmn.kernels.deal import DealError, format_deal, parse_deal, shorten
-from bmn.kernels.decks import counts_of, counts_text
 from bmn.kernels.rules.sets import names as rule_names
 from bmn.kernels.rules.sets import rule_set
 from bmn.records.settings import settings_problem
 from bmn.records.store import LoopRow, Merged, MergeRefused, Run, Snapshot, Store, StoreError
+from bmn.records.store.loops import LOOP_FIELDS, summarised
 from bmn.records.store.merged import Best, SourceRun, better, snapshot
 
 MOST_REFUSALS = 5  # wrong finds named per batch
@@ -212,26 +212,26 @@ def _replay_loop(loop: LoopRow) -> tuple[LoopRow, list[str]]:
         return loop, [f"{where}: {verdict.words('stored')}"]
     replayed = _summarised(loop, hands)
     differs = [
-        f"stored {name} {getattr(loop, name)!r}, replayed {getattr(replayed, name)!r}"
-        for name in _SUMMARY
+        f"stored {words} {getattr(loop, name)!r}, replayed {getattr(replayed, name)!r}"
+        for name, words in _SUMMARY.items()
         if getattr(loop, name) != getattr(replayed, name)
     ]
     return replayed, ([f"{where}: {'; '.join(differs)}"] if differs else [])
 
 
-# What a cycle's replay gives, field by field, held against what the store says.
-_SUMMARY = (
-    "key",
-    "rotation_key",
-    "deck",
-    "cycle_states",
-    "balanced_states",
-    "balanced_deals",
-    "mirrored_balanced_deals",
-    "basin_states",
-    "basin_complete",
-    "example_deal",
-)
+# What a cycle's replay gives, field by field, held against what the store says, in words.
+_SUMMARY = {
+    "key": "key",
+    "rotation_key": "seat-blind key",
+    "deck": "deck",
+    "cycle_states": "cycle states",
+    "balanced_states": "balanced states",
+    "balanced_deals": "balanced deals",
+    "mirrored_balanced_deals": "balanced deals with the seats swapped",
+    "basin_states": "basin states",
+    "basin_complete": "whole basin",
+    "example_deal": "example deal",
+}
 
 
 def _summarised(loop: LoopRow, hands: tuple) -> LoopRow:
@@ -241,20 +241,6 @@ def _summarised(loop: LoopRow, hands: tuple) -> LoopRow:
 
     summarise = summarise_cycle if len(hands) == 2 else summarise_seats
     s = summarise(hands, max_states=max(loop.basin_states, 1), rules=loop.rules)
-    example = s.example if s.example is not None else hands
-    return replace(
-        loop,
-        key=s.key,
-        rotation_key=s.rotation_key,
-        deck=counts_text(counts_of(v for hand in hands for v in hand)),
-        period_cards=s.period_cards,
-        period_tricks=s.period_tricks,
-        cycle_states=s.period_tricks,  # one trick-boundary state per trick of the cycle
-        balanced_states=s.balanced_states,
-        balanced_deals=s.balanced_deals,
-        mirrored_balanced_deals=s.mirrored_balanced_deals,
-        basin_states=s.basin_states,
-        basin_complete=s.basin_complete,
-        example_deal=format_deal(example),
-        reachable=True if s.balanced_deals else (False if s.basin_complete else None),
-    )
+    replayed = summarised(s, hands, loop.rules)
+    figures = {name: getattr(replayed, name) for name in LOOP_FIELDS}
+    return replace(loop, **figures, reachable=replayed.balanced_reachable)

@@ -15,7 +15,7 @@ from bmn.kernels.deal import DealError
 from bmn.kernels.decks import STANDARD_COUNTS, STANDARD_COUNTS_TEXT, counts_text, even_sizes
 from bmn.kernels.rules.sets import DEFAULT as DEFAULT_RULES
 from bmn.records.published import PublishedGame, published_games
-from bmn.records.store import FIND_KEYS, TOP_KEYS, FindRow, LoopRow, Run
+from bmn.records.store import FIND_KEYS, IMPORT_KIND, TOP_KEYS, FindRow, LoopRow, Run
 
 if TYPE_CHECKING:
     from bmn.records.store import Store
@@ -23,6 +23,8 @@ if TYPE_CHECKING:
 # -- finds that compare: one seat count, one deck --------------------------------------------
 
 STANDARD_LABEL = "standard deck"  # 52 cards dealt as evenly as possible, as published games
+# An import run stored before runs kept their deck: never taken for the standard deck.
+UNRECORDED_IMPORT = "imported deals of a deck not recorded (import the table again)"
 
 
 def run_deck(run: Run) -> str:
@@ -30,6 +32,8 @@ def run_deck(run: Run) -> str:
     'deck 14,2,2,2,0 dealt 10/10'; a loop hunt's 'mixed' deck as it is."""
     from bmn.kernels.decks import parse_deck
 
+    if run.kind == IMPORT_KIND and "deck" not in run.params:  # imported before runs kept it
+        return UNRECORDED_IMPORT
     deck = str(run.params.get("deck", "standard"))
     try:
         counts = parse_deck(deck)

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from bmn.kernels.arguments import shown
 from bmn.kernels.deal import DealError
 from bmn.kernels.decks import MIXED, Counts, parse_deck
 from bmn.records.store import Run
+from bmn.records.store.checked import shown
 from bmn.records.store.runs import UNREADABLE
 
 

@@ -55,3 +55,17 @@ def add_old_cycle(conn: sqlite3.Connection, run_id: int, deal: str, times_seen: 
         list(row.values()),
     )
     return row
+
+
+def tamper_first_batch(path) -> None:
+    """One more card on the first find of the first bulk batch (a find that does not replay),
+    as a hand edit of the blob would leave it."""
+    import struct
+
+    conn = sqlite3.connect(path)
+    batch, figures = conn.execute("SELECT id, figures FROM find_batches LIMIT 1").fetchone()
+    data = bytearray(figures)
+    struct.pack_into("<H", data, 0, struct.unpack_from("<H", data, 0)[0] + 1)
+    conn.execute("UPDATE find_batches SET figures = ? WHERE id = ?", (bytes(data), batch))
+    conn.commit()
+    conn.close()

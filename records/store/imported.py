@@ -44,9 +44,12 @@ class Stored:
 
 
 # An import run's key in SQL: its settings' digest, notation and rule set, and the seats a
-# run of cards was cut for (2 in runs imported before bmn kept it), the file name left out.
+# run of cards was cut for (2 in runs imported before bmn kept it), the file name left out. A
+# run imported before runs kept their deck is not the table imported: importing it again
+# stores it with its decks.
 _KEY = (
     "kind = 'import' AND json_valid(params) AND json_extract(params, '$.sha256') = :sha256"
+    " AND json_extract(params, '$.deck') IS NOT NULL"
     " AND json_extract(params, '$.notation') = :notation"
     " AND coalesce(json_extract(params, '$.players'), 2) = :players"
     " AND coalesce(json_extract(params, '$.rules'), rules) = :rules"

@@ -10,7 +10,10 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any, Generic
 
+from bmn.kernels.cycles.backward import CycleSummary
 from bmn.kernels.cycles.loops import ALL_IN, REDUCED, key_seats
+from bmn.kernels.deal import Deal, format_deal
+from bmn.kernels.decks import counts_of, counts_text
 from bmn.records.store.checked import DECK, Row
 from bmn.records.store.columns import INT64_MAX, Stamp, canonical_deal, now, plain
 from bmn.records.store.connection import Connection, sql_errors
@@ -87,9 +90,33 @@ class LoopRow(Loop, Generic[Stamp]):
         return out
 
 
-_LOOP_FIELDS = tuple(f.name for f in fields(Loop))
-_LOOP_COLUMNS = ", ".join(_LOOP_FIELDS) + ", balanced_reachable, run_id, found_at, times_seen"
-_LOOP_SETS = ", ".join(f"{name} = ?" for name in _LOOP_FIELDS)
+def summarised(summary: CycleSummary, first_deal: Deal, rules: str) -> Loop:
+    """A cycle as the store keeps it, from its summary by backward play (kernels/cycles) and
+    the deal it was summarised from: what a hunt stores, and what a merge replays a stored
+    cycle to."""
+    example = summary.example if summary.example is not None else first_deal
+    return Loop(
+        key=summary.key,
+        rotation_key=summary.rotation_key,
+        deck=counts_text(counts_of(v for hand in first_deal for v in hand)),
+        period_cards=summary.period_cards,
+        period_tricks=summary.period_tricks,
+        cycle_states=summary.period_tricks,  # one trick-boundary state per trick of the cycle
+        balanced_states=summary.balanced_states,
+        balanced_deals=summary.balanced_deals,
+        mirrored_balanced_deals=summary.mirrored_balanced_deals,
+        basin_states=summary.basin_states,
+        basin_complete=summary.basin_complete,
+        example_deal=format_deal(example),
+        first_deal=format_deal(first_deal),
+        rules=rules,
+    )
+
+
+LOOP_FIELDS = tuple(f.name for f in fields(Loop))
+
+_LOOP_COLUMNS = ", ".join(LOOP_FIELDS) + ", balanced_reachable, run_id, found_at, times_seen"
+_LOOP_SETS = ", ".join(f"{name} = ?" for name in LOOP_FIELDS)
 
 
 def deal_order(deal: str) -> tuple[int, tuple[int, ...]]:
@@ -130,9 +157,9 @@ class Loops(Connection):
         if db.execute("SELECT 1 FROM runs WHERE id = ?", (int(run_id),)).fetchone() is None:
             raise StoreError(f"no run {run_id} in record store {self.path}")
         for loop, seen in loops:
-            values = [plain(getattr(loop, name)) for name in _LOOP_FIELDS]
-            values[_LOOP_FIELDS.index("example_deal")] = canonical_deal(loop.example_deal)
-            first = values[_LOOP_FIELDS.index("first_deal")] = canonical_deal(loop.first_deal)
+            values = [plain(getattr(loop, name)) for name in LOOP_FIELDS]
+            values[LOOP_FIELDS.index("example_deal")] = canonical_deal(loop.example_deal)
+            first = values[LOOP_FIELDS.index("first_deal")] = canonical_deal(loop.first_deal)
             known = (loop.key, loop.rules)
             stored = db.execute(
                 "SELECT id, first_deal FROM loops WHERE key = ? AND rules = ?", known
@@ -143,7 +170,7 @@ class Loops(Connection):
             if row is None:
                 db.execute(
                     f"INSERT INTO loops ({_LOOP_COLUMNS}) VALUES"
-                    f" ({', '.join('?' * (len(_LOOP_FIELDS) + 4))})",
+                    f" ({', '.join('?' * (len(LOOP_FIELDS) + 4))})",
                     (*values, loop.balanced_reachable, int(run_id), stamp, int(seen)),
                 )
                 new += 1
@@ -176,7 +203,7 @@ class Loops(Connection):
 def _loop_row(path: Path, row: tuple) -> LoopRow:
     """A cycle from its row (its id first), each value checked."""
     r = Row(path, "loops", row[0])
-    values = dict(zip(_LOOP_FIELDS, row[1 : len(_LOOP_FIELDS) + 1], strict=True))
+    values = dict(zip(LOOP_FIELDS, row[1 : len(LOOP_FIELDS) + 1], strict=True))
     for name in _COUNTS:
         values[name] = r.whole(name, values[name])
     for name in ("key", "rotation_key"):
@@ -186,7 +213,7 @@ def _loop_row(path: Path, row: tuple) -> LoopRow:
     values["basin_complete"] = r.flag("basin_complete", values["basin_complete"])
     values["example_deal"] = r.deal("example_deal", values["example_deal"])
     values["first_deal"] = r.deal("first_deal", values["first_deal"])
-    reachable, run, found_at, seen = row[len(_LOOP_FIELDS) + 1 :]
+    reachable, run, found_at, seen = row[len(LOOP_FIELDS) + 1 :]
     return LoopRow(
         **values,
         reachable=r.flag("balanced_reachable", reachable, null=True),

@@ -79,14 +79,16 @@ def score(
 
     One result per deal, in input order: a text line, or with --json a JSON object per line
     with the keys of `bmn play --json` plus 'deal' (canonical notation). Where a line states
-    cards, tricks or a status, the result ends in `agrees` or `differs: stated 2,411 cards,
-    replayed 2,410` (with --json, 'stated' and 'agrees'), and a last line on stderr counts
-    both: exit 1 if any differs. Results are printed every 65,536 deals, and whenever the
-    input pauses, so a live stream gets each result as soon as its line has come. A bad line
-    stops the run after every result before it, naming the line (exit 2); so does a deal of
-    the standard deck's 16 court cards with more or fewer than 36 numerals (a card dropped, a
-    number read as cards), unless --any-deck says such decks are meant. The first deal that
-    is not the standard 52-card deck gets one warning on stderr.
+    cards, tricks, a status, a winner or a period, the result ends in `agrees` or `differs:
+    stated 2,411 cards, replayed 2,410` (with --json, 'stated' and 'agrees'), and a last line
+    on stderr counts both: exit 1 if any differs. Results are printed every 65,536 deals, and
+    whenever the input pauses, so a live stream gets each result as soon as its line has come.
+    A bad line stops the run after every result before it, naming the line (exit 2): one bmn
+    cannot read, a line past 1 MiB, and a deal of another deck than the table's (the deck its
+    first two deals share; a card dropped, a digit cut off, a number read as cards) or of the
+    standard deck's 16 court cards with other than 36 numerals, unless --any-deck says several
+    decks are meant. The first deal that is not the standard 52-card deck gets one warning on
+    stderr, and a rule set's first compile (a minute or two) one line.
 
     --rules plays every deal under a rule set (docs/rules.md): a line on stderr names it when
     it is not bmn's, each --json object carries "rules", and a deal of a seat count the rule

@@ -43,7 +43,6 @@ from bmn.search.cli.options import (
 )
 from bmn.search.cli.values import Whole, count_option
 from bmn.search.output.games import describe
-from bmn.search.output.progress import compiling_said
 from bmn.search.output.records import (
     compare_text,
     coverage_text,
@@ -502,9 +501,10 @@ def export(fmt: str, players: int | None, store: str, as_json: bool) -> None:
     """Write every find in the store to stdout (--json is short for --format json).
 
     Columns: deal, cards, tricks, status, run, found_at, strategy, elapsed (seconds into
-    the run when it was found), rules (the rule set its run played). Finds of every seat
-    count unless --players picks one. `bmn score` reads an export back, each find replayed
-    under its own rule set: `bmn records export | bmn score -` verifies a whole store.
+    the run when it was found), rules (the rule set its run played), deck_counts (the counts
+    N,J,Q,K,A of its deal's deck). Finds of every seat count unless --players picks one. `bmn
+    score` reads an export back, each find replayed under its own rule set and held to its
+    deck: `bmn records export | bmn score -` verifies a whole store.
 
     \b
     Examples:
@@ -652,15 +652,19 @@ def merge(sources: tuple[str, ...], store: str) -> None:
 
     For stores made on several machines: copy each machine's store here, then merge them, and
     `records runs`, `top`, `compare`, `loops`, `plot` and `serve` see every machine's work
-    (`records runs` says where each run ran). Every find and cycle is replayed under its run's
-    rule set (the compiled kernel, and the reference engine for what is kept as a row) before
-    anything is written; a source whose stored figures do not replay is refused with one line
-    per find, and nothing of it is written. Each source goes in as one transaction: a merge cut
-    short leaves the target as it was before that source. Merging a source again adds only
-    what it gained since (a run resumed there brings its progress); a deal two machines both
-    found is one find, seen by two runs. An unfinished run merged in can be resumed here:
-    `bmn search --resume N --store TARGET`. Sources are only read (an older one through the
-    migrations, in memory); the target is made if missing.
+    (`records runs` says where each run ran). Nothing is taken on faith: every value a source
+    brings is checked as every read of a store checks it, and every find and cycle is
+    replayed under its rule set (the compiled kernel, and the reference engine for what is
+    kept as a row, each run's best and each cycle) before anything is written; what a source
+    derives (a run's best, a cycle's key and summary) comes from the replay, not the source.
+    A source with an edited or damaged row, or a figure that does not replay, is refused in
+    one line (exit 1), and nothing of it is written. Each source goes in as one transaction: a
+    merge cut short leaves the target as it was before that source. Merging a source again
+    adds only what it gained since (a run resumed there brings its progress); a find is one
+    find per run and deal, whoever brought it, and a deal two machines both found is one
+    find, seen by two runs. An unfinished run merged in can be resumed here: `bmn search
+    --resume N --store TARGET`. Sources are only read (an older one through the migrations,
+    in memory); the target is made if missing.
 
     \b
     Examples:
@@ -668,6 +672,7 @@ def merge(sources: tuple[str, ...], store: str) -> None:
       bmn records runs --store all.sqlite
     """
     from bmn.records.merge import merging
+    from bmn.search.output.progress import compiling_said
     from bmn.search.runs.start import settings_problem
 
     say = lambda line: click.echo(line, err=True)  # noqa: E731
@@ -697,13 +702,17 @@ def import_(
     FILE is a table of deals as `bmn score` reads it: bmn's own notation and exports, lines
     of `deal cards tricks`, JSON, exercism's canonical data, the peers' tables (N1k06's
     digits, acinnes's and ab0214's decks, LeoDog896's and pelagaletto2's deals: docs/peers.md)
-    and deal numbers (--notation rank or camicia). Every deal is played by the compiled kernel
-    and the reference engine under --rules; a row that is not a deal, deals a seat count the
-    rule set does not play, or states a length (cards, tricks, status) its game does not have
-    is named with its line, and nothing is stored unless every row reads and replays, or
-    --skip-bad says to store the rest. The finds are stored with their replayed figures as
-    one finished run of kind 'import' that names the file; importing the same file again
-    adds nothing. `records top`, `compare` and `runs` then show them beside bmn's own finds.
+    and deal numbers (--notation rank or camicia), read in bounded memory with a progress bar.
+    Every deal is played by the compiled kernel and the reference engine under --rules; a row
+    that is not a deal, deals a seat count the rule set does not play, is of another deck than
+    the table's (unless --any-deck), or states a length (cards, tricks, status) its game does
+    not have is named with its line, and nothing is stored unless every row reads and
+    replays, or --skip-bad says to store the rest; where the figures are another rule set's,
+    the line names it. The finds are stored with their replayed figures as finished runs of
+    kind 'import' that name the file, one per seat count, rule set and deck; the same table
+    imported again, under any name, adds nothing (and is said so before its replay). `records
+    top`, `compare` and `runs` then show them beside bmn's own finds, decks and rule sets
+    apart.
 
     \b
     Examples:
@@ -714,7 +723,7 @@ def import_(
     """
     from bmn.records.imported import ImportRefused, import_table
     from bmn.search.cli.kernel import rules_words
-    from bmn.search.output.progress import file_progress
+    from bmn.search.output.progress import compiling_said, file_progress
 
     say = lambda line: click.echo(line, err=True)  # noqa: E731
     try:

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import click
 import pytest
-from samples import CASELLA, PAULHUS, RECORD
+from samples import CASELLA, PAULHUS, RECORD, hunted_cycle
 
-from bmn.records.store import Find, Loop, Store
+from bmn.records.store import Find, Store
 from bmn.search.cli.main import cli
 from bmn.search.output import tables as present
 
@@ -131,13 +131,13 @@ def workdir(tmp_path, monkeypatch):
         runs = [db.create_run("walk", "cards", seed, {}) for seed in range(4)]
         db.add_finds(runs[0], [Find(PAULHUS, 4791, 670, elapsed=5.0)])
         db.add_finds(runs[1], [Find("-J/Q-", 4, 1, elapsed=1.0), Find(CASELLA, 474, 66, "loop")])
-        db.add_loops(runs[1], [(cycle(), 1)])
+        db.add_loops(runs[1], [(hunted_cycle(CASELLA), 1)])  # as a hunt stores it
         db.add_finds(runs[2], [Find(RECORD, 8344, 1164, elapsed=3.0)])  # `records plot 3 4`
         for run in runs:
             db.update_run(run, status="finished", games=1000, seconds=2.0)
     for name in ("night.sqlite", "runs.sqlite", "laptop.sqlite", "desktop.sqlite"):
         shutil.copy(tmp_path / "bmn-records.sqlite", tmp_path / name)
-    (tmp_path / "deals.txt").write_text(f"{RECORD}\n{CASELLA}\n-J/Q-\n")
+    (tmp_path / "deals.txt").write_text(f"{RECORD}\n{CASELLA}\n{PAULHUS}\n")  # one deck
     report = (PEERS / "n1k06_40.csv").read_text().splitlines()[:4]  # a peer's table
     (tmp_path / "report.csv").write_text("\n".join(report) + "\n")
     (tmp_path / "numbers.txt").write_text("497985732634057566415 5790\n")  # Kleber 1999
@@ -145,24 +145,6 @@ def workdir(tmp_path, monkeypatch):
     case = {"input": {"playerA": "-J", "playerB": "Q-"}, "expected": {"cards": 4}}
     (tmp_path / "canonical-data.json").write_text(json.dumps({"cases": [case]}))
     return tmp_path
-
-
-def cycle() -> Loop:
-    return Loop(
-        key="0:-J/Q-",
-        rotation_key="0:-J/Q-",
-        deck="36,4,4,4,4",
-        period_cards=440,
-        period_tricks=62,
-        cycle_states=62,
-        balanced_states=0,
-        balanced_deals=18,
-        mirrored_balanced_deals=12,
-        basin_states=2670,
-        basin_complete=True,
-        example_deal=CASELLA,
-        first_deal=CASELLA,
-    )
 
 
 def test_every_command_has_help_and_examples_of_itself(bmn):

@@ -163,7 +163,7 @@ class TestScoreAndCheckOnDevice:
         ]
         path = tmp_path / "deals.txt"
         path.write_text("\n".join(deals) + "\n")
-        result = bmn("score", path, "--device", "cuda", "--json")
+        result = bmn("score", path, "--device", "cuda", "--json", "--any-deck")  # of many decks
         assert result.exit_code == 0, result.output
         rows = [json.loads(line) for line in result.stdout.splitlines()]
         assert [row.pop("deal") for row in rows] == [format_deal(parse_deal(d)) for d in deals]
@@ -176,7 +176,9 @@ class TestScoreAndCheckOnDevice:
         rows, _ = random_deals(30, seed_state(SEED))
         deals = [((*r[:26],), (*r[26:],)) for r in rows.tolist()] + [parse_deal("Q-/--J")]
         text = "\n".join(map(format_deal, deals)) + "\n"
-        result = bmn("score", "--device", "cuda", "--rules", "at-once", "--json", input=text)
+        result = bmn(
+            "score", "--device", "cuda", "--rules", "at-once", "--json", "--any-deck", input=text
+        )
         assert result.exit_code == 0, result.output
         got = [json.loads(line) for line in result.stdout.splitlines()]
         want = [reference.play(d, rules="at-once").as_dict() for d in deals]
@@ -192,7 +194,7 @@ class TestScoreAndCheckOnDevice:
             seen.extend(rows.tolist()), real(d, s, rows, *a)
         ])  # fmt: skip
         text = f"{samples.RECORD}\n--K/J-/---\n-J/Q-\n"
-        result = bmn("score", "--device", "cuda", input=text)
+        result = bmn("score", "--device", "cuda", "--any-deck", input=text)
         assert result.exit_code == 0, result.output
         assert seen == [0, 1]  # the two-seat deals; the three-seat one went to the CPU kernel
 

@@ -2,6 +2,7 @@
 
 import json
 
+import pytest
 import samples
 
 from bmn.kernels import reference
@@ -111,3 +112,51 @@ def test_selfcheck_reports_a_disagreement(bmn, monkeypatch):
     ref = json.loads(lines[2].split(":", 1)[1])
     assert ref["cards"] == kernel["cards"] + 1
     assert "disagrees" in result.stderr
+
+
+def test_a_first_compile_is_said_on_stderr_terminal_or_not(capsys):
+    """A rule set's first `score` compiles for a minute: one line says so, as the search's
+    panel does; a run that loads its kernels from the cache compiles nothing and says nothing."""
+    from numba import njit
+
+    from bmn.search.output.progress import compiling_said
+
+    with compiling_said("rule set paulhus"):
+        njit(lambda x: x + 1)(1)  # a compile, as a kernel's first use is
+        njit(lambda x: x + 2)(1)
+    said = capsys.readouterr().err.splitlines()
+    assert said == ["compiling the kernels for rule set paulhus on this machine, once: a minute"
+                    " or two"]  # fmt: skip
+    with compiling_said("bmn's rules"):
+        pass
+    assert capsys.readouterr().err == ""
+
+
+@pytest.mark.parametrize(
+    "command",
+    [("score", "-"), ("records", "import", "{table}"), ("records", "merge", "{store}")],
+)
+def test_score_import_and_merge_say_a_first_compile(bmn, monkeypatch, tmp_path, command):
+    from bmn.search.output import progress
+
+    said = []
+    real = progress.compiling_said
+
+    def noted(what):
+        said.append(what)
+        return real(what)
+
+    monkeypatch.setattr(progress, "compiling_said", noted)
+    table = tmp_path / "t.txt"
+    table.write_text("-J/Q-\n")
+    store = tmp_path / "s.sqlite"
+    from bmn.records.store import Store
+
+    Store(store).close()
+    args = [a.format(table=table, store=store) for a in command]
+    if args[0] == "records":
+        result = bmn(*args, "--store", tmp_path / "target.sqlite")
+    else:
+        result = bmn(*args, input="-J/Q-\n")
+    assert result.exit_code == 0, result.output
+    assert said, "no compile notice around the kernels' first use"

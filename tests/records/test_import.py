@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import csv
 import json
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -15,6 +16,7 @@ import bmn.records as records
 from bmn.kernels import reference
 from bmn.kernels.deal import parse_deal
 from bmn.kernels.rules.sets import rule_set
+from bmn.records.report import UNRECORDED_IMPORT
 from bmn.records.store import Find, Store
 
 PEERS = Path(__file__).parents[1] / "data" / "peers"
@@ -178,3 +180,22 @@ def test_bad_input_gets_one_line(bmn, failed, tmp_path):
     with pytest.raises(records.ImportRefused) as refused:
         records.import_table(empty, store)
     assert refused.value.problems == ["no deals in it"]
+
+
+def test_an_import_from_before_runs_kept_their_deck_is_never_the_standard_deck(bmn, tmp_path):
+    """40-card deals imported by an older bmn (no deck in the run's settings) were called the
+    standard deck and ranked among the records: now listed apart, and importing the table
+    again stores it with its decks."""
+    store = tmp_path / "s.sqlite"
+    table = tmp_path / "n1k06.csv"
+    table.write_text("\n".join((PEERS / "n1k06_40.csv").read_text().splitlines()[:4]) + "\n")
+    assert bmn("records", "import", table, "--rules", "n1k06", "--store", store).exit_code == 0
+    with sqlite3.connect(store) as conn:  # as bmn stored an import before it kept decks
+        conn.execute("UPDATE runs SET params = json_remove(params, '$.deck', '$.hand_sizes')")
+    conn.close()
+    (listed,) = json.loads(bmn("records", "top", "--json", "--store", store).stdout)[:1]
+    assert listed["deck"] == UNRECORDED_IMPORT and listed["rules"] == "n1k06"
+    compared = json.loads(bmn("records", "compare", "--json", "--store", store).stdout)
+    assert compared["finds"] == []
+    again = bmn("records", "import", table, "--rules", "n1k06", "--store", store)
+    assert again.exit_code == 0 and again.stdout.startswith("n1k06.csv: run 2; finds 3 new")

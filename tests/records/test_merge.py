@@ -7,14 +7,13 @@ from __future__ import annotations
 import os
 import signal
 import sqlite3
-import struct
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 from children import wait_until
-from old_stores import STAMP, add_old_run, old_store
+from old_stores import STAMP, add_old_run, old_store, tamper_first_batch
 
 from bmn.kernels import reference
 from bmn.kernels.deal import parse_deal
@@ -96,17 +95,6 @@ def test_a_merged_store_merged_on_keeps_the_first_origin(two_machines, tmp_path)
     with Store(last, create=False, read_only=True) as db:
         origins = [(Path(r.origin_store).name, r.origin_run, r.host) for r in db.runs()]
     assert origins == [("laptop.sqlite", 1, "laptop"), ("desktop.sqlite", 1, "desktop")]
-
-
-def tamper_first_batch(path: Path) -> None:
-    """One more card on the first find of the first bulk batch (a find that does not replay)."""
-    conn = sqlite3.connect(path)
-    batch, figures = conn.execute("SELECT id, figures FROM find_batches LIMIT 1").fetchone()
-    data = bytearray(figures)
-    struct.pack_into("<H", data, 0, struct.unpack_from("<H", data, 0)[0] + 1)
-    conn.execute("UPDATE find_batches SET figures = ? WHERE id = ?", (bytes(data), batch))
-    conn.commit()
-    conn.close()
 
 
 def test_a_find_that_does_not_replay_refuses_its_source_and_writes_nothing_of_it(

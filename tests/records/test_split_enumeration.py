@@ -92,3 +92,46 @@ def test_rank_ranges_union_gaps_and_overlaps():
     assert overlaps(spans) == [(5, 10), (45, 48)]
     assert overlaps([(0, 5), (5, 9)]) == []  # meeting is not overlapping
     assert overlaps([(0, 9), (0, 9), (0, 9)]) == [(0, 9)]
+
+
+def test_an_unfinished_enumerations_visited_ranks_count_as_done(bmn, tmp_path):
+    """What its streams' checkpoints say they visited, each stream a share of the range."""
+    store = tmp_path / "half.sqlite"
+    every(bmn, store, "cards", "--iterations", 1000, "--workers", 2)
+    (group,) = json.loads(bmn("records", "coverage", "--json", "--store", store).stdout)
+    assert group["done_deals"] == 1000 and group["unfinished_done"] == {"1": 1000}
+    assert group["done"] == [[0, 500], [1260, 1760]]  # two streams: a half of the range each
+    assert group["missing"] == [[500, 1260], [1760, 2520]]
+    text = bmn("records", "coverage", "--store", store).stdout
+    assert "unfinished: run 1, ranks 0 to 2,519 (1,000 of them visited)" in text
+
+
+@pytest.mark.parametrize(
+    ("edit", "said"),
+    [
+        ("json_set(params, '$.from_rank', 'a')", "its from_rank is 'a', not a whole number"),
+        ("json_set(params, '$.from_rank', -100)", "its from_rank is -100, past the deck's"),
+        ("json_set(params, '$.to_rank', 10000)", "its to_rank is 10,000, past the deck's 2,520"),
+        ("json_set(params, '$.from_rank', 900, '$.to_rank', 100)", "cover no deal"),
+        ("json_set(params, '$.deck', 'mixed')", "it enumerates no deck"),
+        ("json_set(params, '$.deck', 17)", "its deck is 17, not a deck"),
+    ],
+)
+def test_coverage_believes_no_rank_it_cannot_check(bmn, failed, tmp_path, edit, said):
+    store = tmp_path / "parts.sqlite"
+    every(bmn, store, "cards", "--to-rank", 1000)
+    with sqlite3.connect(store) as conn:
+        conn.execute(f"UPDATE runs SET params = {edit}")
+    conn.close()
+    line = failed(bmn("records", "coverage", "--store", store), 1, "is damaged", said)
+    assert "table runs, row 1, column params" in line
+
+
+def test_a_stream_that_says_it_visited_ranks_outside_its_run_is_damage(bmn, failed, tmp_path):
+    store = tmp_path / "half.sqlite"
+    every(bmn, store, "cards", "--iterations", 100)
+    with sqlite3.connect(store) as conn:
+        state = json.dumps({"next": 99999}).encode()
+        conn.execute("UPDATE checkpoints SET state = ? WHERE worker = 0", (state,))
+    conn.close()
+    failed(bmn("records", "coverage", "--store", store), 1, "worker 0", "outside its run's")

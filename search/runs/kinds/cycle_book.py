@@ -11,9 +11,9 @@ from bmn.kernels.cycles.backward import CycleSummary, summarise_cycle
 from bmn.kernels.cycles.backward_seats import summarise_cycle as summarise_seats
 from bmn.kernels.cycles.loops import LOOP, analyse
 from bmn.kernels.deal import Deal, format_deal
-from bmn.kernels.decks import counts_of, counts_text
 from bmn.kernels.rules.sets import DEFAULT as DEFAULT_RULES
 from bmn.records.store import Loop
+from bmn.records.store.loops import summarised
 
 # Backward-play states visited per new cycle, in search of its most balanced starting deal, by
 # a two-seat loop hunt or enumeration (a grow run's default is its own: grow.py).
@@ -74,28 +74,6 @@ def new_cycle(deal: Deal, max_basin_states: int = 100_000, rules: str = DEFAULT_
     return CycleFind(summary, deal, rules=rules)
 
 
-def deck_name(deal: Deal) -> str:
-    """The counts of numerals, J, Q, K, A in a deal, as stored with its cycle."""
-    return counts_text(counts_of(v for hand in deal for v in hand))
-
-
 def loop_record(find: CycleFind) -> Loop:
     """A hunt's cycle as the store keeps it."""
-    s = find.summary
-    example = s.example if s.example is not None else find.first_deal
-    return Loop(
-        key=s.key,
-        rotation_key=s.rotation_key,
-        deck=deck_name(find.first_deal),
-        period_cards=s.period_cards,
-        period_tricks=s.period_tricks,
-        cycle_states=s.period_tricks,  # one trick-boundary state per trick of the cycle
-        balanced_states=s.balanced_states,
-        balanced_deals=s.balanced_deals,
-        mirrored_balanced_deals=s.mirrored_balanced_deals,
-        basin_states=s.basin_states,
-        basin_complete=s.basin_complete,
-        example_deal=format_deal(example),
-        first_deal=format_deal(find.first_deal),
-        rules=find.rules,
-    )
+    return summarised(find.summary, find.first_deal, find.rules)
