@@ -24,14 +24,16 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from functools import cache
+from typing import Any, NamedTuple
 
 import numpy as np
 
-from bmn.kernels.config import STATUS_CODES
+from bmn.kernels.config import STATUS_CODES, STATUS_NAMES
 from bmn.kernels.deal import Deal, format_deal
 from bmn.kernels.decks import Counts, counts_of, counts_text
 from bmn.kernels.reference import Result
+from bmn.kernels.results import Scores
 from bmn.kernels.rules.sets import DEFAULT, RuleSet, rule_set
 
 # Which engines play a claim: the compiled kernel alone (a table of millions), the reference
@@ -55,6 +57,8 @@ class Stated:
     period_tricks: int | None = None
 
     def __bool__(self) -> bool:
+        if self is NOTHING_STATED:  # most rows of a large table
+            return False
         return any(value is not None for value in vars(self).values())
 
     def as_dict(self) -> dict[str, Any]:
@@ -65,11 +69,11 @@ class Stated:
 NOTHING_STATED = Stated()
 
 
-@dataclass(frozen=True)
-class Claim:
+class Claim(NamedTuple):
     """A deal (its cards as penalty values, hands concatenated, and its hand sizes), the rule
     set it is played under, the deck it must be of (counts N,J,Q,K,A; None: any deck) and
-    what is stated of its game."""
+    what is stated of its game. (A named tuple, as Verdict: a table of millions makes one a
+    row.)"""
 
     values: bytes
     sizes: tuple[int, ...]
@@ -138,8 +142,7 @@ class Difference:
         return f"{said} {stated:,} {figure}, replayed {replayed:,}"
 
 
-@dataclass(frozen=True)
-class Verdict:
+class Verdict(NamedTuple):
     """A claim held against its replay: `result` (None where the claim was refused before
     play: a seat count its rule set does not play, another deck than the one it must be of),
     each difference, and `engines` (the kernel's result, then the reference engine's) where
@@ -181,6 +184,8 @@ def judge(claim: Claim, result: Result) -> Verdict:
     """The verdict on a claim whose game one engine has played: each stated figure held
     against `result` (what `verify` does for every claim once played)."""
     stated, found = claim.stated, []
+    if stated is NOTHING_STATED:  # most rows of a large table: nothing to hold it against
+        return Verdict(claim, result)
     for figure in FIGURES:
         said = getattr(stated, figure)
         if said is not None and said != getattr(result, figure):
@@ -191,12 +196,16 @@ def judge(claim: Claim, result: Result) -> Verdict:
 def refusal(claim: Claim) -> Difference | None:
     """Why a claim cannot be played as given, or None: a seat count its rule set does not
     play, or a deal of another deck than the claim's."""
-    rules = rule_set(claim.rules)
-    if not rules.plays(len(claim.sizes)):
-        return Difference("seats", len(claim.sizes), rules.name)
+    if not _plays(claim.rules, len(claim.sizes)):
+        return Difference("seats", len(claim.sizes), rule_set(claim.rules).name)
     if claim.deck is not None and (counts := counts_of(claim.values)) != tuple(claim.deck):
         return Difference("deck", tuple(claim.deck), counts)
     return None
+
+
+@cache
+def _plays(rules: str, seats: int) -> bool:
+    return rule_set(rules).plays(seats)
 
 
 def verify(
@@ -204,20 +213,22 @@ def verify(
     engines: str = BOTH,
     threads: int | None = None,
     device: str = "cpu",
+    refused_none: bool = False,
 ) -> list[Verdict]:
     """Play every claim under its rule set by `engines` (KERNEL, REFERENCE or BOTH) and judge
-    it: one verdict a claim, in order. A claim refused before play (`refusal`) is not played.
-    `threads` and `device` are the kernel's (kernels/score.py)."""
+    it: one verdict a claim, in order. A claim refused before play (`refusal`) is not played;
+    `refused_none` says the caller has asked `refusal` of each already. `threads` and `device`
+    are the kernel's (kernels/score.py)."""
     if engines not in ENGINES:
         raise ValueError(f"engines is one of {', '.join(ENGINES)}, not {engines!r}")
     verdicts: list[Verdict | None] = [None] * len(claims)
     playable: dict[str, list[int]] = {}
     for i, claim in enumerate(claims):
-        refused = refusal(claim)
+        refused = None if refused_none else refusal(claim)
         if refused is not None:
             verdicts[i] = Verdict(claim, None, (refused,))
         else:
-            playable.setdefault(rule_set(claim.rules).name, []).append(i)
+            playable.setdefault(claim.rules, []).append(i)
     for rules, picked in playable.items():
         kernel = _kernel(claims, picked, rules, threads, device) if engines != REFERENCE else None
         for k, i in enumerate(picked):
@@ -234,7 +245,19 @@ def _kernel(
     values = [claims[i].values for i in picked]
     sizes = [claims[i].sizes for i in picked]
     scores = score_values(values, sizes, threads, device, rules)
-    return [scores.result(k) for k in range(len(picked))]
+    return results(scores)
+
+
+def results(scores: Scores) -> list[Result]:
+    """Every deal's Result of a batch, as `scores[i]` gives each (read a column at a time: a
+    table of millions makes a Result a row)."""
+    columns = [array.tolist() for array in scores.arrays()]
+    out = []
+    for cards, tricks, status, winner, *loop in zip(*columns, strict=True):
+        name = STATUS_NAMES[status]
+        loop = loop if name == "loop" else (None, None, None, None)
+        out.append(Result(name, cards, tricks, None if winner < 0 else winner, *loop))
+    return out
 
 
 def _verdict(claim: Claim, kernel: Result | None, reference: bool) -> Verdict:

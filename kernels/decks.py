@@ -28,6 +28,9 @@ def deck_of(counts: Sequence[int]) -> tuple[int, ...]:
 
 def counts_of(cards: Iterable[int]) -> Counts:
     """How many numerals, J, Q, K, A `cards` (penalty values, or bytes of them) hold."""
+    if isinstance(cards, (bytes, bytearray)):  # a table's rows: counted in C, a value at a time
+        count = cards.count
+        return count(0), count(1), count(2), count(3), count(4)
     counts = [0] * len(VALUE_SYMBOL)
     for value in cards:
         counts[value] += 1
@@ -194,13 +197,13 @@ def deck_words(values: Iterable[int]) -> str:
     return f"{sum(counts)} cards: {counts[0]} numerals, {courts}"
 
 
-def unmeant_deck(values: Iterable[int]) -> str | None:
+def unmeant_deck(values: Iterable[int], counted: bool = False) -> str | None:
     """What is wrong with a deal that holds the standard deck's court cards, 4 each of J Q K
     A, with more or fewer than its 36 numerals: most often a slip (a card dropped, a number
     read as numerals) rather than a deck meant, so commands refuse it unless told the deck is
     meant. None for any other deal: the standard deck, or a deck plainly of its own (fewer
-    court cards, two decks)."""
-    counts = counts_of(values)
+    court cards, two decks). `counted`: `values` are the deal's counts already."""
+    counts = tuple(values) if counted else counts_of(values)
     if counts[1:] != STANDARD_COUNTS[1:] or counts[0] == STANDARD_COUNTS[0]:
         return None
     courts, numerals = sum(STANDARD_COUNTS[1:]), STANDARD_COUNTS[0]

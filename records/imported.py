@@ -152,7 +152,8 @@ class _Reading:
             return
         if self.say is not None and not self.finds and not self.problems:
             self.say(f"{self.name}: replaying its deals under rules {self.claims.rules.name}")
-        verdicts = verify([claim for _, claim in self.pending], BOTH)
+        claims = [claim for _, claim in self.pending]
+        verdicts = verify(claims, BOTH, refused_none=True)  # TableClaims asked refusal
         for (row, _), verdict in zip(self.pending, verdicts, strict=True):
             self._judged(row, verdict)
         self.pending = []

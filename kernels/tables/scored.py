@@ -84,9 +84,10 @@ class TableClaims:
         rules = rule_set(row.rules).name if row.rules else self.rules.name
         deck = row.deck
         if deck is None and not self.any_deck:
-            if (problem := unmeant_deck(row.values)) is not None:
+            counts = counts_of(row.values)
+            if (problem := unmeant_deck(counts, counted=True)) is not None:
                 raise UnmeantDeckLine(row.line, problem, row.where)
-            deck = self._table_deck(row)
+            deck = self._table_deck(counts)
         claim = Claim(row.values, row.sizes, row.stated, rules, deck)
         refused = refusal(claim)
         if refused is None:
@@ -94,13 +95,13 @@ class TableClaims:
         error = UnmeantDeckLine if refused.figure == "deck" else LineError
         raise error(row.line, refused.words(), row.where)
 
-    def _table_deck(self, row: TableRow) -> Counts | None:
-        """The deck this row must be of: the table's, once its first two deals share one."""
+    def _table_deck(self, counts: Counts) -> Counts | None:
+        """The deck a row of `counts` must be of: the table's, once its first two deals share
+        one."""
         self.seen += 1
         if self.seen == 1:
-            self.first = counts_of(row.values)
+            self.first = counts
         elif self.seen == 2:
-            counts = counts_of(row.values)
             self.deck = counts if counts == self.first else None
         return self.deck
 
@@ -134,7 +135,7 @@ def score_lines(
 
     def scored() -> ScoredBatch:
         nonlocal used
-        verdicts = verify(made, KERNEL, threads, device)
+        verdicts = verify(made, KERNEL, threads, device, refused_none=True)  # TableClaims asked
         done = ScoredBatch([r.deal for r in rows], verdicts, counted.chars - used)
         used = counted.chars
         return done

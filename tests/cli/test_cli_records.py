@@ -161,11 +161,11 @@ def test_show_replays_under_rules(ok, records, store):
 def test_top_and_compare_of_a_store_of_cycles_only_say_what_it_holds(ok, tmp_path):
     """A loop hunt stores cycles, not finds: the store said it had nothing ("0 looping deals"
     on its page) while it holds them."""
-    from test_cli import cycle
+    from samples import stored_cycle
 
     path = tmp_path / "cycles.sqlite"
     with Store(path) as db:
-        db.add_loops(db.create_run("loop-hunt", "loop", 1, {}), [(cycle(), 1)])
+        db.add_loops(db.create_run("loop-hunt", "loop", 1, {}), [(stored_cycle(), 1)])
     held = f"it holds 1 cycle of games that never end, listed by: bmn records loops --store {path}"
     assert ok("top", "--store", path).strip() == f"no finds in the store match; {held}"
     assert ok("compare", "--store", path).splitlines()[-1] == (
