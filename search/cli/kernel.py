@@ -253,7 +253,7 @@ def bench(
     """
     from bmn.kernels.cpu.benchmark import DEFAULT_SEED
     from bmn.kernels.cpu.benchmark import bench as run_bench
-    from bmn.search.output.progress import count_progress
+    from bmn.search.output.progress import compiling_said, count_progress
 
     check_seats(rules, players, "--players is")
     if device == "cuda" or device_threads is not None:
@@ -264,7 +264,7 @@ def bench(
         return bench_on_device(device, deals, seed, device_threads, as_json, rules)
     # A pulsing bar: dealing, compiling and the timed run report no steps.
     seed = DEFAULT_SEED if seed is None else seed
-    with count_progress(f"benchmarking {deals:,} deals", None):
+    with count_progress(f"benchmarking {deals:,} deals", None), compiling_said(rules_words(rules)):
         try:
             result = run_bench(deals, threads, seed, players, rules)
         except ValueError as err:  # no compiled kernel plays the rule set with these seats
@@ -313,7 +313,7 @@ def selfcheck(deals: int, players: int, seed: int | None, device: str, rules: Ru
     """
     from bmn.kernels.cpu.benchmark import DEFAULT_SEED
     from bmn.kernels.cpu.benchmark import selfcheck as run_check
-    from bmn.search.output.progress import count_progress
+    from bmn.search.output.progress import compiling_said, count_progress
 
     seed = DEFAULT_SEED if seed is None else seed
     check_seats(rules, players, "--players is")
@@ -323,7 +323,8 @@ def selfcheck(deals: int, players: int, seed: int | None, device: str, rules: Ru
 
         two_seats_only(players, device)
         return selfcheck_on_device(deals, seed, rules)
-    with count_progress("checking", deals, log_every=SELFCHECK_LOG_SECONDS) as bar:
+    checking = count_progress("checking", deals, log_every=SELFCHECK_LOG_SECONDS)
+    with checking as bar, compiling_said(rules_words(rules)):
         bad = run_check(deals, seed, bar.advance, players=players, rules=rules)
     check_report(
         bad,
@@ -369,14 +370,14 @@ def stats(
 
     from bmn.search.measure.stats import DEFAULT_DEALS, length_stats, score_random
     from bmn.search.output.plots import plot_stats
-    from bmn.search.output.progress import count_progress
+    from bmn.search.output.progress import compiling_said, count_progress
 
     check_seats(rules, players, "--players is")
     if output is not None:
         check_figure(output)
     n = deals or DEFAULT_DEALS[players]
     seed = secrets.randbits(63) if seed is None else seed
-    with count_progress("scoring", n) as bar:
+    with count_progress("scoring", n) as bar, compiling_said(rules_words(rules)):
         cards, tricks, status = score_random(n, players, seed, bar.reach, rules)
     figures = {"players": players, "seed": seed, "rules": rules.name}
     figures.update(length_stats(cards, tricks, status))
