@@ -17,8 +17,9 @@ cycle: breadth-first search over predecessors visits each once, without a visite
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from bmn.kernels import reference
 from bmn.kernels.cycles.loops import BMN, LOOP, Reading, analyse, lay_trick, play_trick
@@ -140,23 +141,44 @@ def basin(
     `max_states` states; `report` (updated as the search goes) says whether the whole basin
     was visited, `progress` is called once per depth level.
     """
-    report = report if report is not None else BasinSearch()
     on_cycle = {_to_bytes(hands, leader) for hands, leader in cycle}
-    level = [(state, 0) for state in sorted(on_cycle)]
+    for (h0, h1, leader), depth, cards in breadth_first(
+        sorted(on_cycle),
+        lambda state: _predecessors(*state, reading),
+        max_depth, max_states, report, progress,
+    ):  # fmt: skip
+        yield BasinState((tuple(h0), tuple(h1)), leader, depth, cards)
+
+
+def breadth_first(
+    cycle: Sequence[Hashable],
+    predecessors: Callable[[Any], Iterable[tuple[Any, int]]],
+    max_depth: int | None,
+    max_states: int | None,
+    report: BasinSearch | None,
+    progress: Progress | None,
+) -> Iterator[tuple[Any, int, int]]:
+    """(state, depth, cards before the cycle) of every state that leads into a cycle (its own
+    `cycle` states, in order, first), breadth first by tricks back: `predecessors(state)` gives
+    each state a trick leads from into `state`, with that trick's cards. The one basin search
+    of two seats and of three or four (backward_seats.py); limits and `report` as `basin`."""
+    report = report if report is not None else BasinSearch()
+    on_cycle = set(cycle)
+    level = [(state, 0) for state in cycle]
     depth, cut = 0, False
     while level:
         report.depth, report.frontier = depth, len(level)
         if progress:
             progress(report)
-        nxt: list[tuple[State2, int]] = []
-        for (h0, h1, leader), cards in level:
+        nxt: list[tuple[Any, int]] = []
+        for state, cards in level:
             if max_states is not None and report.states >= max_states:
                 return
             report.states += 1
-            yield BasinState((tuple(h0), tuple(h1)), leader, depth, cards)
+            yield state, depth, cards
             prevs = [
                 (prev, cards + pile)
-                for prev, pile in _predecessors(h0, h1, leader, reading)
+                for prev, pile in predecessors(state)
                 if depth > 0 or prev not in on_cycle
             ]
             if max_depth is not None and depth >= max_depth:

@@ -38,6 +38,7 @@ from bmn.kernels.cycles.backward import (
     PreimageDeal,
     Progress,
     _enters,
+    breadth_first,
     summarise_with,
 )
 from bmn.kernels.cycles.loops import (
@@ -241,33 +242,15 @@ def basin(
 ) -> Iterator[SeatsBasinState]:
     """Every state that leads into any of the cycles under a rule set's `reading`, breadth
     first (by tricks before the cycle), the cycles' own states first; limits and report as
-    backward.basin."""
-    report = report if report is not None else BasinSearch()
+    backward.basin (one search: backward.breadth_first)."""
     on_cycle = {_to_bytes(hands, leader) for cycle in cycles for hands, leader in cycle}
-    level = [(state, 0) for state in sorted(on_cycle, key=_order)]
-    depth, cut = 0, False
-    while level:
-        report.depth, report.frontier = depth, len(level)
-        if progress:
-            progress(report)
-        nxt: list[tuple[StateB, int]] = []
-        for (hands, leader), cards in level:
-            if max_states is not None and report.states >= max_states:
-                return
-            report.states += 1
-            as_tuples = tuple(None if h is None else tuple(h) for h in hands)
-            yield SeatsBasinState(as_tuples, leader, depth, cards)
-            prevs = [
-                (prev, cards + pile)
-                for prev, pile in predecessors(hands, leader, None, reading)
-                if depth > 0 or prev not in on_cycle
-            ]
-            if max_depth is not None and depth >= max_depth:
-                cut = cut or bool(prevs)
-            else:
-                nxt.extend(prevs)
-        level, depth = nxt, depth + 1
-    report.complete = not cut
+    for (hands, leader), depth, cards in breadth_first(
+        sorted(on_cycle, key=_order),
+        lambda state: predecessors(*state, None, reading),
+        max_depth, max_states, report, progress,
+    ):  # fmt: skip
+        as_tuples = tuple(None if h is None else tuple(h) for h in hands)
+        yield SeatsBasinState(as_tuples, leader, depth, cards)
 
 
 def seatings(cycle: Sequence[State]) -> list[list[State]]:

@@ -32,11 +32,12 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from bmn.kernels.config import JIT
+from bmn.kernels.config import INLINE_JIT, JIT
 from bmn.kernels.cycles.loops import LOOP, analyse
 from bmn.kernels.deal import VALUE_SYMBOL, Deal, format_hand, parse_hand
 from bmn.kernels.decks import STANDARD_COUNTS, counts_of
 from bmn.kernels.rng import bounded
+from bmn.kernels.rules.targets import compile_for
 
 BIG, SMALL = 0, 1
 DONE, SHORT, DEAD = "done", "short", "dead"
@@ -80,6 +81,20 @@ class Control:
         return (small, big) if self.small_leads else (big, small)
 
 
+def lay(card: int, seat: int, layer: int, owed: int) -> tuple[int, int, int, bool]:
+    """`seat` lays `card` on a trick whose last court card `layer` laid (-1: none yet), `owed`
+    cards still owed: (the next to lay, the last court card's layer, cards owed, whether the
+    trick is taken). Played here in Python (play) and compiled in the piece hunt (_descend)."""
+    if card:
+        return 1 - seat, seat, card, False
+    if layer >= 0:
+        return seat, layer, owed - 1, owed == 1
+    return 1 - seat, layer, owed, False
+
+
+(_lay,) = compile_for((lay,), njit(**INLINE_JIT))
+
+
 def play(
     control: Control,
     next_card: Callable[[], int | None],
@@ -107,14 +122,9 @@ def play(
                 if card is None:
                     return SHORT, None
             pile.append(card)
-            if card:
-                seat, layer, owed = 1 - seat, seat, card
-            elif layer >= 0:
-                owed -= 1
-                if owed == 0:
-                    break
-            else:
-                seat = 1 - seat
+            seat, layer, owed, taken = lay(card, seat, layer, owed)
+            if taken:
+                break
         if layer == SMALL:
             small += pile
             if len(small) > max_small:
@@ -276,14 +286,9 @@ def _descend(
                     n += 1
                 pile[laid] = card
                 laid += 1
-                if card:
-                    seat, layer, owed = 1 - seat, seat, card
-                elif layer >= 0:
-                    owed -= 1
-                    if owed == 0:
-                        break
-                else:
-                    seat = 1 - seat
+                seat, layer, owed, taken = _lay(card, seat, layer, owed)
+                if taken:
+                    break
             if not ok:
                 break
             if layer == 1:
