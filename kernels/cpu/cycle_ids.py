@@ -22,6 +22,7 @@ them plays bmn's tricks throughout.
 
 from __future__ import annotations
 
+from functools import partial
 from types import ModuleType, SimpleNamespace
 
 import numpy as np
@@ -30,7 +31,8 @@ from numba import njit, prange
 from bmn.kernels.config import JIT, MAX_CARDS, MAX_SEATS, PARALLEL_JIT, kernel_array
 from bmn.kernels.cpu.nseat_table import WIDTH, advance, count_holders, setup
 from bmn.kernels.rules.copies import Flags, RuleCopies, RuleCopy
-from bmn.kernels.rules.sets import NEXT_PAYS, RuleSet
+from bmn.kernels.rules.flags import table_flags
+from bmn.kernels.rules.sets import RuleSet
 
 ID_WORDS = WIDTH + 2  # the seats out, the seat to lead, the table's masks
 
@@ -114,12 +116,10 @@ def cycle_ids(
     return ids
 
 
-def _flags(rules: RuleSet) -> Flags:
-    return (("NEXT_PAYS", rules.out_while_paying == NEXT_PAYS),)
-
-
 def _copy(flags: Flags, _rules: RuleSet) -> SimpleNamespace:
     return SimpleNamespace(_cycle_ids=RuleCopy(flags)[_cycle_ids])
 
 
-_COPIES: RuleCopies[ModuleType | SimpleNamespace] = RuleCopies(__name__, _flags, _copy)
+_COPIES: RuleCopies[ModuleType | SimpleNamespace] = RuleCopies(
+    __name__, partial(table_flags, looping=True), _copy
+)

@@ -44,9 +44,8 @@ from bmn.kernels.cpu.nseat_table import (
     play_limit_at,
     setup,
 )
-from bmn.kernels.rules import sets as rulesets
 from bmn.kernels.rules.copies import Flags, RuleCopies, RuleCopy
-from bmn.kernels.rules.flags import differences
+from bmn.kernels.rules.flags import table_flags
 from bmn.kernels.rules.sets import RuleSet
 
 __all__ = [
@@ -348,15 +347,8 @@ def _score_batch(compiled, deals, sizes, rows, out, cap: int) -> None:
 
 
 # Rule sets (kernels/rules/sets.py): a rule set's copies (kernels/rules/copies.py) of what reaches
-# the table's NEXT_PAYS, made on first use. Rule sets that play 3 and 4 seats alike share one.
-def _flags(rules: RuleSet) -> Flags | None:
-    """The table's constant for `rules` with 3 or 4 seats; None for a point it does not play."""
-    points = differences(rules, MAX_SEATS)
-    if set(points) - {"out_while_paying"}:
-        return None
-    return (("NEXT_PAYS", points.get("out_while_paying") == rulesets.NEXT_PAYS),)
-
-
+# the table's NEXT_PAYS (kernels/rules/flags.table_flags), made on first use. Rule sets that play
+# 3 and 4 seats alike share one.
 def _copy(flags: Flags, _rules: RuleSet) -> SimpleNamespace:
     ruled = RuleCopy(flags)
     return SimpleNamespace(
@@ -367,7 +359,7 @@ def _copy(flags: Flags, _rules: RuleSet) -> SimpleNamespace:
     )
 
 
-_COPIES = RuleCopies(__name__, _flags, _copy)
+_COPIES = RuleCopies(__name__, table_flags, _copy)
 
 
 def for_rules(rules: RuleSet) -> ModuleType | SimpleNamespace | None:

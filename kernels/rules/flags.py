@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import fields
 
+from bmn.kernels.config import MAX_SEATS
 from bmn.kernels.rules import sets as rulesets
 from bmn.kernels.rules.sets import RuleSet
 
@@ -59,6 +60,18 @@ def two_seat_flags(rules: RuleSet) -> tuple[tuple[str, object], ...] | None:
     if flags["ASKED"] and flags["TRICKS"] == 2:  # battles after the extra lead: not played
         return None
     return tuple(sorted(flags.items()))
+
+
+def table_flags(rules: RuleSet, looping: bool = False) -> tuple[tuple[str, object], ...] | None:
+    """kernels/cpu/nseat_table.py's constant for `rules` with 3 or 4 seats (NEXT_PAYS: a seat
+    out while paying hands the rest to the next), or None for a rule set with another point
+    the table does not play. `looping`: for games that loop (cycle ids: kernels/cpu/
+    cycle_ids.py), which only that point reaches (the others part where a two-seat hand
+    empties, which ends such a game), so every rule set has the table's flags."""
+    points = differences(rules, MAX_SEATS)
+    if not looping and set(points) - {"out_while_paying"}:
+        return None
+    return (("NEXT_PAYS", rules.out_while_paying == rulesets.NEXT_PAYS),)
 
 
 def flags_tag(flags: tuple[tuple[str, object], ...]) -> str:

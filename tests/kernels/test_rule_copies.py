@@ -18,7 +18,7 @@ from simulator import SIMULATED, run_under_simulator
 
 from bmn.kernels.cpu import nseat, two
 from bmn.kernels.rules.copies import RuleCopies, RuleCopy, callees, is_compiled, loaded
-from bmn.kernels.rules.flags import two_seat_flags
+from bmn.kernels.rules.flags import table_flags, two_seat_flags
 from bmn.kernels.rules.sets import RULE_SETS, rule_set
 from bmn.kernels.score import kernel_for
 
@@ -152,7 +152,7 @@ def _through_attributes(functions: list, flags: set) -> list[str]:
 
 
 def _nseat_flags(rules) -> dict:
-    return dict(nseat._flags(rules))
+    return dict(table_flags(rules))
 
 
 def _copied() -> list:
