@@ -5,6 +5,7 @@ record games. Pure functions over store rows; no SQL here, and no text layout
 from __future__ import annotations
 
 import csv
+import io
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -16,6 +17,7 @@ from bmn.kernels.decks import STANDARD_COUNTS, STANDARD_COUNTS_TEXT, counts_text
 from bmn.kernels.rules.sets import DEFAULT as DEFAULT_RULES
 from bmn.records.published import PublishedGame, published_games
 from bmn.records.store import FIND_KEYS, IMPORT_KIND, TOP_KEYS, FindRow, LoopRow, Run
+from bmn.records.store.finds import FindBlock
 
 if TYPE_CHECKING:
     from bmn.records.store import Store
@@ -270,39 +272,53 @@ def _imbalance(row: LoopRow) -> int:
 ELAPSED_DECIMALS = 3  # an export's seconds into the run: to the millisecond, as a clock reads
 
 
-def export_csv(
-    rows: Iterable[FindRow], out: IO[str], rules: Mapping[int, str] | None = None
-) -> None:
-    """Finds as CSV; with `rules` (run number to rule set), a last column naming the rule set
-    each find's run played, so `bmn score` replays each under its own."""
+EXPORT_KEYS = (*FIND_KEYS, "rules", "deck_counts")
+
+
+def export_csv(blocks: Iterable[FindBlock], out: IO[str], rules: Mapping[int, str]) -> None:
+    """Finds as CSV (EXPORT_KEYS): each find, its run's rule set (so `bmn score` replays each
+    under its own) and the counts of its deal's deck (which `bmn score` holds it to), written
+    a block of finds at a time. Each line is what the csv module writes of it: a block's
+    shared values are written by it once, and a deal (record notation) and its figures need
+    no quoting, a deck's counts always do."""
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow([*FIND_KEYS, *(["rules"] if rules is not None else []), "deck_counts"])
-    for row in rows:
-        writer.writerow(_exported(row, rules).values())
+    writer.writerow(EXPORT_KEYS)
+    for b in blocks:
+        shared = io.StringIO()
+        fixed = (b.status, b.run, b.found_at, b.strategy, _elapsed(b.elapsed))
+        csv.writer(shared, lineterminator="").writerow((*fixed, rules.get(b.run, DEFAULT_RULES)))
+        tail = shared.getvalue()
+        each = zip(b.deals, b.cards, b.tricks, b.deck_counts(), strict=True)
+        out.write("".join(f'{deal},{c},{t},{tail},"{deck}"\n' for deal, c, t, deck in each))
 
 
-def export_json(
-    rows: Iterable[FindRow], out: IO[str], rules: Mapping[int, str] | None = None
-) -> None:
-    """A JSON list written row by row, so a large store never sits in memory at once."""
+def export_json(blocks: Iterable[FindBlock], out: IO[str], rules: Mapping[int, str]) -> None:
+    """Finds as a JSON list of objects (EXPORT_KEYS), an object a line, written a block of
+    finds at a time, so a large store never sits in memory at once. Each line is what
+    json.dumps writes of it; a block's shared values are written by json.dumps once."""
     out.write("[")
-    for i, row in enumerate(rows):
-        out.write(("," if i else "") + "\n" + json.dumps(_exported(row, rules)))
+    first = True
+    for b in blocks:
+        shared = [b.status, b.run, b.found_at, b.strategy, _elapsed(b.elapsed)]
+        shared.append(rules.get(b.run, DEFAULT_RULES))
+        keys = EXPORT_KEYS[3:-1]  # after the deal, cards and tricks; before the deck
+        tail = ", ".join(
+            f"{json.dumps(k)}: {json.dumps(v)}" for k, v in zip(keys, shared, strict=True)
+        )
+        each = zip(b.deals, b.cards, b.tricks, b.deck_counts(), strict=True)
+        for deal, cards, tricks, deck in each:
+            out.write(
+                f'{"" if first else ","}\n{{"deal": "{deal}", "cards": {cards}, "tricks":'
+                f' {tricks}, {tail}, "deck_counts": "{deck}"}}'
+            )
+            first = False
     out.write("\n]\n")
 
 
-def _exported(row: FindRow, rules: Mapping[int, str] | None = None) -> dict[str, Any]:
-    """A find as an export writes it: `elapsed` to the millisecond, not a float's 16 digits
-    (the time a find is stamped with is no finer than that), its run's rule set, and the deck
-    its deal is of (counts N,J,Q,K,A: what `bmn score` holds the deal to, so that a card
-    dropped from a deal is never taken for a deck of its own)."""
-    found = row.as_dict(FIND_KEYS)
-    if isinstance(found.get("elapsed"), float):
-        found["elapsed"] = round(found["elapsed"], ELAPSED_DECIMALS)
-    if rules is not None:
-        found["rules"] = rules.get(row.run, "bmn")
-    found["deck_counts"] = ",".join(str(row.deal.count(symbol)) for symbol in "-JQKA")
-    return found
+def _elapsed(seconds: float) -> float:
+    """A find's seconds into its run as an export writes them: to the millisecond, not a
+    float's 16 digits (the time a find is stamped with is no finer than that)."""
+    return round(seconds, ELAPSED_DECIMALS) if isinstance(seconds, float) else seconds
 
 
 # -- ranking against the published records ------------------------------------------------

@@ -496,19 +496,23 @@ def show(hands: tuple[str, ...], store: str, rules: RuleSet, as_json: bool) -> N
     show_default=True,
     help="Output format.",
 )
+@click.option("--min-cards", type=Whole(0), default=0, help="Only finds of this many cards.")
 @listing
-def export(fmt: str, players: int | None, store: str, as_json: bool) -> None:
+def export(fmt: str, min_cards: int, players: int | None, store: str, as_json: bool) -> None:
     """Write every find in the store to stdout (--json is short for --format json).
 
     Columns: deal, cards, tricks, status, run, found_at, strategy, elapsed (seconds into
     the run when it was found), rules (the rule set its run played), deck_counts (the counts
-    N,J,Q,K,A of its deal's deck). Finds of every seat count unless --players picks one. `bmn
-    score` reads an export back, each find replayed under its own rule set and held to its
-    deck: `bmn records export | bmn score -` verifies a whole store.
+    N,J,Q,K,A of its deal's deck). Finds of every seat count unless --players picks one, of
+    any length unless --min-cards sets one, oldest first. `bmn score` reads an export back,
+    each find replayed under its own rule set and held to its deck: `bmn records export |
+    bmn score -` verifies a whole store. A store of millions of finds streams out, its finds
+    read a batch at a time (about a million a second).
 
     \b
     Examples:
       bmn records export > finds.csv
+      bmn records export --min-cards 4000 --store night.sqlite
       bmn records export --format json --store night.sqlite
       bmn records export --players 4 > four.csv
       bmn records export --store night.sqlite | bmn score -
@@ -522,7 +526,7 @@ def export(fmt: str, players: int | None, store: str, as_json: bool) -> None:
     write = export_json if as_json or fmt == "json" else export_csv
     with open_store(store) as db:
         rules = {run.id: run.rules for run in db.runs()}
-        write(db.all_finds(seats=players), sys.stdout, rules)
+        write(db.find_blocks(players, min_cards or None), sys.stdout, rules)
 
 
 @records.command()

@@ -308,3 +308,38 @@ def test_bad_options_are_usage_errors(records, store):
     for args in (["top", "--by", "length"], ["top", "-n", "0"], ["export", "--format", "xml"]):
         result = records(*args, "--store", store)
         assert result.exit_code == 2 and "Traceback" not in result.output
+
+
+def test_export_writes_each_find_as_the_csv_and_json_modules_write_it(bmn, tmp_path):
+    """The export's writers format a block of finds at a time: each line must be what
+    csv.writer and json.dumps write of that find, the finds those the store reads one by one,
+    in bulk and in rows, and --min-cards keeps only those long enough."""
+    import csv as csv_module
+    import io
+
+    store = tmp_path / "night.sqlite"
+    result = bmn("search", "--iterations", 3000, "--keep-above", 100, "--workers", 1,
+                 "--quiet", "--store", store)  # fmt: skip
+    assert result.exit_code == 0, result.output
+    with Store(store) as db:
+        db.add_finds(1, [Find(RECORD, 8344, 1164, elapsed=1 / 3)])
+        finds = list(db.all_finds())
+    assert len(finds) > 1000
+    keys = ("deal", "cards", "tricks", "status", "run", "found_at", "strategy", "elapsed")
+
+    def wanted(find) -> dict:
+        row = {key: getattr(find, key) for key in keys}
+        row["elapsed"] = round(row["elapsed"], 3)
+        counts = ",".join(str(find.deal.count(c)) for c in "-JQKA")
+        return row | {"rules": "bmn", "deck_counts": counts}
+
+    out = io.StringIO()
+    writer = csv_module.writer(out, lineterminator="\n")
+    writer.writerow([*keys, "rules", "deck_counts"])
+    writer.writerows(wanted(f).values() for f in finds)
+    assert bmn("records", "export", "--store", store).stdout == out.getvalue()
+    exported = bmn("records", "export", "--json", "--store", store).stdout
+    assert exported.splitlines()[1] == json.dumps(wanted(finds[0])) + ","
+    assert json.loads(exported) == [wanted(f) for f in finds]
+    long = bmn("records", "export", "--min-cards", 1000, "--store", store).stdout.splitlines()
+    assert len(long) - 1 == sum(f.cards >= 1000 for f in finds) > 0

@@ -94,13 +94,14 @@ def test_bmns_own_export_and_json_lines_read_back(tmp_path):
         run = db.create_run("walk", "cards", 1, {})
         db.add_finds(run, [Find(RECORD, 8344, 1164), Find(CASELLA, 474, 66, "loop")])
         finds = list(db.all_finds())
+        blocks = list(db.find_blocks())
     from io import StringIO
 
     from bmn.records.report import export_csv, export_json
 
     for write in (export_csv, export_json):
         out = StringIO()
-        write(finds, out)
+        write(blocks, out, {run: "bmn"})
         read = rows(out.getvalue().splitlines(keepends=True))
         assert [(r.deal, r.stated) for r in read] == [
             (f.deal, Stated(f.cards, f.tricks, f.status)) for f in finds
