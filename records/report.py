@@ -4,20 +4,16 @@ record games. Pure functions over store rows; no SQL here, and no text layout
 
 from __future__ import annotations
 
-import csv
-import io
-import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import islice
-from typing import IO, TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any
 
 from bmn.kernels.deal import DealError
 from bmn.kernels.decks import STANDARD_COUNTS, STANDARD_COUNTS_TEXT, counts_text, even_sizes
 from bmn.kernels.rules.sets import DEFAULT as DEFAULT_RULES
 from bmn.records.published import PublishedGame, published_games
-from bmn.records.store import FIND_KEYS, IMPORT_KIND, TOP_KEYS, FindRow, LoopRow, Run
-from bmn.records.store.finds import FindBlock
+from bmn.records.store import IMPORT_KIND, FindRow, LoopRow, Run
 
 if TYPE_CHECKING:
     from bmn.records.store import Store
@@ -174,26 +170,6 @@ def comparable(store: Store, n: int, players: int = 2) -> tuple[list[FindRow], L
 # -- top, runs, loops, export ----------------------------------------------------------------
 
 
-def top_json(lists: Sequence[FindList], loops: Sequence[FindRow] = ()) -> str:
-    """`records top --json`: each list's finds, with its seats and deck, then the loops."""
-    from bmn.kernels.deal import parse_deal
-
-    rows = [
-        row.as_dict(TOP_KEYS) | {"seats": found.seats, "deck": found.deck, "rules": found.rules}
-        for found in lists
-        for row in found.rows
-    ]
-    rows += [
-        row.as_dict(TOP_KEYS) | {"seats": len(parse_deal(row.deal)), "deck": None, "rules": None}
-        for row in loops
-    ]
-    return json.dumps(rows)
-
-
-def runs_json(runs: Sequence[Run]) -> str:
-    return json.dumps([run.as_dict() for run in runs])
-
-
 LOOP_KEYS = (
     "key",
     "rules",  # the rule set it was found under: a key is a cycle under one rule set
@@ -212,10 +188,6 @@ LOOP_KEYS = (
     "run",
     "found_at",
 )
-
-
-def loops_json(rows: Sequence[LoopRow]) -> str:
-    return json.dumps([{k: row.as_dict()[k] for k in LOOP_KEYS} for row in rows])
 
 
 STANDARD_DECK = STANDARD_COUNTS_TEXT
@@ -269,58 +241,6 @@ def _imbalance(row: LoopRow) -> int:
     return max(sizes) - min(sizes)
 
 
-ELAPSED_DECIMALS = 3  # an export's seconds into the run: to the millisecond, as a clock reads
-
-
-EXPORT_KEYS = (*FIND_KEYS, "rules", "deck_counts")
-
-
-def export_csv(blocks: Iterable[FindBlock], out: IO[str], rules: Mapping[int, str]) -> None:
-    """Finds as CSV (EXPORT_KEYS): each find, its run's rule set (so `bmn score` replays each
-    under its own) and the counts of its deal's deck (which `bmn score` holds it to), written
-    a block of finds at a time. Each line is what the csv module writes of it: a block's
-    shared values are written by it once, and a deal (record notation) and its figures need
-    no quoting, a deck's counts always do."""
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(EXPORT_KEYS)
-    for b in blocks:
-        shared = io.StringIO()
-        fixed = (b.status, b.run, b.found_at, b.strategy, _elapsed(b.elapsed))
-        csv.writer(shared, lineterminator="").writerow((*fixed, rules.get(b.run, DEFAULT_RULES)))
-        tail = shared.getvalue()
-        each = zip(b.deals, b.cards, b.tricks, b.deck_counts(), strict=True)
-        out.write("".join(f'{deal},{c},{t},{tail},"{deck}"\n' for deal, c, t, deck in each))
-
-
-def export_json(blocks: Iterable[FindBlock], out: IO[str], rules: Mapping[int, str]) -> None:
-    """Finds as a JSON list of objects (EXPORT_KEYS), an object a line, written a block of
-    finds at a time, so a large store never sits in memory at once. Each line is what
-    json.dumps writes of it; a block's shared values are written by json.dumps once."""
-    out.write("[")
-    first = True
-    for b in blocks:
-        shared = [b.status, b.run, b.found_at, b.strategy, _elapsed(b.elapsed)]
-        shared.append(rules.get(b.run, DEFAULT_RULES))
-        keys = EXPORT_KEYS[3:-1]  # after the deal, cards and tricks; before the deck
-        tail = ", ".join(
-            f"{json.dumps(k)}: {json.dumps(v)}" for k, v in zip(keys, shared, strict=True)
-        )
-        each = zip(b.deals, b.cards, b.tricks, b.deck_counts(), strict=True)
-        for deal, cards, tricks, deck in each:
-            out.write(
-                f'{"" if first else ","}\n{{"deal": "{deal}", "cards": {cards}, "tricks":'
-                f' {tricks}, {tail}, "deck_counts": "{deck}"}}'
-            )
-            first = False
-    out.write("\n]\n")
-
-
-def _elapsed(seconds: float) -> float:
-    """A find's seconds into its run as an export writes them: to the millisecond, not a
-    float's 16 digits (the time a find is stamped with is no finer than that)."""
-    return round(seconds, ELAPSED_DECIMALS) if isinstance(seconds, float) else seconds
-
-
 # -- ranking against the published records ------------------------------------------------
 
 
@@ -355,26 +275,6 @@ def rank_among(deal: str, cards: int, ranking: Sequence[PublishedGame]) -> Rank:
         if game.deal == deal:
             return Rank(i, len(ranking), game.name)
     return Rank(1 + sum(game.cards > cards for game in ranking), len(ranking) + 1, None)
-
-
-def compare_json(
-    rows: Sequence[FindRow],
-    ranking: Sequence[PublishedGame],
-    players: int = 2,
-    left_out: LeftOut | None = None,
-) -> str:
-    published = [
-        {"rank": i, "name": g.name, "year": g.year, "deal": g.deal}
-        | {"cards": g.cards, "tricks": g.tricks}
-        for i, g in enumerate(ranking, start=1)
-    ]
-    finds = [
-        row.as_dict(TOP_KEYS) | rank_among(row.deal, row.cards, ranking).as_dict() for row in rows
-    ]
-    left = left_out.as_dict() if left_out is not None else None
-    return json.dumps(
-        {"players": players, "published": published, "finds": finds, "left_out": left}
-    )
 
 
 # -- show ------------------------------------------------------------------------------------

@@ -329,7 +329,8 @@ def top(
       bmn records top --min-cards 4000 --json --store night.sqlite
       bmn records top --players 3
     """
-    from bmn.records.report import first_loops, top_json, top_lists
+    from bmn.records.report import first_loops, top_lists
+    from bmn.search.output.records import top_json
 
     with open_store(store) as db:
         db.skip_damaged = True  # a damaged find is left out of the lists, and said below
@@ -371,7 +372,7 @@ def loops(
     One per canonical cycle key and rule set, in the order first found: the deck (counts of
     numerals, J, Q, K, A; 36,4,4,4,4 is the standard deck), the period (cards and tricks),
     whether a balanced starting deal (an even split, seat 0 first) reaches the cycle (yes /
-    no / ? when the backward search stopped at its limit) with how many were found, how
+    no / unknown when the backward search stopped at its limit) with how many were found, how
     often hunts saw the cycle, an example deal (a balanced one when known) and the run that
     found it first. The seats column: how many seats the deal was dealt to, or 'k of n' for a
     cycle of k seats left after the others went out (3 and 4 players: `bmn search --objective
@@ -396,7 +397,8 @@ def loops(
       bmn records loops --players 3
       bmn records loops --rules paulhus --players 3
     """
-    from bmn.records.report import loops_json, standard_loops
+    from bmn.records.report import standard_loops
+    from bmn.search.output.records import loops_json, standard_loops_json
 
     with open_store(store) as db:
         rows = db.loops(rules=None if rules is None else rules.name)
@@ -407,7 +409,7 @@ def loops(
         return
     if standard:
         found = standard_loops(rows)
-        echo(json.dumps(found) if as_json else standard_loops_text(found))
+        echo(standard_loops_json(found) if as_json else standard_loops_text(found))
         return
     echo(loops_json(rows) if as_json else loops_text(rows))
 
@@ -433,7 +435,7 @@ def runs(store: str, as_json: bool) -> None:
       bmn records runs
       bmn records runs --json --store night.sqlite
     """
-    from bmn.records.report import runs_json
+    from bmn.search.output.records import runs_json
 
     with open_store(store) as db:
         rows = db.runs()
@@ -519,14 +521,14 @@ def export(fmt: str, min_cards: int, players: int | None, store: str, as_json: b
     """
     import sys
 
-    from bmn.records.report import export_csv, export_json
+    from bmn.search.output.listings import export_listing
 
     if as_json and fmt == "csv" and given(click.get_current_context(), "fmt"):
         raise click.UsageError("--json is short for --format json; it conflicts with --format csv")
-    write = export_json if as_json or fmt == "json" else export_csv
     with open_store(store) as db:
-        rules = {run.id: run.rules for run in db.runs()}
-        write(db.find_blocks(players, min_cards or None), sys.stdout, rules)
+        listing = export_listing({run.id: run.rules for run in db.runs()})
+        write = listing.stream_json if as_json or fmt == "json" else listing.stream_csv
+        write(db.find_blocks(players, min_cards or None), sys.stdout)
 
 
 @records.command()
@@ -550,7 +552,8 @@ def compare(count: int, players: int, store: str, as_json: bool) -> None:
       bmn records compare -n 3 --json --store night.sqlite
       bmn records compare --players 3
     """
-    from bmn.records.report import comparable, compare_json, published_ranking
+    from bmn.records.report import comparable, published_ranking
+    from bmn.search.output.records import compare_json
 
     with open_store(store) as db:
         rows, left_out = comparable(db, count, players)

@@ -4,11 +4,24 @@ shows the same tables, with links)."""
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+import json
+from collections.abc import Sequence
 from pathlib import PurePath
 from typing import TYPE_CHECKING, Any
 
 from bmn.kernels.rules.sets import DEFAULT as DEFAULT_RULES
+from bmn.search.output.columns import numbered
+from bmn.search.output.listings import (
+    compare_find_listing,
+    compare_listing,
+    find_listing,
+    loop_listing,
+    loop_listing_of,
+    published_json,
+    published_listing,
+    run_listing,
+    standard_loop_listing,
+)
 from bmn.search.output.tables import Block, Table
 from bmn.search.words import format_duration, ordinal, short_time
 
@@ -21,55 +34,8 @@ if TYPE_CHECKING:
 
 
 def published_table(rows: Sequence[Replayed]) -> Table:
-    """`bmn records published`: each record game, its deal, and whether it replays as
-    published ('same', or the replay's figures). At 80 columns a deal is never split: the
-    year (in the name already), the tricks, the replay and the status give way, in turn, and a
-    name wraps at its spaces. A game that never ends is never shown as a length alone: when the
-    status gives way its cards read `loop (474)`. Under another rule set its figures are what
-    was asked for: they never give way (the published status and cards do) and say them whole,
-    wrapped, with the status of a game that does not finish.
-
-    A table with rows of another rule set than bmn's has a rules column after the year (the
-    rule set each row's figures are of); where it gives way, a row's name says its rule set."""
-    ruled = any(r.rules != r.published_rules for r in rows)  # --rules: all under one set
-    replayed = rows[0].rules if ruled else "replayed"
-    endless = [None if r.status == "finished" else f"{r.status} ({r.cards:,})" for r in rows]
-    figures = [[r.status, r.cards, r.tricks, _replayed(r, ruled), r.deal] for r in rows]
-    if all(r.published_rules == DEFAULT_RULES for r in rows):
-        head = ["name", "year", "status", "cards", "tricks", replayed, "deal"]
-        body = [[r.name, str(r.year), *cells] for r, cells in zip(rows, figures, strict=True)]
-        spare: tuple[int, ...] = (1, 4, 2, 3) if ruled else (1, 4, 5, 2)
-        folds = {2: (3, endless)}
-        return Table(head, body, left=(0, 2, 5, 6), wrap=(0, 5), spare=spare, folds=folds)
-    head = ["name", "year", "rules", "status", "cards", "tricks", replayed, "deal"]
-    body = [
-        [r.name, str(r.year), r.published_rules, *cells]
-        for r, cells in zip(rows, figures, strict=True)
-    ]
-    # Under --rules a row's own rule set goes with its published figures; else it outlasts
-    # the replay's 'same', and only the status (folded into the cards) outlasts it.
-    spare = (1, 5, 2, 3, 4) if ruled else (1, 5, 6, 2, 3)
-    named = [
-        None
-        if r.published_rules == DEFAULT_RULES or f"({r.published_rules})" in r.name
-        else f"{r.name} ({r.published_rules})"
-        for r in rows
-    ]
-    folds = {3: (4, endless), 2: (0, named)}
-    return Table(head, body, left=(0, 2, 3, 6, 7), wrap=(0, 6), spare=spare, folds=folds)
-
-
-def _replayed(row: Replayed, ruled: bool = False) -> str:
-    figures = f"{row.replayed_cards:,} cards, {row.replayed_tricks:,} tricks"
-    if ruled:  # every game under one rule set: the figures whole, a difference expected
-        status = row.replayed_status
-        if row.matches:
-            status = "same" if status == "finished" else f"same ({status})"
-        return f"{status}, {figures}"
-    if row.matches:
-        return "same"
-    status = "" if row.replayed_status == row.status else f"{row.replayed_status}, "
-    return f"{status}{figures}: differs"
+    """`bmn records published` (listings.published_listing)."""
+    return published_listing(rows).table(rows)
 
 
 def top_text(
@@ -96,6 +62,12 @@ def top_text(
     return blocks
 
 
+def top_json(lists: Sequence[FindList], loops: Sequence[FindRow] = ()) -> str:
+    """`records top --json`: each list's finds, with its seats and deck, then the loops."""
+    rows = [row for found in lists for row in find_listing(found).dicts(numbered(found.rows))]
+    return json.dumps(rows + loop_listing().dicts(numbered(loops)))
+
+
 def cycles_held(cycles: int, store: str) -> str | None:
     """What a store of cycles only holds, and the command that lists them; None for none."""
     if not cycles:
@@ -110,135 +82,50 @@ def cycles_held(cycles: int, store: str) -> str | None:
 
 
 def find_table(rows: Sequence[FindRow]) -> Table:
-    """One list of finished games, ranked; the time found gives way on a narrow terminal."""
-    head = ["#", "cards", "tricks", "run", "found (UTC)", "deal"]  # 80 columns hold 4 seats
-    body = [
-        [i, r.cards, r.tricks, str(r.run), short_time(r.found_at), r.deal]
-        for i, r in enumerate(rows, start=1)
-    ]
-    return Table(head, body, left=(4, 5), spare=(4,))
+    """One list of finished games, ranked (listings.find_listing)."""
+    return find_listing().table(numbered(rows))
 
 
 def loop_table(rows: Sequence[FindRow]) -> Table:
-    """Looping deals, in the order found: no cards, no rank."""
-    head = ["players", "run", "found (UTC)", "deal"]
-    body = [[r.deal.count("/") + 1, str(r.run), short_time(r.found_at), r.deal] for r in rows]
-    return Table(head, body, left=(2, 3), spare=(2,))
+    """Looping deals, in the order found: no cards, no rank (listings.loop_listing)."""
+    return loop_listing().table(numbered(rows))
 
 
 def runs_text(runs: Sequence[Run]) -> Block:
+    """`records runs` (listings.run_listing)."""
     if not runs:
         return "no runs in the store"
-    # "search": the run's strategy, or its kind where it has none (loop-hunt, grow, every),
-    # and its rule set where not bmn's.
-    head = ["run", "search", "objective", "players", "status", "games", "time", "best cards"]
-    head += ["tricks", "started (UTC)", "ran on"]
-    body = [
-        [
-            str(r.id),
-            r.found_by if r.rules == DEFAULT_RULES else f"{r.found_by}, {r.rules}",
-            r.objective,
-            r.seats,
-            r.status,
-            r.games,
-            run_time(r.seconds),
-            "-" if r.best_cards is None else r.best_cards,
-            "-" if r.best_tricks is None else r.best_tricks,
-            short_time(r.started_at),
-            ran_on(r),
-        ]
-        for r in runs
-    ]
-    # On a narrow terminal: where it ran, then when it started, then the objective give way.
-    return Table(head, body, left=(1, 2, 4, 9, 10), wrap=(10,), spare=(10, 9, 2))
-
-
-def run_time(seconds: float) -> str:
-    """A run's time in the runs table, to the second in one format whatever its length: 20s,
-    3m00s, 1h02m, 3d04h (format_duration's, but whole seconds under a minute, not 20.0s)."""
-    whole = round(seconds)
-    return f"{whole}s" if whole < 60 else format_duration(whole)
-
-
-def ran_on(run: Run) -> str:
-    """Its backend; for a run merged in from another store, the host and that store's run;
-    for an import, the file it read."""
-    if run.kind == "import":
-        return f"import of {run.params.get('file', 'a table')} on {run.host or 'a host unknown'}"
-    if run.origin_store is None:
-        return run.backend
-    store = PurePath(run.origin_store).name
-    return f"{run.backend} on {run.host or 'a host unknown'}, {store} run {run.origin_run}"
+    return run_listing().table(runs)
 
 
 def loops_text(rows: Sequence[LoopRow], rules: bool | None = None) -> Block:
-    """One row per stored cycle; the balanced column is yes, no, or '?' (basin search cut). The
-    rule set each was found under is a column where any is not bmn's (or as `rules` says)."""
+    """`records loops`: one row per stored cycle (listings.loop_listing_of); the rule set each
+    was found under a column where any is not bmn's (or as `rules` says)."""
     if not rows:
         return "no cycles in the store; hunt with: bmn search --objective loop"
-    reach = {True: "yes", False: "no", None: "?"}
-    head = ["run", "deck", "seats", "period", "balanced", "seen", "example deal", "cycle key"]
-    body = [
-        [
-            str(row.run),
-            row.deck,
-            _loop_seats(row.seats, row.seats_out),
-            f"{row.period_cards:,}c/{row.period_tricks:,}t",
-            f"{reach[row.reachable]} ({row.balanced_deals:,})",
-            row.times_seen,
-            row.example_deal,
-            row.key,
-        ]
-        for row in rows
-    ]
-    table = Table(head, body, left=(1, 2, 4, 6, 7), wrap=(4,), spare=(7, 5, 1, 2))
-    return _with_rules(table, [row.rules for row in rows], rules, last=(0, 4))
+    ruled = any(row.rules != DEFAULT_RULES for row in rows) if rules is None else rules
+    return loop_listing_of(ruled).table(rows)
 
 
-def _with_rules(
-    table: Table, rules: Sequence[str], show: bool | None, last: Sequence[int]
-) -> Table:
-    """`table` with a rules column after its first (the run), where any row's rule set is not
-    bmn's (or as `show` says). A key names a cycle under one rule set only, so the column never
-    gives way: in a narrow window the `last` columns do, after the table's own spare ones."""
-    if not (any(name != DEFAULT_RULES for name in rules) if show is None else show):
-        return table
-
-    def moved(columns: Collection[int]) -> tuple[int, ...]:
-        return tuple(c + 1 if c >= 1 else c for c in columns)
-
-    head = [table.head[0], "rules", *table.head[1:]]
-    body = [[row[0], name, *row[1:]] for row, name in zip(table.rows, rules, strict=True)]
-    spare = (*moved(table.spare), *moved(last))
-    return Table(head, body, left=(1, *moved(table.left)), wrap=moved(table.wrap), spare=spare)
-
-
-def _loop_seats(seats: int, out: Sequence[int]) -> str:
-    """A stored cycle's seats: '3' when every seat is in it, '2 of 3' for one left after seats
-    went out."""
-    return f"{seats - len(out)} of {seats}" if out else str(seats)
+def loops_json(rows: Sequence[LoopRow]) -> str:
+    return loop_listing_of(True).json(rows)
 
 
 def standard_loops_text(rows: Sequence[dict]) -> Block:
-    """`records loops --standard`: one row per standard-deck cycle and rule set
-    (report.standard_loops); its rule set a column where any is not bmn's."""
+    """`records loops --standard` (listings.standard_loop_listing; rows: report.
+    standard_loops'); its rule set a column where any is not bmn's."""
     if not rows:
         return "no standard-deck cycles in the store; grow them with: bmn search --objective grow"
-    head = ["run", "period", "deal split", "26/26", "most balanced deal", "seat-blind key"]
-    body = [
-        [
-            str(row["run"]),
-            f"{row['period_cards']:,}c/{row['period_tricks']:,}t",
-            row["split"],
-            f"{'yes' if row['balanced'] else 'no'} "
-            f"({row['balanced_deals']:,}+{row['mirrored_balanced_deals']:,})",
-            row["deal"],
-            row["rotation_key"],
-        ]
-        for row in rows
-    ]
-    table = Table(head, body, left=(3, 4, 5), wrap=(3,), spare=(5, 2))
-    return _with_rules(table, [row["rules"] for row in rows], None, last=(0, 3))
+    ruled = any(row["rules"] != DEFAULT_RULES for row in rows)
+    return standard_loop_listing(ruled).table(rows)
+
+
+def standard_loops_json(rows: Sequence[dict]) -> str:
+    return standard_loop_listing(True).json(rows)
+
+
+def runs_json(runs: Sequence[Run]) -> str:
+    return run_listing().json(runs)
 
 
 def describe_rank(
@@ -304,23 +191,29 @@ def compare_text(
     left_out: LeftOut | None = None,
     store: str | None = None,
 ) -> list[Block]:
-    """The published records and the store's finds in one list, longest first; a find's rank
-    in its row, and said once in words below the table, for the best find (`store`: the one
-    named in a command to copy)."""
+    """The published records and the store's finds in one list, longest first (listings.
+    compare_listing); a find's place in its row ('run 3: 4th'), a find after every published
+    game that finishes by its run alone, that place said once below the table; and the best
+    find's rank in words (`store`: the one named in a command to copy)."""
     from bmn.records.report import rank_among
 
     entries = [(g.cards, g.tricks, g.name, g.deal) for g in ranking]
+    last = None
     for r in rows:
         rank = rank_among(r.deal, r.cards, ranking)
-        place = rank.published or f"would rank {ordinal(rank.rank)} of {rank.of}"
-        entries.append((r.cards, r.tricks, f"run {r.run}: {place}", r.deal))
+        game = f"run {r.run}: {ordinal(rank.rank)}"
+        if rank.published:
+            game = f"run {r.run}: {rank.published}"
+        elif rank.rank == rank.of:  # after every published game: said once, below
+            game, last = f"run {r.run}", rank.of
+        entries.append((r.cards, r.tricks, game, r.deal))
     entries.sort(key=lambda e: -e[0])
-    # On a narrow terminal the tricks give way, so that a name or a rank needs fewer lines.
-    table = Table(["cards", "tricks", "game", "deal"], entries, left=(2, 3), wrap=(2,), spare=(1,))
-    blocks: list[Block] = [
-        table,
-        ranking_note(ranking, players),
-    ]
+    blocks: list[Block] = [compare_listing().table(entries), ranking_note(ranking, players)]
+    if last is not None:
+        blocks.append(
+            f"a find named by its run alone would rank {ordinal(last)} of {last}, after every"
+            " published game that finishes"
+        )
     if rows:
         best = rows[0]
         words = describe_rank(
@@ -331,6 +224,22 @@ def compare_text(
         blocks.append(_none_to_rank(players, left_out, store))
     said = left_out.text(players) if left_out is not None else None
     return blocks + ([said] if said else [])
+
+
+def compare_json(
+    rows: Sequence[FindRow],
+    ranking: Sequence[PublishedGame],
+    players: int = 2,
+    left_out: LeftOut | None = None,
+) -> str:
+    """`records compare --json`: the published games ranked, the finds with their ranks
+    (listings.compare_find_listing), and what the store holds that does not compare."""
+    left = left_out.as_dict() if left_out is not None else None
+    finds = compare_find_listing(ranking).dicts(rows)
+    published = published_json(ranking)
+    return json.dumps(
+        {"players": players, "published": published, "finds": finds, "left_out": left}
+    )
 
 
 def _none_to_rank(players: int, left_out: LeftOut | None, store: str | None = None) -> str:

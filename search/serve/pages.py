@@ -30,12 +30,12 @@ from bmn.records.published import published_games
 from bmn.records.report import published_ranking, rank_among
 from bmn.records.store import FindRow, Run, Store
 from bmn.search.output.games import describe, trace_table
+from bmn.search.output.listings import ran_on
 from bmn.search.output.records import (
     describe_rank,
     find_table,
     loop_table,
     loops_text,
-    ran_on,
     ranking_note,
     runs_text,
 )

@@ -118,7 +118,8 @@ def test_records_runs_keeps_heads_and_numbers_whole(bmn, monkeypatch, store, wid
         if run["best_cards"] is not None:
             assert whole(lines, f"{run['best_cards']:,}")
     said = " ".join(line.strip() for line in lines)  # what gives way is said, in order
-    assert width >= 100 or "left out to fit 80 columns: ran on, started (UTC)" in said
+    assert width >= 100 or "left out to fit 80 columns: started (UTC), objective" in said
+    assert whole(lines, "threads")  # where each ran stays, the one column naming a machine
 
 
 @pytest.mark.parametrize("width", WIDTHS)
@@ -242,7 +243,12 @@ def test_compare_text_says_the_rank_sentence_once():
     ]
     text = tables.plain(compare_text(rows, ranking))
     assert text.count("the published records start at 4,791 cards") == 1
-    assert text.count("would rank 10th of 10") == 3  # in each find's row, and once in words
+    assert text.count("would rank 10th of 10") == 2  # once for the rows, once in words
+    assert "a find named by its run alone would rank 10th of 10" in text
+    assert [line.split()[2:4] for line in text.splitlines() if "run 1" in line][:2] == [
+        ["run", "1"],
+        ["run", "1"],
+    ]  # each row says its run, not its rank again
 
 
 # -- a game's status at every width; the hint to copy; one way to write a run's time ----------

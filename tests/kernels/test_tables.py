@@ -97,11 +97,12 @@ def test_bmns_own_export_and_json_lines_read_back(tmp_path):
         blocks = list(db.find_blocks())
     from io import StringIO
 
-    from bmn.records.report import export_csv, export_json
+    from bmn.search.output.listings import export_listing
 
-    for write in (export_csv, export_json):
+    listing = export_listing({run: "bmn"})
+    for write in (listing.stream_csv, listing.stream_json):
         out = StringIO()
-        write(blocks, out, {run: "bmn"})
+        write(blocks, out)
         read = rows(out.getvalue().splitlines(keepends=True))
         assert [(r.deal, r.stated) for r in read] == [
             (f.deal, Stated(f.cards, f.tricks, f.status)) for f in finds
