@@ -43,8 +43,10 @@ def lazy_exports(
 
     def __dir__() -> list[str]:
         # The public names and the package's submodules and dunders; not what its own
-        # imports left in its namespace (TYPE_CHECKING, annotations, lazy_exports).
+        # imports left in its namespace (TYPE_CHECKING, annotations, lazy_exports, and this
+        # module, a submodule of bmn.kernels that its __init__ imports to export lazily).
         kept = {n for n in namespace if n.startswith("__") or _submodule(package, n)}
+        kept.discard(__name__.rpartition(".")[2] if __name__.startswith(f"{package}.") else "")
         return sorted(kept | set(importlib.import_module(api).__all__))
 
     return __getattr__, __dir__

@@ -123,6 +123,9 @@ class LeftOut:
     loops: int
     rules: dict[str, int] = field(default_factory=dict)  # finds of the standard deck
     cycles: int = 0  # cycles of `players` seats the store holds (`records loops`)
+    # Finds of other seat counts that compare (the standard deck under bmn's rules): what
+    # `records compare --players N` would rank.
+    ranked_elsewhere: dict[int, int] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, Any]:
         return {"seats": self.seats, "decks": self.decks, "loops": self.loops, "rules": self.rules}
@@ -152,9 +155,14 @@ def comparable(store: Store, n: int, players: int = 2) -> tuple[list[FindRow], L
     ]  # fmt: skip
     decks: dict[str, int] = {}
     rules: dict[str, int] = {}
+    elsewhere: dict[int, int] = {}
     for run in store.runs():
         deck, ruled = run_deck(run), run_rules(run)
-        if run.seats != players or (deck == STANDARD_LABEL and ruled == DEFAULT_RULES):
+        ranked = deck == STANDARD_LABEL and ruled == DEFAULT_RULES
+        if run.seats != players and ranked:
+            found = store.count_finds(run=run.id, status="finished")
+            elsewhere[run.seats] = elsewhere.get(run.seats, 0) + found
+        if run.seats != players or ranked:
             continue
         found = store.count_finds(run=run.id, status="finished")
         if deck != STANDARD_LABEL:
@@ -163,7 +171,7 @@ def comparable(store: Store, n: int, players: int = 2) -> tuple[list[FindRow], L
             rules[ruled] = rules.get(ruled, 0) + found
     seats = {s: store.count_finds(seats=s, status="finished") for s in (2, 3, 4) if s != players}
     cycles = sum(row.seats == players for row in store.loops())
-    left = LeftOut(seats, decks, store.count_finds(status="loop"), rules, cycles)
+    left = LeftOut(seats, decks, store.count_finds(status="loop"), rules, cycles, elsewhere)
     return (standard[0].rows if standard else []), left
 
 

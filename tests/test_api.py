@@ -383,5 +383,5 @@ def test_dir_shows_the_public_names_and_not_the_packages_own_imports():
 
     for package in (bmn.kernels, bmn.records):
         names = dir(package)
-        assert not {"TYPE_CHECKING", "annotations", "lazy_exports"} & set(names)
+        assert not {"TYPE_CHECKING", "annotations", "lazy_exports", "exports"} & set(names)
         assert set(package.__all__) <= set(names)

@@ -174,12 +174,16 @@ class Tally:
     def say(self) -> bool:
         """The count on stderr, if any line stated a length; True if any differs."""
         if self.agree or self.differ:
-            total = self.agree + self.differ
-            click.echo(
-                f"{total:,} stated length(s): {self.agree:,} agree, {self.differ:,} differ",
-                err=True,
-            )
+            click.echo(stated_count(self.agree, self.differ), err=True)
         return bool(self.differ)
+
+
+def stated_count(agree: int, differ: int) -> str:
+    """'3 lines state a length: 2 agree, 1 differs'."""
+    total = agree + differ
+    lines = "1 line states" if total == 1 else f"{total:,} lines state"
+    agreeing = f"{agree:,} {'agrees' if agree == 1 else 'agree'}"
+    return f"{lines} a length: {agreeing}, {differ:,} {'differs' if differ == 1 else 'differ'}"
 
 
 def bad_lines(message: str) -> click.ClickException:

@@ -386,19 +386,20 @@ def published_json(ranking: Sequence[PublishedGame]) -> list[dict[str, Any]]:
 def published_listing(rows: Sequence[Replayed]) -> Listing:
     """`bmn records published`: each record game, its deal, and whether it replays as
     published ('same', or the replay's figures). At 80 columns a deal is never split: the
-    year (in the name already), the tricks, the replay and the status give way, in turn, and a
+    tricks, the replay and the status give way, in turn, and a
     name wraps at its spaces. A game that never ends is never shown as a length alone: when the
     status gives way its cards read `loop (474)`. Under another rule set its figures are what
     was asked for: they never give way (the published status and cards do) and say them whole,
     wrapped, with the status of a game that does not finish.
 
-    A table with rows of another rule set than bmn's has a rules column after the year (the
-    rule set each row's figures are of); where it gives way, a row's name says its rule set."""
+    A table with rows of another rule set than bmn's has a rules column after the name (the
+    rule set each row's figures are of); where it gives way, a row's name says its rule set.
+    The year is in JSON: in text the name says it ("Kleber 1999")."""
     ruled = any(r.rules != r.published_rules for r in rows)  # --rules: all under one set
     others = not all(r.published_rules == DEFAULT_RULES for r in rows)
     # Under --rules a row's own rule set goes with its published figures; else it outlasts
     # the replay's 'same', and only the status (folded into the cards) outlasts it.
-    order = {"year": 1}
+    order: dict[str, int] = {}
     if others:
         order |= {"tricks": 2, "rules": 3, "status": 4, "cards": 5} if ruled else {}
         order |= {} if ruled else {"tricks": 2, "replayed": 3, "rules": 4, "status": 5}
@@ -408,13 +409,7 @@ def published_listing(rows: Sequence[Replayed]) -> Listing:
     return Listing(
         [
             Column("name", attrgetter("name"), "name", left=True, wrap=True),
-            Column(
-                "year",
-                attrgetter("year"),
-                "year",
-                cell=lambda r: str(r.year),
-                gives_way=order["year"],
-            ),
+            Column("year", attrgetter("year")),  # in text, the name says it: "Kleber 1999"
             *(
                 [
                     Column(

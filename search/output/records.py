@@ -244,8 +244,9 @@ def compare_json(
 
 def _none_to_rank(players: int, left_out: LeftOut | None, store: str | None = None) -> str:
     """Why `records compare` ranks no find; where the store holds finished finds of other seat
-    counts, how many, and the --players to give for them; else any cycles it holds."""
-    others = {int(s): n for s, n in (left_out.seats if left_out else {}).items() if n}
+    counts that compare (the standard deck, bmn's rules), how many, and the --players to give
+    for them; else any cycles it holds."""
+    others = {int(s): n for s, n in (left_out.ranked_elsewhere if left_out else {}).items() if n}
     which = "" if players == 2 and not others else f" {players}-player"
     line = f"the store has no finished{which} standard-deck finds yet"
     if not others:
@@ -253,7 +254,10 @@ def _none_to_rank(players: int, left_out: LeftOut | None, store: str | None = No
         return f"{line}; {held}" if held else line
     counts = sorted(others.items())
     first, *rest = counts
-    held = [f"{first[1]:,} finished {'find' if first[1] == 1 else 'finds'} of {first[0]} players"]
+    held = [
+        f"{first[1]:,} finished standard-deck {'find' if first[1] == 1 else 'finds'} of"
+        f" {first[0]} players"
+    ]
     held += [f"{n:,} of {s} players" for s, n in rest]
     give = " or ".join(f"--players {s}" for s, _ in counts)
     return f"{line}; it has {' and '.join(held)}: give {give}"

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
 
 GAP = 2  # spaces between columns, in plain text and on a terminal alike
-SUMMARY_WIDTH = 80  # a search's summary fits the narrowest terminal bmn writes for, anywhere
+SUMMARY_WIDTH = 80  # a search's summary on a terminal fits the narrowest bmn writes for
 
 
 @dataclass(frozen=True)
@@ -211,8 +211,12 @@ _KEPT = "\x00"
 
 
 def fit_summary(text: str) -> str:
-    """A search's summary, fitted to SUMMARY_WIDTH: its sentences wrapped at spaces; a line
-    indented two spaces (a deal, a command to copy) kept whole, on its own."""
+    """A search's summary for stdout: on a terminal, fitted to SUMMARY_WIDTH (its sentences
+    wrapped at spaces; a line indented two spaces, a deal or a command to copy, kept whole, on
+    its own); into a pipe or a file, each sentence one line, as every message bmn writes
+    there (a script greps a line, not a paragraph)."""
+    if not stdout_is_terminal():
+        return text
     return "\n".join(
         line if line.startswith("  ") else wrap_words(line, SUMMARY_WIDTH)
         for line in text.split("\n")

@@ -246,25 +246,38 @@ def test_compare_names_the_players_of_the_finds_it_has(ok, tmp_path):
     path = seated_store(tmp_path / "three.sqlite", {3: 83})
     text = ok("compare", "--store", path)
     assert (
-        "the store has no finished 2-player standard-deck finds yet; it has 83 finished finds"
-        " of 3 players: give --players 3\n" in text
+        "the store has no finished 2-player standard-deck finds yet; it has 83 finished"
+        " standard-deck finds of 3 players: give --players 3\n" in text
     )
     ranked = ok("compare", "--players", "3", "--store", path)  # as it says: they rank there
     assert "no finished" not in ranked and "the best find (run 1, " in ranked
     four = ok("compare", "--players", "4", "--store", path)
-    assert "no finished 4-player standard-deck finds yet; it has 83 finished finds of 3" in four
+    assert "no finished 4-player standard-deck finds yet; it has 83 finished standard" in four
 
 
 def test_compare_names_each_other_seat_count(ok, tmp_path):
     path = seated_store(tmp_path / "both.sqlite", {3: 1, 4: 5})
     text = ok("compare", "--store", path)
-    said = "it has 1 finished find of 3 players and 5 of 4 players: give --players 3 or --players 4"
+    said = (
+        "it has 1 finished standard-deck find of 3 players and 5 of 4 players: give --players 3"
+        " or --players 4"
+    )
     assert said in text
     for players, run in ((3, 1), (4, 2)):  # each ranks its own finds: no line to say more
         ranked = ok("compare", "--players", str(players), "--store", path)
         assert "give --players" not in ranked and f"the best find (run {run}, " in ranked
     out = json.loads(ok("compare", "--json", "--store", path))  # JSON as it was
     assert out["finds"] == [] and out["left_out"]["seats"] == {"3": 1, "4": 5}
+
+
+def test_the_hint_for_other_seat_counts_counts_only_finds_that_compare(ok, tmp_path):
+    """3-seat finds of another deck rank nowhere: `--players 3` would show none of them."""
+    path = seated_store(tmp_path / "three.sqlite", {3: 4})
+    with Store(path) as db:
+        run = db.create_run("walk", "cards", 7, {"deck": "14,2,2,2,0"}, seats=3)
+        db.add_finds(run, [Find("--J-/Q--/-K-", 10, 2)])
+    text = ok("compare", "--store", path)
+    assert "it has 4 finished standard-deck finds of 3 players: give --players 3" in text
 
 
 def test_canonical_fixture_deals():

@@ -158,13 +158,16 @@ def test_the_other_records_tables_keep_deals_whole(bmn, monkeypatch, store, widt
 @pytest.mark.parametrize("width", [*WIDTHS, 140])
 @pytest.mark.parametrize("players", [2, 3, 4])
 def test_records_published_shows_each_deal_whole(bmn, monkeypatch, width, players):
-    """Each game's deal, whole on one line, at 80 columns and more (the year, the tricks, the
-    replay and the status give way first); one column headed 'replayed', and a rules column
-    where the table holds another rule set than bmn's (3 and 4 players: paulhus rows)."""
+    """Each game's deal, whole on one line, at 80 columns and more (the tricks, the replay and
+    the status give way first); one column headed 'replayed', and a rules column where the
+    table holds another rule set than bmn's (3 and 4 players: paulhus rows). No year column:
+    every name says its year ('Kleber 1999'), and --json gives it."""
     plain = bmn("records", "published", "--players", players).stdout.splitlines()
     rules = ["rules"] if players > 2 else []
-    head = ["name", "year", *rules, "status", "cards", "tricks", "replayed", "deal"]
+    head = ["name", *rules, "status", "cards", "tricks", "replayed", "deal"]
     assert plain[0].split() == head
+    games = json.loads(bmn("records", "published", "--players", players, "--json").stdout)
+    assert all(str(game["year"]) in game["name"] for game in games)
     assert all(line.split()[-1].count("/") == players - 1 for line in plain[1:])
     lines = drawn(bmn, monkeypatch, width, "records", "published", "--players", players)
     fits(lines, width)
@@ -192,7 +195,7 @@ def test_records_published_says_how_a_replay_differs():
     same = Replayed("A 1999", 1999, PAULHUS, "finished", 4791, 670, "finished", 4791, 670)
     off = Replayed("B 2000", 2000, CASELLA, "finished", 9, 2, "loop", 474, 66)
     lines = tables.plain([published_table([same, off])]).splitlines()
-    assert lines[1].split()[:7] == ["A", "1999", "1999", "finished", "4,791", "670", "same"]
+    assert lines[1].split()[:6] == ["A", "1999", "finished", "4,791", "670", "same"]
     assert "loop, 474 cards, 66 tricks: differs  " + CASELLA in lines[2]
 
 

@@ -104,7 +104,7 @@ def test_n1k06s_report_scores_and_imports_as_published(bmn, tmp_path):
     ]
     scored = bmn("score", REPORT, "--rules", "n1k06")
     assert scored.exit_code == 0, scored.output
-    assert "305 stated length(s): 305 agree, 0 differ" in scored.stderr
+    assert "305 lines state a length: 305 agree, 0 differ" in scored.stderr
     store = tmp_path / "s.sqlite"
     imported = bmn("records", "import", REPORT, "--rules", "n1k06", "--store", store)
     assert imported.exit_code == 0, imported.output

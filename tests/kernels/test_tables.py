@@ -188,7 +188,7 @@ def test_score_verifies_its_own_export(bmn, tmp_path):
     checked = bmn("score", "-", input=exported.stdout)
     assert checked.exit_code == 0, checked.output
     assert checked.stdout.count("; agrees") == 3
-    assert "3 stated length(s): 3 agree, 0 differ" in checked.stderr
+    assert "3 lines state a length: 3 agree, 0 differ" in checked.stderr
     as_bmn = bmn("score", "-", input=exported.stdout.replace(",n1k06,", ",bmn,"))
     assert as_bmn.exit_code == 1 and "1 differ" in as_bmn.stderr
     in_json = bmn(
@@ -202,4 +202,4 @@ def test_score_verifies_its_own_export(bmn, tmp_path):
     wrong = bmn("score", "-", input=exported.stdout.replace(",8344,", ",8345,"))
     assert wrong.exit_code == 1
     assert "differs: stated 8,345 cards, replayed 8,344" in wrong.stdout
-    assert "3 stated length(s): 2 agree, 1 differ" in wrong.stderr
+    assert "3 lines state a length: 2 agree, 1 differs" in wrong.stderr

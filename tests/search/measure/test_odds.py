@@ -195,9 +195,14 @@ def test_the_odds_never_say_a_floor(best):
         assert longer_share(odds) == pytest.approx(1 - odds.luckier_than, abs=1e-12)
 
 
-def test_a_short_search_summary_says_its_odds(bmn, path):
+def test_a_short_search_summary_says_its_odds(bmn, path, monkeypatch):
+    from bmn.search.output import tables
+
     args = ["search", "--iterations", 30_000, "--workers", 1, "--seed", 2, "--store", path]
-    text = bmn(*args, "--quiet")
+    piped = bmn(*args, "--quiet").stdout.splitlines()  # a pipe: the odds one line, as promised
+    assert piped[3].startswith("odds (") and len(piped) == 4
+    monkeypatch.setattr(tables, "stdout_is_terminal", lambda: True)
+    text = bmn(*args, "--quiet")  # a terminal: fitted to 80 columns
     assert text.exit_code == 0, text.output
     lines = text.stdout.splitlines()
     best = int(lines[1].split()[1].replace(",", ""))

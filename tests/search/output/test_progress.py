@@ -449,10 +449,13 @@ def test_a_summary_never_parts_a_number_from_its_unit():
         assert "0.0 s" in wrapped and wrapped.replace("\n  ", " ") == line, width
 
 
-def test_a_rate_keeps_its_unit_and_bench_fits_80_columns(bmn):
+def test_a_rate_keeps_its_unit_and_bench_fits_80_columns(bmn, monkeypatch):
     """A rate wrapped at any width keeps '1,234 games/s' together, and `bmn bench`'s line is
-    fitted to 80 columns that way."""
+    fitted to 80 columns that way on a terminal."""
+    from bmn.search.output import tables
     from bmn.search.output.tables import wrap_words
+
+    monkeypatch.setattr(tables, "stdout_is_terminal", lambda: True)
 
     line = "100,000 2-player deals on 2 threads in 0.079 s: 1,264,294 games/s, 322,493 cards/s"
     for width in range(40, len(line)):

@@ -131,10 +131,15 @@ def test_a_run_stopped_and_resumed_equals_an_uninterrupted_one(tmp_path, small_c
         assert store.get_run(stopped.run).games == 2520
 
 
-def test_iterations_cap_the_deals_and_each_resume_visits_the_next_slice(tmp_path, small_chunks):
+def test_iterations_cap_the_deals_and_each_resume_visits_the_next_slice(
+    tmp_path, small_chunks, monkeypatch
+):
     """A range too big for one sitting: --iterations (or --time) ends a slice as 'stopped',
     and each --resume visits as many ranks again, until the range is done; the run then
     equals one made in one go."""
+    from bmn.search.output import tables
+
+    monkeypatch.setattr(tables, "stdout_is_terminal", lambda: True)  # its summary fitted
     whole = outcome(*enumerate_deck(tmp_path / "w.sqlite")[:2])
     path = tmp_path / "i.sqlite"
     summary, finds, _ = enumerate_deck(path, iterations=1000, workers=2)
