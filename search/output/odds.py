@@ -10,14 +10,20 @@ if TYPE_CHECKING:
     from bmn.search.measure.odds import DealOdds, Milestone, Odds
 
 
-def odds_row(odds: Odds) -> str:
-    """The live panel's odds row, brief: how rare the best is, how lucky the run, the waits."""
+def odds_row(odds: Odds, lines: bool = False) -> str:
+    """The live panel's odds row, brief: how rare the best is, how lucky the run, the waits.
+    With `lines`, each expected wait on a line of its own (a panel's cell wraps at spaces,
+    and would part a name from its figure: 'Paulhus 1999' / '(4,791) ~3.6h')."""
     rarity = f"best is 1 random deal in {big_count(odds.one_in)}"
     row = f"{rarity}; {luck(odds.luckier_than, 'runs this size', longer_share(odds))}"
+    row += " (estimate: fitted tail)"
     waits = [f"{milestone(m, odds.unit, False)} ~{long_wait(m.seconds)}" for m in odds.milestones]
     if odds.rate > 0 and waits:
-        row += f"; expected waits: {', '.join(waits)}"
-    return row + " (estimate: fitted tail)"
+        if lines:
+            return "\n".join([row, "expected waits:", *(f"  {wait}" for wait in waits)])
+        row = row.removesuffix(" (estimate: fitted tail)")
+        row += f"; expected waits: {', '.join(waits)} (estimate: fitted tail)"
+    return row
 
 
 def milestone(m: Milestone, unit: str, with_unit: bool = True) -> str:

@@ -150,9 +150,18 @@ class Display:
             table.add_row(label, value)
         odds = p.odds()
         if odds is not None:
-            table.add_row("odds", odds_row(odds))
-        table.add_row("Ctrl-C", self.say(p.hint()).removeprefix("Ctrl-C "), style="dim")
+            table.add_row("odds", odds_row(odds, lines=True))
+        # Under the table, the panel's whole width: the command to copy on a line of its own.
+        table.caption = _own_line(self.say(p.hint()))
+        table.caption_justify, table.caption_style = "left", "dim"
         return table
+
+
+def _own_line(hint: str) -> str:
+    """How to stop and resume, the command to copy on a line of its own: a cell or a line
+    wraps at spaces, and a command split over two lines cannot be copied."""
+    said, colon, command = hint.partition(": bmn ")
+    return f"{said}:\nbmn {command}" if colon else hint
 
 
 @contextmanager

@@ -164,12 +164,30 @@ def test_standing_against_the_record_and_the_published_games():
     assert by_tricks.record == 1164 and by_tricks.rank == "longer than the record: a new record"
 
 
-def panel_text(progress) -> str:
-    """The live panel as a terminal 120 columns wide shows it."""
+def panel_text(progress, width: int = 120) -> str:
+    """The live panel as a terminal `width` columns wide (120 by default) shows it."""
     shown = Display()
-    shown.console = console = Console(file=io.StringIO(), width=120)
+    shown.console = console = Console(file=io.StringIO(), width=width)
     console.print(shown._panel(progress))
     return console.file.getvalue()
+
+
+def test_at_80_columns_the_resume_command_and_each_wait_keep_a_line_of_their_own():
+    """The stop row split its command over two rows, and the odds row parted a milestone's
+    name from its figure: each now has a line of its own in its cell."""
+    p = LongestProgress(12, games=2_000_000, seconds=30, rate=8e5, remaining=None)
+    p.store, p.strategy, p.workers, p.seed = (
+        "/home/someone/bmn/night-of-tuesday.sqlite",
+        "walk",
+        2,
+        1,
+    )
+    p.best_cards, p.best_tricks, p.improvements, p.finds = 2412, 330, 5, 9
+    lines = panel_text(p, 80).splitlines()
+    command = "bmn search --resume 12 --store /home/someone/bmn/night-of-tuesday.sqlite"
+    assert any(command in line for line in lines)
+    waits = [line for line in lines if "~" in line]
+    assert waits and all("Paulhus 1999" in line or "cards" in line for line in waits)
 
 
 def test_the_panel_shows_the_setting_the_share_done_the_standing_and_the_hint():
