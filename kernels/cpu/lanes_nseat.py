@@ -1,0 +1,424 @@
+"""The three- and four-seat kernel in SIMD lanes: one game a 64-bit lane, LANES games a step.
+
+Each seat's hand stays in its own vectors, in seat order (kernels/cpu/nseat_table.py's three
+masks: court with the sentinel bit, value bits 0 and 1); a seat out of the game holds all-zero
+masks, so shifting them is a no-op and its count of trailing zeros is 64. Beside the hands a
+lane holds the pile (its masks and count), the penalty owed (0 in free play), the seat to lay
+next (the one to play, or to pay), the seat of the last court card, the seats still in (bits),
+the deal's cards, and the game's cards and tricks. SEATS (3 or 4) is a compile-time constant;
+a three-seat copy leaves the fourth seat's vectors alone.
+
+One step advances every lane by one event, chosen by masks:
+- free play (no penalty owed): the seat at d places after the one to play lays its k-th card at
+  step k * seats + d, so the seat whose key 4k + d is least reaches its next court card (or its
+  sentinel) first; every seat lays its numerals before that step in one shift. With K the least
+  key, seat s lays (K + 4 - place) / 4 cards when that is positive (its numerals, and for the
+  seat reached its card), place being d;
+- paying penalty p: only the payer (the seat to lay, place 0; every other seat's place is past
+  any key) lays, min(k + 1, p) cards: the same formula, the count capped at 4p.
+The card reached is a court card (the penalty passes to the next seat still in), the sentinel
+(that seat is out: in free play the turn passes on and the pile stays; while paying, the last
+court card's seat takes the pile, or under Paulhus's reading the next seat still in pays the
+rest), or none (the penalty was paid: the last court card's seat takes the pile). A seat that
+takes the pile holding every card wins; so does the last seat in the game.
+
+When any lane's game is over (or past the card cap at a trick's end) a scalar loop writes its
+result and loads the next deal, as kernels/cpu/lanes.py does for two seats; capped games go to
+the table's exact path. Every figure is checked against the scalar kernel (kernels/cpu/nseat.py)
+and kernels/reference.py.
+"""
+
+from __future__ import annotations
+
+import sys
+from functools import partial
+from types import ModuleType, SimpleNamespace
+
+import numpy as np
+from numba import njit, prange
+
+from bmn.kernels.config import FAST_CAP, FINISHED, INLINE_JIT, JIT, PARALLEL_JIT, UNDECIDED
+from bmn.kernels.cpu.bits import ctz
+from bmn.kernels.cpu.lanes import BLOCK, one_block_a_thread
+from bmn.kernels.cpu.nseat import _flags as nseat_flags
+from bmn.kernels.cpu.nseat_table import NEXT_PAYS, _deck, count_holders, exact, lone
+from bmn.kernels.cpu.vectors import (
+    any_lane,
+    ctlz,
+    cttz,
+    deck_masks,
+    extract,
+    lane_bits,
+    lane_mask,
+    select,
+    splat,
+    umin,
+)
+from bmn.kernels.results import Scores
+from bmn.kernels.rules.copies import RuleCopy
+from bmn.kernels.rules.sets import RuleSet, rule_set
+
+LANES = 8  # games a step (kernels/cpu/lanes.py's count; a copy sets another)
+SEATS = 4  # seats at the table: 4, or 3 in a copy that leaves the fourth seat's vectors alone
+
+_ZERO = np.uint64(0)
+_ONE = np.uint64(1)
+_TOP = np.uint64(63)
+_FAR = 1 << 12  # past any key: the place of a seat that lays nothing, free play's limit
+
+
+def _masks(hand: str) -> tuple:
+    """A hand in the record notation as three masks (court with the sentinel, value bits)."""
+    values = ["-JQKA".index(card) for card in hand]
+    court = sum(1 << k for k, v in enumerate(values) if v) | 1 << len(values)
+    bit0 = sum(1 << k for k, v in enumerate(values) if v in (2, 4))
+    bit1 = sum(1 << k for k, v in enumerate(values) if v in (3, 4))
+    return court, bit0, bit1
+
+
+def _park(deal: str) -> tuple:
+    """A lane with no deal left plays `deal` (it loops under both readings: docs/endless-both.csv)
+    until the last real games end; its results are dropped. Masks seat by seat, then the
+    deal's card count, four seats' worth (an absent fourth seat holds nothing)."""
+    hands = deal.split("/")
+    masks = [m for hand in hands for m in _masks(hand)] + [0, 0, 0] * (4 - len(hands))
+    return tuple(np.uint64(m) for m in masks) + (np.uint64(sum(map(len, hands))),)
+
+
+_PARK3 = _park("-J-------J---J----/-A-KKA--KQ-J--A--/--Q-Q----Q--KA---")
+_PARK4 = _park("---------K-A-/--QA----J---Q/-KAK---------/-JQKQJ----J-A")
+
+
+@njit(**INLINE_JIT)
+def _place(s: int, mover, free):
+    """Seat s's place after the seat to lay (d), or _FAR for a seat that lays nothing (any
+    seat but the payer while a penalty is owed)."""
+    d = ((s + 4 - mover) & 3) if SEATS == 4 else select(mover > s, s + 3 - mover, s - mover)
+    return select(free | (mover == s), d, _FAR)
+
+
+@njit(**INLINE_JIT)
+def _next_in(ins, seat):
+    """The next seat still in the game after `seat` (`ins`: the seats in, as bits)."""
+    twice = ins | (ins << SEATS)
+    after = seat + 1 + cttz(twice >> (seat + 1))
+    if SEATS == 4:
+        return after & 3
+    return select(after > 2, after - 3, after)
+
+
+@njit(**INLINE_JIT)
+def _step(state: tuple, cap: int) -> tuple:
+    """Advance every lane by one event; returns (state, done, over): `over` when the game
+    ended (the seat to lay is then the winner), `done` when over or past `cap` cards at the
+    end of a trick."""
+    (c0, z0, w0, c1, z1, w1, c2, z2, w2, c3, z3, w3,
+     pc, p0, p1, pile, pen, mover, layer, ins, total, cards, tricks) = state  # fmt: skip
+    free = pen == 0
+    limit = select(free, _FAR, pen << 2)
+    a0 = _place(0, mover, free)
+    a1 = _place(1, mover, free)
+    a2 = _place(2, mover, free)
+    key0 = (cttz(c0) << 2) + a0
+    key1 = (cttz(c1) << 2) + a1
+    key2 = (cttz(c2) << 2) + a2
+    least = umin(umin(key0, key1), key2)
+    if SEATS == 4:
+        a3 = _place(3, mover, free)
+        key3 = (cttz(c3) << 2) + a3
+        least = umin(least, key3)
+    upto = umin(least + 4, limit)
+    # Seat s lays max(upto - place, 0) / 4 cards: below 64 (a seat's cards, or one more for
+    # the sentinel of a seat holding at most 32: two seats at least hold the rest).
+    lay0 = (upto - umin(upto, a0)) >> 2
+    lay1 = (upto - umin(upto, a1)) >> 2
+    lay2 = (upto - umin(upto, a2)) >> 2
+    # An out seat's count is no card (its masks are zeros): only seats in count.
+    laid = select((ins & 1) != 0, lay0, 0) + select((ins & 2) != 0, lay1, 0)
+    laid = laid + select((ins & 4) != 0, lay2, 0)
+    hit1 = key1 == least
+    hit2 = key2 == least
+    cw = select(hit2, c2, select(hit1, c1, c0))
+    zw = select(hit2, z2, select(hit1, z1, z0))
+    ww = select(hit2, w2, select(hit1, w1, w0))
+    who = select(hit2, 2, select(hit1, 1, 0))
+    if SEATS == 4:
+        lay3 = (upto - umin(upto, a3)) >> 2
+        laid = laid + select((ins & 8) != 0, lay3, 0)
+        hit3 = key3 == least
+        cw = select(hit3, c3, cw)
+        zw = select(hit3, z3, zw)
+        ww = select(hit3, w3, ww)
+        who = select(hit3, 3, who)
+    reached = (least + 4) <= limit
+    low = cw & (0 - cw)  # the card reached: the lowest set bit of its seat's court mask
+    out = reached & (cw == low)  # the sentinel: that seat is out
+    court = reached & ~out
+    v0 = (zw & low) != 0
+    v1 = (ww & low) != 0
+    # The court card's place on the pile: below 64 (the pile's cards); masked for the lanes
+    # where the count is a sentinel's.
+    bit = _ONE << ((pile + laid - 1) & _TOP)
+    pc = select(free, 0, pc) | select(court, bit, 0)  # free play's pile holds numerals only
+    p0 = select(free, 0, p0) | select(court & v0, bit, 0)
+    p1 = select(free, 0, p1) | select(court & v1, bit, 0)
+    laid = laid - select(out, 1, 0)
+    pile = pile + laid
+    cards = cards + laid
+    c0 = c0 >> lay0
+    z0 = z0 >> lay0
+    w0 = w0 >> lay0
+    c1 = c1 >> lay1
+    z1 = z1 >> lay1
+    w1 = w1 >> lay1
+    c2 = c2 >> lay2
+    z2 = z2 >> lay2
+    w2 = w2 >> lay2
+    if SEATS == 4:
+        c3 = c3 >> lay3
+        z3 = z3 >> lay3
+        w3 = w3 >> lay3
+    ins = ins ^ select(out, _ONE << who, 0)
+    after = _next_in(ins, who)
+    gone = out & ~free  # the payer is out while paying
+    if NEXT_PAYS:  # the next seat in pays the rest; the layer takes the pile if that is it
+        collect = ~reached | (gone & (after == layer))
+        pen = select(court, select(v0, 2, 1) + select(v1, 2, 0), 0)
+        pen = select(gone & ~collect, (limit - least) >> 2, pen)  # the rest of the penalty
+    else:  # bmn's: the layer takes the pile
+        collect = ~free & ~court
+        pen = select(court, select(v0, 2, 1) + select(v1, 2, 0), 0)
+    # The pile goes under the layer's hand (the layer laid nothing in this event).
+    t1 = layer == 1
+    t2 = layer == 2
+    cl = select(t2, c2, select(t1, c1, c0))
+    if SEATS == 4:
+        t3 = layer == 3
+        cl = select(t3, c3, cl)
+    on = ctlz(cl) ^ _TOP  # the layer's sentinel
+    flip = (_ONE << on) ^ ((pc | (_ONE << (pile & _TOP))) << on)  # a 64-card pile: game over
+    more0 = p0 << on
+    more1 = p1 << on
+    g0 = collect & ~t1 & ~t2
+    g1 = collect & t1
+    g2 = collect & t2
+    if SEATS == 4:
+        g0 = g0 & ~t3
+        g3 = collect & t3
+        c3 = c3 ^ select(g3, flip, 0)
+        z3 = z3 | select(g3, more0, 0)
+        w3 = w3 | select(g3, more1, 0)
+    c0 = c0 ^ select(g0, flip, 0)
+    z0 = z0 | select(g0, more0, 0)
+    w0 = w0 | select(g0, more1, 0)
+    c1 = c1 ^ select(g1, flip, 0)
+    z1 = z1 | select(g1, more0, 0)
+    w1 = w1 | select(g1, more1, 0)
+    c2 = c2 ^ select(g2, flip, 0)
+    z2 = z2 | select(g2, more0, 0)
+    w2 = w2 | select(g2, more1, 0)
+    # Over: the taker holds every card, or one seat is left in the game (after an out on an
+    # ordinary turn; one left after an out while paying is the taker, holding every card).
+    over = (collect & ((on + pile) == total)) | (out & free & ((ins & (ins - 1)) == 0))
+    tricks = tricks + select(collect | over, 1, 0)
+    pile = select(collect, 0, pile)
+    mover = select(collect, layer, after)
+    layer = select(court, who, layer)
+    done = over | (collect & (cards > cap))
+    state = (c0, z0, w0, c1, z1, w1, c2, z2, w2, c3, z3, w3,
+             pc, p0, p1, pile, pen, mover, layer, ins, total, cards, tricks)  # fmt: skip
+    return state, done, over
+
+
+@njit(**INLINE_JIT)
+def _cut(court, bit0, bit1, start, n) -> tuple:
+    """The n cards from bit `start` of a deal's masks as a hand (n below 64: another seat
+    holds a card), its sentinel at bit n."""
+    keep = (_ONE << n) - _ONE
+    return ((court >> start) & keep) | (_ONE << n), (bit0 >> start) & keep, (bit1 >> start) & keep
+
+
+@njit(**INLINE_JIT)
+def _hands(flat: np.ndarray, at: int, sizes: np.ndarray, soff: int) -> tuple:
+    """A deal's hands as masks, seat by seat (four seats' worth: an absent seat's are zeros),
+    then its card count."""
+    n0 = np.uint64(sizes[soff])
+    n1 = np.uint64(sizes[soff + 1])
+    n2 = np.uint64(sizes[soff + 2])
+    n3 = np.uint64(sizes[soff + 3]) if SEATS == 4 else _ZERO
+    total = n0 + n1 + n2 + n3
+    if at + 64 <= flat.shape[0]:
+        court, bit0, bit1 = deck_masks(flat, at)
+    else:  # the batch's last cards: no reading past its end
+        court, bit0, bit1 = _deck(flat, at, np.int64(total))
+    c0, z0, w0 = _cut(court, bit0, bit1, _ZERO, n0)
+    c1, z1, w1 = _cut(court, bit0, bit1, n0, n1)
+    c2, z2, w2 = _cut(court, bit0, bit1, n0 + n1, n2)
+    c3 = z3 = w3 = _ZERO
+    if SEATS == 4:
+        c3, z3, w3 = _cut(court, bit0, bit1, n0 + n1 + n2, n3)
+    return c0, z0, w0, c1, z1, w1, c2, z2, w2, c3, z3, w3, total
+
+
+@njit(**INLINE_JIT)
+def _put(state: tuple, lane: int, deal: tuple) -> tuple:
+    """`state` with a new game in `lane`: its hands and card count, seat 0 to play in free
+    play, every seat in (a seat dealt nothing goes out when asked), nothing laid (the pile's
+    masks are cleared by the free play every game starts with)."""
+    at = lane_mask(_ONE << np.uint64(lane), LANES)
+    return (
+        select(at, deal[0], state[0]),
+        select(at, deal[1], state[1]),
+        select(at, deal[2], state[2]),
+        select(at, deal[3], state[3]),
+        select(at, deal[4], state[4]),
+        select(at, deal[5], state[5]),
+        select(at, deal[6], state[6]),
+        select(at, deal[7], state[7]),
+        select(at, deal[8], state[8]),
+        select(at, deal[9], state[9]),
+        select(at, deal[10], state[10]),
+        select(at, deal[11], state[11]),
+        state[12],
+        state[13],
+        state[14],
+        select(at, 0, state[15]),
+        select(at, 0, state[16]),
+        select(at, 0, state[17]),
+        select(at, 0, state[18]),
+        select(at, (1 << SEATS) - 1, state[19]),
+        select(at, deal[12], state[20]),
+        select(at, 0, state[21]),
+        select(at, 0, state[22]),
+    )
+
+
+@njit(**JIT)
+def _play(flat, width, sizes, sstep, rows, indexed, start, stop, cap, cards, tricks, codes):
+    """Play deals start..stop-1 in lanes: deal r is row i = rows[r] if `indexed` else r, at
+    flat[i * width:], its hand sizes at sizes[i * sstep:] (sstep 0: every deal the same).
+    Writes cards[i], tricks[i], codes[i]: the winning seat, or UNDECIDED past `cap` cards."""
+    z = splat(0, LANES)
+    state = (z, z, z, z, z, z, z, z, z, z, z, z, z, z, z, z, z, z, z, z, z, z, z)
+    park = _PARK4 if SEATS == 4 else _PARK3
+    slot = np.full(LANES, -1, dtype=np.int64)
+    todo = np.uint64((1 << LANES) - 1)
+    playing = 0
+    nxt = start
+    over = np.uint64(0)
+    while True:
+        while todo != _ZERO:  # write each ended lane's result and load its next deal
+            lane = ctz(todo)
+            todo &= todo - _ONE
+            i = slot[lane]
+            if i >= 0:
+                cards[i] = np.int64(extract(state[21], lane))
+                tricks[i] = np.int64(extract(state[22], lane))
+                ended = (over >> np.uint64(lane)) & _ONE
+                codes[i] = np.int64(extract(state[17], lane)) if ended else UNDECIDED
+                playing -= 1
+            slot[lane] = -1
+            deal = park
+            while nxt < stop:
+                i = rows[nxt] if indexed else nxt
+                nxt += 1
+                holders, first = count_holders(sizes, i * sstep, SEATS)
+                if holders < 2:  # no game to play in lanes
+                    cards[i], tricks[i], codes[i] = lone(SEATS, first)
+                    continue
+                deal = _hands(flat, i * width, sizes, i * sstep)
+                slot[lane] = i
+                playing += 1
+                break
+            state = _put(state, lane, deal)
+        if playing == 0:
+            return
+        while True:  # the hot loop: steps until a game ends, the state in registers
+            state, done, over_mask = _step(state, cap)
+            if any_lane(done):
+                break
+        todo = lane_bits(done)
+        over = lane_bits(over_mask)
+
+
+# -- entry points ------------------------------------------------------------------------------
+
+
+@njit(**PARALLEL_JIT)
+def _score_rows(flat, width, sizes, rows, cap, out):
+    """Score deals `rows` of a flat batch (rows `width` long, SEATS hand sizes a deal), blocks
+    of BLOCK deals a thread; each deal writes only its own slots (out: Scores' arrays)."""
+    cards, tricks, status, winner, start_cards, start_tricks, period_cards, period_tricks = out
+    n = rows.shape[0]
+    codes = np.empty(cards.shape[0], dtype=np.int64)
+    for b in prange((n + BLOCK - 1) // BLOCK):
+        stop = min(n, (b + 1) * BLOCK)
+        _play(flat, width, sizes, SEATS, rows, True, b * BLOCK, stop, cap, cards, tricks, codes)
+        for r in range(b * BLOCK, stop):
+            i = rows[r]
+            if codes[i] != UNDECIDED:
+                status[i], winner[i] = FINISHED, codes[i]
+                start_cards[i] = start_tricks[i] = period_cards[i] = period_tricks[i] = -1
+                continue
+            st, c, t, w, start_c, start_t, period_c, period_t = exact(
+                flat, i * width, sizes, i * SEATS, SEATS
+            )
+            cards[i], tricks[i], status[i], winner[i] = c, t, st, w
+            start_cards[i], start_tricks[i] = start_c, start_t
+            period_cards[i], period_tricks[i] = period_c, period_t
+
+
+def _score_batch(compiled, deals, sizes, rows, out: Scores, cap: int) -> None:
+    """score_rows through `compiled`, the _score_rows of one rule set, seat and lane count."""
+    flat_sizes = np.ascontiguousarray(sizes, dtype=np.int64).reshape(-1)
+    rows = np.ascontiguousarray(rows, dtype=np.int64)
+    with one_block_a_thread():
+        compiled(deals.reshape(-1), deals.shape[1], flat_sizes, rows, cap, out.arrays())
+
+
+def score_rows(deals: np.ndarray, sizes: np.ndarray, rows: np.ndarray, out: Scores, cap: int):
+    """Score deals[rows] (SEATS seats, at most 64 cards each) into out's slots, others
+    untouched, as kernels/cpu/nseat.py's score_rows does, in parallel."""
+    _score_batch(_score_rows, deals, sizes, rows, out, cap)
+
+
+@njit(**JIT)
+def play_block(decks: np.ndarray, sizes: np.ndarray, n: int, results: np.ndarray) -> int:
+    """The fast path on the first n rows of `decks` (each a deal cut into hands of `sizes`):
+    results[0], [1], [2] get each deal's cards, tricks and code (the winning seat, or
+    UNDECIDED past FAST_CAP cards: the caller replays it exactly). Returns n."""
+    flat = decks.reshape(-1)
+    cards, tricks, codes = results[0], results[1], results[2]
+    _play(flat, decks.shape[1], sizes, 0, sizes, False, 0, n, FAST_CAP, cards, tricks, codes)
+    return n
+
+
+# Seat counts, rule sets and lane counts: copies (kernels/rules/copies.py) of what reads SEATS,
+# NEXT_PAYS or LANES, made on first use.
+_MADE: dict[tuple, SimpleNamespace] = {}
+
+
+def for_rules(
+    rules: RuleSet | str | None, seats: int = SEATS, lanes: int = LANES
+) -> ModuleType | SimpleNamespace | None:
+    """This kernel's entry points (score_rows, play_block) for `seats` seats under `rules` on
+    `lanes` lanes: a compiled copy made on first use, or the module itself for four seats
+    under bmn's rules on LANES lanes; None for a rule set the N-seat kernels cannot play."""
+    flags = nseat_flags(rule_set(rules))
+    if flags is None:
+        return None
+    key = tuple(sorted(({**dict(flags), "SEATS": seats, "LANES": lanes}).items()))
+    if dict(key) == {"NEXT_PAYS": NEXT_PAYS, "SEATS": SEATS, "LANES": LANES}:
+        return sys.modules[__name__]
+    if key not in _MADE:
+        ruled = RuleCopy(tuple((name, value) for name, value in key if _differs(name, value)))
+        _MADE[key] = SimpleNamespace(
+            score_rows=partial(_score_batch, ruled[_score_rows]),
+            play_block=ruled[play_block],
+        )
+    return _MADE[key]
+
+
+def _differs(name: str, value: object) -> bool:
+    """Whether a flag's value is not this module's own (only those are copied on)."""
+    return globals()[name] != value
