@@ -76,6 +76,13 @@ BLOCK = 4096
 _ZERO = np.uint64(0)
 _ONE = np.uint64(1)
 _TOP = np.uint64(63)
+# _play's arguments as typed values, not literals: a literal argument would compile _play once
+# more for each value (seconds of a first compile each).
+_SAME = np.int64(0)
+_ROWS2 = np.int64(2)
+_CAP = np.int64(FAST_CAP)
+_YES = np.bool_(True)
+_NO = np.bool_(False)
 
 
 def _masks(hand: str) -> tuple:
@@ -309,7 +316,7 @@ def _score_rows(flat, width, sizes, rows, cap, out):
     codes = np.empty(cards.shape[0], dtype=np.int64)
     for b in prange((n + BLOCK - 1) // BLOCK):
         stop = min(n, (b + 1) * BLOCK)
-        _play(flat, width, sizes, 2, rows, True, b * BLOCK, stop, cap, cards, tricks, codes)
+        _play(flat, width, sizes, _ROWS2, rows, _YES, b * BLOCK, stop, cap, cards, tricks, codes)
         for r in range(b * BLOCK, stop):
             i = rows[r]
             if codes[i] != UNDECIDED:
@@ -361,7 +368,7 @@ def _total_cards(flat, width, n, n0, n1, cap):
     codes = np.empty(n, dtype=np.int64)
     for b in prange((n + BLOCK - 1) // BLOCK):
         stop = min(n, (b + 1) * BLOCK)
-        _play(flat, width, sizes, 0, sizes, False, b * BLOCK, stop, cap, cards, tricks, codes)
+        _play(flat, width, sizes, _SAME, sizes, _NO, b * BLOCK, stop, cap, cards, tricks, codes)
         for i in range(b * BLOCK, stop):
             if codes[i] == UNDECIDED:
                 _, cards[i], tricks[i], _, _, _, _, _ = exact_at(flat, i * width, n0, n1)
@@ -392,8 +399,29 @@ def play_block(decks: np.ndarray, sizes: np.ndarray, n: int, results: np.ndarray
     UNDECIDED past FAST_CAP cards: the caller replays it exactly). Returns n."""
     flat = decks.reshape(-1)
     cards, tricks, codes = results[0], results[1], results[2]
-    _play(flat, decks.shape[1], sizes, 0, sizes, False, 0, n, FAST_CAP, cards, tricks, codes)
+    _play(flat, decks.shape[1], sizes, _SAME, sizes, _NO, _SAME, n, _CAP, cards, tricks, codes)
     return n
+
+
+def fast_rows(deals: np.ndarray, sizes: np.ndarray, cap: int) -> tuple[np.ndarray, ...]:
+    """The fast path alone on every deal of a batch, on this thread: arrays of cards, tricks
+    and codes (the winning seat, or UNDECIDED past `cap` cards, the figures those at the end
+    of the trick that passed it, as the scalar kernel's play_fast_at gives them)."""
+    return _fast_rows(_play, deals, sizes, cap)
+
+
+def _fast_rows(compiled, deals: np.ndarray, sizes: np.ndarray, cap: int) -> tuple[np.ndarray, ...]:
+    """fast_rows through `compiled`, the _play of one copy."""
+    deals = np.ascontiguousarray(deals, dtype=np.uint8)
+    seats = sizes.shape[1]
+    flat_sizes = np.ascontiguousarray(sizes, dtype=np.int64).reshape(-1)
+    n = len(deals)
+    cards, tricks, codes = (np.zeros(n, dtype=np.int64) for _ in range(3))
+    compiled(
+        deals.reshape(-1), deals.shape[1], flat_sizes, seats, flat_sizes, False, 0, n, cap,
+        cards, tricks, codes,
+    )  # fmt: skip
+    return cards, tricks, codes
 
 
 # Rule sets and lane counts: copies (kernels/rules/copies.py) of what reaches the trick rules'
@@ -405,7 +433,7 @@ def _copy(flags: tuple, _rules: RuleSet | None = None) -> SimpleNamespace:
         score_rows=partial(_score_batch, ruled[_score_rows]),
         total_cards=partial(_total, ruled[_total_cards]),
         play_block=ruled[play_block],
-        lanes=dict(flags).get("LANES", LANES),
+        fast_rows=partial(_fast_rows, ruled[_play]),
     )
 
 
@@ -413,10 +441,12 @@ _COPIES = RuleCopies(__name__, two_seat_flags, _copy)
 _WIDTHS: dict[tuple, SimpleNamespace] = {}
 
 
-def for_rules(rules: RuleSet | str | None, lanes: int = LANES):
+def lanes_for(rules: RuleSet | str | None, seats: int = 2, lanes: int = LANES):
     """This kernel's entry points (score_rows, total_cards, play_block) under `rules` on
-    `lanes` lanes: the module itself for bmn's rules on LANES lanes, a copy otherwise, None for
-    a rule set the two-seat kernels cannot play."""
+    `lanes` lanes (two seats, the only count it plays): the module itself for bmn's rules on
+    LANES lanes, a copy otherwise, None for a rule set the two-seat kernels cannot play."""
+    if seats != 2:
+        raise ValueError(f"the two-seat lane kernel plays two seats, not {seats}")
     chosen = rule_set(rules)
     if lanes == LANES:
         return _COPIES.lookup(chosen)

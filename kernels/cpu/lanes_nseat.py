@@ -64,6 +64,13 @@ SEATS = 4  # seats at the table: 4, or 3 in a copy that leaves the fourth seat's
 _ZERO = np.uint64(0)
 _ONE = np.uint64(1)
 _TOP = np.uint64(63)
+# _play's arguments as typed values, not literals: a literal argument would compile _play once
+# more for each value (seconds of a first compile each).
+_SAME = np.int64(0)
+_ROWS2 = np.int64(2)
+_CAP = np.int64(FAST_CAP)
+_YES = np.bool_(True)
+_NO = np.bool_(False)
 _FAR = 1 << 12  # past any key: the place of a seat that lays nothing, free play's limit
 
 
@@ -353,7 +360,20 @@ def _score_rows(flat, width, sizes, rows, cap, out):
     codes = np.empty(cards.shape[0], dtype=np.int64)
     for b in prange((n + BLOCK - 1) // BLOCK):
         stop = min(n, (b + 1) * BLOCK)
-        _play(flat, width, sizes, SEATS, rows, True, b * BLOCK, stop, cap, cards, tricks, codes)
+        _play(
+            flat,
+            width,
+            sizes,
+            np.int64(SEATS),
+            rows,
+            _YES,
+            b * BLOCK,
+            stop,
+            cap,
+            cards,
+            tricks,
+            codes,
+        )
         for r in range(b * BLOCK, stop):
             i = rows[r]
             if codes[i] != UNDECIDED:
@@ -389,8 +409,29 @@ def play_block(decks: np.ndarray, sizes: np.ndarray, n: int, results: np.ndarray
     UNDECIDED past FAST_CAP cards: the caller replays it exactly). Returns n."""
     flat = decks.reshape(-1)
     cards, tricks, codes = results[0], results[1], results[2]
-    _play(flat, decks.shape[1], sizes, 0, sizes, False, 0, n, FAST_CAP, cards, tricks, codes)
+    _play(flat, decks.shape[1], sizes, _SAME, sizes, _NO, _SAME, n, _CAP, cards, tricks, codes)
     return n
+
+
+def fast_rows(deals: np.ndarray, sizes: np.ndarray, cap: int) -> tuple[np.ndarray, ...]:
+    """The fast path alone on every deal of a batch, on this thread: arrays of cards, tricks
+    and codes (the winning seat, or UNDECIDED past `cap` cards, the figures those at the end
+    of the trick that passed it, as the scalar kernel's play_fast_at gives them)."""
+    return _fast_rows(_play, deals, sizes, cap)
+
+
+def _fast_rows(compiled, deals: np.ndarray, sizes: np.ndarray, cap: int) -> tuple[np.ndarray, ...]:
+    """fast_rows through `compiled`, the _play of one copy."""
+    deals = np.ascontiguousarray(deals, dtype=np.uint8)
+    seats = sizes.shape[1]
+    flat_sizes = np.ascontiguousarray(sizes, dtype=np.int64).reshape(-1)
+    n = len(deals)
+    cards, tricks, codes = (np.zeros(n, dtype=np.int64) for _ in range(3))
+    compiled(
+        deals.reshape(-1), deals.shape[1], flat_sizes, seats, flat_sizes, False, 0, n, cap,
+        cards, tricks, codes,
+    )  # fmt: skip
+    return cards, tricks, codes
 
 
 # Seat counts, rule sets and lane counts: copies (kernels/rules/copies.py) of what reads SEATS,
@@ -398,12 +439,14 @@ def play_block(decks: np.ndarray, sizes: np.ndarray, n: int, results: np.ndarray
 _MADE: dict[tuple, SimpleNamespace] = {}
 
 
-def for_rules(
+def lanes_for(
     rules: RuleSet | str | None, seats: int = SEATS, lanes: int = LANES
 ) -> ModuleType | SimpleNamespace | None:
     """This kernel's entry points (score_rows, play_block) for `seats` seats under `rules` on
     `lanes` lanes: a compiled copy made on first use, or the module itself for four seats
     under bmn's rules on LANES lanes; None for a rule set the N-seat kernels cannot play."""
+    if seats not in (3, 4):
+        raise ValueError(f"the N-seat lane kernel plays 3 or 4 seats, not {seats}")
     flags = nseat_flags(rule_set(rules))
     if flags is None:
         return None
@@ -415,6 +458,7 @@ def for_rules(
         _MADE[key] = SimpleNamespace(
             score_rows=partial(_score_batch, ruled[_score_rows]),
             play_block=ruled[play_block],
+            fast_rows=partial(_fast_rows, ruled[_play]),
         )
     return _MADE[key]
 
