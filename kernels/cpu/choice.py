@@ -44,8 +44,7 @@ class Choice:
     def words(self) -> str:
         """One line: 'lanes, 8 games a step (znver4, 512-bit vectors)'."""
         how = f"lanes, {self.lanes} games a step" if self.uses_lanes else "scalar, a game at a time"
-        forced = f", forced by {ENV} or --kernel" if self.forced else ""
-        return f"{how} ({self.cpu}, {self.vector_bits}-bit vectors{forced})"
+        return f"{how} ({self.cpu}, {self.vector_bits}-bit vectors)"
 
     def as_dict(self) -> dict:
         return {
@@ -111,3 +110,12 @@ def force(request: str) -> Choice:
     os.environ[ENV] = request
     chosen.cache_clear()
     return chosen()
+
+
+def restore(request: str | None) -> None:
+    """Make `request` (None: none, the CPU's choice) the process's choice again."""
+    if request is None:
+        os.environ.pop(ENV, None)
+    else:
+        os.environ[ENV] = request
+    chosen.cache_clear()
