@@ -75,6 +75,12 @@ def _lane_count() -> int:
     return made.lanes if made.uses_lanes else 8
 
 
+def lane_kernel(seats: int, rules: Rules = None) -> Kernel | None:
+    """The lane kernel a search or an enumeration of `seats` seats feeds (play_block), where
+    kernels/cpu/choice.py chooses lanes; None where it chooses the scalar kernels."""
+    return kernel_for(seats, LANES, rules) if chosen().uses_lanes else None
+
+
 def batch_kernel(seats: int, device: str = "cpu", rules: Rules = None) -> Kernel | None:
     """The kernel that plays a batch of `seats` seats on `device`: on the CPU the lane kernel
     where kernels/cpu/choice.py chooses lanes, else the scalar one; a device with no kernel for
@@ -104,6 +110,13 @@ PLAY_FAST = types.FunctionType(
     types.UniTuple(types.int64, 3)(DEAL, types.int64, SIZES, types.int64)
 )
 PLAY_EXACT = types.FunctionType(types.UniTuple(types.int64, 8)(DEAL, types.int64, SIZES))
+# A lane kernel's block of deals (kernels/cpu/lanes.py's play_block): rows of one hand-size
+# pattern, the first n of them played, their (cards, tricks, code) written in three rows.
+PLAY_BLOCK = types.FunctionType(
+    types.int64(
+        types.Array(types.uint8, 2, "C"), SIZES, types.int64, types.Array(types.int64, 2, "C")
+    )
+)
 
 
 @njit(**INLINE_JIT)  # inlined into the caller's loop: called once per deal scored

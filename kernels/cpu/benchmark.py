@@ -21,14 +21,14 @@ import numpy as np
 
 from bmn.kernels import reference
 from bmn.kernels.config import FAST_CAP
+from bmn.kernels.cpu.choice import choose
+from bmn.kernels.cpu.choice import chosen as chosen_kernel
 from bmn.kernels.deal import decode
 from bmn.kernels.dealer import random_deals
 from bmn.kernels.decks import STANDARD_DECK, even_sizes
 from bmn.kernels.results import Scores
 from bmn.kernels.rng import seed_state
 from bmn.kernels.rules.sets import RuleSet, rule_set
-from bmn.kernels.cpu.choice import choose
-from bmn.kernels.cpu.choice import chosen as chosen_kernel
 from bmn.kernels.score import LANES, kernel_for, numba_threads, score
 
 DEFAULT_SEED = 20_240_601

@@ -28,10 +28,11 @@ from bmn.kernels.score import (
     SIZES,
     Rules,
     kernel_for,
+    lane_kernel,
     per_deal,
     score_deck,
 )
-from bmn.search.strategies import climb, lahc, random_restart, walk
+from bmn.search.strategies import climb, lahc, lanes, random_restart, walk
 from bmn.search.strategies.moves import record
 from bmn.search.strategies.registry import STRATEGIES
 from bmn.search.strategies.worker import BEST, GAMES, LoopFinds, WorkerState
@@ -166,6 +167,13 @@ def run_chunk(
     play_fast_at, play_exact_at = per_deal(kernel, state.sizes.tolist())
     if name not in STEPS:
         raise ValueError(f"no strategy {name!r} in the compiled loop; one of {list(STEPS)}")
+    block = lane_kernel(len(state.sizes), rules)
+    if block is not None:  # the same deals, finds and states, several games a step
+        return lanes.chunk(name)(
+            state.deck, state.best, state.rng, state.counters, state.history, iterations,
+            objective, keep_above, patience, finds.decks, finds.meta, state.sizes,
+            play_fast_at, play_exact_at, block.play_block, *lanes.workspace(len(state.deck)),
+        )  # fmt: skip
     return chunk(name)(
         state.deck,
         state.best,
