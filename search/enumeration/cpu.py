@@ -270,10 +270,10 @@ def _lane_room(width: int) -> tuple[np.ndarray, np.ndarray]:
     return np.zeros((LANE_BLOCK, width), np.uint8), np.zeros((3, LANE_BLOCK), np.int64)
 
 
-def warm_visit(rules: Rules = None) -> None:
-    """Compile (or load) the loop with every seat count's kernel under `rules` (each seat
+def warm_visit(rules: Rules = None, seats: int | None = None) -> None:
+    """Compile (or load) the loop with `seats` seats' kernel under `rules` (None: each seat
     count the rule set plays): one sequence each."""
-    for seats in (2, 3, 4):
-        if rule_set(rules).plays(seats):
-            sizes = np.ones(seats, dtype=np.int64)
-            score_run(np.zeros(seats, dtype=np.uint8), sizes, 1, 0, 1 << 40, rules=rules)
+    for count in (2, 3, 4) if seats is None else (seats,):
+        if rule_set(rules).plays(count):
+            sizes = np.ones(count, dtype=np.int64)
+            score_run(np.zeros(count, dtype=np.uint8), sizes, 1, 0, 1 << 40, rules=rules)
