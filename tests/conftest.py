@@ -4,7 +4,7 @@ Shared deals (the published records, tiny decks) are plain constants in samples.
 """
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 import children
 import compile_clock
@@ -74,6 +74,18 @@ def failed() -> Callable[..., str]:
         return line
 
     return check
+
+
+@pytest.fixture
+def scalar_kernels() -> Iterator[None]:
+    """The scalar CPU kernels chosen for a test (kernels/cpu/choice.py), where it stands a
+    scalar kernel's stand-in in: their twins in lanes play the same deals (test_lanes.py)."""
+    from bmn.kernels.cpu import choice
+
+    before = os.environ.get(choice.ENV)
+    choice.force("scalar")
+    yield
+    choice.restore(before)
 
 
 @pytest.fixture

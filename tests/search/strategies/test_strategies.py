@@ -86,7 +86,7 @@ def test_status_registry_matches_the_reference():
     assert [STATUS_CODES[name] for name in names] == [FINISHED, LOOP, LIMIT]
 
 
-def test_registry_sends_each_kernel_only_the_deals_it_takes(monkeypatch):
+def test_registry_sends_each_kernel_only_the_deals_it_takes(monkeypatch, scalar_kernels):
     """A kernel registered for 3 seats gets the 3-seat deals of at most 64 cards; the
     reference scores the others."""
     seen = []
