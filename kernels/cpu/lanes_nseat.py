@@ -40,6 +40,7 @@ from numba import njit, prange
 from bmn.kernels.config import FAST_CAP, FINISHED, INLINE_JIT, JIT, PARALLEL_JIT, UNDECIDED
 from bmn.kernels.cpu.bits import ctz
 from bmn.kernels.cpu.lanes import BLOCK, one_block_a_thread
+from bmn.kernels.cpu.nseat import _fast
 from bmn.kernels.cpu.nseat import _flags as nseat_flags
 from bmn.kernels.cpu.nseat_table import NEXT_PAYS, _deck, count_holders, exact, lone
 from bmn.kernels.cpu.vectors import (
@@ -50,6 +51,7 @@ from bmn.kernels.cpu.vectors import (
     extract,
     lane_bits,
     lane_mask,
+    popcount,
     select,
     splat,
     umin,
@@ -74,26 +76,23 @@ _NO = np.bool_(False)
 _FAR = 1 << 12  # past any key: the place of a seat that lays nothing, free play's limit
 
 
-def _masks(hand: str) -> tuple:
-    """A hand in the record notation as three masks (court with the sentinel, value bits)."""
-    values = ["-JQKA".index(card) for card in hand]
-    court = sum(1 << k for k, v in enumerate(values) if v) | 1 << len(values)
-    bit0 = sum(1 << k for k, v in enumerate(values) if v in (2, 4))
-    bit1 = sum(1 << k for k, v in enumerate(values) if v in (3, 4))
-    return court, bit0, bit1
-
-
-def _park(deal: str) -> tuple:
-    """A lane with no deal left plays `deal` (it loops under both readings: docs/endless-both.csv)
-    until the last real games end; its results are dropped. Masks seat by seat, then the
-    deal's card count, four seats' worth (an absent fourth seat holds nothing)."""
-    hands = deal.split("/")
-    masks = [m for hand in hands for m in _masks(hand)] + [0, 0, 0] * (4 - len(hands))
+def _queue(hands: list[str]) -> tuple:
+    """Hands in the record notation as lanes hold them: per seat the court mask (with the
+    sentinel) and the queue of its court cards' values; then the deal's card count."""
+    masks = []
+    for hand in hands:
+        values = ["-JQKA".index(card) for card in hand]
+        court = sum(1 << k for k, v in enumerate(values) if v) | 1 << len(values)
+        queue = sum((v - 1) << (2 * n) for n, v in enumerate(v for v in values if v))
+        masks += [court, queue]
+    masks += [0, 0] * (4 - len(hands))  # an absent fourth seat holds nothing
     return tuple(np.uint64(m) for m in masks) + (np.uint64(sum(map(len, hands))),)
 
 
-_PARK3 = _park("-J-------J---J----/-A-KKA--KQ-J--A--/--Q-Q----Q--KA---")
-_PARK4 = _park("---------K-A-/--QA----J---Q/-KAK---------/-JQKQJ----J-A")
+# A lane with no deal left plays one of these deals (each loops under both readings:
+# docs/endless-both.csv) until the last real games end; its results are dropped.
+_PARK3 = _queue(["-J-------J---J----", "-A-KKA--KQ-J--A--", "--Q-Q----Q--KA---"])
+_PARK4 = _queue(["---------K-A-", "--QA----J---Q", "-KAK---------", "-JQKQJ----J-A"])
 
 
 @njit(**INLINE_JIT)
@@ -119,8 +118,8 @@ def _step(state: tuple, cap: int) -> tuple:
     """Advance every lane by one event; returns (state, done, over): `over` when the game
     ended (the seat to lay is then the winner), `done` when over or past `cap` cards at the
     end of a trick."""
-    (c0, z0, w0, c1, z1, w1, c2, z2, w2, c3, z3, w3,
-     pc, p0, p1, pile, pen, mover, layer, ins, total, cards, tricks) = state  # fmt: skip
+    (c0, q0, c1, q1, c2, q2, c3, q3,
+     pc, pq, pile, pen, mover, layer, ins, total, cards, tricks) = state  # fmt: skip
     free = pen == 0
     limit = select(free, _FAR, pen << 2)
     a0 = _place(0, mover, free)
@@ -143,59 +142,56 @@ def _step(state: tuple, cap: int) -> tuple:
     # An out seat's count is no card (its masks are zeros): only seats in count.
     laid = select((ins & 1) != 0, lay0, 0) + select((ins & 2) != 0, lay1, 0)
     laid = laid + select((ins & 4) != 0, lay2, 0)
+    hit0 = key0 == least
     hit1 = key1 == least
     hit2 = key2 == least
     cw = select(hit2, c2, select(hit1, c1, c0))
-    zw = select(hit2, z2, select(hit1, z1, z0))
-    ww = select(hit2, w2, select(hit1, w1, w0))
+    qw = select(hit2, q2, select(hit1, q1, q0))
     who = select(hit2, 2, select(hit1, 1, 0))
     if SEATS == 4:
         lay3 = (upto - umin(upto, a3)) >> 2
         laid = laid + select((ins & 8) != 0, lay3, 0)
         hit3 = key3 == least
         cw = select(hit3, c3, cw)
-        zw = select(hit3, z3, zw)
-        ww = select(hit3, w3, ww)
+        qw = select(hit3, q3, qw)
         who = select(hit3, 3, who)
     reached = (least + 4) <= limit
     low = cw & (0 - cw)  # the card reached: the lowest set bit of its seat's court mask
     out = reached & (cw == low)  # the sentinel: that seat is out
     court = reached & ~out
-    v0 = (zw & low) != 0
-    v1 = (ww & low) != 0
-    # The court card's place on the pile: below 64 (the pile's cards); masked for the lanes
-    # where the count is a sentinel's.
+    head = qw & 3  # its value - 1: the head of its seat's queue of court values
+    # The court card goes on the pile at the pile's count (below 64, the pile's cards; masked
+    # for the lanes where the count is a sentinel's), its value at the end of the pile's queue
+    # (at most 31 court cards in a deal played in lanes: below 64 too). Free play's pile
+    # holds numerals only: its masks are cleared there.
     bit = _ONE << ((pile + laid - 1) & _TOP)
-    pc = select(free, 0, pc) | select(court, bit, 0)  # free play's pile holds numerals only
-    p0 = select(free, 0, p0) | select(court & v0, bit, 0)
-    p1 = select(free, 0, p1) | select(court & v1, bit, 0)
+    pc = select(free, 0, pc)
+    pq = select(free, 0, pq) | select(court, head << (popcount(pc) << 1), 0)
+    pc = pc | select(court, bit, 0)
     laid = laid - select(out, 1, 0)
     pile = pile + laid
     cards = cards + laid
     c0 = c0 >> lay0
-    z0 = z0 >> lay0
-    w0 = w0 >> lay0
     c1 = c1 >> lay1
-    z1 = z1 >> lay1
-    w1 = w1 >> lay1
     c2 = c2 >> lay2
-    z2 = z2 >> lay2
-    w2 = w2 >> lay2
+    q0 = select(court & hit0, q0 >> 2, q0)
+    q1 = select(court & hit1, q1 >> 2, q1)
+    q2 = select(court & hit2, q2 >> 2, q2)
     if SEATS == 4:
         c3 = c3 >> lay3
-        z3 = z3 >> lay3
-        w3 = w3 >> lay3
+        q3 = select(court & hit3, q3 >> 2, q3)
     ins = ins ^ select(out, _ONE << who, 0)
     after = _next_in(ins, who)
     gone = out & ~free  # the payer is out while paying
+    pen = select(court, head + 1, 0)
     if NEXT_PAYS:  # the next seat in pays the rest; the layer takes the pile if that is it
         collect = ~reached | (gone & (after == layer))
-        pen = select(court, select(v0, 2, 1) + select(v1, 2, 0), 0)
         pen = select(gone & ~collect, (limit - least) >> 2, pen)  # the rest of the penalty
     else:  # bmn's: the layer takes the pile
         collect = ~free & ~court
-        pen = select(court, select(v0, 2, 1) + select(v1, 2, 0), 0)
-    # The pile goes under the layer's hand (the layer laid nothing in this event).
+    # The pile goes under the layer's hand (the layer laid nothing in this event), its court
+    # values after the layer's in its queue.
+    t0 = layer == 0
     t1 = layer == 1
     t2 = layer == 2
     cl = select(t2, c2, select(t1, c1, c0))
@@ -204,26 +200,20 @@ def _step(state: tuple, cap: int) -> tuple:
         cl = select(t3, c3, cl)
     on = ctlz(cl) ^ _TOP  # the layer's sentinel
     flip = (_ONE << on) ^ ((pc | (_ONE << (pile & _TOP))) << on)  # a 64-card pile: game over
-    more0 = p0 << on
-    more1 = p1 << on
-    g0 = collect & ~t1 & ~t2
+    more = pq << ((popcount(cl) - 1) << 1)
+    g0 = collect & t0
     g1 = collect & t1
     g2 = collect & t2
+    c0 = c0 ^ select(g0, flip, 0)
+    q0 = q0 | select(g0, more, 0)
+    c1 = c1 ^ select(g1, flip, 0)
+    q1 = q1 | select(g1, more, 0)
+    c2 = c2 ^ select(g2, flip, 0)
+    q2 = q2 | select(g2, more, 0)
     if SEATS == 4:
-        g0 = g0 & ~t3
         g3 = collect & t3
         c3 = c3 ^ select(g3, flip, 0)
-        z3 = z3 | select(g3, more0, 0)
-        w3 = w3 | select(g3, more1, 0)
-    c0 = c0 ^ select(g0, flip, 0)
-    z0 = z0 | select(g0, more0, 0)
-    w0 = w0 | select(g0, more1, 0)
-    c1 = c1 ^ select(g1, flip, 0)
-    z1 = z1 | select(g1, more0, 0)
-    w1 = w1 | select(g1, more1, 0)
-    c2 = c2 ^ select(g2, flip, 0)
-    z2 = z2 | select(g2, more0, 0)
-    w2 = w2 | select(g2, more1, 0)
+        q3 = q3 | select(g3, more, 0)
     # Over: the taker holds every card, or one seat is left in the game (after an out on an
     # ordinary turn; one left after an out while paying is the taker, holding every card).
     over = (collect & ((on + pile) == total)) | (out & free & ((ins & (ins - 1)) == 0))
@@ -232,23 +222,33 @@ def _step(state: tuple, cap: int) -> tuple:
     mover = select(collect, layer, after)
     layer = select(court, who, layer)
     done = over | (collect & (cards > cap))
-    state = (c0, z0, w0, c1, z1, w1, c2, z2, w2, c3, z3, w3,
-             pc, p0, p1, pile, pen, mover, layer, ins, total, cards, tricks)  # fmt: skip
+    state = (c0, q0, c1, q1, c2, q2, c3, q3,
+             pc, pq, pile, pen, mover, layer, ins, total, cards, tricks)  # fmt: skip
     return state, done, over
 
 
+# Deals with more court cards than this are played by the scalar kernel: a lane holds each
+# seat's court values two bits apiece in one 64-bit queue, shifted by twice a count of them.
+MOST_COURTS = 31
+
+
 @njit(**INLINE_JIT)
-def _cut(court, bit0, bit1, start, n) -> tuple:
-    """The n cards from bit `start` of a deal's masks as a hand (n below 64: another seat
-    holds a card), its sentinel at bit n."""
+def _hand(court, start, n, values, before) -> tuple:
+    """The n cards from bit `start` of a deal's masks as a lane holds them: the court mask
+    with its sentinel at bit n (n below 64: another seat holds a card), and its court values
+    cut out of the deal's queue `values` (the `before` court cards before it come first)."""
     keep = (_ONE << n) - _ONE
-    return ((court >> start) & keep) | (_ONE << n), (bit0 >> start) & keep, (bit1 >> start) & keep
+    court = (court >> start) & keep
+    count = popcount(court)
+    queue = (values >> (before << _ONE)) & ((_ONE << (count << _ONE)) - _ONE)
+    return court | (_ONE << n), queue, before + count
 
 
 @njit(**INLINE_JIT)
 def _hands(flat: np.ndarray, at: int, sizes: np.ndarray, soff: int) -> tuple:
-    """A deal's hands as masks, seat by seat (four seats' worth: an absent seat's are zeros),
-    then its card count."""
+    """A deal's hands as a lane holds them, seat by seat (four seats' worth: an absent seat's
+    are zeros), then its card count; a count of 0 for a deal of more than MOST_COURTS court
+    cards, which the scalar kernel plays."""
     n0 = np.uint64(sizes[soff])
     n1 = np.uint64(sizes[soff + 1])
     n2 = np.uint64(sizes[soff + 2])
@@ -258,13 +258,26 @@ def _hands(flat: np.ndarray, at: int, sizes: np.ndarray, soff: int) -> tuple:
         court, bit0, bit1 = deck_masks(flat, at)
     else:  # the batch's last cards: no reading past its end
         court, bit0, bit1 = _deck(flat, at, np.int64(total))
-    c0, z0, w0 = _cut(court, bit0, bit1, _ZERO, n0)
-    c1, z1, w1 = _cut(court, bit0, bit1, n0, n1)
-    c2, z2, w2 = _cut(court, bit0, bit1, n0 + n1, n2)
-    c3 = z3 = w3 = _ZERO
+    if total < 64:
+        court &= (_ONE << total) - _ONE  # padding past the deal
+    values = _ZERO  # every court card's value - 1, in deal order, two bits each
+    count = _ZERO
+    rest = court
+    while rest != _ZERO:
+        if count == MOST_COURTS:
+            return _ZERO, _ZERO, _ZERO, _ZERO, _ZERO, _ZERO, _ZERO, _ZERO, _ZERO
+        k = np.uint64(ctz(rest))
+        value = ((bit0 >> k) & _ONE) | (((bit1 >> k) & _ONE) << _ONE)
+        values |= value << (count << _ONE)
+        count += _ONE
+        rest &= rest - _ONE
+    c0, q0, before = _hand(court, _ZERO, n0, values, _ZERO)
+    c1, q1, before = _hand(court, n0, n1, values, before)
+    c2, q2, before = _hand(court, n0 + n1, n2, values, before)
+    c3 = q3 = _ZERO
     if SEATS == 4:
-        c3, z3, w3 = _cut(court, bit0, bit1, n0 + n1 + n2, n3)
-    return c0, z0, w0, c1, z1, w1, c2, z2, w2, c3, z3, w3, total
+        c3, q3, before = _hand(court, n0 + n1 + n2, n3, values, before)
+    return c0, q0, c1, q1, c2, q2, c3, q3, total
 
 
 @njit(**INLINE_JIT)
@@ -282,21 +295,16 @@ def _put(state: tuple, lane: int, deal: tuple) -> tuple:
         select(at, deal[5], state[5]),
         select(at, deal[6], state[6]),
         select(at, deal[7], state[7]),
-        select(at, deal[8], state[8]),
-        select(at, deal[9], state[9]),
-        select(at, deal[10], state[10]),
-        select(at, deal[11], state[11]),
-        state[12],
-        state[13],
-        state[14],
-        select(at, 0, state[15]),
+        state[8],
+        state[9],
+        select(at, 0, state[10]),
+        select(at, 0, state[11]),
+        select(at, 0, state[12]),
+        select(at, 0, state[13]),
+        select(at, (1 << SEATS) - 1, state[14]),
+        select(at, deal[8], state[15]),
         select(at, 0, state[16]),
         select(at, 0, state[17]),
-        select(at, 0, state[18]),
-        select(at, (1 << SEATS) - 1, state[19]),
-        select(at, deal[12], state[20]),
-        select(at, 0, state[21]),
-        select(at, 0, state[22]),
     )
 
 
@@ -306,7 +314,7 @@ def _play(flat, width, sizes, sstep, rows, indexed, start, stop, cap, cards, tri
     flat[i * width:], its hand sizes at sizes[i * sstep:] (sstep 0: every deal the same).
     Writes cards[i], tricks[i], codes[i]: the winning seat, or UNDECIDED past `cap` cards."""
     z = splat(0, LANES)
-    state = (z, z, z, z, z, z, z, z, z, z, z, z, z, z, z, z, z, z, z, z, z, z, z)
+    state = (z, z, z, z, z, z, z, z, z, z, z, z, z, z, z, z, z, z)
     park = _PARK4 if SEATS == 4 else _PARK3
     slot = np.full(LANES, -1, dtype=np.int64)
     todo = np.uint64((1 << LANES) - 1)
@@ -319,10 +327,10 @@ def _play(flat, width, sizes, sstep, rows, indexed, start, stop, cap, cards, tri
             todo &= todo - _ONE
             i = slot[lane]
             if i >= 0:
-                cards[i] = np.int64(extract(state[21], lane))
-                tricks[i] = np.int64(extract(state[22], lane))
+                cards[i] = np.int64(extract(state[16], lane))
+                tricks[i] = np.int64(extract(state[17], lane))
                 ended = (over >> np.uint64(lane)) & _ONE
-                codes[i] = np.int64(extract(state[17], lane)) if ended else UNDECIDED
+                codes[i] = np.int64(extract(state[12], lane)) if ended else UNDECIDED
                 playing -= 1
             slot[lane] = -1
             deal = park
@@ -334,6 +342,11 @@ def _play(flat, width, sizes, sstep, rows, indexed, start, stop, cap, cards, tri
                     cards[i], tricks[i], codes[i] = lone(SEATS, first)
                     continue
                 deal = _hands(flat, i * width, sizes, i * sstep)
+                if deal[8] == _ZERO:  # too many court cards for a lane: the scalar kernel's
+                    cards[i], tricks[i], codes[i] = _fast(flat, i * width, sizes, i * sstep,
+                                                          SEATS, cap)  # fmt: skip
+                    deal = park
+                    continue
                 slot[lane] = i
                 playing += 1
                 break

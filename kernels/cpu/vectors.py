@@ -14,9 +14,10 @@ the shifts `<< >>`, and the unsigned comparisons `== != < <= > >=`, which give a
 Masks: `& | ^` and `~`. Shift counts must stay below 64 in every lane: LLVM's shift by 64 or
 more is poison, not zero (the kernels keep their counts below 64 by construction and say why).
 
-The functions: `splat(x, n)`, `iota(n)`, `cttz`, `ctlz` (64 for a zero lane), `umin`, `select`,
-`extract`, `insert`, `any_lane`, `lane_bits` (a Mask as an integer, lane i at bit i), `lane_mask`
-(the lanes of an integer's bits) and `deck_masks` (64 cards' court and value masks in one load).
+The functions: `splat(x, n)`, `iota(n)`, `cttz`, `ctlz` (64 for a zero lane), `popcount`, `umin`,
+`select`, `extract`, `insert`, `any_lane`, `lane_bits` (a Mask as an integer, lane i at bit i),
+`lane_mask` (the lanes of an integer's bits) and `deck_masks` (64 cards' court and value masks
+in one load).
 """
 
 from __future__ import annotations
@@ -230,6 +231,21 @@ cttz = intrinsic(_bit_count("llvm.cttz"))
 cttz.__doc__ = "Trailing zeros of every lane (64 for a zero lane)."
 ctlz = intrinsic(_bit_count("llvm.ctlz"))
 ctlz.__doc__ = "Leading zeros of every lane (64 for a zero lane)."
+
+
+@intrinsic
+def popcount(typingctx, v):
+    """Set bits of every lane, or of a uint64 (LLVM's llvm.ctpop)."""
+    if not isinstance(v, Lanes) and v != types.uint64:
+        return None
+
+    def codegen(context, builder, sig, args):
+        kind = args[0].type
+        fnty = ir.FunctionType(kind, [kind])
+        name = f"llvm.ctpop.v{kind.count}i64" if isinstance(v, Lanes) else "llvm.ctpop.i64"
+        return builder.call(cgutils.get_or_insert_function(builder.module, fnty, name), args)
+
+    return v(v), codegen
 
 
 @intrinsic
