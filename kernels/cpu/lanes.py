@@ -49,7 +49,7 @@ from numba import njit, prange
 
 from bmn.kernels.config import FAST_CAP, FINISHED, INLINE_JIT, JIT, LOOP, PARALLEL_JIT, UNDECIDED
 from bmn.kernels.cpu.bits import ctz
-from bmn.kernels.cpu.two import _ending, _load, exact_at, fast_at
+from bmn.kernels.cpu.two import _ending, _load, _lone_lead, exact_at
 from bmn.kernels.cpu.vectors import (
     any_lane,
     ctlz,
@@ -284,8 +284,11 @@ def _play(flat, width, sizes, sstep, rows, indexed, start, stop, cap, cards, tri
                 nxt += 1
                 n0 = sizes[i * sstep]
                 n1 = sizes[i * sstep + 1]
-                if n0 == 0 or n1 == 0:  # no game to play in lanes: the scalar kernel's answer
-                    cards[i], tricks[i], codes[i] = fast_at(flat, i * width, n0, n1, cap)
+                if n0 == 0:  # seat 0 cannot lead: seat 1 wins, nothing laid (as two.fast_at)
+                    cards[i], tricks[i], codes[i] = 0, 0, 1
+                    continue
+                if n1 == 0:  # seat 0 lays a card that seat 1 cannot answer
+                    cards[i], tricks[i], codes[i] = _lone_lead(n0, flat[i * width])
                     continue
                 hands = _hands(flat, i * width, n0, n1)
                 slot[lane] = i

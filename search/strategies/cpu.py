@@ -164,16 +164,18 @@ def run_chunk(
             f"a deal of {len(state.deck)} cards cut into {state.sizes.tolist()} kept in finds"
             f" of {finds.decks.shape[1]} cards"
         )
-    play_fast_at, play_exact_at = per_deal(kernel, state.sizes.tolist())
     if name not in STEPS:
         raise ValueError(f"no strategy {name!r} in the compiled loop; one of {list(STEPS)}")
     block = lane_kernel(len(state.sizes), rules)
     if block is not None:  # the same deals, finds and states, several games a step
+        play_fast_at = lanes.scorer(name, per_deal(kernel, state.sizes.tolist())[0])
         return lanes.chunk(name)(
             state.deck, state.best, state.rng, state.counters, state.history, iterations,
             objective, keep_above, patience, finds.decks, finds.meta, state.sizes,
-            play_fast_at, play_exact_at, block.play_block, *lanes.workspace(len(state.deck)),
+            play_fast_at, kernel.play_exact_at, block.play_block,
+            *lanes.workspace(len(state.deck)),
         )  # fmt: skip
+    play_fast_at, play_exact_at = per_deal(kernel, state.sizes.tolist())
     return chunk(name)(
         state.deck,
         state.best,

@@ -109,7 +109,7 @@ def _chunk(
             if _GUESSES:
                 for k in range(deck.shape[0]):
                     starts[t, k] = deck[k]
-        if block >= LEAST:
+        if block >= LEAST or not _GUESSES:  # a walk's short block: its chunk's last deals
             play_block(decks, sizes, block, results)
         else:
             for t in range(block):
@@ -196,6 +196,20 @@ def chunk(strategy: str):
     loop = FunctionType(_chunk.__code__, namespace, name, _chunk.__defaults__)
     loop.__qualname__, loop.__module__, loop.__doc__ = name, _chunk.__module__, _chunk.__doc__
     return njit(_CHUNK, **JIT)(loop)
+
+
+@njit(**JIT)
+def alone(deck: np.ndarray, offset: int, sizes: np.ndarray, cap: int) -> tuple:
+    """What a strategy whose guesses always hold (walk, random) is given as its deal-at-a-time
+    scorer: it scores every block in lanes, so never calls it, and a kernel's own (seconds of a
+    first compile) is not compiled for it."""
+    return np.int64(0), np.int64(0), np.int64(UNDECIDED)
+
+
+def scorer(strategy: str, play_fast_at):
+    """The deal-at-a-time scorer a strategy's lane-fed loop is given: `play_fast_at` where its
+    guesses may fail (short blocks), else `alone`."""
+    return play_fast_at if STEPS[strategy][3] else alone
 
 
 _ROOMS = threading.local()

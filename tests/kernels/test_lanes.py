@@ -275,3 +275,19 @@ def test_the_process_choice_reads_the_environment(monkeypatch):
         monkeypatch.undo()
         choice.chosen.cache_clear()
     assert choice.chosen() == before
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+def test_deals_of_many_court_cards(shape):
+    """More court cards than a lane's queue of values holds (N seats: 31) go to the scalar
+    kernel, in lanes among the others."""
+    seats, lanes = shape
+    rng = np.random.default_rng(SEED + 3)
+    deals = []
+    for courts in (28, 31, 32, 40, 48):
+        cards = [
+            int(v) for v in rng.permutation([1, 2, 3, 4] * (courts // 4) + [0] * (64 - courts))
+        ]
+        deals.append(tuple(tuple(cards[s::seats]) for s in range(seats)))
+    deals += standard_deals(40, seats, SEED)
+    assert_like_reference(lane_kernel(seats, lanes), deals, seats)
