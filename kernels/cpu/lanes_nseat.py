@@ -73,7 +73,8 @@ _ROWS2 = np.int64(2)
 _CAP = np.int64(FAST_CAP)
 _YES = np.bool_(True)
 _NO = np.bool_(False)
-_FAR = 1 << 12  # past any key: the place of a seat that lays nothing, free play's limit
+_FAR = 1 << 12  # past any key: free play's limit
+_SCALE = 10  # while a penalty is owed, places 1 to 3 times 1 << 10: past any key (4 * 64 + 3)
 
 
 def _queue(hands: list[str]) -> tuple:
@@ -96,11 +97,11 @@ _PARK4 = _queue(["---------K-A-", "--QA----J---Q", "-KAK---------", "-JQKQJ----J
 
 
 @njit(**INLINE_JIT)
-def _place(s: int, mover, free):
-    """Seat s's place after the seat to lay (d), or _FAR for a seat that lays nothing (any
-    seat but the payer while a penalty is owed)."""
+def _place(s: int, mover, far):
+    """Seat s's place d after the seat to lay; scaled past any key (`far`: a shift of 10 while
+    a penalty is owed, else 0) for every seat but the payer, whose place is 0."""
     d = ((s + 4 - mover) & 3) if SEATS == 4 else select(mover > s, s + 3 - mover, s - mover)
-    return select(free | (mover == s), d, _FAR)
+    return d << far
 
 
 @njit(**INLINE_JIT)
@@ -122,15 +123,28 @@ def _step(state: tuple, cap: int) -> tuple:
      pc, pq, pile, pen, mover, layer, ins, total, cards, tricks) = state  # fmt: skip
     free = pen == 0
     limit = select(free, _FAR, pen << 2)
-    a0 = _place(0, mover, free)
-    a1 = _place(1, mover, free)
-    a2 = _place(2, mover, free)
+    far = select(free, 0, _SCALE)
+    t0 = layer == 0
+    t1 = layer == 1
+    t2 = layer == 2
+    cl = select(t2, c2, select(t1, c1, c0))
+    if SEATS == 4:
+        t3 = layer == 3
+        cl = select(t3, c3, cl)
+    # The layer's sentinel and its court cards: outside a payment it may name a seat gone
+    # out since (no cards, no sentinel), so the shift counts are masked below 64.
+    top = (ctlz(cl) ^ _TOP) & _TOP
+    flip = (_ONE << top) ^ (pc << top)
+    more = pq << (((popcount(cl) - 1) << 1) & _TOP)
+    a0 = _place(0, mover, far)
+    a1 = _place(1, mover, far)
+    a2 = _place(2, mover, far)
     key0 = (cttz(c0) << 2) + a0
     key1 = (cttz(c1) << 2) + a1
     key2 = (cttz(c2) << 2) + a2
     least = umin(umin(key0, key1), key2)
     if SEATS == 4:
-        a3 = _place(3, mover, free)
+        a3 = _place(3, mover, far)
         key3 = (cttz(c3) << 2) + a3
         least = umin(least, key3)
     upto = umin(least + 4, limit)
@@ -189,18 +203,11 @@ def _step(state: tuple, cap: int) -> tuple:
         pen = select(gone & ~collect, (limit - least) >> 2, pen)  # the rest of the penalty
     else:  # bmn's: the layer takes the pile
         collect = ~free & ~court
-    # The pile goes under the layer's hand (the layer laid nothing in this event), its court
-    # values after the layer's in its queue.
-    t0 = layer == 0
-    t1 = layer == 1
-    t2 = layer == 2
-    cl = select(t2, c2, select(t1, c1, c0))
-    if SEATS == 4:
-        t3 = layer == 3
-        cl = select(t3, c3, cl)
-    on = ctlz(cl) ^ _TOP  # the layer's sentinel
-    flip = (_ONE << on) ^ ((pc | (_ONE << (pile & _TOP))) << on)  # a 64-card pile: game over
-    more = pq << ((popcount(cl) - 1) << 1)
+    # The pile goes under the layer's hand, its court values after the layer's in its queue.
+    # In an event that ends a trick the layer laid nothing and no court card was laid (the
+    # pile's masks are as they were), so the hand that takes the pile is made from the state
+    # before the step, beside the rest; only the pile's new count waits for this event's.
+    flip = flip ^ (_ONE << ((top + pile) & _TOP))  # a 64-card pile only when the game ends
     g0 = collect & t0
     g1 = collect & t1
     g2 = collect & t2
@@ -216,7 +223,7 @@ def _step(state: tuple, cap: int) -> tuple:
         q3 = q3 | select(g3, more, 0)
     # Over: the taker holds every card, or one seat is left in the game (after an out on an
     # ordinary turn; one left after an out while paying is the taker, holding every card).
-    over = (collect & ((on + pile) == total)) | (out & free & ((ins & (ins - 1)) == 0))
+    over = (collect & ((top + pile) == total)) | (out & free & ((ins & (ins - 1)) == 0))
     tricks = tricks + select(collect | over, 1, 0)
     pile = select(collect, 0, pile)
     mover = select(collect, layer, after)
