@@ -6,7 +6,9 @@ two-seat kernel, or the N-seat one for 3 and 4 seats; kernels/score.py's registr
 the first longest finished game by the objective and every deal of at least `keep_above`
 cards or that loops, and leaves the start sequence at the next one to score. One compiled
 specialisation serves every kernel (first-class functions, as the search loop in
-search/strategies/cpu.py). Its GPU twin, for two seats, is cuda.py.
+search/strategies/cpu.py). Where kernels/cpu/choice.py chooses the lane kernels, `visit_lanes`
+scores blocks of consecutive sequences several games a step and keeps them in order: the same
+deals kept, the start sequence left in the same place. Its GPU twin, for two seats, is cuda.py.
 """
 
 from __future__ import annotations

@@ -10,6 +10,9 @@ The loop is compiled once per strategy, with that strategy's steps in it: a run 
 own strategy's steps only (a first run compiles for tens of seconds, each function costing
 its share), and the loop makes a direct call per step, with no dispatch on the strategy.
 
+Where kernels/cpu/choice.py chooses the lane kernels, `run_chunk` runs the same strategy's
+loop fed by them instead (search/strategies/lanes.py): the same deals, finds and states.
+
 The strategies' names, descriptions and options are in search/strategies/registry.py (plain Python).
 """
 
