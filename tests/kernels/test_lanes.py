@@ -211,7 +211,7 @@ def test_narrow_rows_near_the_end_of_the_batch(shape):
 )
 def test_every_two_seat_rule_set_at_four_lanes(rules):
     kernel = lane_kernel(2, 4, rules)
-    deals = standard_deals(2000, 2, SEED) + [c.deal for c in EDGE_CASES[2]]
+    deals = standard_deals(500, 2, SEED) + [c.deal for c in EDGE_CASES[2]]
     assert_like_reference(kernel, deals, 2, rules=rules)
     rows, hands = batch(deals, 2)
     got = np.stack(kernel.fast_rows(rows, hands, CAP), axis=1)
@@ -230,7 +230,7 @@ def scalar_fast_ruled(rows: np.ndarray, hands: np.ndarray, cap: int, rules: str)
 @pytest.mark.slow
 @pytest.mark.parametrize(("seats", "lanes"), [(3, 4), (4, 4)])
 def test_paulhus_reading_at_four_lanes(seats, lanes):
-    deals = standard_deals(1500, seats, SEED) + [c.deal for c in EDGE_CASES[seats]]
+    deals = standard_deals(500, seats, SEED) + [c.deal for c in EDGE_CASES[seats]]
     assert_like_reference(lane_kernel(seats, lanes, "paulhus"), deals, seats, rules="paulhus")
 
 

@@ -117,12 +117,14 @@ def tiered(keys: list[tuple[int, str, str]]) -> list:
     other than the default meets these batches in the slow tier only on the CPU (the fast
     tier checks its copy on the edge cases, test_edge_cases). Under the simulator it gets the
     fast tier's batch only: its copy differs from the default's only in the trick rules,
-    which the CPU's slow tier covers."""
+    which the CPU's slow tier covers. So does a rule set's copy of the lane kernels: the
+    scalar kernel's copy meets the whole batches (and test_lanes.py the lanes' copies at four
+    lanes)."""
     return [
         pytest.param(key, tier, id=f"{key_id(key)}-{TIERS[tier]}", marks=tier_marks(key, tier))
         for key in keys
         for tier in (0, 1)
-        if not (tier and key[1] in SIMULATED_DEVICES and key[2] != DEFAULT)
+        if not (tier and key[1] in (*SIMULATED_DEVICES, LANES) and key[2] != DEFAULT)
     ]
 
 
@@ -344,7 +346,10 @@ def test_tiny_decks_with_many_loops(key, tier):
 # failure still shrinks to one deal. Slow tier: the fast tier's seeded random deals above cover
 # the same kinds of deal on a quick sample.
 
-HYPOTHESIS_KEYS = [key for key in KEYS if budget(key).examples]
+# A rule set's copy of the lane kernels: the scalar kernel's copy meets these (as tiered says).
+HYPOTHESIS_KEYS = [
+    key for key in KEYS if budget(key).examples and not (key[1] == LANES and key[2] != DEFAULT)
+]
 EXAMPLES = 150
 
 
