@@ -16,6 +16,14 @@ from hypothesis import HealthCheck, settings
 from bmn.records.store import Store
 from bmn.search.cli.main import cli
 
+# The suite's tests of what bmn does with results (commands, stores, displays, runs) play on the
+# scalar kernels, the lane kernels' checked twin: each compiled kernel costs seconds of a cold
+# run, and both would be compiled for every path. The lane kernels are played by the tests that
+# ask for them (tests/kernels/test_lanes.py, test_oracle.py's device "lanes",
+# tests/search/strategies/test_lane_feed.py and the lane variants of the end-to-end tests);
+# `BMN_KERNEL=lanes pytest` plays everything on them.
+os.environ.setdefault("BMN_KERNEL", "scalar")
+
 settings.register_profile(
     "bmn",
     deadline=None,

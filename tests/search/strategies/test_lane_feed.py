@@ -6,6 +6,7 @@ Each lane-fed run is compared with the same run on the scalar kernels (kernels/c
 choice forced), which test_longest.py and the oracle check against the reference engine.
 """
 
+import json
 import os
 
 import numpy as np
@@ -161,3 +162,25 @@ def test_a_run_begun_on_the_scalar_kernel_resumes_on_the_lanes_exactly(
             resumed = RunLoop.resume(store, LongestJob, stopped.run).run()
             assert [getattr(resumed, k) for k in keys] == [getattr(whole, k) for k in keys]
             assert finds_of(store, stopped.run) == whole_finds
+
+
+def test_the_commands_give_the_same_figures_on_either_kernels(bmn, tmp_path, kernels):
+    """`bmn search` and `bmn score` through the command line: the same figures, deal by deal,
+    on the lanes and on the scalar kernel."""
+    searched = {}
+    for kernel in ("scalar", "lanes"):
+        args = ["--iterations", 30_000, "--seed", 3, "--workers", 2, "--keep-above", 1500]
+        result = bmn("search", *args, "--kernel", kernel, "--json", "--quiet",
+                     "--store", tmp_path / f"{kernel}.sqlite")  # fmt: skip
+        assert result.exit_code == 0, result.output
+        searched[kernel] = json.loads(result.stdout)
+    keys = ("best_deal", "best_cards", "best_tricks", "games")
+    assert [searched["lanes"][k] for k in keys] == [searched["scalar"][k] for k in keys]
+    deals = bmn("deal", "--count", 300, "--seed", 8, "--players", 3).stdout
+    scored = {}
+    for kernel in ("scalar", "lanes"):
+        assert kernels(kernel).engine == kernel
+        result = bmn("score", "--json", input=deals)
+        assert result.exit_code == 0, result.output
+        scored[kernel] = result.stdout
+    assert scored["lanes"] == scored["scalar"] and len(scored["lanes"].splitlines()) == 300

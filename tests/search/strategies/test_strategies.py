@@ -12,7 +12,6 @@ import pytest
 from bmn.kernels import reference
 from bmn.kernels.config import FINISHED, LIMIT, LOOP, STATUS_CODES, STATUS_NAMES
 from bmn.kernels.cpu import two
-from bmn.kernels.cpu.choice import chosen
 from bmn.kernels.deal import decode, encode, parse_deal
 from bmn.kernels.decks import STANDARD_DECK
 from bmn.kernels.score import KERNELS, kernel_for, score
@@ -132,17 +131,18 @@ def test_the_search_loop_loads_from_the_cache():
 
 
 @pytest.mark.slow
-def test_a_walk_compiles_only_its_own_strategy_and_seats(tmp_path):
+@pytest.mark.parametrize("kernel", ["scalar", "lanes"])
+def test_a_walk_compiles_only_its_own_strategy_and_seats(tmp_path, kernel):
     """A two-seat walk's start (warm_search), with an empty cache, compiles its own loop and
     the two-seat kernel's 26/26 path only (and its lane kernel's block where lanes are chosen):
     no other strategy's steps, no N-seat kernel, not the loop of the kernels not chosen (a first
     run compiles for tens of seconds, each function its share). Read from the cache it fills."""
     code = "from bmn.search.runs.kinds.longest import warm_search\nwarm_search('walk', 2)"
-    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)}
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path), "BMN_KERNEL": kernel}
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
     assert done.returncode == 0, done.stderr
     cached = {path.name.split("-")[0] for path in tmp_path.rglob("*.nbi")}
-    lanes = chosen().uses_lanes  # a walk in lanes plays every deal there: no 26/26 path
+    lanes = kernel == "lanes"  # a walk in lanes plays every deal there: no 26/26 path
     loop = "lanes._lanes_chunk_walk" if lanes else "cpu._chunk_walk"
     wanted = {loop, "walk.propose", "two.play_exact_at"}
     assert wanted | ({"lanes.play_block"} if lanes else {"two.play_fast_even"}) <= cached
