@@ -37,7 +37,6 @@ from bmn.kernels.dealer import random_deals
 from bmn.kernels.reference import play
 from bmn.kernels.results import Scores
 from bmn.kernels.rng import seed_state
-from bmn.kernels.rules.sets import RULE_SETS
 from bmn.kernels.score import LANES, kernel_for
 
 SEED = 20_261_207
@@ -206,10 +205,11 @@ def test_narrow_rows_near_the_end_of_the_batch(shape):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(
-    "rules", [name for name, r in RULE_SETS.items() if name != "bmn" and r.plays(2)]
-)
-def test_every_two_seat_rule_set_at_four_lanes(rules):
+@pytest.mark.parametrize("rules", ["leodog896", "n1k06"])
+def test_two_seat_rule_sets_at_four_lanes(rules):
+    """The lane count and a rule set's flags are apart in the code (test_oracle.py meets every
+    rule set's copy at eight lanes): one set that ends a game at once and counts battles, one
+    that plays on into an empty hand, at four."""
     kernel = lane_kernel(2, 4, rules)
     deals = standard_deals(500, 2, SEED) + [c.deal for c in EDGE_CASES[2]]
     assert_like_reference(kernel, deals, 2, rules=rules)
@@ -228,7 +228,7 @@ def scalar_fast_ruled(rows: np.ndarray, hands: np.ndarray, cap: int, rules: str)
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(("seats", "lanes"), [(3, 4), (4, 4)])
+@pytest.mark.parametrize(("seats", "lanes"), [(3, 4)])
 def test_paulhus_reading_at_four_lanes(seats, lanes):
     deals = standard_deals(500, seats, SEED) + [c.deal for c in EDGE_CASES[seats]]
     assert_like_reference(lane_kernel(seats, lanes, "paulhus"), deals, seats, rules="paulhus")
