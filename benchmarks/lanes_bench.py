@@ -2,7 +2,8 @@
 
     python benchmarks/lanes_bench.py kernels --ring /tmp/base/ring --nseat /tmp/base/nseat \\
         --deals-file /tmp/base/deals.bin --cpu 1 [--rounds 5] [--seats 2 3 4]
-    python benchmarks/lanes_bench.py tail --ring /tmp/base/ring [--seconds 25] [--rounds 3]
+    python benchmarks/lanes_bench.py tail --ring /tmp/base/ring [--bits /tmp/base/bits] \\
+        [--seconds 25] [--rounds 3]
 
 `kernels`: one thread pinned to --cpu. Each round times, in turn, the C ring simulator
 (../shared/baseline: `ring bench` on bmn.c's `gen` deals for two seats, `nseat bench` for three
@@ -14,10 +15,11 @@ C ring and to the scalar kernel, with the CPU's model name and the lane choice.
 `tail`: the far tail a search reaches on two cores. Each round runs `bmn search --strategy walk
 --workers 2` for --seconds on the lanes and on the scalar kernel (a throwaway store, keeping
 every deal of 2,000 cards or more: search/benchmark.py's trial), then the C sampler (bmn.c's
-`rand`: shuffle and play in one loop, a process on each core) for as long. Printed: games/s,
-deals of 2,500 cards or more and their rate; for the C sampler the deals it would reach at its
-games/s (its games times the share of random deals that long, from the fitted tail that bmn's
-odds use), so the ratio is of expected far-tail finds a second.
+`rand`: shuffle and play in one loop, a process on each core; with --bits its bit-queue build
+too) for as long. Printed: games/s, deals of 2,500 cards or more and their rate; for the C
+sampler the deals it would reach at its games/s (its games times the share of random deals
+that long, from the fitted tail that bmn's odds use), so the ratio is of expected far-tail
+finds a second.
 """
 
 from __future__ import annotations
@@ -101,16 +103,23 @@ def tail(args: argparse.Namespace) -> None:
                 run = trial("walk", 100 + r, args.seconds, 2, where)
                 rows[kernel].append((run.rate, run.tail[TAIL] / run.seconds))
                 print(f"  round {r + 1} {kernel}: {run.rate:,.0f} games/s, {run.tail[TAIL]} deals")
-            rate = c_sampler(args.ring, args.seconds)
-            rows["C sampler"].append((rate, rate * share))
-            print(f"  round {r + 1} C sampler: {rate:,.0f} games/s", flush=True)
-    print("| contender | games/s | deals of 2,500+ a second | / C sampler |")
+            for name, binary in samplers(args):
+                rate = c_sampler(binary, args.seconds)
+                rows[name].append((rate, rate * share))
+                print(f"  round {r + 1} {name}: {rate:,.0f} games/s", flush=True)
+    print("| contender | games/s | deals of 2,500+ a second | / C sampler (ring) |")
     print("|---|---|---|---|")
     for name, values in rows.items():
         tails = [t for _, t in values]
-        against = ratio(tails, [t for _, t in rows["C sampler"]])
+        against = ratio(tails, [t for _, t in rows["C sampler (ring)"]])
         rate = statistics.median(g for g, _ in values)
         print(f"| {name} | {rate:,.0f} | {statistics.median(tails):.2f} | {against:.2f} |")
+
+
+def samplers(args: argparse.Namespace) -> list[tuple[str, str]]:
+    """The C samplers: bmn.c's ring buffers, and its bit-queues where --bits names them."""
+    named = [("C sampler (ring)", args.ring)]
+    return named + ([("C sampler (bits)", args.bits)] if args.bits else [])
 
 
 def c_sampler(ring: str, seconds: float) -> float:
@@ -138,6 +147,7 @@ def main(argv: list[str] | None = None) -> int:
     k.add_argument("--cpu", type=int, help="pin every contender to this CPU")
     t = sub.add_parser("tail", help="two cores: the search's far tail against the C sampler")
     t.add_argument("--ring", required=True, help="the C ring simulator built from bmn.c")
+    t.add_argument("--bits", help="the C bit-queue simulator built from bmn.c, beside it")
     t.add_argument("--seconds", type=float, default=25.0)
     t.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args(argv)
