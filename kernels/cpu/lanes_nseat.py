@@ -75,6 +75,8 @@ _YES = np.bool_(True)
 _NO = np.bool_(False)
 _FAR = 1 << 12  # past any key: free play's limit
 _SCALE = 10  # while a penalty is owed, places 1 to 3 times 1 << 10: past any key (4 * 64 + 3)
+# A penalty of this is no penalty: the layer takes the pile at the next step (a payer gone out).
+_PEND = 8
 
 
 def _queue(hands: list[str]) -> tuple:
@@ -96,46 +98,105 @@ _PARK3 = _queue(["-J-------J---J----", "-A-KKA--KQ-J--A--", "--Q-Q----Q--KA---"]
 _PARK4 = _queue(["---------K-A-", "--QA----J---Q", "-KAK---------", "-JQKQJ----J-A"])
 
 
+# Three seats: seat s's place after each seat to lay m, two bits an entry at bit 2m.
+_PLACES3 = tuple(np.uint64(sum(((s - m) % 3) << (2 * m) for m in range(3))) for s in range(3))
+
+
 @njit(**INLINE_JIT)
 def _place(s: int, mover, far):
     """Seat s's place d after the seat to lay; scaled past any key (`far`: a shift of 10 while
     a penalty is owed, else 0) for every seat but the payer, whose place is 0."""
-    d = ((s + 4 - mover) & 3) if SEATS == 4 else select(mover > s, s + 3 - mover, s - mover)
-    return d << far
+    if SEATS == 4:
+        return ((s + 4 - mover) & 3) << far
+    return ((_PLACES3[s] >> (mover << 1)) & 3) << far
+
+
+def _next_table(seats: int, high: int) -> np.uint64:
+    """The next seat still in after each seat, two bits an entry at bit 2 * (4 * ins + seat),
+    ins the seats in as bits (the fourth seat's bit `high`, as the four-seat tables split)."""
+    table = 0
+    for ins in range(8):
+        seated = ins | (high << 3)
+        for seat in range(min(seats, 4)):
+            ring = [(seat + k) % seats for k in range(1, seats + 1)]
+            after = next((s for s in ring if seated >> s & 1), 0)
+            table |= after << (2 * (4 * ins + seat))
+    return np.uint64(table)
+
+
+_NEXT3 = _next_table(3, 0)
+_NEXT4 = (_next_table(4, 0), _next_table(4, 1))
 
 
 @njit(**INLINE_JIT)
 def _next_in(ins, seat):
-    """The next seat still in the game after `seat` (`ins`: the seats in, as bits)."""
-    twice = ins | (ins << SEATS)
-    after = seat + 1 + cttz(twice >> (seat + 1))
+    """The next seat still in the game after `seat` (`ins`: the seats in, as bits), from a
+    table of two bits an entry held in a constant (two with four seats)."""
+    at = (((ins & 7) << 2) | seat) << 1
     if SEATS == 4:
-        return after & 3
-    return select(after > 2, after - 3, after)
+        return (select((ins & 8) != 0, _NEXT4[1], _NEXT4[0]) >> at) & 3
+    return (_NEXT3 >> at) & 3
 
 
 @njit(**INLINE_JIT)
 def _step(state: tuple, cap: int) -> tuple:
-    """Advance every lane by one event; returns (state, done, over): `over` when the game
-    ended (the seat to lay is then the winner), `done` when over or past `cap` cards at the
-    end of a trick."""
+    """Advance every lane by one event, a trick's end and the next free play in one step;
+    returns (state, done, over, results): `over` when the game ended, `done` when over or
+    past `cap` cards at the end of a trick, `results` each lane's (cards, tricks, winner)."""
     (c0, q0, c1, q1, c2, q2, c3, q3,
      pc, pq, pile, pen, mover, layer, ins, total, cards, tricks) = state  # fmt: skip
-    free = pen == 0
-    limit = select(free, _FAR, pen << 2)
-    far = select(free, 0, _SCALE)
+    # The trick's end: the payer pays in full (or the layer takes the pile left by a payer out,
+    # _PEND), so the layer takes the pile under its hand, its court values after the layer's
+    # in its queue (the layer laid nothing since; no court card was laid: the pile's masks are
+    # as they were). The layer may name a seat gone out since a trick it took (no cards, no
+    # sentinel): the shift counts are masked below 64.
+    m0 = mover == 0
+    m1 = mover == 1
+    m2 = mover == 2
+    cm = select(m2, c2, select(m1, c1, c0))
     t0 = layer == 0
     t1 = layer == 1
     t2 = layer == 2
     cl = select(t2, c2, select(t1, c1, c0))
     if SEATS == 4:
+        m3 = mover == 3
+        cm = select(m3, c3, cm)
         t3 = layer == 3
         cl = select(t3, c3, cl)
-    # The layer's sentinel and its court cards: outside a payment it may name a seat gone
-    # out since (no cards, no sentinel), so the shift counts are masked below 64.
-    top = (ctlz(cl) ^ _TOP) & _TOP
-    flip = (_ONE << top) ^ (pc << top)
+    pend = pen == _PEND
+    ends = (~pend & (pen != 0) & (cttz(cm) >= pen)) | pend
+    paid = select(pend, 0, pen)  # numerals the payer lays
+    top = (ctlz(cl) ^ _TOP) & _TOP  # the layer's sentinel
+    taken = pile + paid
+    flip = (_ONE << top) ^ (pc << top) ^ (_ONE << ((top + taken) & _TOP))
     more = pq << (((popcount(cl) - 1) << 1) & _TOP)
+    took = cards + paid
+    whole = ends & ((top + taken) == total)  # the taker holds every card: it wins
+    stop = whole | (ends & (took > cap))
+    go = ends & ~stop  # the game goes on, the layer to play
+    took_tricks = tricks + 1
+    g0 = go & t0
+    g1 = go & t1
+    g2 = go & t2
+    c0 = (c0 >> select(go & m0, paid, 0)) ^ select(g0, flip, 0)
+    q0 = q0 | select(g0, more, 0)
+    c1 = (c1 >> select(go & m1, paid, 0)) ^ select(g1, flip, 0)
+    q1 = q1 | select(g1, more, 0)
+    c2 = (c2 >> select(go & m2, paid, 0)) ^ select(g2, flip, 0)
+    q2 = q2 | select(g2, more, 0)
+    if SEATS == 4:
+        g3 = go & t3
+        c3 = (c3 >> select(go & m3, paid, 0)) ^ select(g3, flip, 0)
+        q3 = q3 | select(g3, more, 0)
+    cards = select(go, took, cards)
+    tricks = select(go, took_tricks, tricks)
+    pile = select(go, 0, pile)
+    pen = select(go, 0, pen)
+    mover = select(go, layer, mover)
+    # The event: free play, or a payment cut short by a court card or an empty hand.
+    free = pen == 0
+    limit = select(free, _FAR, pen << 2)
+    far = select(free, 0, _SCALE)
     a0 = _place(0, mover, far)
     a1 = _place(1, mover, far)
     a2 = _place(2, mover, far)
@@ -169,6 +230,8 @@ def _step(state: tuple, cap: int) -> tuple:
         cw = select(hit3, c3, cw)
         qw = select(hit3, q3, qw)
         who = select(hit3, 3, who)
+    # A card is reached but where the trick ended above with the game (those lanes' results
+    # are the trick's end's: this event plays on a state that is dropped).
     reached = (least + 4) <= limit
     low = cw & (0 - cw)  # the card reached: the lowest set bit of its seat's court mask
     out = reached & (cw == low)  # the sentinel: that seat is out
@@ -197,41 +260,36 @@ def _step(state: tuple, cap: int) -> tuple:
     ins = ins ^ select(out, _ONE << who, 0)
     after = _next_in(ins, who)
     gone = out & ~free  # the payer is out while paying
+    mover = after
     pen = select(court, head + 1, 0)
     if NEXT_PAYS:  # the next seat in pays the rest; the layer takes the pile if that is it
-        collect = ~reached | (gone & (after == layer))
-        pen = select(gone & ~collect, (limit - least) >> 2, pen)  # the rest of the penalty
+        taker = gone & (after == layer)
+        pen = select(gone & ~taker, (limit - least) >> 2, pen)  # the rest of the penalty
     else:  # bmn's: the layer takes the pile
-        collect = ~free & ~court
-    # The pile goes under the layer's hand, its court values after the layer's in its queue.
-    # In an event that ends a trick the layer laid nothing and no court card was laid (the
-    # pile's masks are as they were), so the hand that takes the pile is made from the state
-    # before the step, beside the rest; only the pile's new count waits for this event's.
-    flip = flip ^ (_ONE << ((top + pile) & _TOP))  # a 64-card pile only when the game ends
-    g0 = collect & t0
-    g1 = collect & t1
-    g2 = collect & t2
-    c0 = c0 ^ select(g0, flip, 0)
-    q0 = q0 | select(g0, more, 0)
-    c1 = c1 ^ select(g1, flip, 0)
-    q1 = q1 | select(g1, more, 0)
-    c2 = c2 ^ select(g2, flip, 0)
-    q2 = q2 | select(g2, more, 0)
-    if SEATS == 4:
-        g3 = collect & t3
-        c3 = c3 ^ select(g3, flip, 0)
-        q3 = q3 | select(g3, more, 0)
-    # Over: the taker holds every card, or one seat is left in the game (after an out on an
-    # ordinary turn; one left after an out while paying is the taker, holding every card).
-    over = (collect & ((top + pile) == total)) | (out & free & ((ins & (ins - 1)) == 0))
-    tricks = tricks + select(collect | over, 1, 0)
-    pile = select(collect, 0, pile)
-    mover = select(collect, layer, after)
+        taker = gone
+    pen = select(taker, _PEND, pen)  # the layer takes the pile at the next step
+    mover = select(taker, layer, mover)
     layer = select(court, who, layer)
-    done = over | (collect & (cards > cap))
+    # One seat left in the game after an out on an ordinary turn takes the pile and wins (one
+    # left after an out while paying is the layer, which takes the pile at the next step).
+    single = out & free & ((ins & (ins - 1)) == 0)
+    tricks = tricks + select(single, 1, 0)
+    over = whole | single
+    done = stop | single
+    results = (
+        select(stop, took, cards),
+        select(stop, took_tricks, tricks),
+        select(stop, layer_before(state), mover),
+    )
     state = (c0, q0, c1, q1, c2, q2, c3, q3,
              pc, pq, pile, pen, mover, layer, ins, total, cards, tricks)  # fmt: skip
-    return state, done, over
+    return state, done, over, results
+
+
+@njit(**INLINE_JIT)
+def layer_before(state: tuple):
+    """The layer of a state (the winner of a game that ended with the trick it took)."""
+    return state[13]
 
 
 # Deals with more court cards than this are played by the scalar kernel: a lane holds each
@@ -323,6 +381,7 @@ def _play(flat, width, sizes, sstep, rows, indexed, start, stop, cap, cards, tri
     z = splat(0, LANES)
     state = (z, z, z, z, z, z, z, z, z, z, z, z, z, z, z, z, z, z)
     park = _PARK4 if SEATS == 4 else _PARK3
+    results = (z, z, z)
     slot = np.full(LANES, -1, dtype=np.int64)
     todo = np.uint64((1 << LANES) - 1)
     playing = 0
@@ -334,10 +393,10 @@ def _play(flat, width, sizes, sstep, rows, indexed, start, stop, cap, cards, tri
             todo &= todo - _ONE
             i = slot[lane]
             if i >= 0:
-                cards[i] = np.int64(extract(state[16], lane))
-                tricks[i] = np.int64(extract(state[17], lane))
+                cards[i] = np.int64(extract(results[0], lane))
+                tricks[i] = np.int64(extract(results[1], lane))
                 ended = (over >> np.uint64(lane)) & _ONE
-                codes[i] = np.int64(extract(state[12], lane)) if ended else UNDECIDED
+                codes[i] = np.int64(extract(results[2], lane)) if ended else UNDECIDED
                 playing -= 1
             slot[lane] = -1
             deal = park
@@ -361,7 +420,7 @@ def _play(flat, width, sizes, sstep, rows, indexed, start, stop, cap, cards, tri
         if playing == 0:
             return
         while True:  # the hot loop: steps until a game ends, the state in registers
-            state, done, over_mask = _step(state, cap)
+            state, done, over_mask, results = _step(state, cap)
             if any_lane(done):
                 break
         todo = lane_bits(done)
