@@ -102,16 +102,44 @@ _PARK = _masks("---K---Q-KQAJ-----AAJ--J--") + _masks("----------Q----KQ-J-----K
 
 @njit(**INLINE_JIT)
 def _step(state: tuple, cap: int) -> tuple:
-    """Advance every lane by one event; returns (state, done, over, free, paid).
+    """Advance every lane by one event, a trick's end and the next free play in one step;
+    returns (state, done, over, free, stopped, results).
 
-    `over`: the game ended in this event; `done`: over, or past `cap` cards at a trick's end;
-    `free`: the event was free play; `paid`: a penalty was paid in numerals (a pile taken).
-    The cards of an event that ends the game count the sentinel reached as one card, and its
-    final trick is not counted yet (bmn's rules): _result says so.
+    `over`: the game ended; `done`: over, or past `cap` cards at a trick's end; `stopped`:
+    that happened as the trick ended (a penalty paid that left the payer with nothing, or the
+    cap), before the event; `free`: the event was free play; `results` each lane's (cards,
+    tricks, winner). The cards of an event that ends the game count the sentinel reached as
+    one card, and its final trick is not counted yet (bmn's rules): _result says so.
     """
     mc, m0, m1, oc, o0, o1, pc, p0, p1, pile, pen, seat, cards, tricks = state
+    # The trick's end: the mover pays its penalty in numerals and the other hand takes the
+    # pile under its cards (made from the state before the step: the other laid nothing and
+    # the pile's masks are as they were; a 64-card pile only when the game ends); the other
+    # then leads, its hand and the payer's swapped.
     i = cttz(mc)
     j = cttz(oc)
+    ends = (pen != 0) & (i >= pen)
+    on = ctlz(oc) ^ _TOP  # the other hand's sentinel
+    took = (oc ^ (_ONE << on)) | ((pc | (_ONE << ((pile + pen) & _TOP))) << on)
+    rest = mc >> pen
+    paid_cards = cards + pen
+    paid_tricks = tricks + 1
+    whole = ends & (rest == 1)  # the payer has nothing left: the other wins
+    stop = whole | (ends & (paid_cards > cap))
+    go = ends & ~stop
+    winner = seat ^ 1
+    # Each hand's numerals before its next court card, in either case: worked out beside the
+    # trick's end rather than after it (a shorter chain of dependences from step to step).
+    i = select(go, cttz(took), i)
+    j = select(go, cttz(rest), j)
+    mc, oc = select(go, took, mc), select(go, rest, oc)
+    m0, o0 = select(go, o0 | (p0 << on), m0), select(go, m0 >> pen, o0)
+    m1, o1 = select(go, o1 | (p1 << on), m1), select(go, m1 >> pen, o1)
+    seat = seat ^ select(go, 1, 0)
+    cards = select(go, paid_cards, cards)
+    tricks = select(go, paid_tricks, tricks)
+    pen = select(go, 0, pen)
+    # The event.
     free = pen == 0
     j1 = j + 1
     limit = select(free, j1, pen)
@@ -121,10 +149,9 @@ def _step(state: tuple, cap: int) -> tuple:
     olay = select(free, umin(i, j1), 0)
     mine = i < limit  # the mover reaches its card at i (free play: first; paying: before p)
     other = free & ~mine  # the other hand reaches its card at j first, in free play
-    paid = ~free & ~mine
     hc = select(other, oc, mc)
     low = hc & (0 - hc)  # the card reached: the lowest set bit of its hand's court mask
-    reached = mine | other
+    reached = mine | other  # none only where the trick ended above with the game
     out = reached & (hc == low)  # it is the sentinel: that hand is out
     court = reached & ~out
     v0 = (select(other, o0, m0) & low) != 0
@@ -134,44 +161,40 @@ def _step(state: tuple, cap: int) -> tuple:
     # The court card's place on the pile: below 64 (the pile's cards); masked for the lanes
     # where the count is a sentinel's (a deal of 64 numerals ends at card 64).
     bit = _ONE << ((base + laid - 1) & _TOP)
-    # A paid penalty gives the pile to the other hand, under its cards: the other hand laid
-    # nothing in this event and the pile's masks are as they were, so the hand that takes it
-    # is made from the state before the step, beside the rest (a 64-card pile only when the
-    # game ends).
-    on = ctlz(oc) ^ _TOP  # the other hand's sentinel
-    pile_top = (pc | (_ONE << ((pile + pen) & _TOP))) << on
-    took = (oc ^ (_ONE << on)) | pile_top
-    took0 = o0 | (p0 << on)
-    took1 = o1 | (p1 << on)
     pc = select(free, 0, pc) | select(court, bit, 0)
     p0 = select(free, 0, p0) | select(court & v0, bit, 0)
     p1 = select(free, 0, p1) | select(court & v1, bit, 0)
     pen = select(court, select(v0, 2, 1) + select(v1, 2, 0), 0)
     if AT_ONCE:  # the game ends as a hand lays its last card: its count against its lay
         nm = ctlz(mc) ^ _TOP
-        no = on
+        no = ctlz(oc) ^ _TOP
     pile = base + laid
     mc = mc >> mlay
     m0 = m0 >> mlay
     m1 = m1 >> mlay
-    oc = select(paid, took, oc >> olay)
-    o0 = select(paid, took0, o0 >> olay)
-    o1 = select(paid, took1, o1 >> olay)
+    oc = oc >> olay
+    o0 = o0 >> olay
+    o1 = o1 >> olay
     swap = ~other
-    tricks = tricks + select(paid, 1, 0)
     if AT_ONCE:
         mempty = nm <= mlay
         oempty = no <= olay  # never while paying: the other lays nothing and holds cards
         mend = select(free, nm + nm - 1, nm)  # cards of the event up to the mover's last
         mfirst = mempty & (~oempty | (mend < no + no))
-        over = mempty | oempty
-        cards = cards + select(over, select(mfirst, mend, no + no), laid)
-        seat = seat ^ select(over, select(mfirst, 1, 0), select(swap, 1, 0))
+        ended = mempty | oempty
+        cards = cards + select(ended, select(mfirst, mend, no + no), laid)
+        seat = seat ^ select(ended, select(mfirst, 1, 0), select(swap, 1, 0))
     else:
-        over = out | (paid & (mc == 1))  # out, or the payer left with nothing
+        ended = out  # a hand out: the other wins
         cards = cards + laid
         seat = seat ^ select(swap, 1, 0)
-    done = over | (paid & (cards > cap))
+    over = whole | (ended & ~stop)
+    done = stop | ended
+    results = (
+        select(stop, paid_cards, cards),
+        select(stop, paid_tricks, tricks),
+        select(stop, winner, seat),
+    )
     state = (
         select(swap, oc, mc),
         select(swap, o0, m0),
@@ -188,23 +211,25 @@ def _step(state: tuple, cap: int) -> tuple:
         cards,
         tricks,
     )
-    return state, done, over, free, paid
+    return state, done, over, free, stop, results
 
 
 @njit(**INLINE_JIT)
-def _result(state: tuple, lane: int, over: bool, free: bool, paid: bool) -> tuple:
+def _result(results: tuple, lane: int, over: bool, free: bool, stopped: bool) -> tuple:
     """A finished or capped lane's (cards, tricks, code), counted as the scalar kernel counts."""
-    cards = np.int64(extract(state[12], lane))
-    tricks = np.int64(extract(state[13], lane))
+    cards = np.int64(extract(results[0], lane))
+    tricks = np.int64(extract(results[1], lane))
     if not over:
         return cards, tricks, UNDECIDED
-    if not paid:  # the last trick: a pile taken by the seat that is not out
+    if stopped:  # a penalty paid, leaving the payer nothing: its trick counted already
+        end = PAID_END
+    else:  # the last trick: a pile taken by the seat that is not out
         tricks += 1
         if not AT_ONCE:
             cards -= 1  # the sentinel reached is no card
-    end = FREE_END if free else (PAID_END if paid else PAYING_END)
+        end = FREE_END if free else PAYING_END
     cards, tricks = _ending(cards, tricks, end)
-    return cards, tricks, np.int64(extract(state[11], lane))
+    return cards, tricks, np.int64(extract(results[2], lane))
 
 
 @njit(**INLINE_JIT)
@@ -265,7 +290,8 @@ def _play(flat, width, sizes, sstep, rows, indexed, start, stop, cap, cards, tri
     todo = np.uint64((1 << LANES) - 1)  # lanes to (re)load
     playing = 0
     nxt = start
-    over = free = paid = np.uint64(0)
+    over = free = stopped = np.uint64(0)
+    results = (z, z, z)
     while True:
         while todo != _ZERO:  # write each ended lane's result and load its next deal
             lane = ctz(todo)
@@ -273,8 +299,8 @@ def _play(flat, width, sizes, sstep, rows, indexed, start, stop, cap, cards, tri
             bit = _ONE << np.uint64(lane)
             i = slot[lane]
             if i >= 0:
-                c, t, code = _result(state, lane, (over & bit) != 0, (free & bit) != 0,
-                                     (paid & bit) != 0)  # fmt: skip
+                c, t, code = _result(results, lane, (over & bit) != 0, (free & bit) != 0,
+                                     (stopped & bit) != 0)  # fmt: skip
                 cards[i], tricks[i], codes[i] = c, t, code
                 playing -= 1
             slot[lane] = -1
@@ -298,13 +324,13 @@ def _play(flat, width, sizes, sstep, rows, indexed, start, stop, cap, cards, tri
         if playing == 0:
             return
         while True:  # the hot loop: steps until a game ends, the state in registers
-            state, done, over_mask, free_mask, paid_mask = _step(state, cap)
+            state, done, over_mask, free_mask, stop_mask, results = _step(state, cap)
             if any_lane(done):
                 break
         todo = lane_bits(done)
         over = lane_bits(over_mask)
         free = lane_bits(free_mask)
-        paid = lane_bits(paid_mask)
+        stopped = lane_bits(stop_mask)
 
 
 # -- entry points ------------------------------------------------------------------------------
