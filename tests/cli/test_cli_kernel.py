@@ -80,7 +80,7 @@ def test_bench_json(bmn):
 @pytest.mark.parametrize("kernel", ["scalar", "lanes8"])
 def test_bench_kernel_forces_the_choice_for_the_command_alone(bmn, kernel):
     before = choice.chosen()
-    result = bmn("bench", "--deals", "2000", "--players", "3", "--kernel", kernel)
+    result = bmn("bench", "--deals", "2000", "--players", "4", "--kernel", kernel)
     assert result.exit_code == 0, result.output
     played = "scalar, a game at a time" if kernel == "scalar" else "lanes, 8 games a step"
     assert f"bmn plays {played}" in " ".join(result.stdout.split())

@@ -129,9 +129,10 @@ def tiered(keys: list[tuple[int, str, str]]) -> list:
 
 
 def tier_marks(key: tuple[int, str, str], tier: int) -> list:
-    """The slow mark for the slow tier, and for a rule set's batches on the CPU."""
+    """The slow mark for the slow tier, and for a rule set's batches on the CPU (and the
+    three-seat lane kernel's: lanes_slow)."""
     on_cpu_ruled = key[2] != DEFAULT and key[1] not in SIMULATED_DEVICES
-    return [pytest.mark.slow] if tier or on_cpu_ruled else []
+    return [pytest.mark.slow] if tier or on_cpu_ruled or lanes_slow(key) else []
 
 
 def per_key(keys: list[tuple[int, str, str]]) -> list:
@@ -142,7 +143,14 @@ def per_key(keys: list[tuple[int, str, str]]) -> list:
 
 
 def lane_copy_marks(key: tuple[int, str, str]) -> list:
-    return [pytest.mark.slow] if key[1] == LANES and key[2] != DEFAULT else []
+    return [pytest.mark.slow] if lanes_slow(key) else []
+
+
+def lanes_slow(key: tuple[int, str, str]) -> bool:
+    """Whether a lane kernel's checks are the slow tier's: a rule set's copy, and the
+    three-seat one (a copy of the four-seat kernel with a seat fewer, test_lanes.py's too),
+    so that the fast tier compiles one lane kernel of each kind."""
+    return key[1] == LANES and (key[2] != DEFAULT or key[0] == 3)
 
 
 def budget(key: tuple[int, str, str]) -> Budget:
