@@ -14,10 +14,11 @@ card (or the sentinel) of the hand to move and of the other hand:
 - paying a penalty p: the mover lays min(i + 1, p) cards: p numerals, or a court card after i.
 The card reached is the lowest set bit of its hand's court mask: the sentinel (that hand is
 out), or a court card, which goes on the pile at the pile's count (one shift) and sets the
-penalty. A penalty paid in numerals gives the pile to the other hand, under its cards (the top
-bit by count-leading-zeros, the sentinel replaced, as two_tricks.collect does). Whatever the
-case, the next hand to move is "the other, unless the other laid the court card in free play",
-so one swap serves every case.
+penalty. Whatever the case, the next hand to move is "the other, unless the other laid the
+court card in free play", so one swap serves every case. A penalty paid in numerals ends the
+trick before the event, in the same step: the other hand takes the pile under its cards (the
+top bit by count-leading-zeros, the sentinel replaced, as two_tricks.collect does) and leads,
+so its free play follows at once (a third fewer steps than an event a step).
 
 When any lane's game is over (or past the card cap at a trick's end, for the exact path) a
 scalar loop writes that lane's result and loads the next deal into it (kernels/cpu/vectors.py's
@@ -26,8 +27,8 @@ results are dropped, so every lane always holds a real game state: no shift coun
 
 Rule sets: a lane's end is counted by two_tricks.ending (ASKED, TRICKS) in the scalar loop, as
 the scalar kernel counts it; AT_ONCE (the game ends as a hand lays its last card) is played in
-the step. The lane count LANES is a compile-time constant: `for_rules(rules, lanes)` gives the
-entry points for a rule set and a lane count, copies made as kernels/rules/copies.py makes a
+the step. The lane count LANES is a compile-time constant: `lanes_for(rules, 2, lanes)` gives
+the entry points for a rule set and a lane count, copies made as kernels/rules/copies.py makes a
 rule set's (a width's copy reads LANES as a flag). Every figure is checked against the scalar
 kernel (kernels/cpu/two.py) and kernels/reference.py.
 

@@ -1,9 +1,10 @@
 """The three- and four-seat kernel in SIMD lanes: one game a 64-bit lane, LANES games a step.
 
-Each seat's hand stays in its own vectors, in seat order (kernels/cpu/nseat_table.py's three
-masks: court with the sentinel bit, value bits 0 and 1); a seat out of the game holds all-zero
-masks, so shifting them is a no-op and its count of trailing zeros is 64. Beside the hands a
-lane holds the pile (its masks and count), the penalty owed (0 in free play), the seat to lay
+Each seat's hand stays in its own vectors, in seat order: its court mask (kernels/cpu/
+nseat_table.py's, with the sentinel bit) and the queue of its court cards' values, two bits
+each (a deal of more than 31 court cards goes to the scalar kernel); a seat out of the game
+holds zeros, so shifting them is a no-op and its count of trailing zeros is 64. Beside the hands
+a lane holds the pile (its court mask, its queue of values and its count), the penalty owed (0 in free play), the seat to lay
 next (the one to play, or to pay), the seat of the last court card, the seats still in (bits),
 the deal's cards, and the game's cards and tricks. SEATS (3 or 4) is a compile-time constant;
 a three-seat copy leaves the fourth seat's vectors alone.
@@ -16,11 +17,13 @@ One step advances every lane by one event, chosen by masks:
   seat reached its card), place being d;
 - paying penalty p: only the payer (the seat to lay, place 0; every other seat's place is past
   any key) lays, min(k + 1, p) cards: the same formula, the count capped at 4p.
-The card reached is a court card (the penalty passes to the next seat still in), the sentinel
+The card reached is a court card (the penalty passes to the next seat still in) or the sentinel
 (that seat is out: in free play the turn passes on and the pile stays; while paying, the last
 court card's seat takes the pile, or under Paulhus's reading the next seat still in pays the
-rest), or none (the penalty was paid: the last court card's seat takes the pile). A seat that
-takes the pile holding every card wins; so does the last seat in the game.
+rest). A payer that pays in full ends the trick before the event, in the same step: the last
+court card's seat takes the pile and its free play follows at once (as it does, a step later,
+the pile a payer gone out leaves: a penalty of _PEND). A seat that takes the pile holding every
+card wins; so does the last seat in the game.
 
 When any lane's game is over (or past the card cap at a trick's end) a scalar loop writes its
 result and loads the next deal, as kernels/cpu/lanes.py does for two seats; capped games go to
