@@ -4,10 +4,10 @@ Each seat's hand stays in its own vectors, in seat order: its court mask (kernel
 nseat_table.py's, with the sentinel bit) and the queue of its court cards' values, two bits
 each (a deal of more than 31 court cards goes to the scalar kernel); a seat out of the game
 holds zeros, so shifting them is a no-op and its count of trailing zeros is 64. Beside the hands
-a lane holds the pile (its court mask, its queue of values and its count), the penalty owed (0 in free play), the seat to lay
-next (the one to play, or to pay), the seat of the last court card, the seats still in (bits),
-the deal's cards, and the game's cards and tricks. SEATS (3 or 4) is a compile-time constant;
-a three-seat copy leaves the fourth seat's vectors alone.
+a lane holds the pile (its court mask, its queue of values and its count), the penalty owed (0
+in free play), the seat to lay next (the one to play, or to pay), the seat of the last court
+card, the seats still in (bits), the deal's cards, and the game's cards and tricks. SEATS (3 or
+4) is a compile-time constant; a three-seat copy leaves the fourth seat's vectors alone.
 
 One step advances every lane by one event, chosen by masks:
 - free play (no penalty owed): the seat at d places after the one to play lays its k-th card at
