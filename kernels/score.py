@@ -23,6 +23,7 @@ from numba import njit, types
 from bmn.kernels import reference
 from bmn.kernels.config import FAST_CAP, FINISHED, INLINE_JIT, MAX_CARDS, UNDECIDED, kernel_array
 from bmn.kernels.cpu import two
+from bmn.kernels.cpu.choice import chosen
 from bmn.kernels.deal import Deal, DealError
 from bmn.kernels.results import Scores
 from bmn.kernels.rules.sets import RuleSet, rule_set
@@ -39,22 +40,56 @@ KERNELS[(2, "cpu")] = two
 KERNELS[(3, "cpu")] = "bmn.kernels.cpu.nseat"
 KERNELS[(4, "cpu")] = "bmn.kernels.cpu.nseat"
 KERNELS[(2, "cuda")] = "bmn.kernels.cuda.two"  # raises CudaUnavailable (one line) without CUDA
+# The CPU kernels' twins in SIMD lanes (kernels/cpu/choice.py chooses between them and the
+# scalar ones): device "lanes", a way of running on the CPU; `lanes` picks their lane count.
+LANES = "lanes"
+KERNELS[(2, LANES)] = "bmn.kernels.cpu.lanes"
+KERNELS[(3, LANES)] = "bmn.kernels.cpu.lanes_nseat"
+KERNELS[(4, LANES)] = "bmn.kernels.cpu.lanes_nseat"
 
 
-def kernel_for(seats: int, device: str = "cpu", rules: Rules = None) -> Kernel | None:
+def kernel_for(
+    seats: int, device: str = "cpu", rules: Rules = None, lanes: int | None = None
+) -> Kernel | None:
     """The compiled kernel for deals of `seats` seats on `device` under `rules` (a rule set's
     name or RuleSet; None: the default); None: the reference engine plays them.
 
     Each module's `for_rules(rule_set)` gives its entry points under a rule set: the module
     itself for bmn's rules (and for any rule set that plays these seats alike), a copy compiled
-    on first use for another, or None for one it cannot play.
+    on first use for another, or None for one it cannot play. The lane kernels (device
+    "lanes") take the seat count and `lanes`, their lane count (None: the chosen one, or 8).
     """
     kernel = KERNELS.get((seats, device))
     if isinstance(kernel, str):
         kernel = KERNELS[(seats, device)] = importlib.import_module(kernel)
     if kernel is None:
         return None
+    if device == LANES:
+        return kernel.lanes_for(rule_set(rules), seats, lanes or _lane_count())
     return kernel.for_rules(rule_set(rules))
+
+
+def _lane_count() -> int:
+    """The chosen lane count, or 8 where the scalar kernels are chosen (asked for by name)."""
+    made = chosen()
+    return made.lanes if made.uses_lanes else 8
+
+
+def lane_kernel(seats: int, rules: Rules = None) -> Kernel | None:
+    """The lane kernel a search or an enumeration of `seats` seats feeds (play_block), where
+    kernels/cpu/choice.py chooses lanes; None where it chooses the scalar kernels."""
+    return kernel_for(seats, LANES, rules) if chosen().uses_lanes else None
+
+
+def batch_kernel(seats: int, device: str = "cpu", rules: Rules = None) -> Kernel | None:
+    """The kernel that plays a batch of `seats` seats on `device`: on the CPU the lane kernel
+    where kernels/cpu/choice.py chooses lanes, else the scalar one; a device with no kernel for
+    these seats hands them to the CPU's. None: the reference engine plays them."""
+    if device == "cpu" and chosen().uses_lanes:
+        lanes = kernel_for(seats, LANES, rules)
+        if lanes is not None:
+            return lanes
+    return kernel_for(seats, device, rules) or kernel_for(seats, "cpu", rules)
 
 
 def per_deal(kernel: Kernel, sizes: Sequence[int]) -> tuple[Callable, Callable]:
@@ -75,6 +110,13 @@ PLAY_FAST = types.FunctionType(
     types.UniTuple(types.int64, 3)(DEAL, types.int64, SIZES, types.int64)
 )
 PLAY_EXACT = types.FunctionType(types.UniTuple(types.int64, 8)(DEAL, types.int64, SIZES))
+# A lane kernel's block of deals (kernels/cpu/lanes.py's play_block): rows of one hand-size
+# pattern, the first n of them played, their (cards, tricks, code) written in three rows.
+PLAY_BLOCK = types.FunctionType(
+    types.int64(
+        types.Array(types.uint8, 2, "C"), SIZES, types.int64, types.Array(types.int64, 2, "C")
+    )
+)
 
 
 @njit(**INLINE_JIT)  # inlined into the caller's loop: called once per deal scored
@@ -122,7 +164,7 @@ def score(
     rules = rule_set(rules)
     out = Scores.empty(len(deals))
     seats = sizes.shape[1]
-    kernel = kernel_for(seats, device, rules) or kernel_for(seats, "cpu", rules)
+    kernel = batch_kernel(seats, device, rules)
     fast = np.zeros(len(deals), dtype=bool)
     if kernel is not None:
         fast = sizes.sum(axis=1) <= MAX_CARDS

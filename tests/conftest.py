@@ -4,7 +4,7 @@ Shared deals (the published records, tiny decks) are plain constants in samples.
 """
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 import children
 import compile_clock
@@ -15,6 +15,14 @@ from hypothesis import HealthCheck, settings
 
 from bmn.records.store import Store
 from bmn.search.cli.main import cli
+
+# The suite's tests of what bmn does with results (commands, stores, displays, runs) play on the
+# scalar kernels, the lane kernels' checked twin: each compiled kernel costs seconds of a cold
+# run, and both would be compiled for every path. The lane kernels are played by the tests that
+# ask for them (tests/kernels/test_lanes.py, test_oracle.py's device "lanes",
+# tests/search/strategies/test_lane_feed.py and the lane variants of the end-to-end tests);
+# `BMN_KERNEL=lanes pytest` plays everything on them.
+os.environ.setdefault("BMN_KERNEL", "scalar")
 
 settings.register_profile(
     "bmn",
@@ -74,6 +82,18 @@ def failed() -> Callable[..., str]:
         return line
 
     return check
+
+
+@pytest.fixture
+def scalar_kernels() -> Iterator[None]:
+    """The scalar CPU kernels chosen for a test (kernels/cpu/choice.py), where it stands a
+    scalar kernel's stand-in in: their twins in lanes play the same deals (test_lanes.py)."""
+    from bmn.kernels.cpu import choice
+
+    before = os.environ.get(choice.ENV)
+    choice.force("scalar")
+    yield
+    choice.restore(before)
 
 
 @pytest.fixture

@@ -4,8 +4,10 @@
 (or loaded from the cache) before the clock starts. Two seats time the two-seat kernel's total
 (kernels/cpu/two.py, or its copy for a rule set: every rule set through the same loop); three
 and four seats the N-seat kernel's batch scorer (kernels/cpu/nseat.py), the kernel
-kernels/score.py registers for them. `selfcheck` plays random deals with the kernel and with
-the reference engine, through the one verifier (kernels/claims.py), and stops at the first
+kernels/score.py registers for them. `kernel` picks the scalar kernels or their twins in SIMD
+lanes (kernels/cpu/lanes.py, lanes_nseat.py: the same entry points), by default the one
+kernels/cpu/choice.py chooses. `selfcheck` plays random deals with the kernel and with the
+reference engine, through the one verifier (kernels/claims.py), and stops at the first
 difference.
 """
 
@@ -20,13 +22,15 @@ import numpy as np
 
 from bmn.kernels.claims import BOTH, Claim, verify
 from bmn.kernels.config import FAST_CAP
+from bmn.kernels.cpu.choice import choose
+from bmn.kernels.cpu.choice import chosen as chosen_kernel
 from bmn.kernels.deal import decode
 from bmn.kernels.dealer import random_deals
 from bmn.kernels.decks import STANDARD_DECK, even_sizes
 from bmn.kernels.results import Scores
 from bmn.kernels.rng import seed_state
 from bmn.kernels.rules.sets import RuleSet, rule_set
-from bmn.kernels.score import kernel_for, numba_threads
+from bmn.kernels.score import LANES, kernel_for, numba_threads
 
 DEFAULT_SEED = 20_240_601
 
@@ -43,6 +47,8 @@ class BenchResult:
     mean_cards: float
     mean_tricks: float
     players: int = 2
+    kernel: str = "scalar"  # the scalar kernels or the lanes (kernels/cpu/choice.py)
+    lanes: int = 1  # games a step
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -54,12 +60,16 @@ def bench(
     seed: int = DEFAULT_SEED,
     players: int = 2,
     rules: str | RuleSet | None = None,
+    kernel: str | None = None,
 ) -> BenchResult:
     """Time the compiled kernel on `deals` random standard deals (compile and deal outside)
-    under `rules` (a rule set's name or RuleSet; None: the default). ValueError for a rule set
-    no compiled kernel plays with `players` seats."""
+    under `rules` (a rule set's name or RuleSet; None: the default), the scalar kernel or the
+    lanes as `kernel` says (kernels/cpu/choice.py's requests; None: the process's choice).
+    ValueError for a rule set no compiled kernel plays with `players` seats."""
     chosen = rule_set(rules)
-    kernel = kernel_for(players, rules=chosen)
+    engine = choose(kernel) if kernel is not None else chosen_kernel()
+    device = LANES if engine.uses_lanes else "cpu"
+    kernel = kernel_for(players, device, chosen, engine.lanes if engine.uses_lanes else None)
     if kernel is None:
         raise ValueError(f"no compiled kernel plays rule set {chosen.name!r} with {players} seats")
     batch, sizes = random_deals(deals, seed_state(seed), players)
@@ -79,6 +89,8 @@ def bench(
         mean_cards=cards / max(deals, 1),
         mean_tricks=tricks / max(deals, 1),
         players=players,
+        kernel=engine.engine,
+        lanes=engine.lanes,
     )
 
 

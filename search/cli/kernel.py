@@ -15,6 +15,7 @@ from bmn.search.cli.device import DEVICE_OPTION, DEVICE_THREADS_OPTION
 from bmn.search.cli.options import (
     CUT_OPTION,
     JSON_OPTION,
+    KERNEL_OPTION,
     NOTATION_OPTION,
     PLAYERS_OPTION,
     RULES_OPTION,
@@ -29,7 +30,7 @@ from bmn.search.cli.options import (
 )
 from bmn.search.cli.values import deals_option, seed_option
 from bmn.search.output.games import describe
-from bmn.search.output.measures import bench_line, format_stats
+from bmn.search.output.measures import bench_line, format_stats, kernels_line
 
 
 class DealFile(click.File):
@@ -226,6 +227,7 @@ _STANDARD_COUNTS = tuple(zip(VALUE_SYMBOL, STANDARD_COUNTS, strict=True))  # ("-
 @DEVICE_OPTION
 @DEVICE_THREADS_OPTION
 @RULES_OPTION
+@KERNEL_OPTION
 def bench(
     deals: int,
     threads: int | None,
@@ -246,6 +248,10 @@ def bench(
 
     --rules times the kernel compiled for a rule set (docs/rules.md); its compilation, too,
     happens before the clock starts, on the GPU too.
+
+    On the CPU both kernels are timed, the one bmn plays first: the lanes (several games a
+    step in SIMD lanes, where the CPU has wide vectors) and the scalar kernel (one game at a
+    time); a second line gives both rates and the choice (--kernel forces it).
 
     \b
     Examples:
@@ -268,19 +274,28 @@ def bench(
         return bench_on_device(device, deals, seed, device_threads, as_json, rules)
     # A pulsing bar: dealing, compiling and the timed run report no steps.
     seed = DEFAULT_SEED if seed is None else seed
+    from bmn.kernels.cpu.choice import chosen
+
+    choice = chosen()
     with count_progress(f"benchmarking {deals:,} deals", None), compiling_said(rules_words(rules)):
         try:
             result = run_bench(deals, threads, seed, players, rules)
+            other_kernel = "scalar" if choice.uses_lanes else "lanes"
+            other = run_bench(deals, threads, seed, players, rules, other_kernel)
         except ValueError as err:  # no compiled kernel plays the rule set with these seats
             raise click.ClickException(str(err)) from None
     if as_json:
         keys = ("games_per_s", "cards_per_s", "mean_cards", "mean_tricks", "threads", "deals")
         figures = {key: result.as_dict()[key] for key in (*keys, "players")}
-        click.echo(json.dumps({**figures, "rules": rules.name}))
+        rates = {f"{r.kernel}_games_per_s": r.games_per_s for r in (result, other)}
+        kernel = choice.as_dict()
+        click.echo(json.dumps({**figures, "rules": rules.name, **rates, "kernel": kernel}))
         return
     deals_text = f"{result.deals:,} {players}-player deals"
     where = f"{result.threads} thread{'' if result.threads == 1 else 's'}"
     click.echo(bench_line(deals_text, where, result.seconds, result.as_dict(), rules.name))
+    both = (result.as_dict(), other.as_dict(), choice.words(), choice.forced)
+    click.echo(kernels_line(*both))
 
 
 SELFCHECK_LOG_SECONDS = 5.0  # between progress lines off a terminal

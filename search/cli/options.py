@@ -106,6 +106,33 @@ THREADS_OPTION = click.option(
 )
 
 
+def _force_kernel(ctx: click.Context, param: click.Parameter, value: str | None) -> None:
+    """--kernel: make it the process's choice of CPU kernels before any is chosen for work
+    (kernels/cpu/choice.py), and the choice before it again once the command is done."""
+    if value is None:
+        return
+    import os
+
+    from bmn.kernels.cpu import choice
+
+    before = os.environ.get(choice.ENV)
+    choice.force(value)
+    ctx.call_on_close(lambda: choice.restore(before))
+
+
+KERNEL_OPTION = click.option(
+    "--kernel",
+    type=click.Choice(["auto", "lanes", "lanes8", "lanes4", "scalar"], case_sensitive=False),
+    default=None,
+    callback=_force_kernel,
+    expose_value=False,
+    is_eager=True,
+    help="The CPU kernels: lanes (several games a step in SIMD lanes; lanes8, lanes4 say how"
+    " many), scalar (one game at a time) or auto, the CPU's choice [default: auto; env"
+    " BMN_KERNEL]. Results are the same.",
+)
+
+
 # Seats at the table: the standard deck dealt one card at a time from seat 0 (26/26,
 # 18/17/17, 13 each).
 def players_option(help: str) -> Callable:

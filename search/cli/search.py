@@ -16,6 +16,7 @@ from bmn.kernels.cuda.env import CudaUnavailable
 from bmn.search.cli.cluster import cluster_backend, cluster_options
 from bmn.search.cli.options import (
     JSON_OPTION,
+    KERNEL_OPTION,
     MAX_WORKERS,
     STORE_OPTION,
     StoreCommand,
@@ -109,6 +110,7 @@ def setting_options(command: Callable) -> Callable:
     "be given; a run another process is searching is refused.",
 )
 @cluster_options
+@KERNEL_OPTION
 @click.option("--quiet", is_flag=True, help="No progress display on stderr.")
 @JSON_OPTION
 @click.pass_context
@@ -139,6 +141,10 @@ def search(
     two seats);
     --deck and --hand-sizes search any other deck, on the CPU (--strategy every
     on a GPU too, two seats).
+    On the CPU the games are played several at a step in SIMD lanes where the CPU
+    has wide vectors, else one at a time; the display says which, and --kernel
+    forces it: a run scores the same deals either way, so one begun with either
+    resumes exactly with the other.
 
     \b
     Examples:

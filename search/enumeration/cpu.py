@@ -6,7 +6,9 @@ two-seat kernel, or the N-seat one for 3 and 4 seats; kernels/score.py's registr
 the first longest finished game by the objective and every deal of at least `keep_above`
 cards or that loops, and leaves the start sequence at the next one to score. One compiled
 specialisation serves every kernel (first-class functions, as the search loop in
-search/strategies/cpu.py). Its GPU twin, for two seats, is cuda.py.
+search/strategies/cpu.py). Where kernels/cpu/choice.py chooses the lane kernels, `visit_lanes`
+scores blocks of consecutive sequences several games a step and keeps them in order: the same
+deals kept, the start sequence left in the same place. Its GPU twin, for two seats, is cuda.py.
 """
 
 from __future__ import annotations
@@ -21,7 +23,17 @@ from bmn.kernels.config import FAST_CAP, FINISHED, INLINE_JIT, JIT, LOOP, UNDECI
 from bmn.kernels.cpu import two
 from bmn.kernels.ranks import next_arrangement
 from bmn.kernels.rules.sets import rule_set
-from bmn.kernels.score import DEAL, PLAY_EXACT, PLAY_FAST, SIZES, Rules, kernel_for, score_deck
+from bmn.kernels.score import (
+    DEAL,
+    PLAY_BLOCK,
+    PLAY_EXACT,
+    PLAY_FAST,
+    SIZES,
+    Rules,
+    kernel_for,
+    lane_kernel,
+    score_deck,
+)
 
 FINDS = 4096  # finds one compiled call may report before it returns early
 # Slots of `top`, the best deal of a call: its score, cards, tricks and offset from the start.
@@ -69,6 +81,40 @@ def _visit_two(cards, n0, n1, n, objective, keep_above, finds_decks, finds_meta,
     return done, n_finds
 
 
+def _visit_lanes(
+    cards, sizes, n, objective, keep_above, finds_decks, finds_meta, best, top,
+    play_exact_at, play_block, decks, results,
+):  # fmt: skip
+    """_visit fed by a lane kernel (kernels/cpu/lanes.py, lanes_nseat.py): blocks of the next
+    sequences scored several games a step, then kept in order, so the same deals are scored
+    and kept as _visit keeps them, and `cards` is left where _visit leaves it."""
+    done = 0
+    n_finds = 0
+    more = True
+    while more and done < n and n_finds < finds_meta.shape[0]:
+        block = 0
+        while block < min(decks.shape[0], n - done) and more:
+            for k in range(cards.shape[0]):
+                decks[block, k] = cards[k]
+            block += 1
+            more = next_arrangement(cards)
+        play_block(decks, sizes, block, results)
+        for t in range(block):
+            laid, tricks, code = results[0, t], results[1, t], results[2, t]
+            status = FINISHED
+            if code == UNDECIDED:
+                status, laid, tricks = play_exact_at(decks[t], 0, sizes)[:3]
+            score = laid if objective == 0 else tricks
+            n_finds = _keep(decks[t], done, score, laid, tricks, status, keep_above, best, top,
+                            finds_decks, finds_meta, n_finds)  # fmt: skip
+            done += 1
+            if n_finds >= finds_meta.shape[0] and t + 1 < block:  # full: the next one unscored
+                for k in range(cards.shape[0]):
+                    cards[k] = decks[t + 1, k]
+                return done, n_finds
+    return done, n_finds
+
+
 @njit(**INLINE_JIT)
 def _keep(
     cards, done, score, laid, tricks, status, keep_above, best, top, finds_decks, finds_meta,
@@ -106,10 +152,37 @@ _VISIT = types.UniTuple(_I64, 2)(
 )
 
 
+_VISIT_LANES = types.UniTuple(_I64, 2)(
+    DEAL,  # cards
+    SIZES,  # sizes
+    _I64,  # n
+    _I64,  # objective
+    _I64,  # keep_above
+    types.Array(types.uint8, 2, "C"),  # finds_decks
+    types.Array(types.int64, 2, "C"),  # finds_meta
+    DEAL,  # best
+    SIZES,  # top
+    PLAY_EXACT,
+    PLAY_BLOCK,
+    types.Array(types.uint8, 2, "C"),  # decks
+    types.Array(types.int64, 2, "C"),  # results
+)
+
+
 @cache
 def visit():
     """The compiled loop, compiled (or loaded from the cache) on first use."""
     return njit(_VISIT, **JIT)(_visit)
+
+
+@cache
+def visit_lanes():
+    """The loop fed by a lane kernel, compiled (or loaded from the cache) on first use."""
+    return njit(_VISIT_LANES, **JIT)(_visit_lanes)
+
+
+# Sequences a lane kernel scores at once: at 8 lanes 64 games a lane (as a search's blocks).
+LANE_BLOCK = 512
 
 
 @dataclass
@@ -150,10 +223,17 @@ def score_run(
     buffer_meta = np.zeros((FINDS, 4), np.int64)
     decks, meta, done = [], [], 0
     call = visit()
+    lanes = lane_kernel(len(sizes), rules)
     while done < n and sum(len(m) for m in meta) < max_finds:
         part_top = np.array([-1, -1, -1, -1], dtype=np.int64)
         part_best = cards.copy()
-        if kernel is two:  # two seats under bmn's rules (or alike): the kernel inlined
+        if lanes is not None:  # several games a step (kernels/cpu/choice.py chooses)
+            k, kept = visit_lanes()(
+                cards, sizes, n - done, objective, keep_above, buffer_decks, buffer_meta,
+                part_best, part_top, kernel.play_exact_at, lanes.play_block,
+                *_lane_room(len(cards)),
+            )  # fmt: skip
+        elif kernel is two:  # two seats under bmn's rules (or alike): the kernel inlined
             k, kept = _visit_two(
                 cards, sizes[0], sizes[1], n - done, objective, keep_above, buffer_decks,
                 buffer_meta, part_best, part_top,
@@ -187,10 +267,15 @@ def score_run(
     )
 
 
-def warm_visit(rules: Rules = None) -> None:
-    """Compile (or load) the loop with every seat count's kernel under `rules` (each seat
+def _lane_room(width: int) -> tuple[np.ndarray, np.ndarray]:
+    """A block's sequences and results for a lane kernel."""
+    return np.zeros((LANE_BLOCK, width), np.uint8), np.zeros((3, LANE_BLOCK), np.int64)
+
+
+def warm_visit(rules: Rules = None, seats: int | None = None) -> None:
+    """Compile (or load) the loop with `seats` seats' kernel under `rules` (None: each seat
     count the rule set plays): one sequence each."""
-    for seats in (2, 3, 4):
-        if rule_set(rules).plays(seats):
-            sizes = np.ones(seats, dtype=np.int64)
-            score_run(np.zeros(seats, dtype=np.uint8), sizes, 1, 0, 1 << 40, rules=rules)
+    for count in (2, 3, 4) if seats is None else (seats,):
+        if rule_set(rules).plays(count):
+            sizes = np.ones(count, dtype=np.int64)
+            score_run(np.zeros(count, dtype=np.uint8), sizes, 1, 0, 1 << 40, rules=rules)

@@ -78,3 +78,20 @@ def bench_line(
         f" {figures['cards_per_s']:,.0f} cards/s; mean {figures['mean_cards']:.2f} cards,"
         f" {figures['mean_tricks']:.2f} tricks"
     )
+
+
+def kernels_line(
+    mine: Mapping[str, float], other: Mapping[str, float], chosen: str, forced: bool
+) -> str:
+    """`bmn bench`'s second line: both CPU kernels' rates and which plays, 'lanes (8 games a
+    step) 4,032,560 games/s, scalar 2,019,888 games/s: the lanes 2.00 times as fast; bmn
+    plays lanes, 8 games a step (znver4, 512-bit vectors)'."""
+    rates = {row["kernel"]: row for row in (mine, other)}
+    lanes, scalar = rates["lanes"], rates["scalar"]
+    ratio = lanes["games_per_s"] / max(scalar["games_per_s"], 1e-9)
+    asked = ", as --kernel or BMN_KERNEL asks" if forced else ""
+    return fit_summary(
+        f"lanes ({lanes['lanes']} games a step) {lanes['games_per_s']:,.0f} games/s, scalar"
+        f" {scalar['games_per_s']:,.0f} games/s: the lanes {ratio:.2f} times as fast;"
+        f" bmn plays {chosen}{asked}"
+    )

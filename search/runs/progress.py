@@ -37,6 +37,7 @@ class RunProgress:
     compiling: bool = False  # the start compiles kernels here (a first run on this machine)
     compile_seconds: float | None = None  # about how long a first compile takes (measured)
     resumed: str = ""  # a resumed run: what it had done before this session, in words
+    kernel: str = ""  # the CPU kernels that play its games on threads here, in words; '' else
 
     def heading(self) -> str:
         """The title, and for a resumed run what it had done before."""
@@ -62,6 +63,7 @@ class RunProgress:
     def header(self) -> Words:
         """The first log line: what every later line leaves out."""
         on = f", on {self.backend}" if self.backend else ""
+        on += f", kernels: {self.kernel}" if self.kernel else ""
         return Words(f"{self.heading()}: {self.setting()}, store {self.store}{on}. ", self.hint())
 
     def title(self) -> str:
@@ -72,6 +74,7 @@ class RunProgress:
         row's name and words), where its chunks run (unless not `backend`) and its time."""
         rows = [("store", self.store), setting]
         rows += [("backend", self.backend)] if backend else []
+        rows += [("kernels", self.kernel)] if self.kernel else []
         return rows + [("elapsed", duration(self.seconds)), ("remaining", self.left())]
 
     def left(self) -> str:
@@ -93,6 +96,17 @@ class RunProgress:
         share = "" if self.done is None else f"{self.done:.0%}, "
         left = "" if self.remaining is None else f", {duration(self.remaining)} left"
         return f"{share}{duration(self.seconds)} elapsed{left}"
+
+
+def cpu_kernels(backend: str) -> str:
+    """The CPU kernels that play a run's games on threads of this process (kernels/cpu/
+    choice.py), in words: 'lanes, 8 games a step (znver4, 512-bit vectors)'; '' on another
+    backend, whose machines choose for themselves."""
+    if backend != "threads":
+        return ""
+    from bmn.kernels.cpu.choice import chosen
+
+    return chosen().words()
 
 
 @dataclass

@@ -41,6 +41,13 @@ def undo(deck, move) -> None:
 
 
 @njit(**JIT)
+def speculate(deck, move) -> None:
+    """The deal the next proposal starts from if this one is turned down: the current one
+    (late acceptance's too). The lane-fed loop proposes ahead on that guess."""
+    undo(deck, move)
+
+
+@njit(**JIT)
 def settle(deck, move, score, counters, history, patience, rng) -> None:
     """Keep a better deal; keep an equal one (sideways); undo a worse one; restart if stuck."""
     if move[0] < 0 or score > counters[CURRENT]:

@@ -10,6 +10,9 @@ The loop is compiled once per strategy, with that strategy's steps in it: a run 
 own strategy's steps only (a first run compiles for tens of seconds, each function costing
 its share), and the loop makes a direct call per step, with no dispatch on the strategy.
 
+Where kernels/cpu/choice.py chooses the lane kernels, `run_chunk` runs the same strategy's
+loop fed by them instead (search/strategies/lanes.py): the same deals, finds and states.
+
 The strategies' names, descriptions and options are in search/strategies/registry.py (plain Python).
 """
 
@@ -28,10 +31,11 @@ from bmn.kernels.score import (
     SIZES,
     Rules,
     kernel_for,
+    lane_kernel,
     per_deal,
     score_deck,
 )
-from bmn.search.strategies import climb, lahc, random_restart, walk
+from bmn.search.strategies import climb, lahc, lanes, random_restart, walk
 from bmn.search.strategies.moves import record
 from bmn.search.strategies.registry import STRATEGIES
 from bmn.search.strategies.worker import BEST, GAMES, LoopFinds, WorkerState
@@ -163,9 +167,18 @@ def run_chunk(
             f"a deal of {len(state.deck)} cards cut into {state.sizes.tolist()} kept in finds"
             f" of {finds.decks.shape[1]} cards"
         )
-    play_fast_at, play_exact_at = per_deal(kernel, state.sizes.tolist())
     if name not in STEPS:
         raise ValueError(f"no strategy {name!r} in the compiled loop; one of {list(STEPS)}")
+    block = lane_kernel(len(state.sizes), rules)
+    if block is not None:  # the same deals, finds and states, several games a step
+        play_fast_at = lanes.scorer(name, per_deal(kernel, state.sizes.tolist())[0])
+        return lanes.chunk(name)(
+            state.deck, state.best, state.rng, state.counters, state.history, iterations,
+            objective, keep_above, patience, finds.decks, finds.meta, state.sizes,
+            play_fast_at, kernel.play_exact_at, block.play_block,
+            *lanes.workspace(len(state.deck)),
+        )  # fmt: skip
+    play_fast_at, play_exact_at = per_deal(kernel, state.sizes.tolist())
     return chunk(name)(
         state.deck,
         state.best,

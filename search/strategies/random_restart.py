@@ -18,3 +18,8 @@ def propose(deck, rng, counters) -> tuple[int, int, int]:
 @njit(**JIT)
 def settle(deck, move, score, counters, history, patience, rng) -> None:
     counters[CURRENT] = score
+
+
+@njit(**JIT)
+def speculate(deck, move) -> None:
+    """The deal the next proposal starts from, whatever the score: this one (shuffled again)."""

@@ -6,6 +6,7 @@ import pytest
 import samples
 
 from bmn.kernels import reference
+from bmn.kernels.cpu import choice
 from bmn.kernels.deal import parse_deal
 from bmn.kernels.reference import Result, play
 
@@ -65,10 +66,27 @@ def test_bench_json(bmn):
         "deals",
         "players",
         "rules",
+        "lanes_games_per_s",
+        "scalar_games_per_s",
+        "kernel",
     }
     assert (out["deals"], out["threads"], out["players"]) == (3000, 1, 2)
     assert 200 < out["mean_cards"] < 320 and 28 < out["mean_tricks"] < 45
     assert out["games_per_s"] > 0 and out["cards_per_s"] > out["games_per_s"]
+    chosen = choice.chosen()
+    assert out["kernel"] == chosen.as_dict()
+    assert out["games_per_s"] == out[f"{chosen.engine}_games_per_s"]
+
+
+@pytest.mark.parametrize("kernel", ["scalar", "lanes8"])
+def test_bench_kernel_forces_the_choice_for_the_command_alone(bmn, kernel):
+    before = choice.chosen()
+    result = bmn("bench", "--deals", "2000", "--players", "4", "--kernel", kernel)
+    assert result.exit_code == 0, result.output
+    played = "scalar, a game at a time" if kernel == "scalar" else "lanes, 8 games a step"
+    assert f"bmn plays {played}" in " ".join(result.stdout.split())
+    assert "as --kernel or BMN_KERNEL asks" in " ".join(result.stdout.split())
+    assert choice.chosen() == before
 
 
 def test_bench_text_and_fixed_seed(bmn):

@@ -13,6 +13,9 @@ suite picks it up. A device whose kernels run under Numba's CUDA simulator goes 
 SIMULATED_DEVICES: its entries run only in a child interpreter with the simulator on (one test
 here, test_simulated_kernels, as tests/simulator.py explains), on the smaller batches of its
 BUDGETS line. Tests of a kernel's own entry points stay in its own file (test_two.py, ...).
+The lane kernels are registered as device "lanes" and met here at the chosen lane count
+(kernels/cpu/choice.py; 8 where the CPU does not choose lanes); test_lanes.py plays them at 8
+and 4 lanes against the scalar kernels.
 
 Tiers: `-m "not slow"` runs every check on a quick sample; `-m slow` runs the big batches and
 the larger exhaustive decks, and the simulator child (which runs both tiers of its entries).
@@ -47,7 +50,7 @@ from bmn.kernels.reference import play
 from bmn.kernels.results import Scores
 from bmn.kernels.rules.flags import differences
 from bmn.kernels.rules.sets import AT_TRICKS, DEFAULT, NO_LOOPS, RULE_SETS
-from bmn.kernels.score import KERNELS, kernel_for, numba_threads, score
+from bmn.kernels.score import KERNELS, LANES, kernel_for, numba_threads, score
 
 # Devices whose kernels run under Numba's CUDA simulator, in the child interpreter only.
 SIMULATED_DEVICES = {"cuda"}
@@ -114,19 +117,40 @@ def tiered(keys: list[tuple[int, str, str]]) -> list:
     other than the default meets these batches in the slow tier only on the CPU (the fast
     tier checks its copy on the edge cases, test_edge_cases). Under the simulator it gets the
     fast tier's batch only: its copy differs from the default's only in the trick rules,
-    which the CPU's slow tier covers."""
+    which the CPU's slow tier covers. So does a rule set's copy of the lane kernels: the
+    scalar kernel's copy meets the whole batches (and test_lanes.py the lanes' copies at four
+    lanes)."""
     return [
         pytest.param(key, tier, id=f"{key_id(key)}-{TIERS[tier]}", marks=tier_marks(key, tier))
         for key in keys
         for tier in (0, 1)
-        if not (tier and key[1] in SIMULATED_DEVICES and key[2] != DEFAULT)
+        if not (tier and key[1] in (*SIMULATED_DEVICES, LANES) and key[2] != DEFAULT)
     ]
 
 
 def tier_marks(key: tuple[int, str, str], tier: int) -> list:
-    """The slow mark for the slow tier, and for a rule set's batches on the CPU."""
+    """The slow mark for the slow tier, and for a rule set's batches on the CPU (and the
+    three-seat lane kernel's: lanes_slow)."""
     on_cpu_ruled = key[2] != DEFAULT and key[1] not in SIMULATED_DEVICES
-    return [pytest.mark.slow] if tier or on_cpu_ruled else []
+    return [pytest.mark.slow] if tier or on_cpu_ruled or lanes_slow(key) else []
+
+
+def per_key(keys: list[tuple[int, str, str]]) -> list:
+    """Every key once: a rule set's copy of the lane kernels in the slow tier only (each is
+    seconds of a first compile; the scalar kernels' copies, which they share their rules with
+    through kernels/rules/copies.py, stay in the fast tier)."""
+    return [pytest.param(key, id=key_id(key), marks=lane_copy_marks(key)) for key in keys]
+
+
+def lane_copy_marks(key: tuple[int, str, str]) -> list:
+    return [pytest.mark.slow] if lanes_slow(key) else []
+
+
+def lanes_slow(key: tuple[int, str, str]) -> bool:
+    """Whether a lane kernel's checks are the slow tier's: a rule set's copy, and the
+    three-seat one (a copy of the four-seat kernel with a seat fewer, test_lanes.py's too),
+    so that the fast tier compiles one lane kernel of each kind."""
+    return key[1] == LANES and (key[2] != DEFAULT or key[0] == 3)
 
 
 def budget(key: tuple[int, str, str]) -> Budget:
@@ -269,13 +293,13 @@ def test_each_rule_set_changes_some_edge_case(key):
 # -- every registered kernel ------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("key", KEYS, ids=key_id)
+@pytest.mark.parametrize("key", per_key(KEYS))
 def test_edge_cases(key):
     cases = EDGE_CASES[key[0]]
     assert_agrees(key, [c.deal for c in cases], [c.why for c in cases], full=True)
 
 
-@pytest.mark.parametrize("key", KEYS, ids=key_id)
+@pytest.mark.parametrize("key", per_key(KEYS))
 def test_score_rows_writes_only_its_rows(key):
     seats, device, rules = key
     deals = [c.deal for c in EDGE_CASES[seats]]
@@ -330,7 +354,10 @@ def test_tiny_decks_with_many_loops(key, tier):
 # failure still shrinks to one deal. Slow tier: the fast tier's seeded random deals above cover
 # the same kinds of deal on a quick sample.
 
-HYPOTHESIS_KEYS = [key for key in KEYS if budget(key).examples]
+# A rule set's copy of the lane kernels: the scalar kernel's copy meets these (as tiered says).
+HYPOTHESIS_KEYS = [
+    key for key in KEYS if budget(key).examples and not (key[1] == LANES and key[2] != DEFAULT)
+]
 EXAMPLES = 150
 
 

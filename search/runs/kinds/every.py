@@ -17,9 +17,11 @@ from bmn.search.runs.kinds.every_base import (
     ChunkFinds,
     EveryBase,
     EveryOptions,
+    EveryProgress,
     EveryState,
     chunk_result,
 )
+from bmn.search.runs.progress import cpu_kernels
 
 
 def every_chunk(
@@ -38,11 +40,12 @@ def every_chunk(
     return chunk_result(state, options, seen)
 
 
-def warm_every(rules: str | None = None) -> None:
-    """Compile (or load from cache) the enumeration loop for every seat count, under `rules`."""
+def warm_every(rules: str | None = None, seats: int | None = None) -> None:
+    """Compile (or load from cache) the enumeration loop for `seats` seats (None: every seat
+    count), under `rules`."""
     from bmn.search.enumeration.cpu import warm_visit
 
-    warm_visit(rules)
+    warm_visit(rules, seats)
 
 
 class EveryJob(EveryBase):
@@ -54,4 +57,9 @@ class EveryJob(EveryBase):
     streams_per_worker = True  # one per core, or per worker thread of a cluster
 
     def warm_call(self) -> Callable[[], object]:
-        return functools.partial(self.warm, self.options.rules)
+        return functools.partial(self.warm, self.options.rules, self.options.players)
+
+    def new_progress(self) -> EveryProgress:
+        p = super().new_progress()
+        p.kernel = cpu_kernels(self.run.backend.name)
+        return p

@@ -41,6 +41,7 @@ from bmn.search.backends.threads import default_workers
 from bmn.search.runs.chunks import sized_chunk
 from bmn.search.runs.job import RunContext, rules_for
 from bmn.search.runs.kinds.longest_base import COMMIT_FINDS, LongestBase, LongestProgress, RunBest
+from bmn.search.runs.progress import cpu_kernels
 from bmn.search.runs.said import Named, Words, named
 from bmn.search.runs.settings import KEEP_ABOVE
 from bmn.search.strategies.cpu import run_chunk
@@ -239,6 +240,7 @@ class LongestJob(LongestBase):
     def new_progress(self) -> LongestProgress:
         p = super().new_progress()
         p.deck = "" if self.options.standard else self.options.deck_words()
+        p.kernel = cpu_kernels(self.run.backend.name)
         return p
 
     def _deck(self) -> str:

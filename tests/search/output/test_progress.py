@@ -15,6 +15,7 @@ import pytest
 from rich.console import Console
 from samples import CASELLA
 
+from bmn.kernels.cpu.choice import chosen
 from bmn.kernels.deal import deal_texts, decode, format_deal, parse_deal
 from bmn.kernels.decks import STANDARD_DECK
 from bmn.kernels.reference import play
@@ -245,6 +246,7 @@ def test_log_lines_say_the_same_briefly(tmp_path, capsys):
     lines = [line for line in lines if "compiling the kernels" not in line]  # a cold cache's
     cores = default_workers()
     on = f"threads: 2 threads on {cores} core{'s' * (cores != 1)}"
+    on += f", kernels: {chosen().words()}"  # lanes or scalar, the CPU and its vectors
     assert lines[0] == (
         f"bmn search, run 1: walk, 2 workers, seed 3, store {tmp_path / 'log.sqlite'}, on {on}."
         f" Ctrl-C checkpoints and stops; resume with: bmn search --resume 1 --store"
@@ -494,3 +496,16 @@ def test_a_bar_writes_counts_and_clocks_as_the_panel_does(monkeypatch, capsys):
     assert "1,100,000 of 5,000,000 deals" in drawn, drawn
     assert re.search(r"\b0m0\ds elapsed, ", drawn), drawn
     assert "0:00:0" not in drawn
+
+
+def test_the_panel_and_the_log_say_which_kernels_play():
+    """A search on threads says which CPU kernels play its games (kernels/cpu/choice.py)."""
+    p = LongestProgress(3, games=1_000, seconds=5, rate=200.0)
+    p.store, p.strategy, p.workers = "night.sqlite", "walk", 2
+    p.backend = "threads: 2 threads on 2 cores"
+    p.kernel = "lanes, 8 games a step (znver4, 512-bit vectors)"
+    rows = [" ".join(line.replace("│", " ").split()) for line in panel_text(p).splitlines()]
+    assert "kernels lanes, 8 games a step (znver4, 512-bit vectors)" in rows
+    assert "on threads: 2 threads on 2 cores, kernels: lanes, 8 games a step" in str(p.header())
+    p.kernel = ""  # another backend's machines choose for themselves
+    assert "kernels" not in panel_text(p) and "kernels" not in str(p.header())

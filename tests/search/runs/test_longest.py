@@ -133,13 +133,21 @@ SEARCH = [
 
 
 @pytest.mark.slow
-def test_kill_9_then_resume_equals_uninterrupted(tmp_path, search_child):
+@pytest.mark.parametrize(
+    "kernels",
+    [("scalar", "scalar", "lanes"), ("scalar", "lanes", "lanes")],
+    ids=["begun-on-scalar-resumed-on-lanes", "on-lanes"],
+)
+def test_kill_9_then_resume_equals_uninterrupted(tmp_path, search_child, monkeypatch, kernels):
     """Killed at its first commit, while its threads are mid-chunk (the child waits there, so
-    the kill cannot come after the end)."""
+    the kill cannot come after the end); the run uninterrupted, the run killed and its resume
+    each on the CPU kernels `kernels` names (kernels/cpu/choice.py): the same deals whichever."""
+    monkeypatch.setenv("BMN_KERNEL", kernels[0])
     whole = spawn(*SEARCH, "--store", str(tmp_path / "whole.sqlite"))
     out, err = whole.communicate(timeout=HANG_SECONDS)
     assert whole.returncode == 0, err
     path = tmp_path / "killed.sqlite"
+    monkeypatch.setenv("BMN_KERNEL", kernels[1])
     victim = search_child([*SEARCH, "--store", path], then="wait")
     victim.committed()
     victim.process.send_signal(signal.SIGKILL)
@@ -147,6 +155,7 @@ def test_kill_9_then_resume_equals_uninterrupted(tmp_path, search_child):
     assert victim.returncode == -signal.SIGKILL
     with Store(path) as store:
         assert 0 < store.get_run(1).games < 4_000_000
+    monkeypatch.setenv("BMN_KERNEL", kernels[2])
     resumed = spawn("search", "--resume", "--json", "--quiet", "--store", str(path))
     again, err = resumed.communicate(timeout=HANG_SECONDS)
     assert resumed.returncode == 0, err

@@ -34,8 +34,9 @@ SIZES = {players: even_sizes(len(STANDARD_DECK), players) for players in PLAYERS
 
 
 @pytest.fixture
-def kernel_rows(monkeypatch):
-    """The rows the N-seat kernel is handed, call by call."""
+def kernel_rows(monkeypatch, scalar_kernels):
+    """The rows the N-seat kernel is handed, call by call, the scalar kernels chosen (their
+    twins in lanes are handed the same rows: tests/kernels/test_lanes.py)."""
     calls = []
     real = nseat.score_rows
 
@@ -126,7 +127,7 @@ def test_selfcheck_checks_the_n_seat_kernel(bmn, players, kernel_rows):
     assert sum(len(call) for call in kernel_rows) == 300
 
 
-def test_selfcheck_reports_a_three_seat_disagreement(bmn, monkeypatch):
+def test_selfcheck_reports_a_three_seat_disagreement(bmn, monkeypatch, scalar_kernels):
     real = nseat.score_rows
 
     def off_by_one(deals, sizes, rows, out, cap):

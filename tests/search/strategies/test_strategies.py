@@ -86,7 +86,7 @@ def test_status_registry_matches_the_reference():
     assert [STATUS_CODES[name] for name in names] == [FINISHED, LOOP, LIMIT]
 
 
-def test_registry_sends_each_kernel_only_the_deals_it_takes(monkeypatch):
+def test_registry_sends_each_kernel_only_the_deals_it_takes(monkeypatch, scalar_kernels):
     """A kernel registered for 3 seats gets the 3-seat deals of at most 64 cards; the
     reference scores the others."""
     seen = []
@@ -131,15 +131,22 @@ def test_the_search_loop_loads_from_the_cache():
 
 
 @pytest.mark.slow
-def test_a_walk_compiles_only_its_own_strategy_and_seats(tmp_path):
+@pytest.mark.parametrize("kernel", ["scalar", "lanes"])
+def test_a_walk_compiles_only_its_own_strategy_and_seats(tmp_path, kernel):
     """A two-seat walk's start (warm_search), with an empty cache, compiles its own loop and
-    the two-seat kernel's 26/26 path only: no other strategy's steps, no N-seat kernel (a first
+    the two-seat kernel's 26/26 path only (and its lane kernel's block where lanes are chosen):
+    no other strategy's steps, no N-seat kernel, not the loop of the kernels not chosen (a first
     run compiles for tens of seconds, each function its share). Read from the cache it fills."""
     code = "from bmn.search.runs.kinds.longest import warm_search\nwarm_search('walk', 2)"
-    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)}
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path), "BMN_KERNEL": kernel}
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
     assert done.returncode == 0, done.stderr
     cached = {path.name.split("-")[0] for path in tmp_path.rglob("*.nbi")}
-    assert {"cpu._chunk_walk", "walk.propose", "two.play_fast_even", "two.play_exact_at"} <= cached
-    others = ("nseat", "climb.", "lahc.", "random_restart.", "cpu._chunk_", "two.play_fast_at")
-    assert [name for name in cached if name.startswith(others) and name != "cpu._chunk_walk"] == []
+    lanes = kernel == "lanes"  # a walk in lanes plays every deal there: no 26/26 path
+    loop = "lanes._lanes_chunk_walk" if lanes else "cpu._chunk_walk"
+    wanted = {loop, "walk.propose", "two.play_exact_at"}
+    assert wanted | ({"lanes.play_block"} if lanes else {"two.play_fast_even"}) <= cached
+    others = ("nseat", "lanes_nseat", "climb.", "lahc.", "random_restart.", "two.play_fast_at")
+    others += ("cpu._chunk_", "lanes._lanes_chunk_", "lanes._score_rows", "lanes._total_cards")
+    others += ("two.play_fast_even", "two.fast_at") if lanes else ()
+    assert [name for name in cached if name.startswith(others) and name != loop] == []
