@@ -518,50 +518,27 @@ def reaching_deals(
     from bmn.kernels.cycles import backward, backward_seats
 
     hands = as_deal(deal)
-    hand_sizes = _basin_arguments(hand_sizes, max_depth, max_states, seat_bound, report)
-    chosen = _rules(rules)
-    _check_seats(chosen, len(hands))
-    total, seats = sum(len(hand) for hand in hands), len(hands)
-    if total > backward.BACKWARD_MAX_CARDS:
-        raise DealError(
-            f"backward play takes deals of at most {backward.BACKWARD_MAX_CARDS} cards, this"
-            f" one has {total:,}"
-        )
-    if hand_sizes is not None and (
-        len(hand_sizes) != seats or min(hand_sizes) < 1 or sum(hand_sizes) != total
-    ):
-        raise DealError(
-            f"hand sizes {tuple(hand_sizes)}: expected {seats} sizes of at least 1 adding up to"
-            f" the deal's {total} cards"
-        )
-    loop = analyse(hands, rules=chosen)
-    if loop.status != "loop":
-        raise DealError(f"the deal does not loop: it finishes after {loop.cards} cards")
-    play_back = backward.preimage_deals if seats == 2 else backward_seats.preimage_deals
-    return play_back(
-        hands, hand_sizes, max_depth, max_states, report, mirror=not seat_bound, rules=chosen
-    )
-
-
-def _basin_arguments(
-    hand_sizes: object, max_depth: object, max_states: object, seat_bound: object, report: object
-) -> tuple[int, ...] | None:
-    """reaching_deals' arguments but the deal, checked; the hand sizes as a tuple."""
     arguments.optional_whole(max_depth, "max_depth", 0)
     arguments.optional_whole(max_states, "max_states", 0)
     arguments.flag(seat_bound, "seat_bound")
     if report is not None and not isinstance(report, BasinSearch):
         raise DealError(f"report must be a BasinSearch or None, got {arguments.shown(report)}")
-    if hand_sizes is None:
-        return None
-    if isinstance(hand_sizes, str):  # not read a character at a time
+    hand_sizes = arguments.split_of(hand_sizes, hands)
+    chosen = _rules(rules)
+    _check_seats(chosen, len(hands))
+    total = sum(len(hand) for hand in hands)
+    if total > backward.BACKWARD_MAX_CARDS:
         raise DealError(
-            f"hand_sizes is two to four whole numbers, got {arguments.shown(hand_sizes)}"
+            f"backward play takes deals of at most {backward.BACKWARD_MAX_CARDS} cards, this"
+            f" one has {total:,}"
         )
-    sizes = arguments.bounded_items(
-        hand_sizes, MAX_SEATS, "hand_sizes", "two to four whole numbers"
+    loop = analyse(hands, rules=chosen)
+    if loop.status != "loop":
+        raise DealError(f"the deal does not loop: it finishes after {loop.cards} cards")
+    play_back = backward.preimage_deals if len(hands) == 2 else backward_seats.preimage_deals
+    return play_back(
+        hands, hand_sizes, max_depth, max_states, report, mirror=not seat_bound, rules=chosen
     )
-    return tuple(arguments.whole(n, "a hand size", 0, MAX_DEAL_CARDS) for n in sizes)
 
 
 # -- deal numbers (kernels/ranks.py; docs/rules.md, "Deal numbers") --------------------------

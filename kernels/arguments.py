@@ -202,3 +202,21 @@ def bounded_items(items: object, most: int, what: str, expected: str = "a sequen
         except TypeError:
             pass
     raise DealError(f"{what} is {expected}, got {shown(items)}")
+
+
+def split_of(sizes: object, hands: Sequence[Sequence[int]]) -> tuple[int, ...] | None:
+    """Hand sizes to deal `hands`' cards into (None: their own), as a tuple: one size of at
+    least 1 a seat, adding up to the deal's cards."""
+    if sizes is None:
+        return None
+    if isinstance(sizes, str):  # not read a character at a time
+        raise DealError(f"hand_sizes is two to four whole numbers, got {shown(sizes)}")
+    items = bounded_items(sizes, MAX_SEATS, "hand_sizes", "two to four whole numbers")
+    split = tuple(whole(n, "a hand size", 0, MAX_DEAL_CARDS) for n in items)
+    seats, total = len(hands), sum(len(hand) for hand in hands)
+    if len(split) != seats or min(split, default=0) < 1 or sum(split) != total:
+        raise DealError(
+            f"hand sizes {split}: expected {seats} sizes of at least 1 adding up to the deal's"
+            f" {total} cards"
+        )
+    return split

@@ -20,7 +20,6 @@ A number after a deal is never a card (kernels/deal.py: number_after).
 
 from __future__ import annotations
 
-import csv
 import json
 import re
 from collections.abc import Iterable, Iterator, Sequence
@@ -40,6 +39,7 @@ from bmn.kernels.deal import (
     too_many_cards,
 )
 from bmn.kernels.decks import Counts, read_counts
+from bmn.kernels.tables.header import HAND_COLUMN, Header, table_header, unruled
 from bmn.kernels.tables.lines import INPUT_PAUSED, LineError
 
 NOTATIONS = ("auto", "digits", "halves", "alternate", "rank", "camicia")
@@ -51,11 +51,8 @@ _RECORD_LINE = re.compile(r"[-JQKAjqka]+(?:/[-JQKAjqka]+){1,3}")
 _RECORD_VALUE = str.maketrans("-JQKAjqka", "\x00\x01\x02\x03\x04\x01\x02\x03\x04")
 _DIGITS = re.compile(r"[0-4]+")
 _TOKEN = re.compile(r"[^\s,;]+")
-_HAND_COLUMN = re.compile(r"(?:hand|player)[ _-]?([a-d1-4])")
 # N1k06's report names its columns in Italian: sequenza (the deal), esito (the outcome),
 # turni_pre_loop (cards, to the end or to the first repeated state).
-_DEAL_COLUMNS = ("deal", "deck", "hands", "digits", "sequenza")
-_NUMBER_COLUMNS = ("number", "rank", "deal_number", "camicia")
 _STATED_COLUMNS = {
     "cards": ("cards", "turns", "length", "cards_played", "turni_pre_loop"),
     "tricks": ("tricks", "battles"),
@@ -69,7 +66,6 @@ _WHOLE = re.compile(r"[0-9]{1,19}")  # a stated figure: ASCII digits, a signed 6
 _LONGEST_FIGURE = 2**63 - 1
 # A note before a table's header ('Candidati totali nel file: 305'): a label, a colon, a value.
 _NOTE = re.compile(r"[^\W\d][^:/,]*:(?:\s.*)?")
-_RULER = re.compile(r"[-=+|: ]{3,}")  # a line under a header that rules it off
 _STATUS_WORDS = {
     "finished": "finished",
     "terminata": "finished",
@@ -151,8 +147,8 @@ class _Reader:
             elif text[0] == "{":
                 yield self._one(self._json_line, number, text)
                 yield from self._each(content, self._json_line)
-            elif (header := _header(number, text)) is not None:
-                yield from self._each(_unruled(content), lambda n, t: self._csv_row(n, header, t))
+            elif (header := table_header(number, text)) is not None:
+                yield from self._each(unruled(content), lambda n, t: self._csv_row(n, header, t))
             else:
                 yield from self._plain_lines(iter([*notes, item]))
                 yield from self._plain_lines(content)
@@ -218,7 +214,7 @@ class _Reader:
 
     # -- tables with a header ------------------------------------------------------------------
 
-    def _csv_row(self, number: int, header: _Header, text: str) -> TableRow:
+    def _csv_row(self, number: int, header: Header, text: str) -> TableRow:
         try:
             cells = header.split(number, text)
             if len(cells) != len(header.names):
@@ -227,8 +223,8 @@ class _Reader:
                     f" {len(header.names)}"
                 )
             deal = header.deal(cells, self.notation)
-            row = self._row(number, None, deal, header.stated(cells), cut=True)
-            return _with_named(row, dict(zip(header.names, cells, strict=True)))
+            fields = header.fields(cells)
+            return _with_named(self._row(number, None, deal, _stated_of(fields), cut=True), fields)
         except DealError as err:
             raise LineError(number, str(err)) from None
 
@@ -484,7 +480,7 @@ def _object_deal(item: dict[str, Any]) -> str | list[str]:
     hands = sorted(
         (m.group(1), value)
         for key, value in named.items()
-        if (m := _HAND_COLUMN.fullmatch(str(key).lower())) and isinstance(value, str)
+        if (m := HAND_COLUMN.fullmatch(str(key).lower())) and isinstance(value, str)
     )
     if len(hands) >= MIN_SEATS:
         return [value for _, value in hands]
@@ -529,73 +525,3 @@ def _json(number: int, text: str, what: str) -> Any:
         raise LineError(number, f"not {what}: nested too deeply") from None
     except ValueError as err:
         raise LineError(number, f"not {what} ({err})") from None
-
-
-class _Header:
-    """A table's header: its column names, how its lines split, which columns hold what."""
-
-    def __init__(self, line: int, names: list[str], delimiter: str | None):
-        self.line = line
-        self.names = [name.strip().lower() for name in names]
-        self.delimiter = delimiter
-
-    def split(self, number: int, text: str) -> list[str]:
-        if self.delimiter is None:
-            return text.split()
-        return _cells(number, text, self.delimiter)
-
-    def deal(self, cells: list[str], notation: str) -> str | list[str]:
-        columns = self.names
-        wanted = _NUMBER_COLUMNS if notation in ("rank", "camicia") else _DEAL_COLUMNS
-        for name in wanted:
-            if name in columns:
-                return cells[columns.index(name)]
-        hands = sorted(
-            (m.group(1), i) for i, n in enumerate(columns) if (m := _HAND_COLUMN.fullmatch(n))
-        )
-        if len(hands) >= MIN_SEATS:
-            return [cells[i] for _, i in hands]
-        if any(name in columns for name in _NUMBER_COLUMNS):
-            raise DealError(
-                "the header names deal numbers but no deal; read them as numbers in notation"
-                " 'rank' (bmn's numbers) or 'camicia' (camicia.dev's)"
-            )
-        raise DealError(
-            f"the header (line {self.line}) names no deal column: one of"
-            f" {', '.join(_DEAL_COLUMNS)}, or hand_a, hand_b..."
-        )
-
-    def stated(self, cells: list[str]) -> Stated:
-        return _stated_of(dict(zip(self.names, cells, strict=True)))
-
-
-def _header(line: int, text: str) -> _Header | None:
-    """The header a table's first line is, if it names a column bmn knows."""
-    delimiter = "," if "," in text else "\t" if "\t" in text else None
-    names = text.split() if delimiter is None else _cells(line, text, delimiter)
-    known = (*_DEAL_COLUMNS, *_NUMBER_COLUMNS)
-    if any(n.strip().lower() in known or _HAND_COLUMN.fullmatch(n.strip().lower()) for n in names):
-        return _Header(line, names, delimiter)
-    return None
-
-
-def _cells(number: int, text: str, delimiter: str) -> list[str]:
-    """A CSV line's fields; LineError for one the csv module refuses (a field past its limit,
-    131,072 characters: no deal is near that long)."""
-    try:
-        return next(csv.reader([text], delimiter=delimiter), [])
-    except csv.Error as err:
-        raise LineError(number, f"not a line of CSV ({err})") from None
-
-
-def _unruled(content: Iterator) -> Iterator:
-    """A table's lines after its header, the first passed over if it only rules the header
-    off ('-----', as N1k06's report does): a line of '-' is otherwise a hand of numerals."""
-    for item in content:
-        if item is INPUT_PAUSED:
-            yield item
-            continue
-        if not _RULER.fullmatch(item[1]):
-            yield item
-        yield from content
-        return

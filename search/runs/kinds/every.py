@@ -17,10 +17,10 @@ from bmn.search.runs.kinds.every_base import (
     ChunkFinds,
     EveryBase,
     EveryOptions,
-    EveryProgress,
     EveryState,
     chunk_result,
 )
+from bmn.search.runs.kinds.every_shown import EveryProgress
 from bmn.search.runs.progress import cpu_kernels
 
 

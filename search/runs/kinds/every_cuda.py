@@ -29,10 +29,10 @@ from bmn.search.runs.kinds.every_base import (
     ChunkFinds,
     EveryBase,
     EveryOptions,
-    EveryProgress,
     EveryState,
     chunk_result,
 )
+from bmn.search.runs.kinds.every_shown import EveryProgress
 
 MAX_RANKS = 2**63 - 1  # ranks are int64 on the device (search/enumeration/cuda.py)
 
