@@ -437,11 +437,14 @@ def fast_rows(deals: np.ndarray, sizes: np.ndarray, cap: int) -> tuple[np.ndarra
     """The fast path alone on every deal of a batch, on this thread: arrays of cards, tricks
     and codes (the winning seat, or UNDECIDED past `cap` cards, the figures those at the end
     of the trick that passed it, as the scalar kernel's play_fast_at gives them)."""
-    return _fast_rows(_play, deals, sizes, cap)
+    return fast_rows_of(_play, deals, sizes, cap)
 
 
-def _fast_rows(compiled, deals: np.ndarray, sizes: np.ndarray, cap: int) -> tuple[np.ndarray, ...]:
-    """fast_rows through `compiled`, the _play of one copy."""
+def fast_rows_of(
+    compiled, deals: np.ndarray, sizes: np.ndarray, cap: int
+) -> tuple[np.ndarray, ...]:
+    """fast_rows through `compiled`, the _play of one copy of a lane kernel (this one or
+    lanes_nseat.py: the two take the same arguments)."""
     deals = np.ascontiguousarray(deals, dtype=np.uint8)
     seats = sizes.shape[1]
     flat_sizes = np.ascontiguousarray(sizes, dtype=np.int64).reshape(-1)
@@ -463,7 +466,7 @@ def _copy(flags: tuple, _rules: RuleSet | None = None) -> SimpleNamespace:
         score_rows=partial(_score_batch, ruled[_score_rows]),
         total_cards=partial(_total, ruled[_total_cards]),
         play_block=ruled[play_block],
-        fast_rows=partial(_fast_rows, ruled[_play]),
+        fast_rows=partial(fast_rows_of, ruled[_play]),
     )
 
 

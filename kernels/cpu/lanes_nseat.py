@@ -42,7 +42,7 @@ from numba import njit, prange
 
 from bmn.kernels.config import FAST_CAP, FINISHED, INLINE_JIT, JIT, PARALLEL_JIT, UNDECIDED
 from bmn.kernels.cpu.bits import ctz
-from bmn.kernels.cpu.lanes import BLOCK, one_block_a_thread
+from bmn.kernels.cpu.lanes import BLOCK, fast_rows_of, one_block_a_thread
 from bmn.kernels.cpu.nseat import _fast
 from bmn.kernels.cpu.nseat_table import NEXT_PAYS, _deck, count_holders, exact, lone
 from bmn.kernels.cpu.vectors import (
@@ -499,21 +499,7 @@ def fast_rows(deals: np.ndarray, sizes: np.ndarray, cap: int) -> tuple[np.ndarra
     """The fast path alone on every deal of a batch, on this thread: arrays of cards, tricks
     and codes (the winning seat, or UNDECIDED past `cap` cards, the figures those at the end
     of the trick that passed it, as the scalar kernel's play_fast_at gives them)."""
-    return _fast_rows(_play, deals, sizes, cap)
-
-
-def _fast_rows(compiled, deals: np.ndarray, sizes: np.ndarray, cap: int) -> tuple[np.ndarray, ...]:
-    """fast_rows through `compiled`, the _play of one copy."""
-    deals = np.ascontiguousarray(deals, dtype=np.uint8)
-    seats = sizes.shape[1]
-    flat_sizes = np.ascontiguousarray(sizes, dtype=np.int64).reshape(-1)
-    n = len(deals)
-    cards, tricks, codes = (np.zeros(n, dtype=np.int64) for _ in range(3))
-    compiled(
-        deals.reshape(-1), deals.shape[1], flat_sizes, seats, flat_sizes, False, 0, n, cap,
-        cards, tricks, codes,
-    )  # fmt: skip
-    return cards, tricks, codes
+    return fast_rows_of(_play, deals, sizes, cap)
 
 
 # Seat counts, rule sets and lane counts: copies (kernels/rules/copies.py) of what reads SEATS,
@@ -540,7 +526,7 @@ def lanes_for(
         _MADE[key] = SimpleNamespace(
             score_rows=partial(_score_batch, ruled[_score_rows]),
             play_block=ruled[play_block],
-            fast_rows=partial(_fast_rows, ruled[_play]),
+            fast_rows=partial(fast_rows_of, ruled[_play]),
         )
     return _MADE[key]
 

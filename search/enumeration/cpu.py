@@ -137,7 +137,8 @@ def _keep(
 
 
 _I64 = types.int64
-_VISIT = types.UniTuple(_I64, 2)(
+# The arguments both visits take; then the scalar kernel's fast path, or a block for lanes.
+_VISITED = (
     DEAL,  # cards
     SIZES,  # sizes
     _I64,  # n
@@ -147,21 +148,10 @@ _VISIT = types.UniTuple(_I64, 2)(
     types.Array(types.int64, 2, "C"),  # finds_meta
     DEAL,  # best
     SIZES,  # top
-    PLAY_FAST,
-    PLAY_EXACT,
 )
-
-
+_VISIT = types.UniTuple(_I64, 2)(*_VISITED, PLAY_FAST, PLAY_EXACT)
 _VISIT_LANES = types.UniTuple(_I64, 2)(
-    DEAL,  # cards
-    SIZES,  # sizes
-    _I64,  # n
-    _I64,  # objective
-    _I64,  # keep_above
-    types.Array(types.uint8, 2, "C"),  # finds_decks
-    types.Array(types.int64, 2, "C"),  # finds_meta
-    DEAL,  # best
-    SIZES,  # top
+    *_VISITED,
     PLAY_EXACT,
     PLAY_BLOCK,
     types.Array(types.uint8, 2, "C"),  # decks

@@ -37,6 +37,22 @@ def _of(name: str) -> Any:
 # -- finds: a ranked list, looping finds, every find ---------------------------------------
 
 
+# A find's run, when it was found (giving way on a narrow terminal) and its deal, in the
+# listings of rows (place, FindRow): `top` and `loops`.
+_FOUND_BY_RUN = (
+    Column("run", _of("run"), "run", cell=lambda n: str(n[1].run)),
+    Column(
+        "found_at",
+        _of("found_at"),
+        "found (UTC)",
+        cell=lambda n: short_time(n[1].found_at),
+        left=True,
+        gives_way=1,
+    ),
+    Column("deal", _of("deal"), "deal", left=True),
+)
+
+
 def find_listing(found: FindList | None = None) -> Listing:
     """`records top`'s list of finished games of one seat count, deck and rule set (rows:
     (place, FindRow)); its seat count, deck and rule set in JSON. The time found gives way on
@@ -47,16 +63,7 @@ def find_listing(found: FindList | None = None) -> Listing:
             Column(None, itemgetter(0), "#"),
             Column("cards", _of("cards"), "cards"),
             Column("tricks", _of("tricks"), "tricks"),
-            Column("run", _of("run"), "run", cell=lambda n: str(n[1].run)),
-            Column(
-                "found_at",
-                _of("found_at"),
-                "found (UTC)",
-                cell=lambda n: short_time(n[1].found_at),
-                left=True,
-                gives_way=1,
-            ),
-            Column("deal", _of("deal"), "deal", left=True),
+            *_FOUND_BY_RUN,
             Column("status", _of("status")),
             Column("seats", lambda n: seats),
             Column("deck", lambda n: deck),
@@ -72,16 +79,7 @@ def loop_listing() -> Listing:
     return Listing(
         [
             Column("seats", lambda n: n[1].deal.count("/") + 1, "players"),
-            Column("run", _of("run"), "run", cell=lambda n: str(n[1].run)),
-            Column(
-                "found_at",
-                _of("found_at"),
-                "found (UTC)",
-                cell=lambda n: short_time(n[1].found_at),
-                left=True,
-                gives_way=1,
-            ),
-            Column("deal", _of("deal"), "deal", left=True),
+            *_FOUND_BY_RUN,
             Column("cards", _of("cards")),
             Column("tricks", _of("tricks")),
             Column("status", _of("status")),

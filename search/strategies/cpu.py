@@ -25,10 +25,6 @@ from numba import njit, types
 
 from bmn.kernels.config import JIT, LOOP
 from bmn.kernels.score import (
-    DEAL,
-    PLAY_EXACT,
-    PLAY_FAST,
-    SIZES,
     Rules,
     kernel_for,
     lane_kernel,
@@ -38,7 +34,7 @@ from bmn.kernels.score import (
 from bmn.search.strategies import climb, lahc, lanes, random_restart, walk
 from bmn.search.strategies.moves import record
 from bmn.search.strategies.registry import STRATEGIES
-from bmn.search.strategies.worker import BEST, GAMES, LoopFinds, WorkerState
+from bmn.search.strategies.worker import BEST, CHUNK_ARGUMENTS, GAMES, LoopFinds, WorkerState
 
 # Each strategy's (propose, settle), bound into its own copy of the loop; lahc moves like climb.
 STEPS = {
@@ -109,22 +105,7 @@ def _chunk(
 
 
 _I64 = types.int64
-_CHUNK = types.UniTuple(_I64, 2)(
-    DEAL,  # deck
-    DEAL,  # best
-    types.Array(types.uint64, 1, "C"),  # rng
-    SIZES,  # counters
-    SIZES,  # history
-    _I64,  # iterations
-    _I64,  # objective
-    _I64,  # keep_above
-    _I64,  # patience
-    types.Array(types.uint8, 2, "C"),  # finds_decks
-    types.Array(types.int64, 2, "C"),  # finds_meta
-    SIZES,  # sizes
-    PLAY_FAST,
-    PLAY_EXACT,
-)
+_CHUNK = types.UniTuple(_I64, 2)(*CHUNK_ARGUMENTS)
 
 
 @cache

@@ -26,11 +26,11 @@ import numpy as np
 from numba import njit, types
 
 from bmn.kernels.config import FAST_CAP, FINISHED, INLINE_JIT, JIT, LOOP, UNDECIDED
-from bmn.kernels.score import DEAL, PLAY_BLOCK, PLAY_EXACT, PLAY_FAST, SIZES
+from bmn.kernels.score import PLAY_BLOCK
 from bmn.search.strategies import climb, lahc, random_restart, walk
 from bmn.search.strategies.moves import record
 from bmn.search.strategies.registry import STRATEGIES
-from bmn.search.strategies.worker import BEST, CURRENT, GAMES
+from bmn.search.strategies.worker import BEST, CHUNK_ARGUMENTS, CURRENT, GAMES
 
 # Deals a block holds: at 8 lanes, 64 games a lane, so the lanes wait for the block's last
 # games a few per cent of the time (measured: docs/development.md, "CPU kernel speed").
@@ -154,22 +154,8 @@ def _chunk(
     return done, n_finds
 
 
-_I64 = types.int64
-_CHUNK = types.UniTuple(_I64, 2)(
-    DEAL,  # deck
-    DEAL,  # best
-    types.Array(types.uint64, 1, "C"),  # rng
-    SIZES,  # counters
-    SIZES,  # history
-    _I64,  # iterations
-    _I64,  # objective
-    _I64,  # keep_above
-    _I64,  # patience
-    types.Array(types.uint8, 2, "C"),  # finds_decks
-    types.Array(types.int64, 2, "C"),  # finds_meta
-    SIZES,  # sizes
-    PLAY_FAST,
-    PLAY_EXACT,
+_CHUNK = types.UniTuple(types.int64, 2)(
+    *CHUNK_ARGUMENTS,
     PLAY_BLOCK,
     types.Array(types.uint8, 2, "C"),  # decks
     types.Array(types.uint8, 2, "C"),  # starts

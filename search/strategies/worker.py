@@ -13,10 +13,12 @@ from dataclasses import dataclass, fields
 from typing import Any
 
 import numpy as np
+from numba import types
 
 from bmn.kernels.dealer import random_deals
 from bmn.kernels.decks import STANDARD_DECK, even_sizes
 from bmn.kernels.rng import seed_state
+from bmn.kernels.score import DEAL, PLAY_EXACT, PLAY_FAST, SIZES
 
 DECK_SIZE = len(STANDARD_DECK)
 STANDARD_SIZES = even_sizes(DECK_SIZE, 2)  # 26/26: the two-player search
@@ -25,6 +27,26 @@ LOOP_FINDS = 4096  # finds one compiled loop may report before it returns early
 # Slots of the counters array.
 GAMES, CURRENT, BEST, BEST_CARDS, BEST_TRICKS, STALL, IMPROVEMENTS, STEP = range(8)
 N_COUNTERS = 8
+
+_I64 = types.int64
+# A strategy's compiled chunk takes these (strategies/cpu.py; strategies/lanes.py adds its
+# blocks' after them): the worker's arrays, its settings, the finds buffers, the kernel.
+CHUNK_ARGUMENTS = (
+    DEAL,  # deck
+    DEAL,  # best
+    types.Array(types.uint64, 1, "C"),  # rng
+    SIZES,  # counters
+    SIZES,  # history
+    _I64,  # iterations
+    _I64,  # objective
+    _I64,  # keep_above
+    _I64,  # patience
+    types.Array(types.uint8, 2, "C"),  # finds_decks
+    types.Array(types.int64, 2, "C"),  # finds_meta
+    SIZES,  # sizes
+    PLAY_FAST,
+    PLAY_EXACT,
+)
 
 
 @dataclass
