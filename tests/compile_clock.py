@@ -8,9 +8,14 @@ sum to the controller, which prints them under the results.
 
 from __future__ import annotations
 
+import os
 import time
 
 from numba.core import event
+
+# BMN_COMPILE_LOG=FILE: each outermost compile also appends a line to FILE (seconds, the
+# function, the test that asked for it), to see which tests a cold run spends its compiles on.
+LOG = os.environ.get("BMN_COMPILE_LOG")
 
 
 class CompileClock(event.Listener):
@@ -27,11 +32,23 @@ class CompileClock(event.Listener):
             self._since = time.perf_counter()
         self._depth += 1
 
-    def on_end(self, _: event.Event) -> None:
+    def on_end(self, e: event.Event) -> None:
         self._depth -= 1
         if self._depth == 0:
             self.compiles += 1
-            self.seconds += time.perf_counter() - self._since
+            took = time.perf_counter() - self._since
+            self.seconds += took
+            if LOG:
+                _log(took, e)
+
+
+def _log(took: float, e: event.Event) -> None:
+    dispatcher = (e.data or {}).get("dispatcher")
+    func = getattr(dispatcher, "py_func", None)
+    name = f"{getattr(func, '__module__', '?')}.{getattr(func, '__qualname__', '?')}"
+    test = os.environ.get("PYTEST_CURRENT_TEST", "?").rsplit(" ", 1)[0]
+    with open(LOG, "a") as log:
+        log.write(f"{took:.2f}\t{name}\t{test}\n")
 
 
 def started() -> CompileClock:
