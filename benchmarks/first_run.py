@@ -26,7 +26,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-BMN = [sys.executable, "-m", "bmn.search.cli"]
+BMN = [sys.executable, "-m", "bmn.frontends.cli"]
 
 
 @dataclass(frozen=True)

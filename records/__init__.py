@@ -1,7 +1,7 @@
 """The record store (store/, SQLite) and the published record games shipped as package data
 (published.py and the CSVs), with the reports built from them (report.py). It stands on
 bmn.kernels alone: the web page over a store (`bmn records serve`) is a front end, in
-bmn.search.serve beside the command line.
+bmn.frontends.serve beside the command line.
 
 The library (docs/library.md, api.py), exported here lazily: importing bmn.records imports
 nothing compiled.

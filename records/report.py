@@ -1,6 +1,6 @@
 """The data behind `bmn records`: JSON lists, CSV export, and ranking against the published
 record games. Pure functions over store rows; no SQL here, and no text layout
-(search/output/records.py draws the tables)."""
+(frontends/output/records.py draws the tables)."""
 
 from __future__ import annotations
 

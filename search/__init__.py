@@ -1,21 +1,19 @@
-"""Searching for long games and endless ones, and bmn's front ends: the command line, the web
-page over a store and the library's search. Floors, lowest first (tests/test_layers.py walks
-them): words.py (plain words every floor shares); strategies/, enumeration/, backends/,
-cycles/, measure/; output/; runs/; then api.py, benchmark.py, serve/ and cli/ on top.
+"""Searching for long games and endless ones, and the library's search. Floors, lowest first
+(tests/test_layers.py walks them): words.py (plain words every floor shares); strategies/,
+enumeration/, backends/, cycles/, measure/; runs/; then api.py and benchmark.py on top. The
+front ends that show them (the command line, the web page, what they print) are bmn.frontends.
 
 - words.py: counts with their noun, durations, clock times, ordinals (imports nothing of bmn).
 - strategies/: what a search stream computes (the compiled loop, moves, walk/random/climb/lahc).
 - enumeration/: every deal of a deck in rank order, compiled for the CPU and a GPU.
 - backends/: where a run's chunks run: threads on this machine, or a Dask cluster.
 - cycles/: building cycles from pieces (the cycle factory behind `--objective grow`).
-- measure/: the length distribution of random deals and the fitted tail behind the odds.
-- output/: what bmn prints (text and tables), draws live (progress) and plots (pictures).
+- measure/: the length distribution of random deals, the fitted tail behind the odds, and the
+  odds in words.
 - runs/: the kinds of run (longest game on the CPU or a GPU, loop hunt, grow, every deal), each
   a job held by one run loop.
 - benchmark.py: `bmn search-bench`'s trials, each strategy's speed and far-tail rate in
   real runs.
-- serve/: `bmn records serve`, a store in a web browser (Datasette).
-- cli/: the command line; nothing outside it imports click.
 
 The library's search (api.py; docs/library.md), exported here lazily: importing bmn.search
 imports no numba and no click.

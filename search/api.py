@@ -148,7 +148,8 @@ def _shown(value: Any) -> str:
 def _run(stopping: Any, job: Any, on_progress: Callable[[Any], None] | None, display: bool) -> Any:
     """Run `job` until done or stopped, with the callback and, if asked, the live display;
     the run's notes (warnings) in Python's words."""
-    from bmn.search.output.progress import Display, starts_too
+    from bmn.frontends.output.progress import Display  # the live panel, the front end's
+    from bmn.search.runs.progress import starts_too
 
     with Display(quiet=not display, say=in_python) as shown:
 

@@ -43,7 +43,7 @@ def first_commit(self, on_progress):
 
 RunLoop._commit, Job.commit_due = first_commit, lambda self, saved: True
 sys.argv[0] = "bmn"
-from bmn.search.cli.main import main
+from bmn.frontends.cli.main import main
 main()
 """
 

@@ -13,8 +13,8 @@ from click.testing import CliRunner, Result
 from errors import error_line
 from hypothesis import HealthCheck, settings
 
+from bmn.frontends.cli.main import cli
 from bmn.records.store import Store
-from bmn.search.cli.main import cli
 
 # The suite's tests of what bmn does with results (commands, stores, displays, runs) play on the
 # scalar kernels, the lane kernels' checked twin: each compiled kernel costs seconds of a cold

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 import click
 from click.testing import Result
 
-from bmn.search.cli.main import cli
+from bmn.frontends.cli.main import cli
 
 
 def error_line(result: Result, code: int) -> str:

@@ -38,8 +38,8 @@ import click
 import pytest
 from samples import CASELLA, RECORD
 
+from bmn.frontends.cli.main import cli
 from bmn.records.store import Find, Store
-from bmn.search.cli.main import cli
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]

@@ -1,12 +1,12 @@
 """bmn's floors, walked: no import runs back up a floor, and no modules import each other.
 
-Each package of bmn stands on a floor (docs/development.md, "Layout"): kernels/ at the bottom,
-records/ on it, then inside search/ the plain words, the rooms a run stands on, the output
-that draws their figures, the runs, and on top the front ends (the command line, the web page,
-the library) and the search benchmark, which times real runs. A module may import its own
-package and anything on a lower floor; an import that goes up, or a circle of imports, fails
-here (imports inside functions and under TYPE_CHECKING count too: they are the same
-dependency, taken later).
+Each package of bmn stands on a floor (docs/development.md, "Layout"): the engine below, the
+front ends on top. kernels/ at the bottom, records/ on it, then inside search/ the plain words,
+the rooms a run stands on, the runs, and the library and the search benchmark, which times real
+runs; above them frontends/: what they print and draw, then the web page and the command line.
+A module may import its own package and anything on a lower floor; an import that goes up, or
+a circle of imports, fails here (imports inside functions and under TYPE_CHECKING count too:
+they are the same dependency, taken later). The engine imports no click, rich or Datasette.
 """
 
 from __future__ import annotations
@@ -16,7 +16,12 @@ from functools import cache
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = {"kernels": "bmn.kernels", "search": "bmn.search", "records": "bmn.records"}
+PACKAGES = {
+    "kernels": "bmn.kernels",
+    "search": "bmn.search",
+    "records": "bmn.records",
+    "frontends": "bmn.frontends",
+}
 
 # The floor of each package, lowest first: a module's floor is that of its longest listed
 # prefix. Same floor, other package: also refused (a room does not reach into its neighbour).
@@ -29,14 +34,19 @@ FLOORS = {
     "bmn.search.backends": 3,
     "bmn.search.cycles": 3,
     "bmn.search.measure": 3,
-    "bmn.search.output": 4,
-    "bmn.search.runs": 5,
-    "bmn.search.api": 6,
-    "bmn.search.benchmark": 6,  # search-bench's trials: real runs, timed
-    "bmn.search.serve": 6,
-    "bmn.search.cli": 7,
-    "bmn.search": 8,  # the package itself: its lazy exports name the library
+    "bmn.search.runs": 4,
+    "bmn.search.api": 5,
+    "bmn.search.benchmark": 5,  # search-bench's trials: real runs, timed
+    "bmn.search": 6,  # the package itself: its lazy exports name the library
+    "bmn.frontends.output": 7,
+    "bmn.frontends.serve": 8,
+    "bmn.frontends.cli": 9,
+    "bmn.frontends": 10,
 }
+ENGINE = ("bmn.kernels", "bmn.records", "bmn.search")
+# The one import from the engine up into the front ends: the library's search(display=True)
+# shows the command line's live panel, imported inside the call that asks for it.
+DOORS = {("bmn.search.api", "bmn.frontends.output.progress")}
 
 
 def _modules() -> dict[str, Path]:
@@ -113,9 +123,35 @@ def test_no_import_runs_up_or_across() -> None:
         room = _room(module)
         for target in targets:
             other = _room(target)
-            if other != room and FLOORS[other] >= FLOORS[room]:
+            if other != room and FLOORS[other] >= FLOORS[room] and (module, target) not in DOORS:
                 wrong.append(f"{module} -> {target}")
     assert wrong == []
+
+
+def _outside_imports(module: str) -> set[str]:
+    """The top-level names of what a module imports from outside bmn (in functions too)."""
+    path = MODULES[module]
+    tree = ast.parse(path.read_text(), str(path))
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names |= {alias.name.partition(".")[0] for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            names.add(node.module.partition(".")[0])
+    return names
+
+
+def test_the_engine_imports_no_click_rich_or_datasette() -> None:
+    """What shows figures (click, rich, Datasette) lives in the front ends: the engine is
+    what a notebook or another program imports, without them."""
+    front = {"click", "rich", "datasette"}
+    wrong = {
+        module: sorted(_outside_imports(module) & front)
+        for module in MODULES
+        if module.startswith(ENGINE) and _outside_imports(module) & front
+    }
+    assert wrong == {}
+    assert _outside_imports("bmn.frontends.cli.main") & front == {"click"}  # the walk sees them
 
 
 def _strongly_connected(edges: dict[str, set[str]]) -> list[list[str]]:

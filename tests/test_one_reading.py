@@ -27,8 +27,8 @@ from samples import CASELLA
 from tiers import sizes
 
 import bmn.kernels as game
+from bmn.frontends.serve import pages
 from bmn.records.store import Store
-from bmn.search.serve import pages
 
 FIELDS = ("status", "cards", "tricks", "winner")
 LOOP_FIELDS = ("period_cards", "period_tricks")
@@ -59,7 +59,7 @@ def same(found: dict, expected: dict) -> dict:
 @pytest.fixture(scope="module")
 def replay_page(tmp_path_factory):
     """get(deal text) -> (status, page) from the web page's replay route, in this process."""
-    from bmn.search.serve.server import app
+    from bmn.frontends.serve.server import app
 
     path = tmp_path_factory.mktemp("one-reading") / "records.sqlite"
     Store(path).close()

@@ -13,14 +13,21 @@ import pytest
 from bmn.records.published import FILES
 
 ROOT = Path(__file__).resolve().parents[1]
-FOLDERS = {"kernels": "bmn/kernels", "search": "bmn/search", "records": "bmn/records"}
+FOLDERS = {
+    "kernels": "bmn/kernels",
+    "search": "bmn/search",
+    "records": "bmn/records",
+    "frontends": "bmn/frontends",
+}
 PACKAGE_DATA = [f"bmn/records/{name}" for name in FILES.values()]
 PACKAGE_DATA += [  # bmn records serve's pages
-    f"bmn/search/serve/templates/{page.name}"
-    for page in (ROOT / "search" / "serve" / "templates").glob("*.html")
+    f"bmn/frontends/serve/templates/{page.name}"
+    for page in (ROOT / "frontends" / "serve" / "templates").glob("*.html")
 ]
 PACKAGE_DATA.append("bmn/search/measure/length_tail.json")  # the odds' fitted tail
-PACKAGE_DATA += [f"bmn/{package}/py.typed" for package in ("kernels", "records", "search")]
+PACKAGE_DATA += [
+    f"bmn/{package}/py.typed" for package in ("kernels", "records", "search", "frontends")
+]
 
 
 @pytest.mark.slow
@@ -56,4 +63,4 @@ def test_wheel_holds_every_module_and_the_package_data(tmp_path):
     assert [n for n in names if n.split("/")[0] == "lab"] == []  # the lab is not installed
     (entry_points,) = [n for n in names if n.endswith(".dist-info/entry_points.txt")]
     scripts = zipfile.ZipFile(wheel).read(entry_points).decode()
-    assert "bmn = bmn.search.cli.entry:main" in scripts
+    assert "bmn = bmn.frontends.cli.entry:main" in scripts

@@ -30,6 +30,7 @@ from bmn.search.backends.base import Backend, BackendError, Result, Task
 from bmn.search.backends.registry import get_backend
 from bmn.search.runs.clock import SearchClock
 from bmn.search.runs.job import Job, PastTime, RunContext, options_from_run, unreadable
+from bmn.search.runs.progress import takes_start
 from bmn.search.words import duration
 
 POLL_SECONDS = 0.5  # the longest wait for a result, so signal handlers run promptly
@@ -281,8 +282,6 @@ class RunLoop:
         started, False if `stop` came first (the start, which cannot be cut short, is left to
         end unseen: a backend's `close` may come before it ends). The start's own error is
         raised here."""
-        from bmn.search.output.progress import takes_start
-
         show = on_progress if takes_start(on_progress) else lambda p: None
         with watching_compiles() as compiling:
             started = self._start_backend(show, compiling)

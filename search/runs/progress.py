@@ -3,6 +3,7 @@ the runs that find cycles share."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, ClassVar
 
@@ -123,3 +124,16 @@ class CyclesProgress(RunProgress):
     def found(self, cycles: str) -> str:
         """'12 cycles (3 new to the store)', of `cycles` in the kind's words."""
         return f"{cycles} ({self.new_cycles} new to the store)"
+
+
+def starts_too(update: Callable) -> Callable:
+    """Mark a progress callback as one that takes the start's updates too (a progress whose
+    `starting` is set, several a second while the kernels compile or load); an unmarked
+    callback is called after every commit only, as the library promises."""
+    update.starts_too = True  # type: ignore[attr-defined]
+    return update
+
+
+def takes_start(update: Callable) -> bool:
+    """Whether a progress callback was marked with `starts_too` (a bound method's too)."""
+    return bool(getattr(update, "starts_too", False))

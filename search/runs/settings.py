@@ -1,7 +1,7 @@
 """Every setting a run takes, declared once: its type, its range, its default, what it means.
 
 Both front ends read this one table. `bmn search` makes its options from it (their types, help
-and defaults: search/cli/search.py) and `bmn.search.search` reads its keyword arguments with it
+and defaults: frontends/cli/search.py) and `bmn.search.search` reads its keyword arguments with it
 (search/api.py); which kind of run takes which setting is registry.py's. A value is read the same
 way on both (a duration as '10s' or a number of seconds, a whole number as 5 or '5') and a bad
 one raises SearchOptionError before a store is opened, named as it was given: `keep_above` in

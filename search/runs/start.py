@@ -1,7 +1,7 @@
 """Starting a run: a new one from its settings, or a stored one resumed; then running it until
 it is done or Ctrl-C (SIGINT), SIGTERM or SIGHUP stops it after a checkpoint.
 
-`bmn search` (search/cli/search.py) and the library's `bmn.search.search` (search/api.py) both
+`bmn search` (frontends/cli/search.py) and the library's `bmn.search.search` (search/api.py) both
 start runs here, so the checks and defaults are written once. Settings are named as the command
 line's parameters (seconds for --time, loop_deck for --loop-deck); what each kind of run takes
 is in registry.py. Nothing here imports click: bad settings raise SearchOptionError (the command
@@ -391,7 +391,7 @@ class Stopping:
             err.run = _release_ours(self.store)
 
 
-STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)  # as search/cli/stops.py's
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)  # as frontends/cli/stops.py's
 
 
 def _release_ours(store: str | os.PathLike[str]) -> int | None:

@@ -13,9 +13,9 @@ import click
 import pytest
 from samples import CASELLA, PAULHUS, RECORD, hunted_cycle
 
+from bmn.frontends.cli.main import cli
+from bmn.frontends.output import tables as present
 from bmn.records.store import Find, Store
-from bmn.search.cli.main import cli
-from bmn.search.output import tables as present
 
 # Examples too slow to run in the suite (a one-minute search, a million deals): these are
 # parsed with their options and checked, not run.
@@ -226,7 +226,7 @@ def test_help_imports_no_kernel():
     matplotlib are imported only when a command runs."""
     code = (
         "import sys\n"
-        "from bmn.search.cli.main import cli\n"
+        "from bmn.frontends.cli.main import cli\n"
         "def walk(group, path):\n"
         "    for name, command in group.commands.items():\n"
         "        cli.main([*path, name, '--help'], prog_name='bmn', standalone_mode=False)\n"

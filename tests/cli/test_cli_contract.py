@@ -22,8 +22,8 @@ from hypothesis import strategies as st
 from samples import PAULHUS
 from tiers import sizes
 
+from bmn.frontends.cli.main import cli
 from bmn.records.store import Find, Store
-from bmn.search.cli.main import cli
 
 # Commands that run long: they get bounds that make them quick, and the options that set
 # those bounds are tried only with values that fail validation.

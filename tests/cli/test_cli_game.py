@@ -70,7 +70,7 @@ def test_deal_count_writes_that_many_deals_for_score(bmn, monkeypatch):
     assert len(lines) == 7 == len(set(lines))
     assert lines[0] == bmn("deal", "--seed", "5").stdout.strip()
     assert all(is_standard(parse_deal(line)) for line in lines)
-    monkeypatch.setattr("bmn.search.cli.game.DEALS_AT_ONCE", 3)
+    monkeypatch.setattr("bmn.frontends.cli.game.DEALS_AT_ONCE", 3)
     assert bmn("deal", "-n", "7", "--seed", "5").stdout.splitlines() == lines
     three = bmn("deal", "-n", "2", "--players", "3").stdout.splitlines()
     assert [[len(h) for h in parse_deal(line)] for line in three] == [[18, 17, 17]] * 2
@@ -85,7 +85,7 @@ def test_deal_count_is_each_deal_as_format_deal_writes_it(bmn, monkeypatch, play
     from bmn.kernels.dealer import random_deals
     from bmn.kernels.rng import seed_state
 
-    monkeypatch.setattr("bmn.search.cli.game.DEALS_AT_ONCE", 4)
+    monkeypatch.setattr("bmn.frontends.cli.game.DEALS_AT_ONCE", 4)
     rows, sizes = random_deals(9, seed_state(11), players)
     made = [format_deal(decode(r, s)) for r, s in zip(rows, sizes, strict=True)]
     assert bmn("deal", "-n", 9, "--seed", 11, "--players", players).stdout == "\n".join(made) + "\n"

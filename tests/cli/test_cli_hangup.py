@@ -32,7 +32,7 @@ RESULTS = ("best_deal", "best_cards", "best_tricks", "games")
 
 def bmn(*args: object) -> subprocess.CompletedProcess:
     """`bmn ARGS` (the console script's entry) run to its end."""
-    command = [sys.executable, "-m", "bmn.search.cli", *map(str, args)]
+    command = [sys.executable, "-m", "bmn.frontends.cli", *map(str, args)]
     return subprocess.run(command, capture_output=True, text=True, timeout=HANG_SECONDS)
 
 
@@ -123,7 +123,7 @@ def test_a_terminal_that_hangs_up_stops_a_search_after_a_checkpoint(tmp_path):
 
 NOHUP = """
 import signal, sys
-from bmn.search.cli import stops
+from bmn.frontends.cli import stops
 from bmn.search.runs import start
 
 stops.install()  # the console script's first act

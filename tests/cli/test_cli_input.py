@@ -12,15 +12,15 @@ import pytest
 from errors import COMMANDS, parses
 from samples import CASELLA, PAULHUS, RECORD
 
+from bmn.frontends.cli.values import Seed, Whole
+from bmn.frontends.output.plots import seats_out, trajectory
+from bmn.frontends.output.records import describe_rank
 from bmn.kernels.deal import parse_deal
 from bmn.kernels.reference import play
 from bmn.records.published import published_games
 from bmn.records.report import published_ranking, rank_among
 from bmn.records.store import Find, Store
 from bmn.search import SearchOptionError, search
-from bmn.search.cli.values import Seed, Whole
-from bmn.search.output.plots import seats_out, trajectory
-from bmn.search.output.records import describe_rank
 
 FIVE_ACES = PAULHUS + "A"  # 53 cards: the published deal and one more ace
 

@@ -108,7 +108,7 @@ def test_selfcheck_ok(bmn):
 def test_selfcheck_reports_progress_into_a_pipe(bmn, monkeypatch):
     """Off a terminal (CliRunner's stderr is not one) a line after a batch once a line is due
     (here at every batch); stdout keeps only the result."""
-    monkeypatch.setattr("bmn.search.cli.kernel.SELFCHECK_LOG_SECONDS", 0.0)
+    monkeypatch.setattr("bmn.frontends.cli.kernel.SELFCHECK_LOG_SECONDS", 0.0)
     result = bmn("selfcheck", "--deals", "600", "--seed", "3")
     assert result.exit_code == 0, result.output
     assert result.stderr.startswith("checking: 600 of 600 deals (100%), ")
@@ -137,7 +137,7 @@ def test_a_first_compile_is_said_on_stderr_terminal_or_not(capsys):
     panel does; a run that loads its kernels from the cache compiles nothing and says nothing."""
     from numba import njit
 
-    from bmn.search.output.progress import compiling_said
+    from bmn.frontends.output.progress import compiling_said
 
     with compiling_said("rule set paulhus"):
         njit(lambda x: x + 1)(1)  # a compile, as a kernel's first use is
@@ -155,7 +155,7 @@ def test_a_first_compile_is_said_on_stderr_terminal_or_not(capsys):
     [("score", "-"), ("records", "import", "{table}"), ("records", "merge", "{store}")],
 )
 def test_score_import_and_merge_say_a_first_compile(bmn, monkeypatch, tmp_path, command):
-    from bmn.search.output import progress
+    from bmn.frontends.output import progress
 
     said = []
     real = progress.compiling_said

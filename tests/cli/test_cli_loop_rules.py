@@ -11,10 +11,10 @@ import pytest
 from old_stores import add_old_cycle, add_old_run, old_store
 from samples import CASELLA, stored_cycle
 
+from bmn.frontends.output import tables
 from bmn.kernels.cycles.loops import analyse
 from bmn.kernels.deal import parse_deal
 from bmn.records.store import Store
-from bmn.search.output import tables
 
 SEEN = {"bmn": 2, "paulhus": 5}
 

@@ -16,11 +16,11 @@ from errors import COMMANDS
 from samples import RECORD
 from test_cli_contract import walk_args
 
+from bmn.frontends.cli.main import cli
 from bmn.kernels.config import MAX_DEAL_CARDS
 from bmn.kernels.deal import DealError, format_deal, parse_deal, parse_hand
 from bmn.kernels.tables.lines import TableLines
 from bmn.kernels.tables.scored import INPUT_PAUSED, score_lines
-from bmn.search.cli.main import cli
 
 HANG_SECONDS = 600.0  # only a hang reaches this guard; no test waits on a clock otherwise
 
@@ -127,7 +127,7 @@ def test_text_lines_say_when_a_pipe_has_no_more_input_yet():
 
 
 def bmn_child(*args: str, **popen) -> subprocess.Popen:
-    command = [sys.executable, "-m", "bmn.search.cli", *args]
+    command = [sys.executable, "-m", "bmn.frontends.cli", *args]
     return subprocess.Popen(command, text=True, **popen)
 
 

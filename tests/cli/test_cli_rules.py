@@ -138,7 +138,7 @@ def test_score_stops_at_a_deal_of_seats_the_rule_set_does_not_play(bmn):
 
 
 def _describe(result) -> str:
-    from bmn.search.output.games import describe
+    from bmn.frontends.output.games import describe
 
     return describe(result)
 

@@ -19,7 +19,7 @@ import pytest
 from children import HANG_SECONDS
 from errors import COMMANDS, error_line
 
-from bmn.search.cli.search import resume_line
+from bmn.frontends.cli.search import resume_line
 from bmn.search.runs.job import Job
 from bmn.search.runs.loop import RunLoop
 
@@ -151,7 +151,7 @@ def installed(signum, handler):
 
 signal.signal = installed
 sys.argv[0] = "bmn"
-from bmn.search.cli.entry import main
+from bmn.frontends.cli.entry import main
 main()
 """
 

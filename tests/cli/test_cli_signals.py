@@ -46,7 +46,7 @@ class Moment:
             self()
 
 moment = Moment()  # freed with the modules, at the very end
-from bmn.search.cli import stops
+from bmn.frontends.cli import stops
 install = stops.install
 
 def install_then_hook():
@@ -60,7 +60,7 @@ def install_then_hook():
 
 stops.install = install_then_hook
 sys.argv[0] = "bmn"
-from bmn.search.cli.entry import main
+from bmn.frontends.cli.entry import main
 main()
 """
 
@@ -111,7 +111,7 @@ def searched(tmp_path_factory) -> str:
     store = str(tmp_path_factory.mktemp("signals") / "s.sqlite")
     args = ["search", "--time", "1s", "--workers", "1", "--store", store]
     done = subprocess.run(
-        [sys.executable, "-m", "bmn.search.cli", *args],
+        [sys.executable, "-m", "bmn.frontends.cli", *args],
         capture_output=True,
         text=True,
         timeout=HANG_SECONDS,
@@ -172,7 +172,7 @@ def test_a_signal_while_a_command_works_is_130_aborted(searched, command, signum
 
 SWALLOWS = """
 import os, signal, sys
-from bmn.search.cli import stops
+from bmn.frontends.cli import stops
 ready = int(sys.argv[1])
 stops.install()
 for said in (b"1", b"2"):

@@ -12,15 +12,15 @@ import pytest
 from rich.console import Console
 from samples import CASELLA, PAULHUS
 
+from bmn.frontends.output import tables
+from bmn.frontends.output.records import compare_text
+from bmn.frontends.output.tables import Table, terminal
 from bmn.kernels.cycles.loops import analyse
 from bmn.kernels.deal import format_deal, parse_deal
 from bmn.kernels.dealer import shuffled_deal
 from bmn.kernels.reference import play
 from bmn.records.published import published_games
 from bmn.records.store import Find, Loop, Store
-from bmn.search.output import tables
-from bmn.search.output.records import compare_text
-from bmn.search.output.tables import Table, terminal
 
 SMALL = "Q--KKJ----/J-------Q-"  # a deal of the 20-card deck 14,2,2,2,0 dealt 10/10
 WIDTHS = [80, 100]
@@ -189,8 +189,8 @@ def test_records_published_under_a_rule_set_keeps_its_figures_at_80_columns(
 
 
 def test_records_published_says_how_a_replay_differs():
+    from bmn.frontends.output.records import published_table
     from bmn.records.published import Replayed
-    from bmn.search.output.records import published_table
 
     same = Replayed("A 1999", 1999, PAULHUS, "finished", 4791, 670, "finished", 4791, 670)
     off = Replayed("B 2000", 2000, CASELLA, "finished", 9, 2, "loop", 474, 66)

@@ -80,9 +80,9 @@ def test_the_library_numbers_deals_both_ways():
     """bmn.kernels.deal_number and numbered_deal: camicia's numbers above, and bmn's order for
     2 to 4 seats; the orders the library and the command line name are ranks.py's."""
     import bmn.kernels as game
+    from bmn.frontends.cli.game import deal as deal_command
     from bmn.kernels import api
     from bmn.kernels.ranks import RANK_ORDERS
-    from bmn.search.cli.game import deal as deal_command
 
     for number, deck in CAMICIA[5:12]:
         dealt = game.numbered_deal(number, "camicia")

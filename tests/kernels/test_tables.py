@@ -97,7 +97,7 @@ def test_bmns_own_export_and_json_lines_read_back(tmp_path):
         blocks = list(db.find_blocks())
     from io import StringIO
 
-    from bmn.search.output.listings import export_listing
+    from bmn.frontends.output.listings import export_listing
 
     listing = export_listing({run: "bmn"})
     for write in (listing.stream_csv, listing.stream_json):

@@ -36,7 +36,7 @@ def search_on(machine: str, folder: Path, bmn, *args: object) -> Path:
 def two_machines(tmp_path_factory):
     from click.testing import CliRunner
 
-    from bmn.search.cli.main import cli
+    from bmn.frontends.cli.main import cli
 
     def bmn(*args, env=None):
         return CliRunner().invoke(cli, [str(a) for a in args], env=env, prog_name="bmn")

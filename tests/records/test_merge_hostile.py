@@ -82,7 +82,7 @@ def source(tmp_path_factory) -> Path:
     checkpoint; a loop hunt with its cycles; an unfinished enumeration."""
     from click.testing import CliRunner
 
-    from bmn.search.cli.main import cli
+    from bmn.frontends.cli.main import cli
 
     path = tmp_path_factory.mktemp("hostile") / "source.sqlite"
     for args in (

@@ -270,7 +270,7 @@ def test_every_deal_of_the_paulhus_hunt_replays_to_its_figures_under_both_readin
 
 
 def drawn(bmn, monkeypatch, width: int, *args: object) -> list[str]:
-    from bmn.search.output import tables
+    from bmn.frontends.output import tables
 
     monkeypatch.setattr(tables, "stdout_is_terminal", lambda: True)
     result = bmn(*args, env={"COLUMNS": str(width)})

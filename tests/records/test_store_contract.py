@@ -28,7 +28,7 @@ from bmn.records.store import SCHEMA_VERSION, Find, Store, StoreError, paths
 
 # The commands that take --store, with what makes each run quickly. A new one must be added
 # here (test_every_store_command_is_walked); `records serve` serves a store until stopped, so
-# tests/search/serve/ holds it to this contract, and `records merge` reads other stores into
+# tests/frontends/serve/ holds it to this contract, and `records merge` reads other stores into
 # --store, made if missing, so tests/records/test_merge.py does.
 READERS = {
     ("records", "top"): [],

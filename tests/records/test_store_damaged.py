@@ -26,9 +26,9 @@ from hypothesis import strategies as st
 from samples import CASELLA, RECORD
 from tiers import properties
 
+from bmn.frontends.cli.main import cli
 from bmn.records.store import Find, Store, StoreDamaged, StoreError, saved
 from bmn.records.store.schema import shapes
-from bmn.search.cli.main import cli
 
 SEARCHES = [  # the runs of the store, one of each kind; all resumable (marked stopped below)
     ["--iterations", "2000", "--workers", "2", "--keep-above", "100", "--seed", "1"],

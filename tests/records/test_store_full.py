@@ -16,7 +16,7 @@ import pytest
 
 pytestmark = pytest.mark.slow  # a child per case, each starting bmn several times
 
-BMN = f"{shlex.quote(sys.executable)} -m bmn.search.cli"
+BMN = f"{shlex.quote(sys.executable)} -m bmn.frontends.cli"
 SEARCH = "search --iterations 100 --workers 1 --quiet"
 FULL = "the disk is full"
 KEPT = "nothing stored was lost"

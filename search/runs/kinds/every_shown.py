@@ -7,7 +7,6 @@ from dataclasses import asdict, dataclass
 
 from bmn.kernels.rules.sets import DEFAULT as DEFAULT_RULES
 from bmn.records.store import DEFAULT_PATH
-from bmn.search.output.tables import fit_summary
 from bmn.search.runs.progress import RunProgress
 from bmn.search.runs.said import resume_command, rules_option, store_option
 from bmn.search.words import counted, duration
@@ -136,4 +135,4 @@ class EverySummary:
                 f"stopped at its --time or --iterations; resume goes on from the next rank:\n"
                 f"  {resume_command(self.run, self.store)}"
             )
-        return fit_summary("\n".join(lines))
+        return "\n".join(lines)

@@ -65,7 +65,6 @@ from bmn.records.store.saved import (
 from bmn.search.backends.base import Backend, Result
 from bmn.search.cycles.piece_hunt import HuntFind, HuntOptions, HuntState, hunt_chunk, known_pieces
 from bmn.search.cycles.pieces import PUBLISHED_CONTROL, Control, controls_for
-from bmn.search.output.tables import fit_summary
 from bmn.search.runs.chunks import stream_quota
 from bmn.search.runs.job import RunContext, rules_for
 from bmn.search.runs.kinds.cycle_streams import CycleStreamsJob
@@ -387,7 +386,7 @@ class GrowSummary:
         listing = "bmn records loops" + (" --standard" if self.deck == "standard" else "")
         listing += rules_option(self.rules)
         rules = f", rules {self.rules}" if self.rules != DEFAULT_RULES else ""
-        return fit_summary(
+        return (
             f"run {self.run} ({self.status}): {counted(self.games, 'round')} in "
             f"{self.seconds:,.1f} s; "
             f"seed {self.seed}, from {self.grow_from} pieces{rules}\n"

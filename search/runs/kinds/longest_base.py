@@ -22,8 +22,7 @@ from bmn.kernels.rules.sets import rule_set
 from bmn.records.store import Find
 from bmn.records.store.bulk import Bulk
 from bmn.search.measure.odds import Odds, run_odds
-from bmn.search.output.odds import odds_line
-from bmn.search.output.tables import fit_summary
+from bmn.search.measure.odds_words import odds_line
 from bmn.search.runs.chunks import split_finds, stream_quota
 from bmn.search.runs.job import Job, RunContext, RunOptions
 from bmn.search.runs.progress import RunProgress
@@ -198,7 +197,7 @@ class LongestSummary:
             f"{self.seconds:,.1f} s; seed {self.seed}{self._deck_text()}\nbest: {best}"
         )
         text = text if self.odds is None else f"{text}\n{odds_line(self.odds)}"
-        return fit_summary(text)  # the deal on its own line: never wrapped
+        return text
 
     def _deck_text(self) -> str:
         """'; deck 14,2,2,2,0, hands 10/10' off the standard deck dealt evenly, and '; rules

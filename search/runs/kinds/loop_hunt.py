@@ -48,7 +48,6 @@ from bmn.kernels.rules.sets import DEFAULT as DEFAULT_RULES
 from bmn.records.store import DEFAULT_PATH
 from bmn.records.store.saved import CYCLE_KEY, RNG, items, json_state, record, whole
 from bmn.search.backends.base import Result
-from bmn.search.output.tables import fit_summary
 from bmn.search.runs.job import Job, PastTime, RunContext, rules_for
 from bmn.search.runs.kinds.cycle_book import (
     BASIN_STATES,
@@ -260,7 +259,7 @@ class LoopHuntSummary:
         seats = f", {self.players} seats" if self.players != 2 else ""
         rules = f", rules {self.rules}" if self.rules != DEFAULT_RULES else ""
         listed = rules_option(self.rules)
-        return fit_summary(
+        return (
             f"run {self.run} ({self.status}): {counted(self.games, 'deal')} in "
             f"{self.seconds:,.1f} s; seed {self.seed}, deck {self.deck}{seats}{rules}\n"
             f"{counted(self.loops, 'looping deal')}, {counted(self.cycles, 'distinct cycle')} "

@@ -24,7 +24,6 @@ from bmn.kernels.deal import parse_deal
 from bmn.records.store import DEFAULT_PATH, Loop
 from bmn.records.store.saved import A_DEAL, exactly, items, record, whole
 from bmn.search.backends.base import Result
-from bmn.search.output.tables import fit_summary
 from bmn.search.runs.chunks import stream_quota
 from bmn.search.runs.job import RunContext
 from bmn.search.runs.kinds.cycle_book import loop_record, new_cycle
@@ -166,7 +165,7 @@ class TrueCyclesSummary:
             if self.largest_deal is None
             else f"the largest {self.largest_cards} cards:\n  {self.largest_deal}"
         )
-        return fit_summary(
+        return (
             f"run {self.run} ({self.status}): {counted(self.games, 'chunk')} in"
             f" {self.seconds:,.1f} s; seed {self.seed}\n"
             f"{counted(self.cycles, 'true cycle')} of {self.players} seats"

@@ -9,15 +9,22 @@ import numpy as np
 import pytest
 from rich.console import Console
 
+from bmn.frontends.output.progress import Display
 from bmn.kernels.deal import decode
 from bmn.kernels.dealer import random_deals
 from bmn.kernels.decks import even_sizes
 from bmn.kernels.reference import play
 from bmn.kernels.rng import seed_state
 from bmn.search.measure.odds import milestones, run_odds, shorter_share
+from bmn.search.measure.odds_words import (
+    big_count,
+    long_wait,
+    longer_share,
+    luck,
+    odds_line,
+    odds_row,
+)
 from bmn.search.measure.tail import UNITS, fit_tail, length_counts, tail_model, tail_models
-from bmn.search.output.odds import big_count, long_wait, longer_share, luck, odds_line, odds_row
-from bmn.search.output.progress import Display
 from bmn.search.runs.kinds.longest_base import LongestProgress
 from bmn.search.runs.kinds.loop_hunt import LoopHuntProgress
 
@@ -196,7 +203,7 @@ def test_the_odds_never_say_a_floor(best):
 
 
 def test_a_short_search_summary_says_its_odds(bmn, path, monkeypatch):
-    from bmn.search.output import tables
+    from bmn.frontends.output import tables
 
     args = ["search", "--iterations", 30_000, "--workers", 1, "--seed", 2, "--store", path]
     piped = bmn(*args, "--quiet").stdout.splitlines()  # a pipe: the odds one line, as promised

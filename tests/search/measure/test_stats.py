@@ -7,6 +7,8 @@ import numpy as np
 import pytest
 from samples import CASELLA
 
+from bmn.frontends.output.measures import format_stats
+from bmn.frontends.output.tables import plain
 from bmn.kernels.deal import decode, parse_deal
 from bmn.kernels.dealer import random_deals
 from bmn.kernels.decks import even_sizes
@@ -18,8 +20,6 @@ from bmn.search.measure.stats import (
     summary,
     tail_fit,
 )
-from bmn.search.output.measures import format_stats
-from bmn.search.output.tables import plain
 
 STATUS = {"finished": 0, "loop": 1, "limit": 2}
 
@@ -137,7 +137,7 @@ def test_stats_command_text_and_bad_extension(bmn, tmp_path):
 
 def test_search_bench_text_groups_its_numbers():
     """search-bench's lines and table: every figure with its thousands separators."""
-    from bmn.search.output.measures import bench_table, trial_line
+    from bmn.frontends.output.measures import bench_table, trial_line
 
     line = trial_line("walk", 1, 1_234_567.4, 3210, {2500: 1, 2000: 12, 3000: 0})
     assert line == (

@@ -137,14 +137,14 @@ def test_iterations_cap_the_deals_and_each_resume_visits_the_next_slice(
     """A range too big for one sitting: --iterations (or --time) ends a slice as 'stopped',
     and each --resume visits as many ranks again, until the range is done; the run then
     equals one made in one go."""
-    from bmn.search.output import tables
+    from bmn.frontends.output import tables
 
-    monkeypatch.setattr(tables, "stdout_is_terminal", lambda: True)  # its summary fitted
+    monkeypatch.setattr(tables, "stdout_is_terminal", lambda: True)  # fitted as bmn search does
     whole = outcome(*enumerate_deck(tmp_path / "w.sqlite")[:2])
     path = tmp_path / "i.sqlite"
     summary, finds, _ = enumerate_deck(path, iterations=1000, workers=2)
     assert summary.deals == 1000 and not summary.complete and summary.status == "stopped"
-    text = summary.text()  # the command on a line of its own, whole, to be copied
+    text = tables.fit_summary(summary.text())  # the command on a line of its own, to copy
     assert f"resume goes on from the next rank:\n  bmn search --resume {summary.run}" in text
     assert all(len(line) <= 80 for line in text.splitlines() if not line.startswith("  bmn "))
     slices = [summary.deals]

@@ -109,7 +109,7 @@ def test_interrupted_and_resumed_run_equals_uninterrupted(tmp_path, monkeypatch)
 def spawn(*args, **kwargs):
     """`bmn ARGS...` in a process of its own."""
     return subprocess.Popen(
-        [sys.executable, "-m", "bmn.search.cli", *args],
+        [sys.executable, "-m", "bmn.frontends.cli", *args],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,

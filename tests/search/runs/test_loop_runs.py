@@ -144,7 +144,7 @@ def test_published_deal_is_a_standard_deck_cycle():
 
 
 def test_search_display_can_show_a_hunt(tmp_path):
-    from bmn.search.cli.search import run_with_signals
+    from bmn.frontends.cli.search import run_with_signals
     from bmn.search.runs.start import Stopping
 
     assert "0 cycles (0 new to the store)" in loophunt.LoopHuntProgress(1).line()

@@ -163,7 +163,7 @@ def test_bad_seats_are_one_line_and_nothing_is_made(bmn, failed, tmp_path, args,
 
 def test_the_served_loops_page_shows_the_seats(bmn, tmp_path):
     """`records serve`'s loops page lists what `records loops` does, its seats column too."""
-    from bmn.search.serve import pages
+    from bmn.frontends.serve import pages
 
     store = tmp_path / "s.sqlite"
     hunt(bmn, store, "--players", 3, "--deck", "6,3,0,0,0", "--iterations", 2000, "--seed", 1)

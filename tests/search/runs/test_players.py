@@ -363,7 +363,7 @@ def test_records_plot_takes_players(bmn, mixed_store, tmp_path):
 def test_records_plot_draws_one_seat_count_and_says_so(bmn, mixed_store, tmp_path, monkeypatch):
     """Runs of 2, 3 and 4 seats, the 3-seat ones the most: those are drawn, against the
     3-player table, and one line names the others' --players."""
-    from bmn.search.output import plots
+    from bmn.frontends.output import plots
 
     path, deals = mixed_store
     with Store(path) as store:

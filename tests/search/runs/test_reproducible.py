@@ -186,7 +186,7 @@ registry.BACKENDS["threads"] = "stored_rows:LastStreamFirst"
 def bmn_json(*args: object) -> dict:
     """`bmn ARGS --json` in a process of its own, its summary."""
     process = children.subprocess.run(
-        [children.sys.executable, "-m", "bmn.search.cli", *map(str, args), "--json", "--quiet"],
+        [children.sys.executable, "-m", "bmn.frontends.cli", *map(str, args), "--json", "--quiet"],
         capture_output=True, text=True, timeout=children.HANG_SECONDS,
     )  # fmt: skip
     assert process.returncode == 0, process.stderr

@@ -9,8 +9,8 @@ import threading
 import pytest
 from old_stores import add_old_run, old_store
 
+from bmn.frontends.cli import search as search_cli
 from bmn.records.store import Store, StoreError
-from bmn.search.cli import search as search_cli
 from bmn.search.runs import registry as kinds
 from bmn.search.runs import start
 from bmn.search.runs.job import options_from_run

@@ -25,7 +25,7 @@ HOST = socket.gethostname()
 
 def bmn_run(*args: str) -> subprocess.CompletedProcess:
     done = subprocess.run(
-        [sys.executable, "-m", "bmn.search.cli", *args],
+        [sys.executable, "-m", "bmn.frontends.cli", *args],
         capture_output=True,
         text=True,
         timeout=HANG_SECONDS,

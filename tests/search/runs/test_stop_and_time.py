@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
+from bmn.frontends.cli.options import MAX_WORKERS
 from bmn.records.store import Store
 from bmn.search.backends.threads import ThreadBackend, default_workers
-from bmn.search.cli.options import MAX_WORKERS
 from bmn.search.runs.kinds.grow import GrowJob, GrowOptions
 from bmn.search.runs.kinds.longest import LongestJob, LongestOptions
 from bmn.search.runs.kinds.loop_hunt import LoopHuntJob, LoopHuntOptions
@@ -151,7 +151,7 @@ def starting(self, *args, **kwargs):
 
 RunLoop._started = starting
 sys.argv[0] = "bmn"
-from bmn.search.cli.main import main
+from bmn.frontends.cli.main import main
 main()
 """
 
@@ -271,7 +271,7 @@ def making(self, checkpoints):
 
 LongestJob.restore = making
 sys.argv[0] = "bmn"
-from bmn.search.cli.main import main
+from bmn.frontends.cli.main import main
 main()
 """
 
