@@ -2,7 +2,7 @@
 
 The source folders are mapped into the `bmn` namespace by pyproject.toml's package-dir, and an
 editable install reaches them through an import hook mypy cannot follow; so a temporary folder
-holds bmn/kernels, bmn/records and bmn/search as links to them, and mypy reads that. Only the
+holds bmn/kernels, bmn/records, bmn/search and bmn/frontends as links to them, and mypy reads that. Only the
 API modules are checked (imports followed silently). Exit status: mypy's.
 """
 
@@ -27,7 +27,7 @@ MODULES = [
 with tempfile.TemporaryDirectory() as folder:
     tree = Path(folder) / "src" / "bmn"
     tree.mkdir(parents=True)
-    for package in ("kernels", "records", "search"):
+    for package in ("kernels", "records", "search", "frontends"):
         (tree / package).symlink_to(ROOT / package, target_is_directory=True)
     command = [sys.executable, "-m", "mypy", "--follow-imports=silent", "--no-incremental"]
     command += [arg for module in MODULES for arg in ("-m", module)]
