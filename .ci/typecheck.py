@@ -2,8 +2,8 @@
 
 The source folders are mapped into the `bmn` namespace by pyproject.toml's package-dir, and an
 editable install reaches them through an import hook mypy cannot follow; so a temporary folder
-holds bmn/kernels, bmn/records, bmn/search and bmn/frontends as links to them, and mypy reads that. Only the
-API modules are checked (imports followed silently). Exit status: mypy's.
+holds bmn/kernels, bmn/records, bmn/search and bmn/frontends as links to them, and mypy reads
+that. Only the API modules are checked (imports followed silently). Exit status: mypy's.
 """
 
 import os
