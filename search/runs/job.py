@@ -61,21 +61,28 @@ def options_from_run(cls: type, run: Run) -> Any:
     return cls(**{k: v for k, v in params.items() if k in cls.__dataclass_fields__})
 
 
+class OptionValueError(ValueError):
+    """A value only a kind's options can judge (a deck's DeckInputError is another): `option`
+    names the setting, as the command line's parameter ('device_threads')."""
+
+    def __init__(self, option: str, message: str):
+        super().__init__(message)
+        self.option = option
+
+
 def rules_for(name: str, players: int) -> str:
-    """A run's rule set by its own name (an alias resolved); ValueError (with option 'rules')
-    for a name no rule set has, or one not defined for `players` seats."""
+    """A run's rule set by its own name (an alias resolved); OptionValueError ('rules') for a
+    name no rule set has, or one not defined for `players` seats."""
     from bmn.kernels.rules.sets import rule_set
 
     try:
         chosen = rule_set(name)
     except ValueError as err:
-        err.option = "rules"  # type: ignore[attr-defined]
-        raise
+        raise OptionValueError("rules", str(err)) from None
     if not chosen.plays(players):
         seats = chosen.seat_counts
-        err = ValueError(f"rule set {chosen.name} is defined for {seats} seats, not {players}")
-        err.option = "rules"  # type: ignore[attr-defined]
-        raise err
+        why = f"rule set {chosen.name} is defined for {seats} seats, not {players}"
+        raise OptionValueError("rules", why)
     return chosen.name
 
 

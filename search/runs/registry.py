@@ -68,18 +68,22 @@ CHECK_ORDER = (
 )
 
 
+# A setting stored in another's field of a kind's options: --loop-deck is --deck's first name.
+STORED_AS = {"loop_deck": "deck"}
+
+
 @dataclass(frozen=True)
 class RunKind:
-    """One kind of run: the job the run loop holds for it, and what `bmn search` takes for it
-    (command-line setting -> field of its options dataclass)."""
+    """One kind of run: the job the run loop holds for it, and the settings `bmn search` takes
+    for it, each stored in the field of its options dataclass of the same name (STORED_AS
+    says where not; a --strategy that selects the kind is stored as the kind)."""
 
     name: str  # as stored in the runs table's kind column
     job: str  # "module:Class", its Job (search/runs/job.py), which names its options type
     what: str  # the run in words: 'a loop hunt'
     objectives: tuple[str, ...]  # the --objective values that select it
     device: str = "cpu"  # the --device that selects it
-    # setting -> options field (None: a setting that selects the kind, stored as its kind)
-    takes: dict[str, str | None] = field(default_factory=dict)
+    takes: tuple[str, ...] = ()  # the settings it takes (settings.py declares each)
     seats: tuple[int, ...] = (2,)  # the --players it plays
     seats_why: str = "it plays two seats"
     on_backend: bool = True  # its chunks run on a backend (threads or a Dask cluster)
@@ -94,6 +98,12 @@ class RunKind:
     # Settings it takes with some of its objectives only: setting -> (objectives, why not).
     only_with: dict[str, tuple[tuple[str, ...], Words]] = field(default_factory=dict)
     timed: bool = True  # without --time or --iterations: a minute; False: until its work is done
+
+    def fields(self) -> dict[str, str]:
+        """Each setting it takes -> the field of its options that holds it (a setting that
+        selects the kind has none)."""
+        selects = {"strategy"} if self.strategy is not None else set()
+        return {name: STORED_AS.get(name, name) for name in self.takes if name not in selects}
 
     def job_class(self) -> Any:
         """Its Job class, imported now."""
@@ -118,13 +128,11 @@ def _load(name: str) -> type:
     return getattr(importlib.import_module(module), cls)
 
 
-_TIMED = {"seconds": "seconds", "iterations": "iterations"}
-_COMMON = {**_TIMED, "seed": "seed"}
-_LONGEST = {"strategy": "strategy", "objective": "objective", "keep_above": "keep_above"}
+_TIMED = ("seconds", "iterations")
+_COMMON = (*_TIMED, "seed")
+_LONGEST = ("strategy", "objective", "keep_above")
 # The CPU kinds that score deals with the kernels, which play every rule set.
-_RULED = {"rules": "rules"}
-# An enumeration's: --strategy every selects it and is no setting of its own (no field).
-_EVERY = {**_LONGEST, "strategy": None}
+_RULED = ("rules",)
 
 KINDS: dict[str, RunKind] = {
     kind.name: kind
@@ -134,17 +142,17 @@ KINDS: dict[str, RunKind] = {
             "bmn.search.runs.kinds.longest:LongestJob",
             "a search",
             ("cards", "tricks"),
-            takes={
-                **_LONGEST,
-                **_COMMON,
-                **_RULED,
-                "workers": "workers",
-                "patience": "patience",
-                "history": "history",
-                "players": "players",
-                "deck": "deck",
-                "hand_sizes": "hand_sizes",
-            },
+            takes=(
+                *_LONGEST,
+                *_COMMON,
+                *_RULED,
+                "workers",
+                "patience",
+                "history",
+                "players",
+                "deck",
+                "hand_sizes",
+            ),
             seats=(2, 3, 4),
         ),
         RunKind(
@@ -153,7 +161,7 @@ KINDS: dict[str, RunKind] = {
             "a GPU search",
             ("cards", "tricks"),
             device="cuda",
-            takes={**_LONGEST, **_COMMON, **_RULED, "device_threads": "device_threads"},
+            takes=(*_LONGEST, *_COMMON, *_RULED, "device_threads"),
             seats_why="the GPU kernel plays two seats",
             on_backend=False,
             strategies=("walk", "random"),
@@ -169,15 +177,15 @@ KINDS: dict[str, RunKind] = {
             "bmn.search.runs.kinds.loop_hunt:LoopHuntJob",
             "a loop hunt",
             ("loop",),
-            takes={
-                **_COMMON,
-                "workers": "workers",
-                "deck": "deck",
-                "loop_deck": "deck",  # --deck's first name, kept
-                "basin_states": "basin_states",
-                "players": "players",
-                **_RULED,
-            },
+            takes=(
+                *_COMMON,
+                "workers",
+                "deck",
+                "loop_deck",  # --deck's first name, kept
+                "basin_states",
+                "players",
+                *_RULED,
+            ),
             seats=(2, 3, 4),
             idle="a loop hunt plays random deals",
             idle_options=SEARCH_SETTINGS,
@@ -187,15 +195,15 @@ KINDS: dict[str, RunKind] = {
             "bmn.search.runs.kinds.grow:GrowJob",
             "a grow run",
             ("grow",),
-            takes={
-                **_COMMON,
-                "workers": "workers",
-                "grow_from": "grow_from",
-                "basin_states": "basin_states",
-                "deck": "deck",
-                "hand_sizes": "hand_sizes",
-                **_RULED,
-            },
+            takes=(
+                *_COMMON,
+                "workers",
+                "grow_from",
+                "basin_states",
+                "deck",
+                "hand_sizes",
+                *_RULED,
+            ),
             on_backend=False,
             idle="it builds deals from pieces",
         ),
@@ -204,12 +212,12 @@ KINDS: dict[str, RunKind] = {
             "bmn.search.runs.kinds.true_cycles:TrueCyclesJob",
             "a true-cycle run",
             ("grow",),
-            takes={
-                **_COMMON,
-                "workers": "workers",
-                "players": "players",
-                "basin_states": "basin_states",
-            },
+            takes=(
+                *_COMMON,
+                "workers",
+                "players",
+                "basin_states",
+            ),
             seats=(3, 4),
             seats_why="it grows cycles in which every seat keeps cards",
             on_backend=False,
@@ -221,19 +229,19 @@ KINDS: dict[str, RunKind] = {
             "bmn.search.runs.kinds.every:EveryJob",
             "an enumeration",
             ("cards", "tricks", "loop"),
-            takes={
-                **_EVERY,
-                **_TIMED,
-                **_RULED,
-                "workers": "workers",
-                "players": "players",
-                "deck": "deck",
-                "loop_deck": "deck",  # the loop hunt's name for --deck
-                "hand_sizes": "hand_sizes",
-                "from_rank": "from_rank",
-                "to_rank": "to_rank",
-                "basin_states": "basin_states",
-            },
+            takes=(
+                *_LONGEST,
+                *_TIMED,
+                *_RULED,
+                "workers",
+                "players",
+                "deck",
+                "loop_deck",  # the loop hunt's name for --deck
+                "hand_sizes",
+                "from_rank",
+                "to_rank",
+                "basin_states",
+            ),
             seats=(2, 3, 4),
             refuses={"seed": EVERY_SEED},
             strategy="every",
@@ -246,19 +254,19 @@ KINDS: dict[str, RunKind] = {
             "a GPU enumeration",
             ("cards", "tricks", "loop"),
             device="cuda",
-            takes={
-                **_EVERY,
-                **_TIMED,
-                **_RULED,
-                "device_threads": "device_threads",
-                "players": "players",
-                "deck": "deck",
-                "loop_deck": "deck",
-                "hand_sizes": "hand_sizes",
-                "from_rank": "from_rank",
-                "to_rank": "to_rank",
-                "basin_states": "basin_states",
-            },
+            takes=(
+                *_LONGEST,
+                *_TIMED,
+                *_RULED,
+                "device_threads",
+                "players",
+                "deck",
+                "loop_deck",
+                "hand_sizes",
+                "from_rank",
+                "to_rank",
+                "basin_states",
+            ),
             seats_why="the GPU kernel plays two seats",
             on_backend=False,
             does="enumerates every deal of a deck",

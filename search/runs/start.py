@@ -18,7 +18,9 @@ from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, NoReturn
 
+from bmn.kernels.decks import DeckInputError
 from bmn.records.store import RunHeld, RunNotFound, StoreError
+from bmn.search.runs.job import OptionValueError
 from bmn.search.runs.registry import (
     CLUSTER_OPTIONS,
     RunKind,
@@ -201,10 +203,10 @@ def plan(kind: RunKind, settings: dict[str, Any], given: Collection[str]) -> Any
     fields.setdefault("seed", secrets.randbits(62))
     try:
         return kind.job_class().plan(fields)
-    except ValueError as err:  # what only the options can judge: a deck, a rank range
-        option = getattr(err, "option", None) or next(
-            (o for o in ("loop_deck", "device_threads") if o in kind.takes), ""
-        )
+    except ValueError as err:  # what only the options can judge, naming its setting
+        option = err.option if isinstance(err, (DeckInputError, OptionValueError)) else None
+        if option is None:  # every refusal of a kind's options names its setting
+            raise
         if option == "deck" and settings.get("loop_deck") is not None:
             option = "loop_deck"
         raise DeckValueError(option, str(err)) from None
@@ -213,9 +215,7 @@ def plan(kind: RunKind, settings: dict[str, Any], given: Collection[str]) -> Any
 def _fields(kind: RunKind, settings: dict[str, Any]) -> dict[str, Any]:
     """The settings given that `kind` takes, by its options' field names."""
     return {
-        name: settings[opt]
-        for opt, name in kind.takes.items()
-        if name is not None and settings.get(opt) is not None
+        name: settings[opt] for opt, name in kind.fields().items() if settings.get(opt) is not None
     }
 
 
@@ -329,9 +329,8 @@ def _read_back(params: object, kind: RunKind) -> None:
     if UNREADABLE in params:  # not JSON in the store: records/store/runs.py kept the text
         raise ValueError(f"not JSON: {params[UNREADABLE]!r}")
     fields = stored_params(params, getattr(kind.options_class(), "RENAMED", None))
-    for setting, name in kind.takes.items():
-        if name is not None:  # a setting that selects the kind is stored as the kind
-            check_stored_setting(setting, fields.get(name))
+    for setting, name in kind.fields().items():  # a setting selecting the kind is its kind
+        check_stored_setting(setting, fields.get(name))
 
 
 class StoppedBeforeRun(KeyboardInterrupt):

@@ -66,7 +66,7 @@ from bmn.search.backends.base import Backend, Result
 from bmn.search.cycles.piece_hunt import HuntFind, HuntOptions, HuntState, hunt_chunk, known_pieces
 from bmn.search.cycles.pieces import PUBLISHED_CONTROL, Control, controls_for
 from bmn.search.runs.chunks import stream_quota
-from bmn.search.runs.job import RunContext, rules_for
+from bmn.search.runs.job import OptionValueError, RunContext, rules_for
 from bmn.search.runs.kinds.cycle_streams import CycleStreamsJob
 from bmn.search.runs.progress import CyclesProgress
 from bmn.search.runs.said import rules_option, store_option
@@ -102,7 +102,8 @@ class GrowOptions:
     def __post_init__(self) -> None:
         self.rules = rules_for(self.rules, 2)
         if self.grow_from not in GROW_FROM:
-            raise ValueError(f"grow from one of {', '.join(GROW_FROM)}, not {self.grow_from!r}")
+            why = f"grow from one of {', '.join(GROW_FROM)}, not {self.grow_from!r}"
+            raise OptionValueError("grow_from", why)
         counts, self.hand_sizes = check_grow_input(self.deck, self.hand_sizes)
         self.deck = "standard" if counts == STANDARD_COUNTS else counts_text(counts)
         self.known = [d for d in self.known if deal_counts(d) == counts]

@@ -34,7 +34,7 @@ from bmn.kernels.rules.sets import DEFAULT as DEFAULT_RULES
 from bmn.records.store import Find, Store
 from bmn.search.backends.base import Backend, Result
 from bmn.search.runs.chunks import sized_chunk, stream_quotas
-from bmn.search.runs.job import rules_for
+from bmn.search.runs.job import OptionValueError, rules_for
 from bmn.search.runs.kinds.longest_base import COMMIT_FINDS, LongestBase, LongestProgress, RunBest
 from bmn.search.runs.registry import KINDS
 from bmn.search.runs.settings import KEEP_ABOVE
@@ -68,9 +68,10 @@ class LongestCudaOptions:
 
     def __post_init__(self) -> None:
         if self.strategy not in DEVICE_STRATEGIES:
-            raise ValueError(
+            raise OptionValueError(
+                "strategy",
                 f"strategy {self.strategy!r} does not run on the GPU; choose"
-                f" {' or '.join(DEVICE_STRATEGIES)}"
+                f" {' or '.join(DEVICE_STRATEGIES)}",
             )
         block_size(self.device_threads)
         self.rules = rules_for(self.rules, 2)
@@ -96,9 +97,10 @@ def block_size(streams: int) -> int:
     """Threads per block for `streams` device streams: all of them up to THREADS_PER_BLOCK,
     else THREADS_PER_BLOCK, which must then divide them (one stream per thread)."""
     if streams < 1 or (streams > THREADS_PER_BLOCK and streams % THREADS_PER_BLOCK):
-        raise ValueError(
+        raise OptionValueError(
+            "device_threads",
             f"{streams} device threads: expected 1 to {THREADS_PER_BLOCK} or a multiple of"
-            f" {THREADS_PER_BLOCK}"
+            f" {THREADS_PER_BLOCK}",
         )
     return min(streams, THREADS_PER_BLOCK)
 

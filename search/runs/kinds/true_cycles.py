@@ -25,7 +25,7 @@ from bmn.records.store import DEFAULT_PATH, Loop
 from bmn.records.store.saved import A_DEAL, exactly, items, record, whole
 from bmn.search.backends.base import Result
 from bmn.search.runs.chunks import stream_quota
-from bmn.search.runs.job import RunContext
+from bmn.search.runs.job import OptionValueError, RunContext
 from bmn.search.runs.kinds.cycle_book import loop_record, new_cycle
 from bmn.search.runs.kinds.cycle_streams import CycleStreamsJob
 from bmn.search.runs.progress import CyclesProgress
@@ -53,7 +53,8 @@ class TrueCyclesOptions:
 
     def __post_init__(self) -> None:
         if self.players not in (3, 4):
-            raise ValueError(f"true cycles are grown for 3 or 4 seats, not {self.players}")
+            why = f"true cycles are grown for 3 or 4 seats, not {self.players}"
+            raise OptionValueError("players", why)
 
 
 def stream_states(options: TrueCyclesOptions) -> list[dict]:

@@ -28,10 +28,10 @@ def test_the_registry_names_every_kind_with_its_job_and_options():
         assert job.kind == name and get_kind(name) is kind
         assert job.options_type is kind.options_class()
         fields = {f.name for f in dataclasses.fields(kind.options_class())}
-        assert set(kind.takes.values()) - {None} <= fields, name
+        assert set(kind.fields().values()) <= fields, name
         # a kind has a strategy exactly where it stores one: the runs table holds no stand-in
         has_strategy = "strategy" in fields
-        assert has_strategy == (kind.takes.get("strategy") == "strategy"), name
+        assert has_strategy == (kind.fields().get("strategy") == "strategy"), name
     with pytest.raises(kinds.UnknownKind, match="unknown kind of run 'magic'; this bmn knows"):
         get_kind("magic")
 
