@@ -92,7 +92,7 @@ def setting_options(command: Callable) -> Callable:
             default=setting.default,
             show_default=setting.default is not None,
             metavar=METAVARS.get(setting.name),
-            help=setting.means + _listed(setting),
+            help=setting.help + _listed(setting),
         )(command)
     return command
 

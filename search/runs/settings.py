@@ -15,7 +15,7 @@ import math
 import numbers
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from bmn.kernels.cuda.env import THREADS_PER_BLOCK
@@ -229,8 +229,9 @@ READERS: dict[str, Callable[[Setting, Any], Any]] = {
 @dataclass(frozen=True)
 class Setting:
     """One setting of a run: its Python name (a keyword of `bmn.search.search`), its type
-    (a key of READERS) and range, its default (None: the run's kind chooses) and its meaning
-    (the command line's help)."""
+    (a key of READERS) and range, its default (None: the run's kind chooses), each kind's
+    own default where kinds differ (`defaults`: the kinds' options read them from here) and
+    its meaning (the command line's help: `means`, each {name} in it one of `defaults`)."""
 
     name: str
     type: str
@@ -241,6 +242,12 @@ class Setting:
     choices: tuple[str, ...] = ()
     rule: Callable[[int], None] | None = None  # a further check of a whole number
     what: str | None = None  # what a whole number is, in words, where not its range
+    defaults: dict[str, Any] = field(default_factory=dict, hash=False)  # where -> its default
+
+    @property
+    def help(self) -> str:
+        """What it means, with the defaults it names."""
+        return self.means.format(**self.defaults)
 
     @property
     def option(self) -> str:
@@ -301,10 +308,11 @@ DECLARED = (
         "whole",
         f"Search streams, at most {MAX_WORKERS:,}: threads, or tasks at once on a Dask cluster"
         " [default: every core, or every worker thread of the cluster]. grow: independent piece"
-        " hunts, one per thread [default: 1; its work is mostly Python, so more threads gain"
-        " little].",
+        " hunts, one per thread [default: {grow}; its work is mostly Python, so more threads"
+        " gain little].",
         low=1,
         high=MAX_WORKERS,
+        defaults={"grow": 1},
     ),
     Setting(
         "players",
@@ -349,9 +357,10 @@ DECLARED = (
         "The deck, 'standard' or counts N,J,Q,K,A of numerals and court cards like 14,2,2,2,0"
         " (two card values at least). walk, random, climb, lahc: the deck searched, on the CPU"
         " [default: standard]; every: the deck enumerated [default: standard]; grow: the deck"
-        " whose cycles are built [default: standard]; loop: 'mixed' [default] (a random"
+        " whose cycles are built [default: standard]; loop: '{loop}' [default] (a random"
         " sub-deck of the standard deck per batch: measured to find the most cycles; full"
         " random deals almost never loop), 'standard' or counts like 36,1,1,0,0.",
+        defaults={"loop": "mixed"},
     ),
     Setting("loop_deck", "deck", "The same option as --deck (its older name, kept working)."),
     Setting(
@@ -379,9 +388,14 @@ DECLARED = (
         "basin_states",
         "whole",
         "loop, grow, every --objective loop: backward-play states to visit per new cycle, in"
-        " search of its most balanced starting deal [default: 20,000; loop with 3 or 4 players:"
-        " 1,000; grow: 100,000].",
+        " search of its most balanced starting deal [default: {loop:,}; loop with 3 or 4"
+        " players: {loop_seats:,}; grow: {grow:,}, with 3 or 4 players {grow_seats:,}].",
         low=1,
+        # With 3 or 4 seats backward play costs 0.1 ms a state on a 12-card deck to over 1 ms
+        # on a 39-card one (kernels/cycles/backward_seats.py), and a hunt of the mixed deck
+        # meets a new cycle every million deals or so: 20,000 states a cycle would cost it
+        # most of its time.
+        defaults={"loop": 20_000, "loop_seats": 1_000, "grow": 100_000, "grow_seats": 20_000},
     ),
     Setting(
         "grow_from",
@@ -419,6 +433,13 @@ DECLARED = (
     ),
 )
 SETTINGS: dict[str, Setting] = {s.name: s for s in DECLARED}
+
+
+def default_of(name: str, where: str) -> Any:
+    """The default of setting `name` where a kind has its own (a key of its `defaults`)."""
+    return SETTINGS[name].defaults[where]
+
+
 # What a run's --resume reads back: --time and --iterations of an enumeration grow with each
 # sitting, so a stored one is held to its type and its least value only.
 GROWS = ("seconds", "iterations")

@@ -14,10 +14,11 @@ from bmn.kernels.deal import Deal, format_deal
 from bmn.kernels.rules.sets import DEFAULT as DEFAULT_RULES
 from bmn.records.store import Loop
 from bmn.records.store.loops import summarised
+from bmn.search.runs.settings import default_of
 
 # Backward-play states visited per new cycle, in search of its most balanced starting deal, by
 # a two-seat loop hunt or enumeration (a grow run's default is its own: grow.py).
-BASIN_STATES = 20_000
+BASIN_STATES = default_of("basin_states", "loop")
 
 
 @dataclass

@@ -70,11 +70,12 @@ from bmn.search.runs.job import OptionValueError, RunContext, rules_for
 from bmn.search.runs.kinds.cycle_streams import CycleStreamsJob
 from bmn.search.runs.progress import CyclesProgress
 from bmn.search.runs.said import rules_option, store_option
+from bmn.search.runs.settings import default_of
 from bmn.search.words import counted
 
 GROW_FROM = ("known", "descent")
 STANDARD_DECK = STANDARD_COUNTS_TEXT
-GROW_BASIN_STATES = 100_000
+GROW_BASIN_STATES = default_of("basin_states", "grow")
 TRIES = 200_000  # random descents per round: about a third of a second on one core
 DEALS = 8  # deals assembled per round
 
@@ -87,7 +88,7 @@ class GrowOptions:
     objective: ClassVar[str] = "grow"
     seconds: float | None = None
     iterations: int | None = None  # rounds
-    workers: int = 1
+    workers: int = default_of("workers", "grow")
     seed: int = 0
     grow_from: str = "known"
     basin_states: int = GROW_BASIN_STATES

@@ -58,6 +58,7 @@ from bmn.search.runs.kinds.cycle_book import (
 )
 from bmn.search.runs.progress import CyclesProgress
 from bmn.search.runs.said import rules_option, store_option
+from bmn.search.runs.settings import default_of
 from bmn.search.words import counted
 
 # The checkpoint LoopHuntJob._checkpoint writes, as its restore checks it (StoreDamaged).
@@ -137,11 +138,8 @@ def _deal(row: np.ndarray, sizes: np.ndarray) -> Deal:
 
 # -- the runner behind `bmn search --objective loop` -------------------------------------------
 
-DEFAULT_DECK = "mixed"
-# With 3 or 4 seats backward play costs 0.1 ms a state on a 12-card deck to over 1 ms on a
-# 39-card one (kernels/cycles/backward_seats.py), and a hunt of the mixed deck meets a new cycle
-# every million deals or so: 20,000 states a cycle would cost it most of its time.
-SEATS_BASIN_STATES = 1_000
+DEFAULT_DECK = default_of("deck", "loop")
+SEATS_BASIN_STATES = default_of("basin_states", "loop_seats")  # why so few: settings.py
 COMMIT_SECONDS = 2.0
 BATCH = 20_000  # deals per batch, fixed so that a seed and --iterations reproduce a hunt
 

@@ -30,10 +30,12 @@ from bmn.search.runs.kinds.cycle_book import loop_record, new_cycle
 from bmn.search.runs.kinds.cycle_streams import CycleStreamsJob
 from bmn.search.runs.progress import CyclesProgress
 from bmn.search.runs.said import store_option
+from bmn.search.runs.settings import default_of
 from bmn.search.words import counted
 
 CHUNK_SECONDS = 20.0  # a hunt, then growth: long enough for a grow step to finish
-TRUE_BASIN_STATES = 20_000  # backward play per new cycle, toward an evenly dealt deal
+# backward play per new cycle, toward an evenly dealt deal
+TRUE_BASIN_STATES = default_of("basin_states", "grow_seats")
 
 
 @dataclass
@@ -45,7 +47,7 @@ class TrueCyclesOptions:
     objective: ClassVar[str] = "grow"
     seconds: float | None = None
     iterations: int | None = None  # chunks
-    workers: int = 1
+    workers: int = default_of("workers", "grow")
     seed: int = 0
     players: int = 3
     basin_states: int = TRUE_BASIN_STATES

@@ -418,3 +418,23 @@ def test_a_version_five_store_says_what_ran_and_resumes_with_the_same_options(tm
         assert (made.kind, made.strategy, made.objective) == ("every", None, "cards")
         assert "strategy" not in made.params
         assert {f.strategy for f in db.run_finds(made.id)} == {"every"}
+
+
+def test_a_kinds_own_defaults_are_its_settings_declaration():
+    """Where kinds default a setting differently, each reads its default from the setting's
+    one declaration (settings.py), and the help names the same figures."""
+    from bmn.search.runs.kinds.grow import GrowOptions
+    from bmn.search.runs.kinds.loop_hunt import LoopHuntOptions
+    from bmn.search.runs.kinds.true_cycles import TrueCyclesOptions
+    from bmn.search.runs.settings import SETTINGS
+
+    basin, workers = SETTINGS["basin_states"].defaults, SETTINGS["workers"].defaults
+    assert LoopHuntOptions(workers=1).basin_states == basin["loop"]
+    assert LoopHuntOptions(workers=1, players=3).basin_states == basin["loop_seats"]
+    assert LoopHuntOptions(workers=1).deck == SETTINGS["deck"].defaults["loop"]
+    grow = {f.name: f.default for f in dataclasses.fields(GrowOptions)}
+    true = {f.name: f.default for f in dataclasses.fields(TrueCyclesOptions)}
+    assert (grow["basin_states"], grow["workers"]) == (basin["grow"], workers["grow"])
+    assert (true["basin_states"], true["workers"]) == (basin["grow_seats"], workers["grow"])
+    said = SETTINGS["basin_states"].help
+    assert all(f"{n:,}" in said for n in basin.values()) and "{" not in said
