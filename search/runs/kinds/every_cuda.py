@@ -16,14 +16,10 @@ the functions here.
 
 from __future__ import annotations
 
-import functools
-from collections.abc import Callable, Collection
 from dataclasses import dataclass
 
 from bmn.kernels.decks import DeckInputError, counts_text
 from bmn.kernels.ranks import arrangements
-from bmn.records.store import Store
-from bmn.search.backends.base import Backend
 from bmn.search.runs.kinds.every_base import (
     CHUNK_FINDS,
     ChunkFinds,
@@ -33,6 +29,7 @@ from bmn.search.runs.kinds.every_base import (
     chunk_result,
 )
 from bmn.search.runs.kinds.every_shown import EveryProgress
+from bmn.search.runs.kinds.on_gpu import OnGpu
 
 MAX_RANKS = 2**63 - 1  # ranks are int64 on the device (search/enumeration/cuda.py)
 
@@ -104,7 +101,7 @@ class EveryCudaProgress(EveryProgress):
         )
 
 
-class EveryCudaJob(EveryBase):
+class EveryCudaJob(OnGpu, EveryBase):
     """One enumeration on the GPU: `RunLoop(store, EveryCudaJob, options)`, as every.EveryJob;
     its chunks run on a thread of this process that feeds the GPU."""
 
@@ -113,25 +110,12 @@ class EveryCudaJob(EveryBase):
     progress_type = EveryCudaProgress
     work = staticmethod(cuda_every_chunk)
     warm = staticmethod(warm_cuda_every)
-    device = "cuda"
 
-    def warm_call(self) -> Callable[[], object]:
-        return functools.partial(self.warm, self.options.rules)
+    @staticmethod
+    def resident(options: EveryCudaOptions) -> int:
+        from bmn.search.enumeration.cuda import resident_threads
 
-    @classmethod
-    def prepare(
-        cls,
-        options: EveryCudaOptions,
-        given: Collection[str],
-        store: Store,
-        backend: Backend | None,
-    ) -> None:
-        """Its threads: every one the GPU keeps resident (its kernel compiled), unless
-        --device-threads."""
-        if not options.device_threads:
-            from bmn.search.enumeration.cuda import resident_threads
-
-            options.device_threads = resident_threads(rules=options.rules)
+        return resident_threads(rules=options.rules)
 
     def new_progress(self) -> EveryCudaProgress:
         p = super().new_progress()

@@ -19,9 +19,7 @@ search/strategies/cuda/ needs CUDA to import, so it is imported inside the funct
 
 from __future__ import annotations
 
-import functools
 import secrets
-from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, ClassVar
 
@@ -31,11 +29,12 @@ from bmn.kernels.config import STATUS_NAMES
 from bmn.kernels.cuda.env import THREADS_PER_BLOCK
 from bmn.kernels.deal import deal_text
 from bmn.kernels.rules.sets import DEFAULT as DEFAULT_RULES
-from bmn.records.store import Find, Store
-from bmn.search.backends.base import Backend, Result
+from bmn.records.store import Find
+from bmn.search.backends.base import Result
 from bmn.search.runs.chunks import sized_chunk, stream_quotas
 from bmn.search.runs.job import OptionValueError, rules_for
 from bmn.search.runs.kinds.longest_base import COMMIT_FINDS, LongestBase, LongestProgress, RunBest
+from bmn.search.runs.kinds.on_gpu import OnGpu
 from bmn.search.runs.registry import KINDS
 from bmn.search.runs.settings import KEEP_ABOVE
 
@@ -159,7 +158,7 @@ def warm_cuda(rules: str | None = None) -> None:
         DeviceSearch(streams, mode, keep_above=NO_LIMIT, threads_per_block=32, rules=rules).run(1)
 
 
-class LongestCudaJob(LongestBase):
+class LongestCudaJob(OnGpu, LongestBase):
     """One GPU run: start it new or resume it, then `run()` until done or stopped.
 
     `RunLoop(store, LongestCudaJob, options)`, as longest.LongestJob. The run loop's one
@@ -172,25 +171,12 @@ class LongestCudaJob(LongestBase):
     progress_type = LongestCudaProgress
     work = staticmethod(cuda_chunk)
     warm = staticmethod(warm_cuda)
-    device = "cuda"
 
-    @classmethod
-    def prepare(
-        cls,
-        options: LongestCudaOptions,
-        given: Collection[str],
-        store: Store,
-        backend: Backend | None,
-    ) -> None:
-        """Its streams: every thread the GPU keeps resident, unless --device-threads."""
-        if "device_threads" not in given:
-            from bmn.search.strategies.cuda.host import resident_threads
+    @staticmethod
+    def resident(options: LongestCudaOptions) -> int:
+        from bmn.search.strategies.cuda.host import resident_threads
 
-            threads = resident_threads(mode=options.strategy, rules=options.rules)
-            options.device_threads = threads
-
-    def warm_call(self) -> Callable[[], object]:
-        return functools.partial(self.warm, self.options.rules)
+        return resident_threads(mode=options.strategy, rules=options.rules)
 
     @property
     def streams(self) -> int:
