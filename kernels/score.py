@@ -81,6 +81,17 @@ def lane_kernel(seats: int, rules: Rules = None) -> Kernel | None:
     return kernel_for(seats, LANES, rules) if chosen().uses_lanes else None
 
 
+def cpu_kernels(seats: int, rules: Rules = None) -> tuple[Kernel, Kernel | None]:
+    """What a search's or an enumeration's loop on the CPU plays deals of `seats` seats with
+    under `rules`: the scalar kernel (the exact path, and every game where the scalar kernels
+    are chosen) and the lane kernel where kernels/cpu/choice.py chooses lanes (else None).
+    ValueError where no compiled kernel plays them."""
+    kernel = kernel_for(seats, rules=rules)
+    if kernel is None:
+        raise ValueError(f"no compiled kernel plays {seats} seats under rules {rules!r}")
+    return kernel, lane_kernel(seats, rules)
+
+
 def batch_kernel(seats: int, device: str = "cpu", rules: Rules = None) -> Kernel | None:
     """The kernel that plays a batch of `seats` seats on `device`: on the CPU the lane kernel
     where kernels/cpu/choice.py chooses lanes, else the scalar one; a device with no kernel for

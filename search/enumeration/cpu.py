@@ -30,8 +30,7 @@ from bmn.kernels.score import (
     PLAY_FAST,
     SIZES,
     Rules,
-    kernel_for,
-    lane_kernel,
+    cpu_kernels,
     score_deck,
 )
 
@@ -202,9 +201,7 @@ def score_run(
     """Score `n` consecutive sequences from `start` (left untouched), on this thread, under
     `rules` (None: bmn's); stops early once `max_finds` deals are kept (done says how many
     were scored)."""
-    kernel = kernel_for(len(sizes), rules=rules)
-    if kernel is None:
-        raise ValueError(f"no compiled kernel for {len(sizes)} seats")
+    kernel, lanes = cpu_kernels(len(sizes), rules)
     cards = np.ascontiguousarray(start, dtype=np.uint8).copy()
     sizes = np.ascontiguousarray(sizes, dtype=np.int64)
     best = cards.copy()
@@ -213,7 +210,6 @@ def score_run(
     buffer_meta = np.zeros((FINDS, 4), np.int64)
     decks, meta, done = [], [], 0
     call = visit()
-    lanes = lane_kernel(len(sizes), rules)
     while done < n and sum(len(m) for m in meta) < max_finds:
         part_top = np.array([-1, -1, -1, -1], dtype=np.int64)
         part_best = cards.copy()

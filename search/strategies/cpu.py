@@ -26,8 +26,7 @@ from numba import njit, types
 from bmn.kernels.config import JIT, LOOP
 from bmn.kernels.score import (
     Rules,
-    kernel_for,
-    lane_kernel,
+    cpu_kernels,
     per_deal,
     score_deck,
 )
@@ -138,11 +137,7 @@ def run_chunk(
     `rules` (a rule set's name; None: bmn's); it may be any deck (moves permute its cards),
     and `finds` rows are as wide as it. Returns (iterations done, finds written into `finds`).
     """
-    kernel = kernel_for(len(state.sizes), rules=rules)
-    if kernel is None:
-        raise ValueError(
-            f"no compiled kernel for {len(state.sizes)} seats under rules {rules!r} to search with"
-        )
+    kernel, block = cpu_kernels(len(state.sizes), rules)
     if finds.decks.shape[1] != len(state.deck) or int(state.sizes.sum()) != len(state.deck):
         raise ValueError(
             f"a deal of {len(state.deck)} cards cut into {state.sizes.tolist()} kept in finds"
@@ -150,7 +145,6 @@ def run_chunk(
         )
     if name not in STEPS:
         raise ValueError(f"no strategy {name!r} in the compiled loop; one of {list(STEPS)}")
-    block = lane_kernel(len(state.sizes), rules)
     if block is not None:  # the same deals, finds and states, several games a step
         play_fast_at = lanes.scorer(name, per_deal(kernel, state.sizes.tolist())[0])
         return lanes.chunk(name)(

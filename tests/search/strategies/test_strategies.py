@@ -70,7 +70,7 @@ def test_worker_state_keeps_its_sizes_and_reads_old_checkpoints():
 
 def test_a_seat_count_without_a_compiled_kernel_is_refused():
     state = new_worker(5, 0, sizes=(11, 11, 10, 10, 10))
-    with pytest.raises(ValueError, match="no compiled kernel for 5 seats"):
+    with pytest.raises(ValueError, match="no compiled kernel plays 5 seats"):
         run_chunk("walk", state, LoopFinds.empty(), 10, 0, 0, 100)
 
 
