@@ -292,8 +292,9 @@ DECLARED = (
     Setting(
         "seconds",
         "duration",
-        "How long to search: 90s, 10m, 8h, 1h30m, at most 365d [default: 1m, unless"
+        "How long to search: 90s, 10m, 8h, 1h30m, at most 365d [default: {timed}, unless"
         " --iterations is given]. With --iterations too, the run stops at whichever comes first.",
+        defaults={"timed": "1m"},  # a run of a kind that is timed (registry.RunKind.timed)
     ),
     Setting(
         "iterations",

@@ -31,7 +31,7 @@ from bmn.search.runs.registry import (
     refusal,
 )
 from bmn.search.runs.said import Words, named
-from bmn.search.runs.settings import SearchOptionError, read_whole
+from bmn.search.runs.settings import SearchOptionError, default_of, read_duration, read_whole
 from bmn.search.runs.settings import check_stored as check_stored_setting
 from bmn.search.strategies.registry import DEFAULT_STRATEGY
 
@@ -199,7 +199,7 @@ def plan(kind: RunKind, settings: dict[str, Any], given: Collection[str]) -> Any
     fields = _fields(kind, settings)
     untimed = settings.get("seconds") is None and settings.get("iterations") is None
     if untimed and kind.timed:  # an enumeration runs until its range is done
-        fields["seconds"] = 60.0
+        fields["seconds"] = read_duration(default_of("seconds", "timed"))
     fields.setdefault("seed", secrets.randbits(62))
     try:
         return kind.job_class().plan(fields)

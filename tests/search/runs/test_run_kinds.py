@@ -438,3 +438,10 @@ def test_a_kinds_own_defaults_are_its_settings_declaration():
     assert (true["basin_states"], true["workers"]) == (basin["grow_seats"], workers["grow"])
     said = SETTINGS["basin_states"].help
     assert all(f"{n:,}" in said for n in basin.values()) and "{" not in said
+    # A timed run given neither --time nor --iterations runs for the declared default.
+    from bmn.search.runs.settings import read_duration
+    from bmn.search.runs.start import plan
+
+    timed = SETTINGS["seconds"].defaults["timed"]
+    assert plan(KINDS["loop-hunt"], {"workers": 1}, {"workers"}).seconds == read_duration(timed)
+    assert f"[default: {timed}, unless" in SETTINGS["seconds"].help
