@@ -401,10 +401,11 @@ DECLARED = (
     Setting(
         "grow_from",
         "choice",
-        "grow: 'known' [default]: start from the pieces of the known standard-deck cycles (the"
-        " published one and the store's), recombined and mixed with new pieces; 'descent': from"
-        " nothing but random descents.",
+        "grow: 'known': start from the pieces of the known standard-deck cycles (the published"
+        " one and the store's), recombined and mixed with new pieces; 'descent': from nothing"
+        " but random descents [default: {grow}].",
         choices=GROW_FROM,
+        defaults={"grow": "known"},
     ),
     Setting(
         "rules",

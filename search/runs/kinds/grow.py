@@ -70,10 +70,9 @@ from bmn.search.runs.job import OptionValueError, RunContext, rules_for
 from bmn.search.runs.kinds.cycle_streams import CycleStreamsJob
 from bmn.search.runs.progress import CyclesProgress
 from bmn.search.runs.said import rules_option, store_option
-from bmn.search.runs.settings import default_of
+from bmn.search.runs.settings import GROW_FROM, default_of
 from bmn.search.words import counted
 
-GROW_FROM = ("known", "descent")
 STANDARD_DECK = STANDARD_COUNTS_TEXT
 GROW_BASIN_STATES = default_of("basin_states", "grow")
 TRIES = 200_000  # random descents per round: about a third of a second on one core
@@ -90,7 +89,7 @@ class GrowOptions:
     iterations: int | None = None  # rounds
     workers: int = default_of("workers", "grow")
     seed: int = 0
-    grow_from: str = "known"
+    grow_from: str = default_of("grow_from", "grow")
     basin_states: int = GROW_BASIN_STATES
     tries: int = TRIES
     deals: int = DEALS
@@ -328,7 +327,7 @@ def cycles_of(deck: str, n: int, adjective: str = "") -> str:
 class GrowProgress(CyclesProgress):
     """What the display shows; updated after every commit."""
 
-    grow_from: str = "known"
+    grow_from: str = default_of("grow_from", "grow")
     pieces: int = 0
     assembled: int = 0
     balanced: int = 0

@@ -435,6 +435,7 @@ def test_a_kinds_own_defaults_are_its_settings_declaration():
     grow = {f.name: f.default for f in dataclasses.fields(GrowOptions)}
     true = {f.name: f.default for f in dataclasses.fields(TrueCyclesOptions)}
     assert (grow["basin_states"], grow["workers"]) == (basin["grow"], workers["grow"])
+    assert grow["grow_from"] == SETTINGS["grow_from"].defaults["grow"]
     assert (true["basin_states"], true["workers"]) == (basin["grow_seats"], workers["grow"])
     said = SETTINGS["basin_states"].help
     assert all(f"{n:,}" in said for n in basin.values()) and "{" not in said
