@@ -117,17 +117,16 @@ def per_deal(kernel: Kernel, sizes: Sequence[int]) -> tuple[Callable, Callable]:
 # grow each time: numba issue #2956).
 DEAL = types.Array(types.uint8, 1, "C")
 SIZES = types.Array(types.int64, 1, "C")
+# Rows of them: deals (a block, the finds buffer's decks) and whole numbers (figures a row).
+DEALS = types.Array(types.uint8, 2, "C")
+NUMBERS = types.Array(types.int64, 2, "C")
 PLAY_FAST = types.FunctionType(
     types.UniTuple(types.int64, 3)(DEAL, types.int64, SIZES, types.int64)
 )
 PLAY_EXACT = types.FunctionType(types.UniTuple(types.int64, 8)(DEAL, types.int64, SIZES))
 # A lane kernel's block of deals (kernels/cpu/lanes.py's play_block): rows of one hand-size
 # pattern, the first n of them played, their (cards, tricks, code) written in three rows.
-PLAY_BLOCK = types.FunctionType(
-    types.int64(
-        types.Array(types.uint8, 2, "C"), SIZES, types.int64, types.Array(types.int64, 2, "C")
-    )
-)
+PLAY_BLOCK = types.FunctionType(types.int64(DEALS, SIZES, types.int64, NUMBERS))
 
 
 @njit(**INLINE_JIT)  # inlined into the caller's loop: called once per deal scored

@@ -25,6 +25,8 @@ from bmn.kernels.ranks import next_arrangement
 from bmn.kernels.rules.sets import rule_set
 from bmn.kernels.score import (
     DEAL,
+    DEALS,
+    NUMBERS,
     PLAY_BLOCK,
     PLAY_EXACT,
     PLAY_FAST,
@@ -143,8 +145,8 @@ _VISITED = (
     _I64,  # n
     _I64,  # objective
     _I64,  # keep_above
-    types.Array(types.uint8, 2, "C"),  # finds_decks
-    types.Array(types.int64, 2, "C"),  # finds_meta
+    DEALS,  # finds_decks
+    NUMBERS,  # finds_meta
     DEAL,  # best
     SIZES,  # top
 )
@@ -153,8 +155,8 @@ _VISIT_LANES = types.UniTuple(_I64, 2)(
     *_VISITED,
     PLAY_EXACT,
     PLAY_BLOCK,
-    types.Array(types.uint8, 2, "C"),  # decks
-    types.Array(types.int64, 2, "C"),  # results
+    DEALS,  # decks
+    NUMBERS,  # results
 )
 
 

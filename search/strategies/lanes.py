@@ -26,7 +26,7 @@ import numpy as np
 from numba import njit, types
 
 from bmn.kernels.config import FAST_CAP, FINISHED, INLINE_JIT, JIT, LOOP, UNDECIDED
-from bmn.kernels.score import PLAY_BLOCK
+from bmn.kernels.score import DEALS, NUMBERS, PLAY_BLOCK
 from bmn.search.strategies import climb, lahc, random_restart, walk
 from bmn.search.strategies.moves import record
 from bmn.search.strategies.registry import STRATEGIES
@@ -157,11 +157,11 @@ def _chunk(
 _CHUNK = types.UniTuple(types.int64, 2)(
     *CHUNK_ARGUMENTS,
     PLAY_BLOCK,
-    types.Array(types.uint8, 2, "C"),  # decks
-    types.Array(types.uint8, 2, "C"),  # starts
+    DEALS,  # decks
+    DEALS,  # starts
     types.Array(types.uint64, 2, "C"),  # states
-    types.Array(types.int64, 2, "C"),  # moves
-    types.Array(types.int64, 2, "C"),  # results
+    NUMBERS,  # moves
+    NUMBERS,  # results
 )
 
 

@@ -18,7 +18,7 @@ from numba import types
 from bmn.kernels.dealer import random_deals
 from bmn.kernels.decks import STANDARD_DECK, even_sizes
 from bmn.kernels.rng import seed_state
-from bmn.kernels.score import DEAL, PLAY_EXACT, PLAY_FAST, SIZES
+from bmn.kernels.score import DEAL, DEALS, NUMBERS, PLAY_EXACT, PLAY_FAST, SIZES
 
 DECK_SIZE = len(STANDARD_DECK)
 STANDARD_SIZES = even_sizes(DECK_SIZE, 2)  # 26/26: the two-player search
@@ -41,8 +41,8 @@ CHUNK_ARGUMENTS = (
     _I64,  # objective
     _I64,  # keep_above
     _I64,  # patience
-    types.Array(types.uint8, 2, "C"),  # finds_decks
-    types.Array(types.int64, 2, "C"),  # finds_meta
+    DEALS,  # finds_decks
+    NUMBERS,  # finds_meta
     SIZES,  # sizes
     PLAY_FAST,
     PLAY_EXACT,
