@@ -133,6 +133,20 @@ _COMMON = (*_TIMED, "seed")
 _LONGEST = ("strategy", "objective", "keep_above")
 # The CPU kinds that score deals with the kernels, which play every rule set.
 _RULED = ("rules",)
+# An enumeration's, on the CPU or a GPU: a deck's deals in a rank range (--loop-deck: the loop
+# hunt's name for --deck); each adds what runs it.
+_EVERY = (
+    *_LONGEST,
+    *_TIMED,
+    *_RULED,
+    "players",
+    "deck",
+    "loop_deck",
+    "hand_sizes",
+    "from_rank",
+    "to_rank",
+    "basin_states",
+)
 
 KINDS: dict[str, RunKind] = {
     kind.name: kind
@@ -229,19 +243,7 @@ KINDS: dict[str, RunKind] = {
             "bmn.search.runs.kinds.every:EveryJob",
             "an enumeration",
             ("cards", "tricks", "loop"),
-            takes=(
-                *_LONGEST,
-                *_TIMED,
-                *_RULED,
-                "workers",
-                "players",
-                "deck",
-                "loop_deck",  # the loop hunt's name for --deck
-                "hand_sizes",
-                "from_rank",
-                "to_rank",
-                "basin_states",
-            ),
+            takes=(*_EVERY, "workers"),
             seats=(2, 3, 4),
             refuses={"seed": EVERY_SEED},
             strategy="every",
@@ -254,19 +256,7 @@ KINDS: dict[str, RunKind] = {
             "a GPU enumeration",
             ("cards", "tricks", "loop"),
             device="cuda",
-            takes=(
-                *_LONGEST,
-                *_TIMED,
-                *_RULED,
-                "device_threads",
-                "players",
-                "deck",
-                "loop_deck",
-                "hand_sizes",
-                "from_rank",
-                "to_rank",
-                "basin_states",
-            ),
+            takes=(*_EVERY, "device_threads"),
             seats_why="the GPU kernel plays two seats",
             on_backend=False,
             does="enumerates every deal of a deck",
