@@ -91,18 +91,18 @@ class TableLines:
         self.number = 0
         self.read = 0
         self.digest = hashlib.sha256()
-        self.digest_bytes = 0
 
     def __iter__(self) -> Iterator[str | None]:
         """Each line as text: read1 returns what has come (waiting only while nothing has),
         then select says whether more is ready."""
         read = getattr(self.source, "read1", self.source.read)
         rest = b""  # the start of a line that has not ended yet (at most LONGEST bytes)
+        first = True
         while chunk := read(CHUNK):
-            if not self.digest_bytes and chunk.startswith(SQLITE_MAGIC):
+            if first and chunk.startswith(SQLITE_MAGIC):
                 raise LineError(0, _SQLITE, "the file")
+            first = False
             self.digest.update(chunk)
-            self.digest_bytes += len(chunk)
             *ended, rest = (rest + chunk).split(b"\n")
             for raw in ended:
                 yield self._line(raw + b"\n")
