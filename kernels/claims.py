@@ -30,7 +30,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from bmn.kernels.config import STATUS_CODES, STATUS_NAMES
-from bmn.kernels.deal import Deal, format_deal
+from bmn.kernels.deal import Deal, decode, format_deal
 from bmn.kernels.decks import Counts, counts_of, counts_text
 from bmn.kernels.reference import Result
 from bmn.kernels.results import Scores
@@ -99,11 +99,7 @@ class Claim(NamedTuple):
 
     @property
     def hands(self) -> Deal:
-        at, hands = 0, []
-        for size in self.sizes:
-            hands.append(tuple(self.values[at : at + size]))
-            at += size
-        return tuple(hands)
+        return decode(self.values, self.sizes)
 
     @property
     def deal(self) -> str:

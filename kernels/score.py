@@ -24,7 +24,7 @@ from bmn.kernels import reference
 from bmn.kernels.config import FAST_CAP, FINISHED, INLINE_JIT, MAX_CARDS, UNDECIDED, kernel_array
 from bmn.kernels.cpu import two
 from bmn.kernels.cpu.choice import chosen
-from bmn.kernels.deal import Deal, DealError
+from bmn.kernels.deal import Deal, DealError, decode
 from bmn.kernels.results import Scores
 from bmn.kernels.rules.sets import RuleSet, rule_set
 
@@ -181,13 +181,8 @@ def score(
         with numba_threads(threads):
             kernel.score_rows(deals, sizes, np.flatnonzero(fast), out, FAST_CAP)
     for i in np.flatnonzero(~fast):
-        out._set_from(int(i), reference.play(_hands(deals[i], sizes[i]), rules=rules))
+        out._set_from(int(i), reference.play(decode(deals[i], sizes[i]), rules=rules))
     return out
-
-
-def _hands(row: np.ndarray, sizes: np.ndarray) -> Deal:
-    ends = np.cumsum(sizes)
-    return tuple(tuple(int(v) for v in row[e - s : e]) for s, e in zip(sizes, ends, strict=True))
 
 
 def score_parsed(deals: Sequence[Deal], threads: int | None = None, rules: Rules = None) -> Scores:

@@ -21,7 +21,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from bmn.kernels.claims import BOTH, Claim, Stated, Verdict, disagreeing, verify
-from bmn.kernels.deal import DealError, format_deal, parse_deal, shorten
+from bmn.kernels.deal import DealError, deal_text, parse_deal, shorten
 from bmn.kernels.rules.sets import names as rule_names
 from bmn.kernels.rules.sets import rule_set
 from bmn.records.settings import settings_problem
@@ -161,7 +161,7 @@ def _derive_best(source: SourceRun) -> list[str]:
         if len(batch.figures):
             top = max(range(len(batch.figures)), key=lambda i: _rank(batch.figures[i], run))
             cards, tricks = (int(n) for n in batch.figures[top])
-            deal = format_deal(_hands(batch.decks[top], batch.sizes))
+            deal = deal_text(batch.decks[top], batch.sizes)
             best = _better_of(best, (deal, cards, tricks), run.objective)
     if run.best_deal is not None:
         stated = Stated(run.best_cards, run.best_tricks)
@@ -185,14 +185,6 @@ def _better_of(a: Best | None, b: Best, objective: str) -> Best:
 def _rank(figures: Sequence[int], run: Run) -> tuple[int, int]:
     cards, tricks = int(figures[0]), int(figures[1])
     return (tricks, cards) if run.objective == "tricks" else (cards, tricks)
-
-
-def _hands(row: Sequence[int], sizes: Sequence[int]) -> tuple[tuple[int, ...], ...]:
-    at, hands = 0, []
-    for size in sizes:
-        hands.append(tuple(int(v) for v in row[at : at + size]))
-        at += size
-    return tuple(hands)
 
 
 def _replay_loop(loop: LoopRow) -> tuple[LoopRow, list[str]]:
