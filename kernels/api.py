@@ -14,9 +14,7 @@ importing this module imports no numba and compiles nothing.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
 from itertools import islice
-from typing import Any, overload
 
 import numpy as np
 
@@ -39,15 +37,14 @@ from bmn.kernels.deal import (
     VALUE_SYMBOL,
     Deal,
     DealError,
-    deal_texts,
-    decode,
     too_many_cards,
 )
 from bmn.kernels.deal import format_deal as _format_deal
 from bmn.kernels.deal import parse_deal as _parse_deal
 from bmn.kernels.decks import deck_of
+from bmn.kernels.exports import front_door
 from bmn.kernels.reference import Result, Trick
-from bmn.kernels.results import Scores
+from bmn.kernels.results import Deals, Scores
 from bmn.kernels.rules.sets import RULE_SETS, RuleSet, rule_set
 from bmn.kernels.tables.reader import NOTATIONS, TableRow
 
@@ -260,78 +257,6 @@ def format_deal(deal: DealLike) -> str:
     return _format_deal(as_deal(deal))
 
 
-@dataclass(frozen=True)
-class Deals:
-    """Deals as the compiled kernels take them: `rows`, uint8 (N, W), each deal's hands
-    concatenated in seat order (penalty values, zero padded), and `sizes`, int64 (N, S), each
-    deal's hand sizes ((S,) is taken for every deal). Checked when made, as a deal given as
-    text is. Indexed like a numpy array: an int gives one `Deal`; a slice, a boolean mask or
-    an array of indices gives `Deals`.
-
-    >>> deals = random_deals(5, seed=1)
-    >>> deals[0] == parse_deal(deals.text(0)), len(deals[1:3]), len(deals[[4, 0]])
-    (True, 2, 2)
-    """
-
-    rows: np.ndarray
-    sizes: np.ndarray
-
-    def __post_init__(self) -> None:
-        rows, sizes = arguments.deal_rows(self.rows, self.sizes)
-        object.__setattr__(self, "rows", rows)  # frozen: set once, here
-        object.__setattr__(self, "sizes", sizes)
-
-    def __len__(self) -> int:
-        return len(self.rows)
-
-    @overload
-    def __getitem__(self, key: int | np.integer) -> Deal: ...
-    @overload
-    def __getitem__(self, key: slice | np.ndarray | Sequence[int] | Sequence[bool]) -> Deals: ...
-    def __getitem__(self, key: Any) -> Deal | Deals:
-        """Deal `key` (an int), or the deals `key` picks (as numpy picks rows)."""
-        if arguments.is_whole(key):
-            i = arguments.index(key, len(self))
-            return decode(self.rows[i], self.sizes[i])
-        if isinstance(key, tuple):  # rows[i, j] would cut hands apart
-            raise IndexError("index Deals along the deals only: one index, not a tuple")
-        arguments.index_keys(key, len(self))
-        try:
-            rows, sizes = self.rows[key], self.sizes[key]
-        except (TypeError, ValueError):  # a ragged list: numpy's own words are no help here
-            rows = np.empty(())
-        if rows.ndim != 2:  # numpy took it as something else: a tuple, None
-            raise IndexError(
-                f"index Deals with an int, a slice, a mask or indices, not {arguments.shown(key)}"
-            )
-        return Deals(rows, sizes)
-
-    def text(self, i: int) -> str:
-        """Deal i in record notation, without formatting the others.
-
-        >>> random_deals(1, seed=1).text(0) == random_deals(1, seed=1).texts()[0]
-        True
-        """
-        if not arguments.is_whole(i):
-            raise IndexError(f"Deals.text takes one deal's index, not {arguments.shown(i)}")
-        i = arguments.index(i, len(self))
-        return deal_texts(self.rows[i][None], tuple(int(n) for n in self.sizes[i]))[0]
-
-    def texts(self) -> list[str]:
-        """Every deal in record notation, hands joined by '/'.
-
-        >>> random_deals(2, seed=1).texts()[0].count("/")
-        1
-        """
-        if len(self) and (self.sizes == self.sizes[0]).all():  # one shape: all at once
-            return deal_texts(self.rows, tuple(int(n) for n in self.sizes[0]))
-        return [self.text(i) for i in range(len(self))]
-
-    def __iter__(self) -> Iterator[tuple[np.ndarray, np.ndarray]]:
-        """(row, hand sizes) of each deal."""
-        return iter(zip(self.rows, self.sizes, strict=True))
-
-
 def random_deals(
     n: int,
     seed: int = 0,
@@ -535,8 +460,7 @@ def reaching_deals(
     loop = analyse(hands, rules=chosen)
     if loop.status != "loop":
         raise DealError(f"the deal does not loop: it finishes after {loop.cards} cards")
-    play_back = backward.preimage_deals if len(hands) == 2 else backward_seats.preimage_deals
-    return play_back(
+    return backward_seats.play_back(
         hands, hand_sizes, max_depth, max_states, report, mirror=not seat_bound, rules=chosen
     )
 
@@ -582,3 +506,35 @@ def numbered_deal(number: int, order: str = "bmn", players: int = 2) -> Deal:
         raise DealError(f"camicia numbers two-player deals, not {players}")
     number = arguments.whole(number, "number", 0, arrangements(STANDARD_COUNTS) - 1)
     return numbered_standard(order, number, players)
+
+
+# -- the front ends' door (not the library) -------------------------------------------------
+# What bmn.frontends takes from bmn.kernels beyond __all__: the front ends import the engine only
+# from its api modules (tests/test_layers.py), and each name here is imported from its module
+# when first asked for (kernels/exports.py). Not in __all__, nor in dir(bmn.kernels).
+FRONT_ENDS, __getattr__ = front_door(
+    __name__,
+    {
+        "cpu.benchmark": "BENCH_SEED=DEFAULT_SEED cpu_bench=bench cpu_selfcheck=selfcheck",
+        "cpu.choice": "chosen force_kernel",
+        "cuda.env": "available THREADS_PER_BLOCK",
+        "cuda.two": "gpu_first_difference=first_difference gpu_name=device_name",
+        "cycles.backward": "BACKWARD_MAX_CARDS",
+        "cycles.backward_seats": "play_back",
+        "cycles.loops": "analyse",
+        "deal": (
+            "deal_texts decode format_hand HANDS_JOINED parse_hand parse_typed=parse_deal "
+            "shorten VALUE_SYMBOL"
+        ),
+        "dealer": "random_rows=random_deals",
+        "decks": (
+            "even_sizes is_standard not_standard_warning read_counts STANDARD_COUNTS unmeant_deck"
+        ),
+        "ranks": "arrangements unrank_in",
+        "rng": "seed_state",
+        "rules.sets": "ALIASES DEFAULT rule_names=names rule_set",
+        "tables.lines": "LineError TableLines",
+        "tables.reader": "NOTATIONS",
+        "tables.scored": "score_lines UnmeantDeckLine",
+    },
+)

@@ -54,3 +54,29 @@ def lazy_exports(
 
 def _submodule(package: str, name: str) -> bool:
     return name != "__all__" and importlib.util.find_spec(f"{package}.{name}") is not None
+
+
+def front_door(
+    api: str, declared: dict[str, str]
+) -> tuple[dict[str, tuple[str, str]], Callable[[str], Any]]:
+    """The front ends' door of an engine package's API module `api` (bmn.kernels.api): the
+    names beyond the library that bmn.frontends takes from it, declared as {module: names},
+    the module under the package and its names split by spaces, `door=name` where the door
+    calls one otherwise (the library has a name of other meaning). Gives the door, {door name:
+    (module, name)}, and the API module's `__getattr__`: it imports a name's module on first
+    use (so `bmn --help` imports no numba) and looks the name up at each use (a test that
+    patches the module is seen)."""
+    package = api.rpartition(".")[0]
+    door = {}
+    for module, names in declared.items():
+        for item in names.split():
+            called, _, name = item.rpartition("=")
+            door[called or name] = (f"{package}.{module}", name)
+
+    def __getattr__(name: str) -> Any:
+        if name not in door:
+            raise AttributeError(f"module {api!r} has no attribute {name!r}")
+        module, attribute = door[name]
+        return getattr(importlib.import_module(module), attribute)
+
+    return door, __getattr__

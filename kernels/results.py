@@ -1,4 +1,5 @@
-"""Per-deal results of a batch as numpy arrays: what every batch kernel writes into.
+"""A batch of deals and its results as numpy arrays: `Deals`, deals as the compiled kernels
+take them, and `Scores`, per-deal results, what every batch kernel writes into.
 
 Field by field these are the reference engine's `Result` (kernels/reference.py), with status as
 its code from kernels/config.py and -1 where the reference has None.
@@ -6,16 +7,93 @@ its code from kernels/config.py and -1 where the reference has None.
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, Any, overload
 
 import numpy as np
 
-from bmn.kernels import reference
+from bmn.kernels import arguments, reference
 from bmn.kernels.config import MAX_DEALS, STATUS_CODES, STATUS_NAMES
+from bmn.kernels.deal import Deal, deal_texts, decode
 
 if TYPE_CHECKING:
     import pandas
+
+
+@dataclass(frozen=True)
+class Deals:
+    """Deals as the compiled kernels take them: `rows`, uint8 (N, W), each deal's hands
+    concatenated in seat order (penalty values, zero padded), and `sizes`, int64 (N, S), each
+    deal's hand sizes ((S,) is taken for every deal). Checked when made, as a deal given as
+    text is. Indexed like a numpy array: an int gives one `Deal`; a slice, a boolean mask or
+    an array of indices gives `Deals`.
+
+    >>> from bmn.kernels.api import parse_deal, random_deals
+    >>> deals = random_deals(5, seed=1)
+    >>> deals[0] == parse_deal(deals.text(0)), len(deals[1:3]), len(deals[[4, 0]])
+    (True, 2, 2)
+    """
+
+    rows: np.ndarray
+    sizes: np.ndarray
+
+    def __post_init__(self) -> None:
+        rows, sizes = arguments.deal_rows(self.rows, self.sizes)
+        object.__setattr__(self, "rows", rows)  # frozen: set once, here
+        object.__setattr__(self, "sizes", sizes)
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    @overload
+    def __getitem__(self, key: int | np.integer) -> Deal: ...
+    @overload
+    def __getitem__(self, key: slice | np.ndarray | Sequence[int] | Sequence[bool]) -> Deals: ...
+    def __getitem__(self, key: Any) -> Deal | Deals:
+        """Deal `key` (an int), or the deals `key` picks (as numpy picks rows)."""
+        if arguments.is_whole(key):
+            i = arguments.index(key, len(self))
+            return decode(self.rows[i], self.sizes[i])
+        if isinstance(key, tuple):  # rows[i, j] would cut hands apart
+            raise IndexError("index Deals along the deals only: one index, not a tuple")
+        arguments.index_keys(key, len(self))
+        try:
+            rows, sizes = self.rows[key], self.sizes[key]
+        except (TypeError, ValueError):  # a ragged list: numpy's own words are no help here
+            rows = np.empty(())
+        if rows.ndim != 2:  # numpy took it as something else: a tuple, None
+            raise IndexError(
+                f"index Deals with an int, a slice, a mask or indices, not {arguments.shown(key)}"
+            )
+        return Deals(rows, sizes)
+
+    def text(self, i: int) -> str:
+        """Deal i in record notation, without formatting the others.
+
+        >>> from bmn.kernels.api import random_deals
+        >>> random_deals(1, seed=1).text(0) == random_deals(1, seed=1).texts()[0]
+        True
+        """
+        if not arguments.is_whole(i):
+            raise IndexError(f"Deals.text takes one deal's index, not {arguments.shown(i)}")
+        i = arguments.index(i, len(self))
+        return deal_texts(self.rows[i][None], tuple(int(n) for n in self.sizes[i]))[0]
+
+    def texts(self) -> list[str]:
+        """Every deal in record notation, hands joined by '/'.
+
+        >>> from bmn.kernels.api import random_deals
+        >>> random_deals(2, seed=1).texts()[0].count("/")
+        1
+        """
+        if len(self) and (self.sizes == self.sizes[0]).all():  # one shape: all at once
+            return deal_texts(self.rows, tuple(int(n) for n in self.sizes[0]))
+        return [self.text(i) for i in range(len(self))]
+
+    def __iter__(self) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+        """(row, hand sizes) of each deal."""
+        return iter(zip(self.rows, self.sizes, strict=True))
 
 
 @dataclass

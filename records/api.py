@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from bmn.kernels.arguments import is_whole, shown
 from bmn.kernels.deal import DealError, parse_deal
+from bmn.kernels.exports import front_door
 from bmn.kernels.rules.sets import rule_set
 from bmn.records.imported import Imported, ImportRefused
 from bmn.records.published import FILES, PublishedGame, Replayed
@@ -298,3 +299,25 @@ def _stamp(text: str) -> datetime:
     except (TypeError, ValueError, AttributeError):
         raise StoreError(f"a time stamp the store holds is not ISO-8601: {text!r}") from None
     return stamp if stamp.tzinfo else stamp.replace(tzinfo=timezone.utc)  # the store's is UTC
+
+
+# -- the front ends' door (not the library) -------------------------------------------------
+# What bmn.frontends takes from bmn.records beyond __all__: the front ends import the engine only
+# from its api modules (tests/test_layers.py), and each name here is imported from its module
+# when first asked for (kernels/exports.py). Not in __all__, nor in dir(bmn.records).
+FRONT_ENDS, __getattr__ = front_door(
+    __name__,
+    {
+        "coverage": "Coverage coverage",
+        "imported": "import_with_progress=import_table",
+        "merge": "merging",
+        "report": "comparable deal_numbers FindList finds_judged first_loops LeftOut LOOP_KEYS "
+        "published_ranking Rank rank_among run_deck run_rules show_dict STANDARD_KEYS "
+        "STANDARD_LABEL standard_loops top_lists",
+        "store": "IMPORT_KIND INT64_MAX SCHEMA_VERSION Store StoreMissing TOP_KEYS",
+        "store.connection": "connect_store=connect explain_query=explain",
+        "store.finds": "FindBlock",
+        "store.paths": "STORE_BESIDE=BESIDE store_found=found store_open_mode=open_mode",
+        "store.schema": "check_store_identity=check_identity store_version=version",
+    },
+)

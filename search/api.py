@@ -19,6 +19,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Union
 
 from bmn.kernels.cuda.env import CudaUnavailable
+from bmn.kernels.exports import front_door
 from bmn.records.store import DEFAULT_PATH, RunHeld, RunNotFound, StoreError
 from bmn.search.runs.said import in_python
 from bmn.search.runs.settings import SearchOptionError, check_settings
@@ -192,3 +193,43 @@ def odds(deal: DealLike) -> DealOdds | None:
     if result.status != "finished":
         return None
     return deal_odds(len(hands), result.cards, result.tricks)
+
+
+# -- the front ends' door (not the library) -------------------------------------------------
+# What bmn.frontends takes from bmn.search beyond __all__: the front ends import the engine only
+# from its api modules (tests/test_layers.py), and each name here is imported from its module
+# when first asked for (kernels/exports.py). Not in __all__, nor in dir(bmn.search).
+FRONT_ENDS, __getattr__ = front_door(
+    __name__,
+    {
+        "backends.base": "Backend BackendError",
+        "backends.dask_cluster": "quiet_dask_logs=quiet_logs read_scheduler_file",
+        "backends.registry": "get_backend",
+        "backends.threads": "default_workers",
+        "benchmark": (
+            "search_bench_compare=compare search_bench_table=table "
+            "SEARCH_BENCH_THRESHOLDS=THRESHOLDS"
+        ),
+        "measure.odds": "deal_odds Odds",
+        "measure.odds_words": "deal_odds_line odds_row",
+        "measure.stats": "DEFAULT_DEALS length_stats percentile_key PERCENTILES score_random",
+        "runs.kinds.grow": "GrowSummary",
+        "runs.kinds.longest_base": "LongestSummary",
+        "runs.kinds.loop_hunt": "LoopHuntSummary",
+        "runs.loop": "RunLoop",
+        "runs.progress": "starts_too",
+        "runs.registry": "CLUSTER_OPTIONS",
+        "runs.said": "store_option",
+        "runs.settings": (
+            "DEVICES MAX_DEVICE_THREADS MAX_WORKERS read_duration read_whole Refused "
+            "SEED_WORDS Setting SETTINGS"
+        ),
+        "runs.start": (
+            "DeckValueError Request settings_problem start_request=request "
+            "start_run=open_run Stopping"
+        ),
+        "strategies.cuda.host": "gpu_bench=bench",
+        "strategies.registry": "STRATEGIES",
+        "words": "counted duration format_duration ordinal short_time",
+    },
+)

@@ -2,16 +2,18 @@
 
 Each package of bmn stands on a floor (docs/development.md, "Layout"): the engine below, the
 front ends on top. kernels/ at the bottom, records/ on it, then inside search/ the plain words,
-the rooms a run stands on, the runs, and the library and the search benchmark, which times real
-runs; above them frontends/: what they print and draw, then the web page and the command line.
-A module may import its own package and anything on a lower floor; an import that goes up, or
-a circle of imports, fails here (imports inside functions and under TYPE_CHECKING count too:
-they are the same dependency, taken later). The engine imports no click, rich or Datasette.
+the rooms a run stands on, the runs, the search benchmark, which times real runs, and the
+library; above them frontends/: what they print and draw, then the web page and the command
+line. A module may import its own package and anything on a lower floor; an import that goes
+up, or a circle of imports, fails here (imports inside functions and under TYPE_CHECKING count
+too: they are the same dependency, taken later; so do the names of an api module's door). The
+engine imports no click, rich or Datasette, and the front ends reach it through its api modules.
 """
 
 from __future__ import annotations
 
 import ast
+import importlib
 from functools import cache
 from pathlib import Path
 
@@ -35,15 +37,16 @@ FLOORS = {
     "bmn.search.cycles": 3,
     "bmn.search.measure": 3,
     "bmn.search.runs": 4,
-    "bmn.search.api": 5,
     "bmn.search.benchmark": 5,  # search-bench's trials: real runs, timed
-    "bmn.search": 6,  # the package itself: its lazy exports name the library
-    "bmn.frontends.output": 7,
-    "bmn.frontends.serve": 8,
-    "bmn.frontends.cli": 9,
-    "bmn.frontends": 10,
+    "bmn.search.api": 6,  # the library, and the front ends' door to all of search/
+    "bmn.search": 7,  # the package itself: its lazy exports name the library
+    "bmn.frontends.output": 8,
+    "bmn.frontends.serve": 9,
+    "bmn.frontends.cli": 10,
+    "bmn.frontends": 11,
 }
 ENGINE = ("bmn.kernels", "bmn.records", "bmn.search")
+APIS = tuple(f"{package}.api" for package in ENGINE)  # the front ends' one door to each
 # The one import from the engine up into the front ends: the library's search(display=True)
 # shows the command line's live panel, imported inside the call that asks for it.
 DOORS = {("bmn.search.api", "bmn.frontends.output.progress")}
@@ -90,8 +93,16 @@ def _edges() -> dict[str, set[str]]:
         tree = ast.parse(path.read_text(), str(path))
         package = path.name == "__init__.py"
         reached = {t for node in ast.walk(tree) for t in _targets(node, module, package)}
+        reached |= {target for target, _ in _door(module).values()}
         edges[module] = {t for t in reached if t in MODULES and t != module}
     return edges
+
+
+@cache
+def _door(module: str) -> dict[str, tuple[str, str]]:
+    """An API module's front-end door, {name: (module, name)}: the imports it makes when a
+    front end first asks (kernels/exports.py's front_door); empty for any other module."""
+    return importlib.import_module(module).FRONT_ENDS if module in APIS else {}
 
 
 def _room(module: str) -> str:
@@ -154,6 +165,94 @@ def test_the_engine_imports_no_click_rich_or_datasette() -> None:
     assert _outside_imports("bmn.frontends.cli.main") & front == {"click"}  # the walk sees them
 
 
+def _engine_names(module: str) -> list[tuple[str, str]]:
+    """(engine module, name) of each name a module imports from the engine (functions too)."""
+    tree = ast.parse(MODULES[module].read_text())
+    return [
+        (node.module, alias.name)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith(ENGINE)
+        for alias in node.names
+    ]
+
+
+def _front_ends() -> list[str]:
+    return [module for module in MODULES if module.startswith("bmn.frontends")]
+
+
+def test_the_front_ends_reach_the_engine_only_through_its_api_modules() -> None:
+    """The command line and the web page take the engine's names from bmn.kernels.api,
+    bmn.search.api and bmn.records.api alone: the library's names (`__all__`) or the door's
+    (FRONT_ENDS), so the engine's insides move without touching them."""
+    wrong, taken = [], 0
+    for module in _front_ends():
+        targets = _edges()[module]
+        wrong += [f"{module} -> {t}" for t in targets if t.startswith(ENGINE) and t not in APIS]
+        for source, name in _engine_names(module):
+            api = importlib.import_module(source) if source in APIS else None
+            taken += api is not None
+            if api is not None and name not in api.__all__ and name not in api.FRONT_ENDS:
+                wrong.append(f"{module}: {name} is neither {source}'s library nor its door")
+    assert wrong == []
+    assert taken > 100  # the walk sees the front ends' imports
+
+
+def _binds(module: str, name: str) -> bool:
+    """Whether a module's own text binds `name` at its top level (def, class, =, import)."""
+    for node in ast.parse(MODULES[module].read_text()).body:
+        if isinstance(node, (ast.FunctionDef, ast.ClassDef)) and node.name == name:
+            return True
+        if isinstance(node, (ast.Assign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            found = {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+            if name in found:
+                return True
+        imported = node.names if isinstance(node, (ast.Import, ast.ImportFrom)) else []
+        if name in {(a.asname or a.name).partition(".")[0] for a in imported}:
+            return True
+    return False
+
+
+def test_each_door_name_is_bound_in_its_own_package_and_taken_by_a_front_end() -> None:
+    """A door's name is one its module binds (read, not imported: the CUDA modules refuse to
+    import without a GPU), in the API's own package; it is no name of the library (a door
+    called like one would be shadowed by it), and the same object as the API module's own
+    where that module imports it too; and a front end takes it (no door left open)."""
+    wrong = []
+    taken = {(source, name) for m in _front_ends() for source, name in _engine_names(m)}
+    for api in APIS:
+        module = importlib.import_module(api)
+        assert len(_door(api)) >= 10
+        for called, (target, name) in _door(api).items():
+            package = api.rpartition(".")[0]
+            if not (target.startswith(package + ".") and target in MODULES):
+                wrong.append(f"{api}.{called}: {target} is no module of {package}")
+            elif not _binds(target, name):
+                wrong.append(f"{api}.{called}: {target} binds no {name}")
+            own = vars(module).get(called)  # the API imports it too: the global answers first
+            if called in module.__all__:
+                wrong.append(f"{api}.{called} is a library name")
+            elif own is not None and own is not getattr(importlib.import_module(target), name):
+                wrong.append(f"{api}.{called} is another object than {target}.{name}")
+            if (api, called) not in taken:
+                wrong.append(f"{api}.{called}: no front end takes it")
+    assert wrong == []
+
+
+def test_the_door_imports_a_name_when_asked_and_refuses_others() -> None:
+    import bmn.kernels.api as api
+
+    assert api.shorten is importlib.import_module("bmn.kernels.deal").shorten
+    assert api.parse_typed is importlib.import_module("bmn.kernels.deal").parse_deal
+    assert api.parse_deal is not api.parse_typed  # the library's own, under its own name
+    try:
+        api.no_such_name  # noqa: B018
+    except AttributeError as error:
+        assert "no_such_name" in str(error)
+    else:
+        raise AssertionError("an unknown name was answered")
+
+
 def _strongly_connected(edges: dict[str, set[str]]) -> list[list[str]]:
     """Tarjan's components of more than one module: each is a circle of imports."""
     index: dict[str, int] = {}
@@ -187,7 +286,10 @@ def _strongly_connected(edges: dict[str, set[str]]) -> list[list[str]]:
 
 
 def test_no_circle_of_imports() -> None:
-    assert _strongly_connected(_edges()) == []
+    """The one import up (DOORS) is taken inside a call, once both ends are loaded: the
+    library's live panel imports the library's door back, and that is no circle of loading."""
+    edges = {m: {t for t in ts if (m, t) not in DOORS} for m, ts in _edges().items()}
+    assert _strongly_connected(edges) == []
 
 
 def test_the_walk_sees_a_circle() -> None:

@@ -11,7 +11,7 @@ import click
 from click.core import ParameterSource
 
 if TYPE_CHECKING:
-    from bmn.search.backends.base import Backend
+    from bmn.search.api import Backend
 
 
 class SchedulerAddress(click.ParamType):
@@ -92,22 +92,21 @@ def cluster_backend(
         raise click.UsageError("--scheduler-file and --cluster name two clusters: give one")
     if scheduler is None and scheduler_file is None and cluster is None:
         return None
-    from bmn.search.backends.base import BackendError
-    from bmn.search.backends.registry import get_backend
-    from bmn.search.backends.threads import default_workers
+    from bmn.search.api import BackendError, default_workers, get_backend
 
     try:
-        from bmn.search.backends import (
-            dask_cluster as dask_backend,  # BackendError without Dask installed
+        from bmn.search.api import (  # BackendError without Dask installed
+            quiet_dask_logs,
+            read_scheduler_file,
         )
 
         if not (ctx.obj or {}).get("debug"):  # Dask's log lines would break the display
-            dask_backend.quiet_logs()
+            quiet_dask_logs()
         if cluster == "local":
             local = min(workers or default_workers(), default_workers())
             return get_backend("dask", local=True, local_workers=local)
         if scheduler_file is not None:  # its address refused as --scheduler's would be
-            scheduler = dask_backend.read_scheduler_file(scheduler_file)
+            scheduler = read_scheduler_file(scheduler_file)
             why = address_problem(scheduler)
             if why is not None:
                 raise BackendError(f"scheduler file {scheduler_file}: {why}")

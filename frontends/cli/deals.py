@@ -12,8 +12,15 @@ from typing import Any
 
 import click
 
-from bmn.kernels.deal import HANDS_JOINED, Deal, DealError, parse_deal, parse_hand
-from bmn.kernels.decks import not_standard_warning, unmeant_deck
+from bmn.kernels.api import (
+    HANDS_JOINED,
+    Deal,
+    DealError,
+    not_standard_warning,
+    parse_hand,
+    parse_typed,
+    unmeant_deck,
+)
 
 # -- deals on the command line ---------------------------------------------------------------
 
@@ -115,7 +122,7 @@ def read_deal(hands: Sequence[str]) -> Deal:
         if text.startswith("-"):
             check_option(ctx, text)
     try:
-        deal = parse_deal(hands, typed=True)  # an empty hand only as '.': no stray '/'
+        deal = parse_typed(hands, typed=True)  # an empty hand only as '.': no stray '/'
     except DealError as err:
         raise click.BadParameter(in_cli_words(str(err)), ctx, param_hint="HAND...") from err
     problem = unmeant_deck(v for hand in deal for v in hand)

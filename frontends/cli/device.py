@@ -15,9 +15,8 @@ import click
 from bmn.frontends.cli.options import check_report, given, refuse
 from bmn.frontends.cli.values import Whole
 from bmn.frontends.output.measures import bench_line
-from bmn.kernels.cuda.env import THREADS_PER_BLOCK
-from bmn.kernels.rules.sets import DEFAULT, RuleSet
-from bmn.search.runs.settings import DEVICES, MAX_DEVICE_THREADS
+from bmn.kernels.api import DEFAULT, THREADS_PER_BLOCK, RuleSet
+from bmn.search.api import DEVICES, MAX_DEVICE_THREADS
 
 DEVICE_BENCH_DEALS = 10**9  # about a second at the GPU target (bench caps it at about 20 s)
 
@@ -39,7 +38,7 @@ DEVICE_THREADS_OPTION = click.option(
 
 def require_cuda() -> None:
     """One line saying what is missing (exit 1) unless the CUDA kernel can run here."""
-    from bmn.kernels.cuda.env import available
+    from bmn.kernels.api import available
 
     missing = available()
     if missing is not None:
@@ -77,13 +76,13 @@ def bench_on_device(
         refuse(ctx, "threads", "sets CPU threads; with --device cuda use --device-threads")
     require_cuda()
     from bmn.frontends.output.progress import count_progress
-    from bmn.kernels.cuda import two as cuda_two
-    from bmn.search.strategies.cuda import host as cuda_search
+    from bmn.kernels.api import gpu_name
+    from bmn.search.api import gpu_bench
 
     n = deals if given(ctx, "deals") else DEVICE_BENCH_DEALS
     threads_per_block = min(device_threads or THREADS_PER_BLOCK, THREADS_PER_BLOCK)
     with count_progress(f"benchmarking {n:,} deals on the GPU", None):  # no steps to report
-        result = cuda_search.bench(
+        result = gpu_bench(
             n,
             seed,
             mode="random",
@@ -100,7 +99,7 @@ def bench_on_device(
         "threads": result["threads"],
         "deals": games,
         "device": "cuda",
-        "gpu": cuda_two.device_name(),
+        "gpu": gpu_name(),
         "rules": rules.name,
     }
     if as_json:
@@ -114,15 +113,15 @@ def selfcheck_on_device(deals: int, seed: int, rules: RuleSet) -> None:
     """`bmn selfcheck --device cuda`: the GPU against the CPU kernel on random deals."""
     require_cuda()
     from bmn.frontends.output.progress import count_progress
-    from bmn.kernels.cuda import two as cuda_two
+    from bmn.kernels.api import gpu_first_difference, gpu_name
 
     with count_progress("checking", deals) as bar:
-        bad = cuda_two.first_difference(deals, seed, bar.advance, rules=rules)
+        bad = gpu_first_difference(deals, seed, bar.advance, rules=rules)
     check_report(
         bad,
         ("cuda", "cpu kernel"),
         "the CUDA kernel disagrees with the CPU kernel",
-        f"OK: the CUDA kernel ({cuda_two.device_name()}) and the CPU kernel agree on"
+        f"OK: the CUDA kernel ({gpu_name()}) and the CPU kernel agree on"
         f" {deals:,} random deals (seed {seed})"
         + ("" if rules.name == DEFAULT else f" under rule set {rules.name}"),
     )

@@ -21,10 +21,8 @@ from bmn.frontends.cli.options import (
 )
 from bmn.frontends.cli.values import Whole, count_option, seed_option
 from bmn.frontends.output.games import describe, describe_loop, trace_table
-from bmn.kernels.deal import Deal, format_deal
-from bmn.kernels.decks import even_sizes
-from bmn.kernels.rules.sets import DEFAULT, RuleSet
-from bmn.search.words import counted
+from bmn.kernels.api import DEFAULT, Deal, RuleSet, even_sizes, format_deal
+from bmn.search.api import counted
 
 
 @click.command(cls=HandCommand)
@@ -77,7 +75,7 @@ def play(
       bmn play --rules leodog896 \\
           ---AJ--Q---------QAKQJJ-QK/-----A----KJ-K--------A---
     """
-    from bmn.kernels.reference import play as play_deal
+    from bmn.kernels.api import play as play_deal
 
     deal = read_deal(hands)
     check_seats(rules, len(deal))
@@ -100,7 +98,7 @@ def play(
     click.echo(describe(result))
     if odds:
         from bmn.frontends.output.wrap import fit, stdout_width
-        from bmn.search.measure.odds_words import deal_odds_line
+        from bmn.search.api import deal_odds_line
 
         rare = _odds(deal, result, rules)
         line = f"odds: none: {rare}" if isinstance(rare, str) else deal_odds_line(rare)
@@ -111,8 +109,8 @@ def play(
 
 def _odds(deal: Deal, result, rules: RuleSet):
     """The deal's odds (measure/odds.deal_odds), or why it has none, in words."""
-    from bmn.kernels.decks import is_standard
-    from bmn.search.measure.odds import deal_odds
+    from bmn.kernels.api import is_standard
+    from bmn.search.api import deal_odds
 
     if rules.plays_as(len(deal)) != DEFAULT:
         return "the fitted tail is of random deals played by bmn's rules"
@@ -202,22 +200,18 @@ def _shuffled(players: int, seed: int | None, count: int) -> None:
     """--count random deals, made and written DEALS_AT_ONCE at a time, the text in numpy."""
     import secrets
 
-    from bmn.kernels.deal import deal_texts
-    from bmn.kernels.dealer import random_deals
-    from bmn.kernels.rng import seed_state
+    from bmn.kernels.api import deal_texts, random_rows, seed_state
 
     # One generator for every deal: the first is shuffled_deal's for the same seed.
     state = seed_state(secrets.randbits(64) if seed is None else seed)
     for start in range(0, count, DEALS_AT_ONCE):
-        rows, sizes = random_deals(min(DEALS_AT_ONCE, count - start), state, players)
+        rows, sizes = random_rows(min(DEALS_AT_ONCE, count - start), state, players)
         click.echo("\n".join(deal_texts(rows, sizes[0])))
 
 
 def _ranked(players: int, rank: int, count: int, order: str) -> None:
     """The deals numbered rank to rank + count - 1 in `order`, cut into even hands."""
-    from bmn.kernels.deal import decode
-    from bmn.kernels.decks import STANDARD_COUNTS
-    from bmn.kernels.ranks import arrangements, unrank_in
+    from bmn.kernels.api import STANDARD_COUNTS, arrangements, decode, unrank_in
 
     total = arrangements(STANDARD_COUNTS)
     last = rank + count - 1
@@ -291,7 +285,7 @@ def loop(hands: tuple[str, ...], as_json: bool, rules: RuleSet) -> None:
       bmn loop -J-------J---J----/-A-KKA--KQ-J--A--/--Q-Q----Q--KA--- \\
         --rules paulhus
     """
-    from bmn.kernels.cycles.loops import analyse
+    from bmn.kernels.api import analyse
 
     deal = read_deal(hands)
     check_seats(rules, len(deal))
@@ -312,7 +306,7 @@ def read_hand_sizes(text: str | None, deal: Deal) -> tuple[int, ...]:
     if text is None:
         return tuple(len(hand) for hand in deal)
     total, seats = sum(len(hand) for hand in deal), len(deal)
-    from bmn.kernels.decks import read_counts
+    from bmn.kernels.api import read_counts
 
     sizes = read_counts("".join(text.split())) or ()  # ASCII digits, as every number bmn reads
     if len(sizes) != seats or min(sizes) < 1 or sum(sizes) != total:
@@ -327,7 +321,7 @@ def read_hand_sizes(text: str | None, deal: Deal) -> tuple[int, ...]:
 
 def check_backward_deal(deal: Deal) -> None:
     """Backward play takes deals of at most BACKWARD_MAX_CARDS cards: a usage error otherwise."""
-    from bmn.kernels.cycles.backward import BACKWARD_MAX_CARDS
+    from bmn.kernels.api import BACKWARD_MAX_CARDS
 
     cards = sum(map(len, deal))
     if cards > BACKWARD_MAX_CARDS:
@@ -399,7 +393,7 @@ def preimages(
       bmn preimages J--/-J-/-J- --hand-sizes 3,3,3
       bmn preimages J--/-J-/-J- --hand-sizes 3,3,3 --rules paulhus
     """
-    from bmn.kernels.cycles.backward import BasinSearch
+    from bmn.kernels.api import BasinSearch
 
     deal = read_deal(hands)
     check_seats(rules, len(deal))
@@ -440,10 +434,10 @@ def _list_preimages(
     report,
     rules: RuleSet,
 ) -> tuple[list[dict], int]:
-    """Run backward play (two seats: backward.py; 3 or 4: backward_seats.py), printing each
-    deal as it is confirmed unless --json; the JSON rows and how many were mirrored."""
+    """Run backward play (kernels/cycles/backward_seats.play_back), printing each deal as it
+    is confirmed unless --json; the JSON rows and how many were mirrored."""
     from bmn.frontends.output.progress import count_progress, stderr_is_terminal
-    from bmn.kernels.cycles import backward, backward_seats
+    from bmn.kernels.api import play_back
 
     terminal = stderr_is_terminal()
 
@@ -454,7 +448,6 @@ def _list_preimages(
             click.echo(f"depth {r.depth}: {r.frontier:,} states; {r.states:,} visited", err=True)
 
     max_depth, max_states = limits
-    play_back = backward.preimage_deals if len(deal) == 2 else backward_seats.preimage_deals
     found = play_back(
         deal, sizes, max_depth, max_states, report, progress, not seat_bound, rules=rules
     )

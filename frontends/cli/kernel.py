@@ -28,9 +28,7 @@ from bmn.frontends.cli.options import (
 from bmn.frontends.cli.values import deals_option, seed_option
 from bmn.frontends.output.games import describe
 from bmn.frontends.output.measures import bench_line, format_stats, kernels_line
-from bmn.kernels.deal import VALUE_SYMBOL, shorten
-from bmn.kernels.decks import STANDARD_COUNTS
-from bmn.kernels.rules.sets import DEFAULT, RuleSet
+from bmn.kernels.api import DEFAULT, STANDARD_COUNTS, VALUE_SYMBOL, RuleSet, shorten
 
 
 class DealFile(click.File):
@@ -105,8 +103,7 @@ def score(
       bmn score numbers.txt --notation camicia  # camicia.dev deal numbers
     """
     from bmn.frontends.output.progress import byte_progress, compiling_said
-    from bmn.kernels.tables.lines import LineError, TableLines
-    from bmn.kernels.tables.scored import UnmeantDeckLine, score_lines
+    from bmn.kernels.api import LineError, TableLines, UnmeantDeckLine, score_lines
 
     if device == "cuda":
         from bmn.frontends.cli.device import require_cuda
@@ -203,7 +200,7 @@ def warn_not_standard(deals: list[str]) -> bool:
     """One warning on stderr for the first deal that is not the standard deck; True once
     said."""
     from bmn.frontends.output.wrap import fit, stderr_width
-    from bmn.kernels.decks import not_standard_warning
+    from bmn.kernels.api import not_standard_warning
 
     for deal in deals:  # canonical notation: counting symbols is enough, and fast
         if all(deal.count(c) == n for c, n in _STANDARD_COUNTS) and len(deal) <= 55:
@@ -262,8 +259,8 @@ def bench(
       bmn bench --device cuda --json
     """
     from bmn.frontends.output.progress import compiling_said, count_progress
-    from bmn.kernels.cpu.benchmark import DEFAULT_SEED
-    from bmn.kernels.cpu.benchmark import bench as run_bench
+    from bmn.kernels.api import BENCH_SEED as DEFAULT_SEED
+    from bmn.kernels.api import cpu_bench as run_bench
 
     check_seats(rules, players, "--players is")
     if device == "cuda" or device_threads is not None:
@@ -274,7 +271,7 @@ def bench(
         return bench_on_device(device, deals, seed, device_threads, as_json, rules)
     # A pulsing bar: dealing, compiling and the timed run report no steps.
     seed = DEFAULT_SEED if seed is None else seed
-    from bmn.kernels.cpu.choice import chosen
+    from bmn.kernels.api import chosen
 
     choice = chosen()
     with count_progress(f"benchmarking {deals:,} deals", None), compiling_said(rules_words(rules)):
@@ -331,8 +328,8 @@ def selfcheck(deals: int, players: int, seed: int | None, device: str, rules: Ru
       bmn selfcheck --device cuda --deals 1000000
     """
     from bmn.frontends.output.progress import compiling_said, count_progress
-    from bmn.kernels.cpu.benchmark import DEFAULT_SEED
-    from bmn.kernels.cpu.benchmark import selfcheck as run_check
+    from bmn.kernels.api import BENCH_SEED as DEFAULT_SEED
+    from bmn.kernels.api import cpu_selfcheck as run_check
 
     seed = DEFAULT_SEED if seed is None else seed
     check_seats(rules, players, "--players is")
@@ -389,7 +386,7 @@ def stats(
 
     from bmn.frontends.output.plots import plot_stats
     from bmn.frontends.output.progress import compiling_said, count_progress
-    from bmn.search.measure.stats import DEFAULT_DEALS, length_stats, score_random
+    from bmn.search.api import DEFAULT_DEALS, length_stats, score_random
 
     check_seats(rules, players, "--players is")
     if output is not None:

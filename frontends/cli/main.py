@@ -21,8 +21,8 @@ from typing import Any
 import click
 
 from bmn.frontends.cli import deals, game, kernel, records, search, stops
-from bmn.kernels.deal import DealError
-from bmn.records.store import StoreError, StoreMissing
+from bmn.kernels.api import DealError
+from bmn.records.api import StoreError, StoreMissing
 
 
 class BmnGroup(click.Group):

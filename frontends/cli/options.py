@@ -18,12 +18,9 @@ from click.core import ParameterSource
 
 from bmn.frontends.cli.values import MAX_COMMAND_DEALS, Whole
 from bmn.frontends.output import tables as present
-from bmn.kernels.rules.sets import ALIASES, DEFAULT, RULE_SETS, RuleSet, names, rule_set
-from bmn.kernels.tables.reader import NOTATIONS
-from bmn.records.store import DEFAULT_PATH, Store
-from bmn.search.runs.settings import (
-    MAX_WORKERS,
-)
+from bmn.kernels.api import ALIASES, DEFAULT, NOTATIONS, RULE_SETS, RuleSet, rule_names, rule_set
+from bmn.records.api import DEFAULT_PATH, Store
+from bmn.search.api import MAX_WORKERS
 
 # -- options every command family shares -----------------------------------------------------
 
@@ -111,13 +108,9 @@ def _force_kernel(ctx: click.Context, param: click.Parameter, value: str | None)
     (kernels/cpu/choice.py), and the choice before it again once the command is done."""
     if value is None:
         return
-    import os
+    from bmn.kernels.api import force_kernel
 
-    from bmn.kernels.cpu import choice
-
-    before = os.environ.get(choice.ENV)
-    choice.force(value)
-    ctx.call_on_close(lambda: choice.restore(before))
+    ctx.call_on_close(force_kernel(value))
 
 
 KERNEL_OPTION = click.option(
@@ -170,7 +163,7 @@ class RulesChoice(click.Choice):
     name = "rules"
 
     def __init__(self) -> None:
-        super().__init__(names(), case_sensitive=False)
+        super().__init__(rule_names(), case_sensitive=False)
 
     def convert(self, value, param, ctx) -> RuleSet:
         if isinstance(value, RuleSet):
@@ -218,7 +211,7 @@ def check_report(bad: Any, sides: tuple[str, str], disagree: str, agree: str) ->
     if bad is None:
         click.echo(agree)
         return
-    from bmn.kernels.deal import format_deal
+    from bmn.kernels.api import format_deal
 
     width = max(len(side) for side in sides) + 1
     click.echo(f"deal {bad.index}: {format_deal(bad.deal)}")
@@ -254,9 +247,9 @@ def store_exists(path: str) -> bool:
     looked at (a name too long, a loop of links) or that names no regular file."""
     from pathlib import Path
 
-    from bmn.records.store import paths
+    from bmn.records.api import store_found
 
-    return paths.found(Path(path))
+    return store_found(Path(path))
 
 
 def given(ctx: click.Context, name: str) -> bool:

@@ -44,10 +44,8 @@ from bmn.frontends.output.records import (
     standard_loops_text,
     top_text,
 )
-from bmn.kernels.deal import format_deal
-from bmn.kernels.rules.sets import RuleSet
-from bmn.kernels.rules.sets import names as rule_names
-from bmn.records.store import IMPORT_KIND
+from bmn.kernels.api import RuleSet, format_deal, rule_names
+from bmn.records.api import IMPORT_KIND
 
 
 class RecordsGroup(click.Group):
@@ -110,8 +108,8 @@ def published(players: int, rules: str | None, as_json: bool) -> None:
       bmn records published --players 3 --json
       bmn records published --players 4 --rules paulhus
     """
-    from bmn.kernels.rules.sets import rule_set
-    from bmn.records.published import replay_published
+    from bmn.kernels.api import rule_set
+    from bmn.records.api import replay_published
 
     chosen = None if rules is None else rule_set(rules.lower()).name
     rows = replay_published(players, chosen)
@@ -140,8 +138,8 @@ def _say_paulhus(players: int) -> None:
     """With 3 or 4 seats, how many of the table's games under bmn's rules end otherwise under
     Paulhus's reading of a seat out while paying. The command to see them is a line of its
     own, indented, so that an 80-column terminal never splits it."""
-    from bmn.kernels.rules.sets import DEFAULT
-    from bmn.records.published import replay_published
+    from bmn.kernels.api import DEFAULT
+    from bmn.records.api import replay_published
 
     bmn = [row for row in replay_published(players, "paulhus") if row.published_rules == DEFAULT]
     other = [row for row in bmn if not row.matches]
@@ -187,9 +185,8 @@ def records_plot(run_ids: tuple[int, ...], output: str, players: int | None, sto
       bmn records plot --players 3 -o three.png
     """
     from bmn.frontends.output.plots import plot_records, store_progress
-    from bmn.kernels.rules.sets import DEFAULT
-    from bmn.records.published import published_games
-    from bmn.records.report import STANDARD_LABEL
+    from bmn.kernels.api import DEFAULT
+    from bmn.records.api import STANDARD_LABEL, published_games
 
     check_figure(output)
     check_not_store(output, store)
@@ -227,7 +224,7 @@ def one_table(series: list, store: str) -> tuple[list, list[str]]:
     tie)."""
     from collections import Counter
 
-    from bmn.search.runs.said import store_option
+    from bmn.search.api import store_option
 
     counts = Counter(s.table for s in series if len(s.values))
     if len(counts) < 2:
@@ -248,8 +245,8 @@ def one_table(series: list, store: str) -> tuple[list, list[str]]:
 
 
 def _table_order(table: tuple[int, str, str]) -> tuple:
-    from bmn.kernels.rules.sets import DEFAULT
-    from bmn.records.report import STANDARD_LABEL
+    from bmn.kernels.api import DEFAULT
+    from bmn.records.api import STANDARD_LABEL
 
     seats, deck, rules = table
     return seats, deck != STANDARD_LABEL, rules != DEFAULT, deck, rules
@@ -322,7 +319,7 @@ def top(
       bmn records top --players 3
     """
     from bmn.frontends.output.records import top_json
-    from bmn.records.report import first_loops, top_lists
+    from bmn.records.api import first_loops, top_lists
 
     with open_store(store) as db:
         db.skip_damaged = True  # a damaged find is left out of the lists, and said below
@@ -390,7 +387,7 @@ def loops(
       bmn records loops --rules paulhus --players 3
     """
     from bmn.frontends.output.records import loops_json, standard_loops_json
-    from bmn.records.report import standard_loops
+    from bmn.records.api import standard_loops
 
     with open_store(store) as db:
         rows = db.loops(rules=None if rules is None else rules.name)
@@ -462,8 +459,8 @@ def show(hands: tuple[str, ...], store: str, rules: RuleSet, as_json: bool) -> N
       bmn records show --rules paulhus \\
           ---AJ--Q---------QAKQJJ-QK -----A----KJ-K--------A---
     """
-    from bmn.kernels.reference import play as play_deal
-    from bmn.records.report import show_dict
+    from bmn.kernels.api import play as play_deal
+    from bmn.records.api import show_dict
 
     deal = read_deal(hands)
     check_seats(rules, len(deal))
@@ -545,7 +542,7 @@ def compare(count: int, players: int, store: str, as_json: bool) -> None:
       bmn records compare --players 3
     """
     from bmn.frontends.output.records import compare_json
-    from bmn.records.report import comparable, published_ranking
+    from bmn.records.api import comparable, published_ranking
 
     with open_store(store) as db:
         rows, left_out = comparable(db, count, players)

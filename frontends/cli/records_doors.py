@@ -22,7 +22,7 @@ from bmn.frontends.cli.options import (
 )
 from bmn.frontends.cli.values import Whole
 from bmn.frontends.output.records import coverage_text, imported_line, merged_line
-from bmn.kernels.rules.sets import RuleSet
+from bmn.kernels.api import RuleSet
 
 
 @click.command(cls=StoreCommand)
@@ -102,7 +102,7 @@ def upgrade(store: str) -> None:
     Examples:
       bmn records upgrade --store night.sqlite
     """
-    from bmn.records.store import Store
+    from bmn.records.api import Store
 
     with Store(store, create=False) as db:  # opening for writing runs the migrations it lacks
         before, after = db.found_version, db.version
@@ -140,8 +140,8 @@ def merge(sources: tuple[str, ...], store: str) -> None:
       bmn records runs --store all.sqlite
     """
     from bmn.frontends.output.progress import compiling_said
-    from bmn.records.merge import merging
-    from bmn.search.runs.start import settings_problem
+    from bmn.records.api import merging
+    from bmn.search.api import settings_problem
 
     say = lambda line: click.echo(line, err=True)  # noqa: E731
     with compiling_said("every rule set its runs play"):
@@ -191,12 +191,12 @@ def import_(
     """
     from bmn.frontends.cli.kernel import rules_words
     from bmn.frontends.output.progress import compiling_said, file_progress
-    from bmn.records.imported import ImportRefused, import_table
+    from bmn.records.api import ImportRefused, import_with_progress
 
     say = lambda line: click.echo(line, err=True)  # noqa: E731
     try:
         with file_progress(table, "importing") as advance, compiling_said(rules_words(rules)):
-            done = import_table(
+            done = import_with_progress(
                 table, store, rules, notation, players, skip_bad, any_deck(), say, advance
             )
     except ImportRefused as err:
@@ -233,7 +233,7 @@ def coverage(store: str, as_json: bool) -> None:
       bmn records coverage --store all.sqlite
       bmn records coverage --json --store all.sqlite
     """
-    from bmn.records.coverage import coverage as covered
+    from bmn.records.api import coverage as covered
 
     with open_store(store) as db:
         groups = covered(db)

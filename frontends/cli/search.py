@@ -28,20 +28,28 @@ from bmn.frontends.cli.options import (
 from bmn.frontends.cli.values import SEED, Duration, NameList, SeedList, Whole
 from bmn.frontends.output.measures import bench_table
 from bmn.frontends.output.tables import fit_summary
-from bmn.kernels.cuda.env import CudaUnavailable
-from bmn.search.runs import start
-from bmn.search.runs.registry import CLUSTER_OPTIONS
-from bmn.search.runs.settings import SETTINGS, Refused, Setting
-from bmn.search.strategies.registry import STRATEGIES
-from bmn.search.words import counted
+from bmn.kernels.api import CudaUnavailable
+from bmn.search.api import (
+    CLUSTER_OPTIONS,
+    SETTINGS,
+    STRATEGIES,
+    DeckValueError,
+    NothingToResume,
+    Refused,
+    Request,
+    RunNotFound,
+    SearchOptionError,
+    Setting,
+    StoppedBeforeRun,
+    Stopping,
+    counted,
+    start_request,
+    start_run,
+)
 
 if TYPE_CHECKING:
-    from bmn.records.store import Store
-    from bmn.search.backends.base import Backend
-    from bmn.search.runs.kinds.grow import GrowSummary
-    from bmn.search.runs.kinds.longest_base import LongestSummary
-    from bmn.search.runs.kinds.loop_hunt import LoopHuntSummary
-    from bmn.search.runs.loop import RunLoop
+    from bmn.records.api import Store
+    from bmn.search.api import Backend, GrowSummary, LongestSummary, LoopHuntSummary, RunLoop
 
 
 class SettingType(click.ParamType):
@@ -176,15 +184,15 @@ def search(
     run is checkpointed and exits with status 1, to be resumed on a cluster or on
     threads. GPU and grow runs take no cluster.
     """
-    from bmn.records.store import Store
-    from bmn.search.backends.base import BackendError
+    from bmn.records.api import Store
+    from bmn.search.api import BackendError
 
     asked = check_settings(ctx, resume, options)
     backend = None
     try:
         # A signal before the run begins (a cluster starting, the store opening, the kernels
         # compiling) stops at once; later ones stop the run after a checkpoint.
-        with start.Stopping(store) as stopping:
+        with Stopping(store) as stopping:
             if asked.kind is None or asked.kind.on_backend:  # before a store: a cluster's
                 backend = cluster_backend(scheduler, scheduler_file, cluster, options["workers"])
             stopping.check()  # problem makes no store, and Ctrl-C while it starts is kept
@@ -197,7 +205,7 @@ def search(
                         f"{err}; run {job.run_id} is checkpointed, resume with: "
                         f"{resume_line(job.run_id, store)}"
                     ) from None
-    except start.StoppedBeforeRun as stopped:
+    except StoppedBeforeRun as stopped:
         said = "stopped before the search began: nothing was searched yet"
         if stopped.run is not None:
             said += f"; resume with: {resume_line(stopped.run, store)}"
@@ -231,7 +239,7 @@ def resume_line(run: int, store: str) -> str:
     return f"bmn search --resume {run} --store {shlex.quote(store)}"
 
 
-def check_settings(ctx: click.Context, resume: str | None, options: dict) -> start.Request:
+def check_settings(ctx: click.Context, resume: str | None, options: dict) -> Request:
     """The run these options ask for, checked by the library before a store is opened (as
     `bmn.search.search` checks it): each option the run's kind does not take is refused,
     saying why (the registry of run kinds says what each takes); a bad deck is a bad value;
@@ -245,10 +253,10 @@ def check_settings(ctx: click.Context, resume: str | None, options: dict) -> sta
             f"--resume takes its settings from the run; drop {flag(ctx, name)}", ctx
         )
     try:
-        return start.request(options, chosen, resume, typed)
-    except start.DeckValueError as err:
+        return start_request(options, chosen, resume, typed)
+    except DeckValueError as err:
         raise click.BadParameter(err.why, ctx, param(ctx, err.option)) from None
-    except start.SearchOptionError as err:
+    except SearchOptionError as err:
         if err.option == "resume":
             raise click.BadParameter(err.why, ctx, param(ctx, "resume")) from None
         refuse(ctx, err.option, err.why)
@@ -257,22 +265,22 @@ def check_settings(ctx: click.Context, resume: str | None, options: dict) -> sta
         raise click.ClickException(str(err)) from None
 
 
-def open_run(db: Store, asked: start.Request, backend: Backend | None) -> RunLoop:
+def open_run(db: Store, asked: Request, backend: Backend | None) -> RunLoop:
     """The run asked for, new or resumed, made by the library (search/runs/start.py) as
     `bmn.search.search` makes it. A run the store does not hold is bad input, like a bad
     number (exit 2); so is plain --resume with no run to resume, unless the run is being
     searched (RunHeld: exit 1)."""
     ctx = click.get_current_context()
     try:
-        return start.open_run(db, asked, backend)
-    except start.RunNotFound as err:
+        return start_run(db, asked, backend)
+    except RunNotFound as err:
         raise click.BadParameter(
             f"{err}; list the runs with: bmn records runs --store {shlex.quote(str(db.path))}",
             param_hint="--resume",
         ) from None
-    except start.NothingToResume as err:
+    except NothingToResume as err:
         raise click.BadParameter(err.why, param_hint="--resume") from None
-    except start.SearchOptionError as err:
+    except SearchOptionError as err:
         if err.option in CLUSTER_OPTIONS:
             refuse(ctx, err.option, err.why)
         raise click.BadParameter(err.why, param_hint=flag(ctx, err.option)) from None
@@ -331,9 +339,11 @@ def search_bench(
       bmn search-bench --strategies walk,random --time 10m --json  # 6 of 10 min
     """
     from bmn.frontends.output.measures import trial_line
-    from bmn.kernels.cpu.benchmark import bench
-    from bmn.search.benchmark import THRESHOLDS, compare, table
-    from bmn.search.words import duration
+    from bmn.kernels.api import cpu_bench as bench
+    from bmn.search.api import SEARCH_BENCH_THRESHOLDS as THRESHOLDS
+    from bmn.search.api import duration
+    from bmn.search.api import search_bench_compare as compare
+    from bmn.search.api import search_bench_table as table
 
     names, seed_list = strategies, seeds
     trials_n = len(names) * len(seed_list)
@@ -372,7 +382,7 @@ def search_bench(
 
 
 def run_with_signals(
-    stopping: start.Stopping, job: RunLoop, quiet: bool
+    stopping: Stopping, job: RunLoop, quiet: bool
 ) -> LongestSummary | LoopHuntSummary | GrowSummary:
     """Run a search with its live display; SIGINT and SIGTERM stop it cleanly after a
     checkpoint (search/runs/start.py, as for `bmn.search.search`)."""

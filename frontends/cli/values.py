@@ -9,13 +9,8 @@ from typing import Any
 
 import click
 
-from bmn.records.store import INT64_MAX
-from bmn.search.runs.settings import (
-    SEED_WORDS,
-    Refused,
-    read_duration,
-    read_whole,
-)
+from bmn.records.api import INT64_MAX
+from bmn.search.api import SEED_WORDS, Refused, read_duration, read_whole
 
 # -- numbers, seeds, durations -----------------------------------------------------------------
 

@@ -39,7 +39,7 @@ def trace_table(trace: Iterable[Any], seats: int) -> Table:
 
 def describe_loop(analysis: Any) -> list[Block]:
     """`bmn loop`: a summary, then for a loop its key and a table of every cycle state."""
-    from bmn.kernels.deal import format_hand
+    from bmn.kernels.api import format_hand
 
     if analysis.status != "loop":
         return [

@@ -14,16 +14,12 @@ from pathlib import PurePath
 from typing import TYPE_CHECKING, Any
 
 from bmn.frontends.output.columns import Column, Listing, Shared
-from bmn.kernels.rules.sets import DEFAULT as DEFAULT_RULES
-from bmn.records.report import LOOP_KEYS, STANDARD_KEYS
-from bmn.records.store import TOP_KEYS
-from bmn.search.words import format_duration, ordinal, short_time
+from bmn.kernels.api import DEFAULT as DEFAULT_RULES
+from bmn.records.api import LOOP_KEYS, STANDARD_KEYS, TOP_KEYS
+from bmn.search.api import format_duration, ordinal, short_time
 
 if TYPE_CHECKING:
-    from bmn.records.published import PublishedGame, Replayed
-    from bmn.records.report import FindList
-    from bmn.records.store import Run
-    from bmn.records.store.finds import FindBlock
+    from bmn.records.api import FindBlock, FindList, PublishedGame, Replayed, Run
 
 ELAPSED_DECIMALS = 3  # an export's seconds into the run: to the millisecond, as a clock reads
 TOP_ORDER = ("deal", "cards", "tricks", "status", "run", "found_at", "seats", "deck", "rules")
@@ -351,7 +347,7 @@ def compare_listing() -> Listing:
 def compare_find_listing(ranking: Sequence[PublishedGame]) -> Listing:
     """`records compare --json`'s finds (FindRow), each with its rank among `ranking` (as if
     added to it) and the published game it is, if any."""
-    from bmn.records.report import rank_among
+    from bmn.records.api import rank_among
 
     def ranked(key: str) -> Any:
         return lambda f: getattr(rank_among(f.deal, f.cards, ranking), key)

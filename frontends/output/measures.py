@@ -5,12 +5,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from bmn.frontends.output.tables import Block, Table, fit_summary
-from bmn.kernels.rules.sets import DEFAULT as DEFAULT_RULES
+from bmn.kernels.api import DEFAULT as DEFAULT_RULES
 
 
 def format_stats(figures: dict) -> list[Block]:
     """`bmn stats`: the deals line, a table of cards and tricks, the fitted tails."""
-    from bmn.search.measure.stats import PERCENTILES, percentile_key
+    from bmn.search.api import PERCENTILES, percentile_key
 
     looped = figures["looping"]
     heading = (

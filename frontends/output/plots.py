@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from bmn.search.words import counted
+from bmn.search.api import counted
 
 FORMATS = (".png", ".svg")
 SEAT_COLOURS = ("tab:blue", "tab:orange", "tab:green", "tab:red")
@@ -44,13 +44,13 @@ def trajectory(
 ) -> Trajectory:
     """Play `deal` with the reference engine (under `rules`, a rule set's name; None: bmn's)
     and collect hand sizes after every trick."""
-    from bmn.kernels.reference import LOOP, play
+    from bmn.kernels.api import play
 
     result = play(deal, limit=limit, trace=True, rules=rules)
     rows = [tuple(len(hand) for hand in deal)] + [t.hand_sizes for t in result.trace or ()]
     sizes = np.array(rows, dtype=np.int64)
     cycle = None
-    if result.status == LOOP:
+    if result.status == "loop":  # the library's status words (bmn.kernels.play)
         start = result.loop_start_tricks
         cycle = (start, start + result.period_tricks)
     return Trajectory(np.arange(len(rows)), sizes, result, cycle)
@@ -69,7 +69,7 @@ def figure_format(path: str | Path) -> str:
 def default_game_file(deal: Sequence[Sequence[int]], suffix: str = ".png") -> str:
     """bmn-plot-<8 hex digits>.png: a digest of the canonical deal, short and the same for
     the same deal in any notation."""
-    from bmn.kernels.deal import format_deal
+    from bmn.kernels.api import format_deal
 
     digest = hashlib.sha1(format_deal(deal).encode()).hexdigest()[:8]
     return f"bmn-plot-{digest}{suffix}"
@@ -151,7 +151,7 @@ def plot_game(
     """Each seat's hand size after every trick; a loop's cycle shaded, its period labelled;
     with 3 or 4 seats, a dotted line and a cross where each seat is left with no cards (out),
     the trick number in the legend. `rules`: a line naming the rule set, in the title."""
-    from bmn.kernels.deal import format_deal
+    from bmn.kernels.api import format_deal
 
     figure_format(path)
     plt = _pyplot()
@@ -411,8 +411,7 @@ def store_progress(store, run_ids: Sequence[int] = (), seats: int | None = None)
     `plot_records`: cards for a cards run, tricks for a tricks run. Loop hunts are left out
     (a loop's count is where the repeat was seen, not a game length), and so are imports (a
     table of another program's finds: no search, no progress to draw)."""
-    from bmn.records.report import run_deck, run_rules
-    from bmn.records.store import IMPORT_KIND
+    from bmn.records.api import IMPORT_KIND, run_deck, run_rules
 
     runs = [store.get_run(i) for i in run_ids] if run_ids else store.runs()
     series = []

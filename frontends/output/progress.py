@@ -21,12 +21,10 @@ from rich.live import Live
 from rich.table import Table
 from rich.text import Text
 
-from bmn.search.measure.odds_words import odds_row
-from bmn.search.runs.progress import starts_too
-from bmn.search.words import duration
+from bmn.search.api import duration, odds_row, starts_too
 
 if TYPE_CHECKING:
-    from bmn.search.measure.odds import Odds
+    from bmn.search.api import Odds
 
 LOG_EVERY = 30.0  # seconds between log lines when stderr is not a terminal
 # The live panel's columns, or the terminal's if fewer: one width from the start (compiling)

@@ -22,15 +22,23 @@ from bmn.frontends.output.listings import (
     standard_loop_listing,
 )
 from bmn.frontends.output.tables import Block, Table
-from bmn.kernels.rules.sets import DEFAULT as DEFAULT_RULES
-from bmn.search.words import format_duration, ordinal, short_time
+from bmn.kernels.api import DEFAULT as DEFAULT_RULES
+from bmn.search.api import format_duration, ordinal, short_time
 
 if TYPE_CHECKING:
-    from bmn.records.coverage import Coverage
-    from bmn.records.imported import Imported
-    from bmn.records.published import PublishedGame, Replayed
-    from bmn.records.report import FindList, LeftOut, Rank
-    from bmn.records.store import FindRow, LoopRow, Merged, Run
+    from bmn.records.api import (
+        Coverage,
+        FindList,
+        FindRow,
+        Imported,
+        LeftOut,
+        LoopRow,
+        Merged,
+        PublishedGame,
+        Rank,
+        Replayed,
+        Run,
+    )
 
 
 def published_table(rows: Sequence[Replayed]) -> Table:
@@ -74,7 +82,7 @@ def cycles_held(cycles: int, store: str) -> str | None:
         return None
     from shlex import quote
 
-    from bmn.records.store import DEFAULT_PATH
+    from bmn.records.api import DEFAULT_PATH
 
     held = f"{cycles:,} cycle{'' if cycles == 1 else 's'} of games that never end"
     named = "" if store == DEFAULT_PATH else f" --store {quote(store)}"
@@ -164,7 +172,7 @@ def describe_rank(
 
 def ranking_note(ranking: Sequence[PublishedGame], players: int = 2) -> str:
     """What the ranks count: the published games that finish, plus the deal ranked."""
-    from bmn.records.published import published_games
+    from bmn.records.api import published_games
 
     if players != 2:
         return (
@@ -195,7 +203,7 @@ def compare_text(
     compare_listing); a find's place in its row ('run 3: 4th'), a find after every published
     game that finishes by its run alone, that place said once below the table; and the best
     find's rank in words (`store`: the one named in a command to copy)."""
-    from bmn.records.report import rank_among
+    from bmn.records.api import rank_among
 
     entries = [(g.cards, g.tricks, g.name, g.deal) for g in ranking]
     last = None
@@ -266,7 +274,7 @@ def _none_to_rank(players: int, left_out: LeftOut | None, store: str | None = No
 def show_text(shown: dict[str, Any], summary: str, store: str, ruled: str | None = None) -> str:
     """`bmn records show`: the replayed result (after `ruled`, the line naming a rule set
     other than bmn's), the published game it is, every time the deal was found, its rank."""
-    from bmn.records.report import Rank, published_ranking
+    from bmn.records.api import Rank, published_ranking
 
     lines = [f"deal: {shown['deal']}", *([ruled] if ruled else []), f"replayed: {summary}"]
     if (game := shown.get("published")) is not None:

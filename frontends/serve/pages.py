@@ -34,13 +34,20 @@ from bmn.frontends.output.records import (
     runs_text,
 )
 from bmn.frontends.output.tables import Block, Table, cell_text
-from bmn.kernels.deal import HANDS_JOINED, Deal, DealError, format_deal, parse_deal
-from bmn.kernels.decks import is_standard
-from bmn.kernels.rules.sets import DEFAULT, RULE_SETS, RuleSet, rule_set
-from bmn.records.published import published_games
-from bmn.records.report import published_ranking, rank_among
-from bmn.records.store import FindRow, Run, Store
-from bmn.search.words import format_duration, short_time
+from bmn.kernels.api import (
+    DEFAULT,
+    HANDS_JOINED,
+    RULE_SETS,
+    Deal,
+    DealError,
+    RuleSet,
+    format_deal,
+    is_standard,
+    parse_typed,
+    rule_set,
+)
+from bmn.records.api import FindRow, Run, Store, published_games, published_ranking, rank_among
+from bmn.search.api import format_duration, short_time
 
 PREFIX = "/-/bmn"  # where bmn's pages live beside Datasette's own (its top page is "/")
 SEATS = (2, 3, 4)
@@ -186,7 +193,7 @@ def longest(
 ) -> Longest:
     """The `n` longest finished games of `seats` seats, deck by deck; the standard deck's
     table has the element id `id`, the others `id-1`, `id-2`, ..."""
-    from bmn.records.report import top_lists
+    from bmn.records.api import top_lists
 
     decks = [
         DeckList(found.label, _top_table(found.rows), id if i == 0 else f"{id}-{i}")
@@ -211,7 +218,7 @@ class Overview:
 
 
 def overview(store: Store, by: str = "cards", n: int = 10) -> Overview:
-    from bmn.records.report import first_loops
+    from bmn.records.api import first_loops
 
     lists = [
         found for seats in SEATS if (found := longest(store, seats, by, n, f"top-{seats}")).decks
@@ -299,7 +306,7 @@ def read_deal(text: str) -> Deal:
     rules (DealError), its refusals worded for the form, not the command line."""
     hands = text if "/" in text else text.split()
     try:
-        return parse_deal(hands, typed=True)
+        return parse_typed(hands, typed=True)
     except DealError as err:
         message = str(err).replace(_ARGUMENTS_WORDS, _FORM_WORDS)
         raise DealError(message) from None
@@ -333,8 +340,8 @@ def replay(store: Store | None, deal_text: str, rules_name: str = DEFAULT) -> Re
     rules do (theirs are bmn's figures); each of the store's finds is judged under the rule set
     its own run played."""
     from bmn.frontends.output.records import numbers_line
-    from bmn.kernels.reference import play
-    from bmn.records.report import deal_numbers
+    from bmn.kernels.api import play
+    from bmn.records.api import deal_numbers
 
     deal = read_deal(deal_text)
     rules = read_rules(rules_name, deal)
@@ -398,7 +405,7 @@ def found_table(deal: Deal, finds: Sequence[FindRow], runs: Mapping[int, Run]) -
     against its replay under the rule set its own run played (named in its column: a find is
     judged by its own rules, whichever the page replays under), and where that run ran (`runs`:
     each find's run, by number)."""
-    from bmn.records.report import finds_judged
+    from bmn.records.api import finds_judged
 
     if not finds:
         return "not in the store"
@@ -431,7 +438,7 @@ _PLOTTING = threading.Lock()  # pyplot keeps global state: one picture at a time
 def _trajectory_png(deal_text: str, rules: str) -> bytes:
     from bmn.frontends.output.plots import plot_game, trajectory
 
-    deal = parse_deal(deal_text)
+    deal = parse_typed(deal_text)
     with _PLOTTING, tempfile.TemporaryDirectory(prefix="bmn-serve-") as folder:
         path = Path(folder) / "trajectory.png"  # plot_game writes files: a name says the format
         plot_game(deal, trajectory(deal, limit=REPLAY_CARDS, rules=rules), path)

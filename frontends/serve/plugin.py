@@ -33,10 +33,8 @@ from datasette.views.base import DatasetteError
 from markupsafe import Markup
 
 from bmn.frontends.serve import pages
-from bmn.kernels.deal import DealError, shorten
-from bmn.records.store import SCHEMA_VERSION, Store, StoreError
-from bmn.records.store import connection as store_connection
-from bmn.records.store import schema as store_schema
+from bmn.kernels.api import DealError, shorten
+from bmn.records.api import SCHEMA_VERSION, Store, StoreError, connect_store, store_version
 
 PLAYERS = pages.SEATS
 View = Callable[[Any, Any], Awaitable[Response]]
@@ -189,7 +187,7 @@ async def _read(datasette: Any, read: Callable[[Store], Any]) -> Any:
     db = datasette.get_database()
 
     def in_snapshot(conn: Any) -> Any:
-        if store_schema.version(conn) != SCHEMA_VERSION:  # copied over by another release's
+        if store_version(conn) != SCHEMA_VERSION:  # copied over by another release's
             raise StoreChanged(f"{db.path} is no longer at schema version {SCHEMA_VERSION}")
         return pages.SnapshotReader(conn, db.path).snapshot(read)
 
@@ -265,9 +263,9 @@ class Watch:
         if not deep:
             return None
         try:  # the store's own reader: it makes nothing beside an archived store
-            conn = store_connection.connect(self.path, create=False, read_only=True)
+            conn = connect_store(self.path, create=False, read_only=True)
             try:
-                version = store_schema.version(conn)
+                version = store_version(conn)
             finally:
                 conn.close()
         except (StoreError, sqlite3.Error) as err:

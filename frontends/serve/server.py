@@ -27,11 +27,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bmn.records.store import SCHEMA_VERSION, StoreError
-from bmn.records.store import connection as store_connection
-from bmn.records.store import paths as store_paths
-from bmn.records.store import schema as store_schema
-from bmn.records.store.connection import explain
+from bmn.records.api import (
+    SCHEMA_VERSION,
+    STORE_BESIDE,
+    StoreError,
+    check_store_identity,
+    connect_store,
+    store_found,
+    store_open_mode,
+    store_version,
+)
+from bmn.records.api import explain_query as explain
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8001  # Datasette's own default
@@ -51,16 +57,16 @@ def check_store(path: str | Path) -> Path:
     """The store at `path`, checked without writing a byte: it exists, is a bmn store, and is
     at this bmn's schema (serving cannot upgrade what it only reads). StoreError otherwise."""
     path = Path(path)
-    if not store_paths.found(path):  # StoreError for a folder, a FIFO, a device, a bad path
+    if not store_found(path):  # StoreError for a folder, a FIFO, a device, a bad path
         raise StoreError(
             f"no record store at {path}; run `bmn search` to make one, or name an existing store"
         )
     # The store's own reader: it leaves no -wal or -shm beside the store (a mode=ro
     # connection would), and reads a store it may not write as every bmn reader does.
-    conn = store_connection.connect(path, create=False, read_only=True)
+    conn = connect_store(path, create=False, read_only=True)
     try:
-        empty = store_schema.check_identity(conn, path)
-        version = store_schema.version(conn)
+        empty = check_store_identity(conn, path)
+        version = store_version(conn)
     except sqlite3.Error as err:
         raise StoreError(explain(path, err)) from err
     finally:
@@ -192,7 +198,7 @@ def app(path: Path) -> Any:
     # A store we could write beside is opened mutable (mode=ro, see the docstring); one in a
     # read-only folder with nothing beside it can have no writer: read as immutable, which
     # needs no -shm beside it (the store's own readers decide the same way).
-    frozen = "immutable" in store_paths.open_mode(path, create=False, read_only=True)
+    frozen = "immutable" in store_open_mode(path, create=False, read_only=True)
     where = {"immutables" if frozen else "files": [str(path.absolute())]}
     datasette = Datasette(
         **where,
@@ -255,7 +261,7 @@ def run(datasette: Any, sock: socket.socket) -> None:
 def _beside(path: Path) -> set[Path]:
     """The files SQLite keeps beside the store that are there now."""
     real = os.path.realpath(path)
-    return {Path(f"{real}{end}") for end in store_paths.BESIDE if os.path.lexists(f"{real}{end}")}
+    return {Path(f"{real}{end}") for end in STORE_BESIDE if os.path.lexists(f"{real}{end}")}
 
 
 def _tidy(path: Path) -> None:
@@ -263,7 +269,7 @@ def _tidy(path: Path) -> None:
     reader (read-write, kept query-only) removes them as it closes, when no other connection
     (a search's) has the store open, and SQLite keeps them while one has."""
     try:
-        conn = store_connection.connect(path, create=False, read_only=True)
+        conn = connect_store(path, create=False, read_only=True)
     except StoreError:
         return  # gone, replaced or read-only: nothing serving may tidy
     try:

@@ -17,6 +17,7 @@ and kept for the process; `choose` gives it for any request without keeping it.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 
@@ -110,6 +111,14 @@ def force(request: str) -> Choice:
     os.environ[ENV] = request
     chosen.cache_clear()
     return chosen()
+
+
+def force_kernel(request: str) -> Callable[[], None]:
+    """Force `request` (`bmn --kernel`, forced before any kernel is chosen for work); the
+    call that makes the choice before it the process's choice again."""
+    before = os.environ.get(ENV)
+    force(request)
+    return lambda: restore(before)
 
 
 def restore(request: str | None) -> None:

@@ -41,6 +41,7 @@ from bmn.kernels.cycles.backward import (
     breadth_first,
     summarise_with,
 )
+from bmn.kernels.cycles.backward import preimage_deals as two_seat_preimages
 from bmn.kernels.cycles.loops import (
     BMN,
     LOOP,
@@ -275,6 +276,22 @@ def _seat(hands: tuple, leader: int, seats: tuple[int, ...], shift: int, n: int)
     for m, seat in enumerate(seats):
         out[seat] = hands[(m + shift) % k]
     return tuple(out), seats[(leader - shift) % k]
+
+
+def play_back(
+    deal: Sequence[Sequence[int]],
+    hand_sizes: Sequence[int] | None = None,
+    max_depth: int | None = None,
+    max_states: int | None = None,
+    report: BasinSearch | None = None,
+    progress: Progress | None = None,
+    mirror: bool = False,
+    rules: str | RuleSet | None = None,
+) -> Iterator[PreimageDeal]:
+    """The deals reaching `deal`'s cycle (`preimage_deals`'s arguments): two seats by
+    backward.py's search, made for them, and 3 or 4 by this module's."""
+    search = two_seat_preimages if len(deal) == 2 else preimage_deals
+    return search(deal, hand_sizes, max_depth, max_states, report, progress, mirror, rules)
 
 
 def preimage_deals(

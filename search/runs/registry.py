@@ -298,12 +298,6 @@ def kind_for(
     return next(iter(chosen or [k for k in plays if k.strategy is None]), None)
 
 
-def plays_rules(kind: RunKind, objective: str) -> bool:
-    """Whether a run of `kind` with this objective plays any rule set (`--rules`)."""
-    only = kind.only_with.get("rules")
-    return "rules" in kind.takes and (only is None or objective in only[0])
-
-
 def _device_kind(device: str) -> RunKind | None:
     """The kind a device other than the CPU names (the GPU search), whatever the objective."""
     if device == "cpu":

@@ -27,13 +27,17 @@ from bmn.search.runs.registry import (
     UnknownKind,
     get_kind,
     kind_for,
-    plays_rules,
     refusal,
 )
 from bmn.search.runs.said import Words, named
-from bmn.search.runs.settings import SearchOptionError, default_of, read_duration, read_whole
+from bmn.search.runs.settings import (
+    SETTINGS,
+    SearchOptionError,
+    default_of,
+    read_duration,
+    read_whole,
+)
 from bmn.search.runs.settings import check_stored as check_stored_setting
-from bmn.search.strategies.registry import DEFAULT_STRATEGY
 
 if TYPE_CHECKING:
     from bmn.records.store import Run, Store
@@ -121,13 +125,12 @@ def require_device(kind: RunKind) -> None:
 
 def selection(settings: dict[str, Any]) -> tuple[str, str, str, int]:
     """What selects a new run's kind (registry.kind_for): its objective, device, strategy and
-    seats, each defaulting as bmn search's does."""
-    return (
-        settings.get("objective") or "cards",
-        settings.get("device") or "cpu",
-        settings.get("strategy") or DEFAULT_STRATEGY,
-        settings.get("players") or 2,
+    seats, each its declaration's default where not given."""
+    objective, device, strategy, players = (
+        settings.get(name) or SETTINGS[name].default
+        for name in ("objective", "device", "strategy", "players")
     )
+    return objective, device, strategy, players
 
 
 def seats_given(settings: dict[str, Any], given: Collection[str]) -> int:
@@ -136,7 +139,7 @@ def seats_given(settings: dict[str, Any], given: Collection[str]) -> int:
     sizes = settings.get("hand_sizes")
     if sizes and "players" not in given:
         return len(sizes)
-    return settings.get("players") or 2
+    return settings.get("players") or SETTINGS["players"].default
 
 
 def check_rules(
@@ -148,7 +151,6 @@ def check_rules(
     run's selection."""
     from bmn.kernels.rules.sets import rule_set
 
-    objective, _, _, _ = chosen
     if "rules" not in given or settings.get("rules") is None:
         return given
     players = seats_given(settings, given)
@@ -162,7 +164,7 @@ def check_rules(
             why = Words(why, named("players"), f" is {players}")
         raise SearchOptionError("rules", why)
     kind = kind_for(*chosen)
-    if rules.plays_as(players) == "bmn" and kind is not None and not plays_rules(kind, objective):
+    if rules.plays_as(players) == "bmn" and kind is not None and "rules" not in kind.takes:
         return [name for name in given if name != "rules"]
     return given
 
