@@ -229,8 +229,9 @@ def exact_at(buf: np.ndarray, offset: int, n0: int, n1: int) -> tuple:
 
 @njit(**JIT)
 def play_fast_at(buf: np.ndarray, offset: int, sizes: np.ndarray, cap: int) -> tuple:
-    """fast_at with the hand sizes as an array (sizes[0], sizes[1]): the search's signature."""
-    return _fast(buf, offset, sizes[0], sizes[1], cap)
+    """fast_at with the hand sizes as an array (sizes[0], sizes[1]): the search's signature.
+    A call of fast_at, not its own copy of the game: the batch scorer's compile serves both."""
+    return fast_at(buf, offset, sizes[0], sizes[1], cap)
 
 
 # The standard deal's hands (26/26) are what a search scores all day: with their sizes known when

@@ -65,14 +65,17 @@ def _visit(
 @njit(**JIT)
 def _visit_two(cards, n0, n1, n, objective, keep_above, finds_decks, finds_meta, best, top):
     """_visit for two seats, calling the two-seat kernel directly as its bench does (a call
-    through a first-class function cannot be inlined: measured about 10% slower)."""
+    through a first-class function cannot be inlined: measured about 10% slower). Offset and
+    cap go as int64, not literals: the batch scorer's own compile of fast_at and exact_at, not
+    one of their own (each literal is another signature, about 10 s of a first compile)."""
     done = 0
     n_finds = 0
+    start, cap = np.int64(0), np.int64(FAST_CAP)
     while done < n and n_finds < finds_meta.shape[0]:
-        laid, tricks, code = two.fast_at(cards, 0, n0, n1, FAST_CAP)
+        laid, tricks, code = two.fast_at(cards, start, n0, n1, cap)
         status = FINISHED
         if code == UNDECIDED:
-            status, laid, tricks = two.exact_at(cards, 0, n0, n1)[:3]
+            status, laid, tricks = two.exact_at(cards, start, n0, n1)[:3]
         score = laid if objective == 0 else tricks
         n_finds = _keep(cards, done, score, laid, tricks, status, keep_above, best, top,
                         finds_decks, finds_meta, n_finds)  # fmt: skip
