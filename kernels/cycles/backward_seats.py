@@ -31,6 +31,7 @@ from __future__ import annotations
 from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import combinations
+from typing import Any
 
 from bmn.kernels.cycles.backward import (
     BasinSearch,
@@ -278,20 +279,11 @@ def _seat(hands: tuple, leader: int, seats: tuple[int, ...], shift: int, n: int)
     return tuple(out), seats[(leader - shift) % k]
 
 
-def play_back(
-    deal: Sequence[Sequence[int]],
-    hand_sizes: Sequence[int] | None = None,
-    max_depth: int | None = None,
-    max_states: int | None = None,
-    report: BasinSearch | None = None,
-    progress: Progress | None = None,
-    mirror: bool = False,
-    rules: str | RuleSet | None = None,
-) -> Iterator[PreimageDeal]:
-    """The deals reaching `deal`'s cycle (`preimage_deals`'s arguments): two seats by
-    backward.py's search, made for them, and 3 or 4 by this module's."""
+def play_back(deal: Sequence[Sequence[int]], *args: Any, **kwargs: Any) -> Iterator[PreimageDeal]:
+    """The deals reaching `deal`'s cycle, by the search made for its seats (`preimage_deals`'s
+    arguments): backward.py's for two seats, this module's for 3 or 4."""
     search = two_seat_preimages if len(deal) == 2 else preimage_deals
-    return search(deal, hand_sizes, max_depth, max_states, report, progress, mirror, rules)
+    return search(deal, *args, **kwargs)
 
 
 def preimage_deals(
