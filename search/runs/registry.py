@@ -11,7 +11,7 @@ and imported when a run is made, so `bmn --help` stays instant.
 from __future__ import annotations
 
 import importlib
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -20,6 +20,9 @@ from bmn.search.strategies.registry import CHOICES, uses
 
 # The settings of the longest-game search that a loop hunt or a grow run has no use for.
 SEARCH_SETTINGS = ("strategy", "keep_above", "patience", "history")
+# What selects a new run's kind (with --strategy, which a kind may refuse): each refusal of
+# them is the kind's (the seats it plays, the device it runs on), not a setting's.
+SELECTING = ("objective", "device", "players")
 # Where a run's chunks may go besides threads: the command line's cluster options.
 CLUSTER_OPTIONS = ("scheduler", "scheduler_file", "cluster")
 # Options a strategy reads only if it uses them (search/strategies/registry.py), and what a
@@ -48,26 +51,6 @@ EVERY_SEED = Words(
     named("strategy", "every"),
     ": it plays every deal in rank order, drawing none",
 )
-# The order in which a new run's options are checked: the first refused is the one named.
-CHECK_ORDER = (
-    "grow_from",
-    "device_threads",
-    "strategy",
-    "workers",
-    "keep_above",
-    "deck",
-    "loop_deck",
-    "hand_sizes",
-    "from_rank",
-    "to_rank",
-    "basin_states",
-    "patience",
-    "history",
-    "seed",
-    "rules",
-)
-
-
 # A setting stored in another's field of a kind's options: --loop-deck is --deck's first name.
 STORED_AS = {"loop_deck": "deck"}
 
@@ -269,9 +252,7 @@ KINDS: dict[str, RunKind] = {
 }
 # The name of every setting of a run: what some kind takes, and what selects a kind (their
 # declarations: settings.SETTINGS).
-KIND_SETTINGS = frozenset(
-    {"objective", "device", "players"}.union(*(k.takes for k in KINDS.values()))
-)
+KIND_SETTINGS = frozenset(set(SELECTING).union(*(k.takes for k in KINDS.values())))
 
 
 class UnknownKind(LookupError):
@@ -344,22 +325,33 @@ def _why_not(kind: RunKind, option: str, objective: str, strategy: str) -> Words
     return _is_for(option, objective)
 
 
+def _strategy_refused(kind: RunKind, objective: str, strategy: str, given: bool) -> Words | None:
+    """Why `kind` refuses the strategy, given or its default: checked before the other
+    settings, as it is declared before them (it selects the kind)."""
+    why = _why_not(kind, "strategy", objective, strategy) if given else None
+    if why is None and kind.strategies and strategy not in kind.strategies:
+        choose = " or ".join(kind.strategies)
+        why = Words(f"{strategy} runs on the CPU only; with ", kind.selector(), f" choose {choose}")
+    return why
+
+
 def refusal(
     objective: str,
     device: str,
     strategy: str,
     players: int,
-    given: Collection[str],
+    given: Sequence[str],
     typed: Collection[str] = (),
 ) -> tuple[str, Words] | None:
     """Why `bmn search` refuses a new run with these settings: (the option, one line saying
-    why) or None. `given`: the options set on the command line or in the environment;
-    `typed`: those on the command line (a cluster named only by the environment is ignored by
-    a run that takes none).
+    why) or None. `given`: the settings set on the command line or in the environment, in
+    the order they are declared (settings.SETTINGS, the order of `bmn search --help`: the
+    first refused is named); `typed`: the options on the command line (a cluster named only
+    by the environment is ignored by a run that takes none).
 
     First the kind: the seats each kind named (by --objective, then by --device) plays, and a
-    device the objective's kind does not run on; then each option the kind does not take,
-    in CHECK_ORDER; then a cluster for a kind that runs on this machine only."""
+    device the objective's kind does not run on; then a strategy the kind does not play, and
+    each setting it does not take; then a cluster for a kind that runs on this machine only."""
     family = kind_for(objective, "cpu", strategy, players)
     for by in (family, _device_kind(device)):
         if by is not None and players not in by.seats:
@@ -370,16 +362,13 @@ def refusal(
     if kind is None:  # a loop hunt or grow run on a GPU
         does = _device_kind(device).does
         return "device", Words(f"{device} {does}; {family.what} runs on the CPU")
-    for option in CHECK_ORDER:
-        why = _why_not(kind, option, objective, strategy) if option in given else None
+    why = _strategy_refused(kind, objective, strategy, "strategy" in given)
+    if why is not None:
+        return "strategy", why
+    for option in (name for name in given if name not in SELECTING):
+        why = _why_not(kind, option, objective, strategy)
         if why is not None:
             return option, why
-        if option == "strategy" and kind.strategies and strategy not in kind.strategies:
-            choose = " or ".join(kind.strategies)
-            why = Words(
-                f"{strategy} runs on the CPU only; with ", kind.selector(), f" choose {choose}"
-            )
-            return "strategy", why
     if not kind.on_backend:
         for option in CLUSTER_OPTIONS:
             if option in typed:

@@ -175,7 +175,8 @@ def check_new_run(
     """The kind of the new run `chosen` selects, after refusing every setting it does not
     take, saying why (registry.refusal). `given`: the settings set by the user; `typed`: those
     on a command line (a cluster named only by the environment is ignored)."""
-    refused = refusal(*chosen, given=given, typed=typed)
+    declared = [name for name in SETTINGS if name in given]  # the first refused is named
+    refused = refusal(*chosen, given=declared, typed=typed)
     if refused is not None:
         raise SearchOptionError(*refused)
     kind = kind_for(*chosen)

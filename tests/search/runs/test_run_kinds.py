@@ -16,7 +16,8 @@ from bmn.search.runs import start
 from bmn.search.runs.job import options_from_run
 from bmn.search.runs.kinds.loop_hunt import LoopHuntOptions
 from bmn.search.runs.loop import RunLoop
-from bmn.search.runs.registry import CHECK_ORDER, KIND_SETTINGS, KINDS, get_kind, kind_for, refusal
+from bmn.search.runs.registry import KIND_SETTINGS, KINDS, get_kind, kind_for, refusal
+from bmn.search.runs.settings import SETTINGS
 
 NAMES = ["longest", "longest-cuda", "loop-hunt", "grow", "true-cycles", "every", "every-cuda"]
 
@@ -66,9 +67,7 @@ def test_every_setting_is_a_search_option_and_refusable_where_not_taken():
         "patience", "history", "players", "loop_deck", "basin_states", "grow_from", "device",
         "device_threads", "deck", "hand_sizes", "from_rank", "to_rank", "rules",
     } == KIND_SETTINGS  # fmt: skip
-    everywhere = set.intersection(*(set(k.takes) for k in KINDS.values()))
-    selectors = {"objective", "device", "players"}
-    assert KIND_SETTINGS - everywhere - selectors <= set(CHECK_ORDER)
+    assert set(SETTINGS) >= KIND_SETTINGS  # each declared: the order refusals are checked in
 
 
 # What each kind refuses, option by option: the messages bmn gave before the registry. None:
@@ -214,12 +213,16 @@ def test_resume_takes_no_setting(bmn, failed, made, option):
 
 
 def test_refusal_names_the_first_option_refused():
-    """Two options a kind does not take: the first in CHECK_ORDER is named."""
-    option, why = refusal("cards", "cpu", "walk", 2, {"history", "grow_from"})
+    """Two settings a kind does not take: the first given (the caller gives them in the
+    order they are declared) is named; `bmn search` names the first in its --help's order."""
+    option, why = refusal("cards", "cpu", "walk", 2, ["grow_from", "history"])
     assert (option, str(why)) == ("grow_from", "is for --objective grow only, not cards")
     assert why.python() == "is for objective='grow' only, not cards"
-    assert refusal("loop", "cpu", "walk", 2, {"scheduler"}, {"scheduler"}) is None
-    assert refusal("grow", "cpu", "walk", 2, {"scheduler"}, set()) is None  # the environment's
+    option, why = refusal("cards", "cpu", "walk", 2, ["history", "grow_from"])
+    assert (option, str(why)) == ("history", "is for --strategy lahc only; walk keeps no history")
+    assert refusal("loop", "cpu", "walk", 2, [], {"scheduler"}) is None
+    assert refusal("grow", "cpu", "walk", 2, [], set()) is None  # a cluster the environment's
+    assert refusal("grow", "cpu", "walk", 2, [], {"scheduler"})[0] == "scheduler"
 
 
 # -- what a new run is made with, and how a stored one resumes -----------------------------------
