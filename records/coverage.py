@@ -25,7 +25,7 @@ from bmn.kernels.decks import counts_text
 from bmn.kernels.ranks import arrangements
 from bmn.records.settings import ranks, run_counts
 from bmn.records.store import Run, StoreDamaged
-from bmn.records.store.checked import damaged
+from bmn.records.store.values import damaged
 
 if TYPE_CHECKING:
     from bmn.records.store import Store

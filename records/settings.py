@@ -12,8 +12,8 @@ from typing import Any
 from bmn.kernels.deal import DealError
 from bmn.kernels.decks import MIXED, Counts, parse_deck
 from bmn.records.store import Run
-from bmn.records.store.checked import shown
 from bmn.records.store.runs import UNREADABLE
+from bmn.records.store.values import shown
 
 
 def settings_problem(run: Run) -> str | None:

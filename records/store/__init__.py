@@ -10,9 +10,9 @@ package owns the schema and every SQL statement; `Store` is built from one part 
 - checkpoints.py: worker checkpoints and the progress commits that save them with finds;
 - merged.py: another store's runs, finds and cycles brought in (`records merge`);
 - imported.py: another program's finds, stored as one import run (`records import`);
-- columns.py: time stamps, deal notation and plain values as the columns keep them;
-- checked.py: every value read back checked (StoreDamaged naming table, row and column);
-  saved.py: checkpoint states decoded and checked against the shape each kind of run writes.
+- values.py: values as the columns keep them (time stamps, deal notation, plain numbers), and
+  every value read back checked (StoreDamaged naming table, row and column);
+- saved.py: checkpoint states decoded and checked against the shape each kind of run writes.
 
 Safety rules (connection.py and schema.py say why):
 - WAL journal, BEGIN IMMEDIATE write transactions (one per public method) and a long busy
@@ -29,7 +29,6 @@ Safety rules (connection.py and schema.py say why):
 from __future__ import annotations
 
 from bmn.records.store import bulk
-from bmn.records.store.columns import INT64_MAX, canonical_deal, now
 from bmn.records.store.connection import BUSY_TIMEOUT_MS, DEFAULT_PATH
 from bmn.records.store.errors import (
     MergeRefused,
@@ -53,6 +52,7 @@ from bmn.records.store.runs import (
     holder_name,
 )
 from bmn.records.store.schema import APPLICATION_ID, MIGRATIONS, SCHEMA_VERSION, TABLES
+from bmn.records.store.values import INT64_MAX, canonical_deal, now
 
 __all__ = [
     "APPLICATION_ID",

@@ -22,7 +22,7 @@ import numpy as np
 from bmn.kernels.deal import deal_texts
 
 if TYPE_CHECKING:
-    from bmn.records.store.checked import Row
+    from bmn.records.store.values import Row
 
 BULK_BELOW = 3000  # cards: a finished find shorter than this may go into bulk (the default
 # --keep-above; 16-bit figures hold it)

@@ -9,12 +9,11 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from bmn.records.store import bulk, saved
-from bmn.records.store.checked import Row
-from bmn.records.store.columns import now
 from bmn.records.store.connection import sql_errors
 from bmn.records.store.finds import Find, Finds
 from bmn.records.store.loops import Loop, Loops
 from bmn.records.store.runs import Runs
+from bmn.records.store.values import Row, now
 
 Checkpoint = tuple[int, bytes, int, float]  # worker, state, games, seconds
 MOST_WORKERS = 2**20  # a worker number past this is no search's (every keeps its totals past them)

@@ -18,10 +18,9 @@ import numpy as np
 
 from bmn.kernels.deal import deal_texts, encode, parse_deal
 from bmn.records.store import bulk
-from bmn.records.store.checked import SIZES, Row
-from bmn.records.store.columns import INT64_MAX, Stamp, canonical_deal, now, require
 from bmn.records.store.connection import Connection, sql_errors
 from bmn.records.store.errors import QueryError, StoreDamaged, StoreError
+from bmn.records.store.values import INT64_MAX, SIZES, Row, Stamp, canonical_deal, now, require
 
 FIND_STATUSES = ("finished", "loop")
 _FIND_COLUMNS = "deal, cards, tricks, status, run_id, found_at, strategy, elapsed"

@@ -12,11 +12,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from bmn.records.store.columns import now
 from bmn.records.store.connection import sql_errors
 from bmn.records.store.finds import Find
 from bmn.records.store.merged import Merges
 from bmn.records.store.runs import _to_json, host_name
+from bmn.records.store.values import now
 
 IMPORT_KIND = "import"
 

@@ -14,10 +14,9 @@ from bmn.kernels.cycles.backward import CycleSummary
 from bmn.kernels.cycles.loops import ALL_IN, REDUCED, key_seats
 from bmn.kernels.deal import Deal, format_deal
 from bmn.kernels.decks import counts_of, counts_text
-from bmn.records.store.checked import DECK, Row
-from bmn.records.store.columns import INT64_MAX, Stamp, canonical_deal, now, plain
 from bmn.records.store.connection import Connection, sql_errors
 from bmn.records.store.errors import StoreError
+from bmn.records.store.values import DECK, INT64_MAX, Row, Stamp, canonical_deal, now, plain
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,7 @@
 finds, bulk batches, checkpoints and cycles, written in one transaction, with where it came from
 kept (the source store, the host it ran on, its number there).
 
-A source is read through the same checks as every read of a store (checked.py): a value of the
+A source is read through the same checks as every read of a store (values.py): a value of the
 wrong type or out of range in any row it would bring (a run's games, seconds, seats, time
 stamps, settings; a find's figures; a batch's blobs; a checkpoint's counters) makes the source
 damaged, StoreDamaged in one line, and nothing is written. What a source's rows derive (a run's
@@ -29,14 +29,13 @@ import numpy as np
 
 from bmn.kernels.deal import encode, parse_deal
 from bmn.records.store import bulk
-from bmn.records.store.checked import SIZES, Row
 from bmn.records.store.checkpoints import Checkpoints
-from bmn.records.store.columns import INT64_MAX
 from bmn.records.store.connection import sql_errors
 from bmn.records.store.errors import RunHeld
 from bmn.records.store.finds import FindRow, _batch, _find_row
 from bmn.records.store.loops import LoopRow
 from bmn.records.store.runs import Run, _to_json, holder_alive
+from bmn.records.store.values import INT64_MAX, SIZES, Row
 
 SAME_RUN = ("started_at", "seed", "kind", "strategy", "objective", "rules", "seats", "params")
 _RUN = (

@@ -14,10 +14,18 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Generic
 
-from bmn.records.store.checked import Row, shown
-from bmn.records.store.columns import INT64_MAX, Stamp, canonical_deal, now, plain, require
 from bmn.records.store.connection import Connection, sql_errors
 from bmn.records.store.errors import RunHeld, RunNotFound, StoreError
+from bmn.records.store.values import (
+    INT64_MAX,
+    Row,
+    Stamp,
+    canonical_deal,
+    now,
+    plain,
+    require,
+    shown,
+)
 
 OBJECTIVES = ("cards", "tricks", "loop", "grow")  # what --objective asked for
 RUN_STATUSES = ("running", "stopped", "finished", "interrupted")
@@ -284,7 +292,7 @@ def _to_json(params: dict) -> str:
 
 
 def _run(path: Path, row: tuple) -> Run:
-    """A run from its row, each value checked (checked.py); a run still marked running whose
+    """A run from its row, each value checked (values.py); a run still marked running whose
     holder died reads as interrupted."""
     (id_, started, updated, strategy, objective, seed, params, status, *rest) = row
     (

@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from bmn.records.store.checked import DEAL, KEY, Row, shown
+from bmn.records.store.values import DEAL, KEY, Row, shown
 
 Shape = Callable[[Any, str], "str | None"]
 U64 = 2**64 - 1

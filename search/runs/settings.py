@@ -21,7 +21,7 @@ from typing import Any
 from bmn.kernels.cuda.env import THREADS_PER_BLOCK
 from bmn.kernels.rules.sets import DEFAULT as DEFAULT_RULES
 from bmn.kernels.rules.sets import RuleSet, names, rule_set
-from bmn.records.store.columns import INT64_MAX
+from bmn.records.store.values import INT64_MAX
 from bmn.search.runs.registry import KINDS
 from bmn.search.runs.said import FLAGS, Words, flag, in_python, on_command_line
 from bmn.search.strategies.registry import (

@@ -1,7 +1,7 @@
 """A store whose contents are wrong (a damaged file, a hand edit, another program's write),
 against every command that reads it and `search --resume`: a clean result, or exit 1 with one
 `Error:` line naming the table and row that are damaged; never a traceback, and nothing else
-in the store changed (records/store/checked.py and saved.py check every value read).
+in the store changed (records/store/values.py and saved.py check every value read).
 
 A real store, made once by short real searches of each kind (a longest-game search keeping
 finds in bulk, a loop hunt, every deal of a small deck, grow) and two finds stored as rows;

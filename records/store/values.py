@@ -1,7 +1,9 @@
-"""Every value read from a store, checked where the store reads it: a value of the wrong type,
-out of range, a blob of the wrong size or a text of the wrong shape (a damaged file, a hand
-edit, another program's write) makes the store damaged, StoreDamaged, in one line naming the
-table, the row and what is wrong, never a TypeError deep in a report or a compiled kernel.
+"""Values as the store keeps them: each written as its column holds it (time stamps, deals in
+record notation, plain numbers sqlite3 can bind, text one of a column's allowed values), and
+each read back checked where the store reads it: a value of the wrong type, out of range, a
+blob of the wrong size or a text of the wrong shape (a damaged file, a hand edit, another
+program's write) makes the store damaged, StoreDamaged, in one line naming the table, the row
+and what is wrong, never a TypeError deep in a report or a compiled kernel.
 
 SQLite keeps any value in any column (a column's type is only an affinity), so nothing about a
 value read back is taken on trust: `Row` checks each as the row is turned into a record.
@@ -11,9 +13,10 @@ from __future__ import annotations
 
 import math
 import re
-from datetime import datetime
+from collections.abc import Sequence
+from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from bmn.records.store.errors import StoreDamaged
 
@@ -26,6 +29,41 @@ KEY = re.compile(rf"[0-3]:(?:{_HAND}|x)(?:/(?:{_HAND}|x)){{1,3}}")
 DECK = re.compile(r"[0-9]{1,3}(?:,[0-9]{1,3}){4}")  # counts N,J,Q,K,A
 SIZES = re.compile(r"[0-9]{1,3}(?:/[0-9]{1,3}){1,3}")  # hand sizes, '26/26'
 SHOWN = 40  # characters of a bad value quoted in the line
+# A time stamp: ISO-8601 UTC text as the store keeps it (and the command line shows it), or the
+# datetime the library reads it as (records/api.py): Run[datetime], Run[str].
+Stamp = TypeVar("Stamp", str, datetime)
+_CANONICAL = re.compile(r"[-JQKA]*(/[-JQKA]*){1,3}")
+
+
+# -- values as they are written ---------------------------------------------------------------
+
+
+def now() -> str:
+    """The current time as ISO-8601 UTC text, to the millisecond."""
+    return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def canonical_deal(text: str) -> str:
+    """A deal in record notation with hands joined by '/', whatever notation it came in."""
+    if _CANONICAL.fullmatch(text) and text.strip("/"):  # the usual case, the search's: as is
+        return text
+    from bmn.kernels.deal import format_deal, parse_deal
+
+    return format_deal(parse_deal(text))
+
+
+def require(value: str, allowed: Sequence[str], what: str) -> None:
+    """ValueError unless `value` is one of `allowed` (a column's CHECK, said before SQLite)."""
+    if value not in allowed:
+        raise ValueError(f"{what} must be one of {', '.join(allowed)}, got {value!r}")
+
+
+def plain(value: Any) -> Any:
+    """Numpy scalars and the like as plain Python numbers, which sqlite3 can bind."""
+    return value.item() if hasattr(value, "item") else value
+
+
+# -- values as they are read back, checked -----------------------------------------------------
 
 
 def damaged(path: Path | str, where: str, what: str) -> StoreDamaged:
