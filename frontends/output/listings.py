@@ -393,13 +393,12 @@ def published_listing(rows: Sequence[Replayed]) -> Listing:
     others = not all(r.published_rules == DEFAULT_RULES for r in rows)
     # Under --rules a row's own rule set goes with its published figures; else it outlasts
     # the replay's 'same', and only the status (folded into the cards) outlasts it.
-    order: dict[str, int] = {}
-    if others:
-        order |= {"tricks": 2, "rules": 3, "status": 4, "cards": 5} if ruled else {}
-        order |= {} if ruled else {"tricks": 2, "replayed": 3, "rules": 4, "status": 5}
+    if ruled:
+        order = {"tricks": 2, "rules": 3, "status": 4, "cards": 5}
     else:
-        order |= {"tricks": 2, "status": 3, "cards": 4} if ruled else {}
-        order |= {} if ruled else {"tricks": 2, "replayed": 3, "status": 4}
+        order = {"tricks": 2, "replayed": 3, "rules": 4, "status": 5}
+    if not others:  # no rules column: the same order without it
+        order = {k: v - (v > order["rules"]) for k, v in order.items() if k != "rules"}
     return Listing(
         [
             Column("name", attrgetter("name"), "name", left=True, wrap=True),
