@@ -365,7 +365,7 @@ def refusal(
     why = _strategy_refused(kind, objective, strategy, "strategy" in given)
     if why is not None:
         return "strategy", why
-    for option in (name for name in given if name not in SELECTING):
+    for option in (name for name in given if name not in (*SELECTING, "strategy")):
         why = _why_not(kind, option, objective, strategy)
         if why is not None:
             return option, why
