@@ -311,9 +311,11 @@ FRONT_ENDS, __getattr__ = front_door(
         "coverage": "Coverage coverage",
         "imported": "import_with_progress=import_table",
         "merge": "merging",
-        "report": "comparable deal_numbers FindList finds_judged first_loops LeftOut LOOP_KEYS "
-        "published_ranking Rank rank_among run_deck run_rules show_dict STANDARD_KEYS "
-        "STANDARD_LABEL standard_loops top_lists",
+        "report": (
+            "comparable deal_numbers FindList finds_judged first_loops LeftOut LOOP_KEYS "
+            "published_ranking Rank rank_among run_deck run_rules show_dict STANDARD_KEYS "
+            "STANDARD_LABEL standard_loops top_lists"
+        ),
         "store": "IMPORT_KIND INT64_MAX SCHEMA_VERSION Store StoreMissing TOP_KEYS",
         "store.connection": "connect_store=connect explain_query=explain",
         "store.finds": "FindBlock",
